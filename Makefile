@@ -1,0 +1,39 @@
+# Two commands for a newcomer: `make demo` and `make test`. Both set everything up first.
+PY := .venv/bin/python
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: demo test setup lint build bench
+
+demo: setup
+	.venv/bin/jupyter lab notebooks/quickstart.ipynb
+
+test: setup build lint
+	npx vitest run
+	$(PY) -m pytest -q
+
+setup: .venv/.installed node_modules/.installed /usr/bin/chromium
+
+.venv/.installed: pyproject.toml
+	python3 -m venv .venv
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+/usr/bin/chromium:
+	$(SUDO) apt-get update -q
+	$(SUDO) apt-get install -y -q chromium
+
+build: node_modules/.installed
+	npm run build
+
+lint: .venv/.installed
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	.venv/bin/mypy
+
+bench: setup build
+	$(PY) -m benchmarks.run
