@@ -1,0 +1,1 @@
+"""Side-by-side performance runs; results in RESULTS.md."""
