@@ -8,6 +8,7 @@ demo: setup
 	.venv/bin/jupyter lab notebooks/quickstart.ipynb
 
 test: setup build lint
+	npm run typecheck
 	npx vitest run
 	$(PY) -m pytest -q
 
@@ -36,4 +37,5 @@ lint: .venv/.installed
 	.venv/bin/mypy
 
 bench: setup build
-	$(PY) -m benchmarks.run
+	$(PY) -m benchmarks.storage
+	$(PY) -m benchmarks.recording

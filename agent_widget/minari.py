@@ -20,7 +20,7 @@ import gymnasium as gym
 import numpy as np
 from PIL import Image
 
-from agent_widget.recording import action_names, known_action_names
+from agent_widget.action_names import action_names, known_action_names
 from agent_widget.rollout import Rollout
 
 if TYPE_CHECKING:

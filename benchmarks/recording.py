@@ -12,20 +12,17 @@ when a rollout is saved or viewed). The bar: overhead under 25%.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from collections.abc import Callable
-from datetime import datetime, timezone
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 
 from agent_widget.recording import Policy, record
+from benchmarks.results import arguments, today, write_section
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
-SECTION = "## Recording"
+TITLE = "Recording"
 COMMAND = ".venv/bin/python -m benchmarks.recording"
 SEED = 0
 PONG_STEPS = 1_000
@@ -108,24 +105,9 @@ def table(rows: list[dict], reps: int) -> str:
     return "\n".join(lines)
 
 
-def write_section(body: str) -> None:
-    """Replace the "## Recording" section of RESULTS.md (creating file or section if missing)."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    section = f"{SECTION}\n\n{body}\n"
-    start = text.find(f"\n{SECTION}\n")
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + 1)
-        rest = "" if end == -1 else text[end:]
-        text = text[: start + 1] + section + rest
-    RESULTS.write_text(text)
-
-
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=7, help="repetitions per side")
-    parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args(argv)
     rows = [
         bench("ALE/Pong-v5", pong, args.reps),
@@ -135,9 +117,8 @@ def main(argv: list[str] | None = None) -> None:
     print(result)
     pong_overhead = rows[0]["overhead"]
     verdict = "meets" if pong_overhead < 0.25 else "MISSES"
-    date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     body = (
-        f"`{COMMAND}` ({date}, the shared 2-core machine, {args.reps} interleaved "
+        f"`{COMMAND}` ({today()}, the shared 2-core machine, {args.reps} interleaved "
         "repetitions, medians). Same seeded env and policy on all sides (Pong: the same "
         "pre-drawn random actions, up to 1,000 steps; CartPole: a balancing rule, to its "
         "500-step limit); record() time includes building the Rollout (frames are encoded "
@@ -150,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
         "few milliseconds per episode."
     )
     if not args.no_write:
-        write_section(body)
+        write_section(TITLE, body)
 
 
 if __name__ == "__main__":

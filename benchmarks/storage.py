@@ -18,14 +18,12 @@ but real payloads: every frame decodes).
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import statistics
 import tempfile
 import time
 import zipfile
 from collections.abc import Callable
-from datetime import datetime, timezone
 from pathlib import Path
 
 import gymnasium as gym
@@ -35,9 +33,9 @@ from PIL import Image
 from agent_widget.frames import CHUNK_SIZE, Frames, Part, decode_frame, decode_part, encode_part
 from agent_widget.rollout import Rollout
 from agent_widget.storage import load
+from benchmarks.results import arguments, today, write_section
 
-RESULTS = Path(__file__).with_name("RESULTS.md")
-SECTION = "## Storage"
+TITLE = "Storage"
 COMMAND = ".venv/bin/python -m benchmarks.storage"
 SEED = 0
 STEPS = 1_000
@@ -93,7 +91,23 @@ def bench_rollout(episode: dict, folder: Path) -> dict:
         for part in loaded.frames.chunk(k)
     )
     times = access_times(lambda i: loaded.frames[i], episode["frames"], 200)
-    return {"bytes": path.stat().st_size, "frame_bytes": frame_bytes, "save": save, "read": times}
+    return {
+        "bytes": path.stat().st_size,
+        "frame_bytes": frame_bytes,
+        "save": save,
+        "read": times,
+        "in_order": in_order_time(path, episode["frames"]),
+    }
+
+
+def in_order_time(path: Path, frames: np.ndarray) -> float:
+    """Seconds per frame reading every frame in order from a freshly opened file."""
+    stored = load(path).frames
+    start = time.perf_counter()
+    read = [stored[t] for t in range(len(stored))]
+    seconds = (time.perf_counter() - start) / len(stored)
+    assert np.array_equal(np.stack(read), frames), "frames read in order differ"
+    return seconds
 
 
 def bench_png(frames: np.ndarray, folder: Path) -> dict:
@@ -190,22 +204,8 @@ def table(rows: dict[str, dict], frames: int) -> str:
     return "\n".join(lines)
 
 
-def write_section(body: str) -> None:
-    """Replace the "## Storage" section of RESULTS.md (creating file or section if missing)."""
-    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-    section = f"{SECTION}\n\n{body}\n"
-    start = text.find(f"\n{SECTION}\n")
-    if start == -1:
-        text = text.rstrip("\n") + "\n\n" + section
-    else:
-        end = text.find("\n## ", start + 1)
-        text = text[: start + 1] + section + ("" if end == -1 else text[end:])
-    RESULTS.write_text(text)
-
-
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--no-write", action="store_true", help="print only")
+    parser = arguments(__doc__.splitlines()[0])
     args = parser.parse_args(argv)
     episode = pong_episode()
     frames = episode["frames"]
@@ -232,9 +232,8 @@ def main(argv: list[str] | None = None) -> None:
     verdicts = "\n".join(
         f"- {bar}: {value}, {'meets' if ok else 'MISSES'} the bar" for bar, ok, value in bars
     )
-    date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     body = (
-        f"`{COMMAND}` ({date}, 2-core machine shared with other jobs, medians).\n"
+        f"`{COMMAND}` ({today()}, 2-core machine shared with other jobs, medians).\n"
         f"{n:,} frames of ALE/Pong-v5 (210x160 RGB), seeded random policy, reset when an "
         "episode ends. The .rollout file holds everything record() keeps (frames, "
         "observations, actions, rewards, flags, infos; Pong's observations equal its frames "
@@ -248,7 +247,9 @@ def main(argv: list[str] | None = None) -> None:
         f"Reading one frame is {npz_read / read:,.0f}x faster than from the .npz but "
         f"{read / png_read:.1f}x slower than opening its PNG: frame i of a chunk needs the "
         "chunk's earlier XOR deltas inflated too (on average half of 16 frames), the price "
-        "of the small files and of payloads the browser takes as they are.\n\n"
+        "of the small files and of payloads the browser takes as they are. Reading every "
+        f"frame in order (`frames[t]`, t = 0, 1, ...) costs {ms(rollout['in_order'])} ms per "
+        "frame: the frames decoded last are kept, so each chunk is inflated about once.\n\n"
         f"load() of a {LONG_STEPS:,}-step file: {ms(load_median)} ms (median of "
         f"{len(long['load'])}; first call {ms(long['load'][0])} ms); then frame 50,000 in "
         f"{ms(long['first_frame'])} ms. load() reads {long['read_up_front'] / 2**20:.1f} MiB "
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     print(body)
     if not args.no_write:
-        write_section(body)
+        write_section(TITLE, body)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ import zlib
 
 import numpy as np
 import pytest
+from sample_frames import moving_frames
 
 from agent_widget.frames import (
     CHUNK_SIZE,
@@ -14,16 +15,6 @@ from agent_widget.frames import (
     encode_part,
     normalize_frame,
 )
-
-
-def moving_frames(n, height=6, width=8):
-    """Frames where a bright pixel walks across a fixed noisy background."""
-    background = np.random.default_rng(0).integers(0, 256, (height, width, 3), dtype=np.uint8)
-    frames = np.repeat(background[None], n, axis=0)
-    for t in range(n):
-        frames[t, t % height, t % width] = 255
-    return frames
-
 
 # ----------------------------------------------------------------- normalize_frame
 

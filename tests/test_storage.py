@@ -6,24 +6,19 @@ import os
 import pickle
 import struct
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+from sample_frames import moving_frames
 
-from agent_widget import storage
+from agent_widget import frames as frames_module
 from agent_widget.frames import CHUNK_SIZE, ArrayFrames
 from agent_widget.rollout import Rollout
 from agent_widget.storage import RolloutFileError, load, save
+from agent_widget.stored import StoredArray
 
 N = 37  # positions: two full chunks and a partial one
-
-
-def moving_frames(n, height=6, width=8):
-    background = np.random.default_rng(0).integers(0, 256, (height, width, 3), dtype=np.uint8)
-    frames = np.repeat(background[None], n, axis=0)
-    for t in range(n):
-        frames[t, t % height, t % width] = 255
-    return frames
 
 
 def make_rollout(**overrides):
@@ -87,6 +82,19 @@ def flip_byte(path, offset):
     path.write_bytes(bytes(data))
 
 
+def count_inflated_rows(monkeypatch):
+    """From now on, the number of rows each zlib-xor inflate produces (its cost)."""
+    inflated = []
+    inflate = frames_module.inflate_deltas
+
+    def counting(payload, row_bytes, count, stop):
+        inflated.append(stop)
+        return inflate(payload, row_bytes, count, stop)
+
+    monkeypatch.setattr(frames_module, "inflate_deltas", counting)
+    return inflated
+
+
 # ----------------------------------------------------------------- round trips
 
 
@@ -97,6 +105,54 @@ def test_frames_round_trip(saved):
     for t in range(N):
         np.testing.assert_array_equal(loaded.frames[t], rollout.frames[t])
     np.testing.assert_array_equal(loaded.frames[-1], rollout.frames[N - 1])
+
+
+def test_a_frame_inflates_its_chunk_no_further_than_itself(saved, monkeypatch):
+    _, path = saved
+    frames = load(path).frames
+    inflated = count_inflated_rows(monkeypatch)
+
+    np.testing.assert_array_equal(frames[CHUNK_SIZE + 3], moving_frames(N)[CHUNK_SIZE + 3])
+
+    assert inflated == [4]
+
+
+def test_reading_frames_in_order_inflates_each_chunk_about_once(saved, monkeypatch):
+    _, path = saved
+    frames = load(path).frames
+    inflated = count_inflated_rows(monkeypatch)
+
+    for t, expected in enumerate(moving_frames(N)):
+        np.testing.assert_array_equal(frames[t], expected)
+
+    # One row for a chunk's first frame, then the whole chunk once (not 1 + 2 + ... + 16 rows).
+    assert sum(inflated) == N + frames.num_chunks
+
+
+def test_a_frame_read_is_the_callers_own_copy(saved):
+    _, path = saved
+    frames = load(path).frames
+    frames[0][:] = 0
+    frames[1][:] = 0
+
+    np.testing.assert_array_equal(frames[1], moving_frames(N)[1])
+    np.testing.assert_array_equal(frames[2], moving_frames(N)[2])
+
+
+def test_frames_read_from_several_threads_are_exact(saved):
+    _, path = saved
+    frames = load(path).frames
+    orders = [np.random.default_rng(seed).permutation(N) for seed in range(8)]
+
+    def read(order):
+        return [(t, frames[t]) for t in order]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = [pair for pairs in pool.map(read, orders) for pair in pairs]
+
+    expected = moving_frames(N)
+    for t, frame in results:
+        np.testing.assert_array_equal(frame, expected[t])
 
 
 def test_stored_chunks_are_handed_out_as_saved(saved):
@@ -134,7 +190,7 @@ def test_dict_observations_round_trip(saved):
 def test_large_observations_are_read_lazily_by_index_and_slice(saved):
     rollout, path = saved
     image = load(path).observations["image"]
-    assert isinstance(image, storage.StoredArray)
+    assert isinstance(image, StoredArray)
     assert image.shape == (N, 16, 16, 4)
     np.testing.assert_array_equal(image[20], rollout.observations["image"][20])
     np.testing.assert_array_equal(image[-1], rollout.observations["image"][-1])

@@ -1,0 +1,214 @@
+"""Lazy views of a ``.rollout`` file's chunked streams: frames, large observations, infos.
+
+Each reads only the chunks it is asked for, through a :class:`ChunkIndex`, so
+opening a file costs nothing per frame. Decoding errors name the file and chunk.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import zlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from agent_widget.chunk_index import (
+    CHUNK,
+    COUNT,
+    ENCODING,
+    ENCODINGS,
+    HEIGHT,
+    INDEX,
+    RAW,
+    START,
+    WIDTH,
+    ZLIB_XOR,
+    ChunkIndex,
+)
+from agent_widget.frames import (
+    CHUNK_SIZE,
+    MAX_FRAME_BYTES,
+    Frames,
+    Part,
+    chunk_count,
+    decode_part,
+    inflate_deltas,
+    position,
+    xor_accumulate,
+    xor_reduce,
+)
+
+_MAX_INFO_CHUNK_BYTES = 64 * 2**20
+
+
+class StoredFrames(Frames):
+    """Frames read from a ``.rollout`` file on demand; chunks are handed out as stored.
+
+    A frame costs inflating its part's stream up to that frame. The frames decoded
+    last are kept, and reading on past them decodes the rest of the part at once, so
+    frames read in order cost about one inflate of each part.
+    """
+
+    def __init__(self, index: ChunkIndex, rows: np.ndarray) -> None:
+        heights, widths = rows[:, HEIGHT], rows[:, WIDTH]
+        valid = (heights >= 1) & (heights <= 2**16) & (widths >= 1) & (widths <= 2**16)
+        valid &= heights * widths * 3 <= MAX_FRAME_BYTES
+        valid &= (rows[:, ENCODING] == RAW) | (rows[:, ENCODING] == ZLIB_XOR)
+        if not valid.all():
+            raise index.archive.error(f"{INDEX}: frame sizes or encodings are invalid")
+        self._index, self._rows = index, rows
+        self._bounds = np.searchsorted(rows[:, CHUNK], np.arange(chunk_count(len(self)) + 1))
+        # (row number, the part's first frames decoded): replaced whole, never updated in
+        # place, so threads sharing these frames never see a half-written cache.
+        self._decoded: tuple[int, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return self._index.num_positions
+
+    def _frame(self, t: int) -> np.ndarray:
+        r = int(np.searchsorted(self._rows[:, START], t, side="right")) - 1
+        i = t - int(self._rows[r, START])
+        decoded = self._decoded
+        if decoded is None or decoded[0] != r or i >= len(decoded[1]):
+            part = self._part(self._rows[r])
+            # Reading on in the part decoded last (most likely in order): decode all of it.
+            stop = part.count if decoded is not None and decoded[0] == r else i + 1
+            decoded = self._decoded = (r, self._decode(part, stop))
+        return decoded[1][i].copy()  # the caller's own: changing it cannot touch the cache
+
+    def _encode_chunk(self, k: int) -> list[Part]:
+        return [self._part(row) for row in self._rows[self._bounds[k] : self._bounds[k + 1]]]
+
+    def _part(self, row: np.ndarray) -> Part:
+        start, count, height, width, encoding = (
+            int(v) for v in row[[START, COUNT, HEIGHT, WIDTH, ENCODING]]
+        )
+        payload = self._index.payload(row, f"frame chunk {int(row[CHUNK])}")
+        return Part(start, count, height, width, ENCODINGS[encoding], payload)
+
+    def _decode(self, part: Part, stop: int | None = None) -> np.ndarray:
+        """Decoding errors name the file and the chunk."""
+        try:
+            return decode_part(part, stop)
+        except ValueError as error:
+            chunk = part.start // CHUNK_SIZE
+            raise self._index.archive.error(f"frame chunk {chunk}: {error}") from None
+
+
+class StoredArray:
+    """A lazily read (n, ...) array of large observations, decoded a chunk at a time.
+
+    Indexing with an int or a slice reads only the chunks involved;
+    ``np.asarray(stored)`` reads everything.
+    """
+
+    def __init__(self, index: ChunkIndex, spec: Any, what: str) -> None:
+        try:
+            self.dtype = np.dtype(spec["dtype"])
+            self.shape = tuple(int(d) for d in spec["shape"])
+            stream = int(spec["stream"])
+        except (KeyError, TypeError, ValueError):
+            raise index.archive.error(f"meta.json: the entry for {what} is malformed") from None
+        self._row_bytes = self.dtype.itemsize * math.prod(self.shape[1:])
+        if (
+            self.dtype.kind not in "biufc"
+            or not self.shape
+            or self.shape[0] != index.num_positions
+            or min(self.shape) < 0
+            or not 0 < self._row_bytes <= MAX_FRAME_BYTES
+        ):
+            raise index.archive.error(
+                f"meta.json: {what} has dtype {self.dtype}, shape {self.shape}"
+            )
+        self._index, self._what = index, what
+        self._rows = index.one_row_per_chunk(stream, what)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        if isinstance(index, slice):
+            positions = range(*index.indices(len(self)))
+            chunks = {k: self._decode(k) for k in {t // CHUNK_SIZE for t in positions}}
+            rows = [chunks[t // CHUNK_SIZE][t % CHUNK_SIZE] for t in positions]
+            return np.stack(rows) if rows else np.empty((0, *self.shape[1:]), self.dtype)
+        k, i = divmod(position(index, len(self), self._what), CHUNK_SIZE)
+        return self._decode(k, i)
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for k in range(len(self._rows)):
+            yield from self._decode(k)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        chunks = [self._decode(k) for k in range(len(self._rows))]
+        array = np.concatenate(chunks) if chunks else np.empty(self.shape, self.dtype)
+        return array if dtype is None else array.astype(dtype)
+
+    def _decode(self, k: int, i: int | None = None) -> np.ndarray:
+        """Row i of chunk k, or all of the chunk's rows when i is None."""
+        row = self._rows[k]
+        what = f"{self._what}, chunk {k}"
+        payload = self._index.payload(row, what)
+        count = int(row[COUNT])
+        try:
+            deltas = inflate_deltas(payload, self._row_bytes, count, count if i is None else i + 1)
+        except ValueError as error:
+            raise self._index.archive.error(f"{what}: {error}") from None
+        if i is None:
+            return xor_accumulate(deltas).view(self.dtype).reshape(count, *self.shape[1:])
+        return xor_reduce(deltas).view(self.dtype).reshape(self.shape[1:])
+
+
+class StoredInfos(Sequence[dict[str, Any]]):
+    """Per-position info dicts read from the file a chunk at a time (recent chunks cached)."""
+
+    _CACHED_CHUNKS = 64
+
+    def __init__(self, index: ChunkIndex, rows: np.ndarray) -> None:
+        self._index, self._rows = index, rows
+        self._cache: dict[int, list[dict[str, Any]]] = {}
+        self._cache_lock = threading.Lock()  # eviction iterates the cache: no insert meanwhile
+
+    def __len__(self) -> int:
+        return self._index.num_positions
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[t] for t in range(*index.indices(len(self)))]
+        k, i = divmod(position(index, len(self), "infos"), CHUNK_SIZE)
+        return self._chunk(k)[i]
+
+    def _chunk(self, k: int) -> list[dict[str, Any]]:
+        infos = self._cache.get(k)
+        if infos is None:
+            infos = self._decode(k)
+            with self._cache_lock:
+                if k not in self._cache and len(self._cache) >= self._CACHED_CHUNKS:
+                    del self._cache[next(iter(self._cache))]
+                self._cache[k] = infos
+        return infos
+
+    def _decode(self, k: int) -> list[dict[str, Any]]:
+        row = self._rows[k]
+        what = f"infos of chunk {k}"
+        payload = self._index.payload(row, what)
+        try:
+            inflater = zlib.decompressobj()
+            text = inflater.decompress(payload, _MAX_INFO_CHUNK_BYTES)
+            infos = json.loads(text) if inflater.eof else None
+        except (zlib.error, UnicodeDecodeError, json.JSONDecodeError):
+            infos = None
+        if not (
+            isinstance(infos, list)
+            and len(infos) == row[COUNT]
+            and all(isinstance(info, dict) for info in infos)
+        ):
+            raise self._index.archive.error(f"{what} are malformed")
+        return infos

@@ -1,0 +1,133 @@
+"""The kernel side of the wire protocol (README, "Wire protocol").
+
+The front end asks for frames by chunk index; the kernel answers each request with
+one message whose buffers are the chunks' part payloads, exactly as the frames hold
+them (stored payloads are never decoded or re-encoded on the way). The same reply
+carries the readout data of every position in those chunks (action text, info), so
+a step's readout arrives with its frame and never costs a round trip of its own.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from agent_widget.frames import CHUNK_SIZE, Frames
+
+Message = dict[str, Any]
+
+
+class Served(Protocol):
+    """What the wire needs from an episode: its frames and each position's readout data."""
+
+    @property
+    def num_positions(self) -> int: ...
+
+    @property
+    def frames(self) -> Frames | None: ...
+
+    def readout(self, t: int) -> Message:
+        """``{"action": <text>, "info": <JSON-able dict>}`` for position ``t``."""
+        ...
+
+
+def pack_series(values: Any) -> bytes:
+    """Pack a 1-D series as little-endian float64 bytes, which the browser reads as a DataView.
+
+    Example:
+        >>> pack_series([1, 0.5])
+        b'\\x00\\x00\\x00\\x00\\x00\\x00\\xf0?\\x00\\x00\\x00\\x00\\x00\\x00\\xe0?'
+    """
+    array = np.asarray(values, dtype="<f8")
+    if array.ndim != 1:
+        raise ValueError(f"a series must be 1-D, got shape {array.shape}")
+    return array.tobytes()
+
+
+def action_text(action: Any, names: Sequence[str] = ()) -> str:
+    """How the readout shows an action: ``"2 (RIGHT)"`` with names, ``"[0.1, -0.3]"`` for vectors.
+
+    An empty action (rollouts recorded without actions hold shape ``(T, 0)``) reads ``""``.
+
+    Example:
+        >>> action_text(np.int64(2), ["NOOP", "FIRE", "RIGHT"])
+        '2 (RIGHT)'
+    """
+    array = np.asarray(action)
+    if array.size == 0:
+        return ""
+    if array.ndim > 0:
+        return "[" + ", ".join(action_text(item) for item in array) + "]"
+    if array.dtype.kind in "biu":
+        index = int(array)
+        return f"{index} ({names[index]})" if 0 <= index < len(names) else str(index)
+    if array.dtype.kind == "f":
+        return f"{float(array):.4g}"
+    return str(array.item())
+
+
+def chunk_reply(request: Mapping[str, Any], episode: Served) -> tuple[Message, list[bytes]]:
+    """The reply to ``{"type": "chunks", "id": i, "chunks": [k, ...]}``: content and buffers."""
+    chunks = _chunk_indices(request.get("chunks"), episode.num_positions)
+    parts: list[Message] = []
+    buffers: list[bytes] = []
+    steps: dict[str, Message] = {}
+    for k in chunks:
+        if episode.frames is not None:
+            for part in episode.frames.chunk(k):
+                parts.append(
+                    {
+                        "chunk": k,
+                        "start": part.start,
+                        "count": part.count,
+                        "height": part.height,
+                        "width": part.width,
+                        "encoding": part.encoding,
+                    }
+                )
+                buffers.append(part.payload)
+        stop = min((k + 1) * CHUNK_SIZE, episode.num_positions)
+        for t in range(k * CHUNK_SIZE, stop):
+            steps[str(t)] = episode.readout(t)
+    content = {"type": "chunks", "id": request["id"], "parts": parts, "steps": steps}
+    return content, buffers
+
+
+def answer(content: Mapping[str, Any], episode: Served) -> tuple[Message, list[bytes]]:
+    """Answer one front-end message; any failure becomes an error reply, never an exception.
+
+    An exception escaping a comm handler would only reach the kernel's log, while the
+    front end waited for an answer that never comes; an error reply lets it show why.
+    """
+    request_id = content.get("id") if isinstance(content, Mapping) else None
+    try:
+        if not isinstance(request_id, int) or isinstance(request_id, bool):
+            raise ValueError(f"the message has no integer 'id': {content!r:.200}")
+        if content.get("type") != "chunks":
+            raise ValueError(f"unknown message type {content.get('type')!r}")
+        return chunk_reply(content, episode)
+    except Exception as error:  # reported to the front end instead
+        message = f"{type(error).__name__}: {error}"
+        return {"type": "error", "id": request_id, "message": message}, []
+
+
+def _chunk_indices(chunks: Any, num_positions: int) -> list[int]:
+    num_chunks = -(-num_positions // CHUNK_SIZE)
+    if not isinstance(chunks, list):
+        raise ValueError(f"'chunks' must be a list of chunk indices, got {chunks!r:.200}")
+    indices = []
+    for k in chunks:
+        try:
+            index = operator.index(k)
+        except TypeError:
+            raise ValueError(f"chunk index {k!r:.50} is not an integer") from None
+        if isinstance(k, bool) or not 0 <= index < num_chunks:
+            raise ValueError(
+                f"chunk {k!r} is out of range: the episode has {num_chunks} chunks "
+                f"({num_positions} positions)"
+            )
+        indices.append(index)
+    return indices

@@ -1,0 +1,35 @@
+"""benchmarks/RESULTS.md, where each benchmark keeps its own ``## <title>`` section."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timezone
+from pathlib import Path
+
+RESULTS = Path(__file__).with_name("RESULTS.md")
+
+
+def arguments(description: str) -> argparse.ArgumentParser:
+    """A benchmark's command line, with the ``--no-write`` flag they all share."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--no-write", action="store_true", help="print only")
+    return parser
+
+
+def today() -> str:
+    """The date stamped on a section, so readers know how old a measurement is."""
+    return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+
+
+def write_section(title: str, body: str) -> None:
+    """Replace the ``## {title}`` section of RESULTS.md (creating file or section if missing)."""
+    heading = f"## {title}"
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
+    section = f"{heading}\n\n{body}\n"
+    start = text.find(f"\n{heading}\n")
+    if start == -1:
+        text = text.rstrip("\n") + "\n\n" + section
+    else:
+        end = text.find("\n## ", start + 1)
+        text = text[: start + 1] + section + ("" if end == -1 else text[end:])
+    RESULTS.write_text(text)

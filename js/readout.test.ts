@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { formatNumber, formatReadout, Readout, readoutFields } from "./readout.ts";
+import type { Series } from "./series.ts";
+
+const series = (over: Partial<Series> = {}): Series => ({
+  rewards: Float64Array.from([0, 1, 0.5]),
+  returns: Float64Array.from([0, 0, 1, 1.5]),
+  terminated: Float64Array.from([0, 0, 1]),
+  truncated: Float64Array.from([0, 0, 0]),
+  actions: Float64Array.from([0, 2, 1]),
+  extras: new Map(),
+  ...over,
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+describe("formatReadout", () => {
+  it("writes the contract's lines: t / T, action, reward, return, flags, info as JSON", () => {
+    const text = formatReadout({
+      t: 12,
+      T: 200,
+      action: "2 (RIGHT)",
+      reward: 1,
+      return: 5,
+      terminated: false,
+      truncated: false,
+      info: { lives: 3 },
+      infoLoaded: true,
+    });
+    expect(text).toBe(
+      't = 12 / 200\naction: 2 (RIGHT)\nreward: 1\nreturn: 5\nterminated: false  truncated: false\ninfo: {"lives":3}',
+    );
+  });
+
+  it("keeps <script> in an info string as literal text", () => {
+    const fields = readoutFields(1, series(), { action: "1", info: { note: "<script>alert(1)</script>" } }, [], 4);
+    expect(formatReadout(fields)).toContain('info: {"note":"<script>alert(1)</script>"}');
+  });
+
+  it("shows an ellipsis for the info until the position's chunk has arrived", () => {
+    expect(formatReadout(readoutFields(1, series(), undefined, [], 4))).toMatch(/\ninfo: …$/);
+  });
+});
+
+describe("readoutFields", () => {
+  it("reads reward, return and flags of position t from the series", () => {
+    const f = readoutFields(2, series(), { action: "1 (FIRE)", info: {} }, [], 4);
+    expect(f).toMatchObject({ t: 2, T: 3, action: "1 (FIRE)", reward: 0.5, return: 1, terminated: true, truncated: false });
+  });
+
+  it("has no reward at the last position and tells how the episode ended", () => {
+    const f = readoutFields(3, series(), { action: "", info: {} }, [], 4);
+    expect(f).toMatchObject({ t: 3, T: 3, action: "", reward: undefined, return: 1.5, terminated: true });
+    expect(formatReadout(f)).toContain("reward: -\nreturn: 1.5\nterminated: true  truncated: false");
+  });
+
+  it("prefers the kernel's action text, else names the scalar action from the series", () => {
+    expect(readoutFields(1, series(), { action: "[0.1, -0.3]", info: {} }, ["NOOP", "FIRE", "RIGHT"], 4).action).toBe(
+      "[0.1, -0.3]",
+    );
+    expect(readoutFields(1, series(), undefined, ["NOOP", "FIRE", "RIGHT"], 4).action).toBe("2 (RIGHT)");
+    expect(readoutFields(1, series(), undefined, [], 4).action).toBe("2");
+    expect(readoutFields(1, series({ actions: undefined }), undefined, [], 4).action).toBe("");
+  });
+});
+
+describe("formatNumber", () => {
+  it("prints integers plainly and hides float noise", () => {
+    expect(formatNumber(5)).toBe("5");
+    expect(formatNumber(-21)).toBe("-21");
+    expect(formatNumber(0.1 + 0.2)).toBe("0.3");
+    expect(formatNumber(123456.75)).toBe("123456.75");
+    expect(formatNumber(0.000012345)).toBe("0.00001234");
+    expect(formatNumber(Number.NaN)).toBe("NaN");
+    expect(formatNumber(undefined)).toBe("-");
+  });
+});
+
+describe("Readout", () => {
+  it("writes textContent and never innerHTML", () => {
+    const element = {
+      className: "",
+      textContent: "",
+      set innerHTML(_: string) {
+        throw new Error("innerHTML must not be used");
+      },
+    };
+    vi.stubGlobal("document", { createElement: () => element });
+    const parent = { appendChild: <T>(child: T) => child } as unknown as HTMLElement;
+    const readout = new Readout(parent);
+    readout.show(readoutFields(0, series(), { action: "0", info: { html: "<b>x</b>" } }, [], 4));
+    expect(element.className).toBe("aw-readout");
+    expect(element.textContent).toContain('"<b>x</b>"');
+  });
+});

@@ -1,0 +1,95 @@
+/**
+ * The text readout of the current position. Written with `textContent` only:
+ * infos and action names come from user data and must never become HTML.
+ */
+import type { Series } from "./series.ts";
+import type { StepMeta } from "./types.ts";
+
+export interface ReadoutFields {
+  t: number;
+  /** Number of actions in the episode. */
+  T: number;
+  action: string;
+  /** Undefined at a position without an action (the last one). */
+  reward: number | undefined;
+  return: number | undefined;
+  terminated: boolean | undefined;
+  truncated: boolean | undefined;
+  info: unknown;
+  /** False while the position's chunk (which carries its info) has not arrived. */
+  infoLoaded: boolean;
+}
+
+/** A number as people read it: integers plain, others to 4 decimals without float noise (0.1+0.2 -> 0.3). */
+export function formatNumber(x: number | undefined): string {
+  if (x === undefined) return "-";
+  if (Number.isInteger(x) || !Number.isFinite(x)) return String(x);
+  if (Math.abs(x) < 1e-3) return x.toPrecision(4);
+  return String(Number.parseFloat(x.toFixed(4)));
+}
+
+const flag = (value: boolean | undefined): string => (value === undefined ? "-" : String(value));
+
+export function formatReadout(f: ReadoutFields): string {
+  return [
+    `t = ${f.t} / ${f.T}`,
+    `action: ${f.action}`,
+    `reward: ${formatNumber(f.reward)}`,
+    `return: ${formatNumber(f.return)}`,
+    `terminated: ${flag(f.terminated)}  truncated: ${flag(f.truncated)}`,
+    `info: ${f.infoLoaded ? JSON.stringify(f.info) : "…"}`,
+  ].join("\n");
+}
+
+/**
+ * The action text: the kernel's (it knows vector actions and names) once the
+ * chunk has arrived, else the scalar action series with the action's name.
+ */
+export function actionText(t: number, meta: StepMeta | undefined, series: Series, names: readonly string[]): string {
+  if (meta !== undefined) return meta.action;
+  const actions = series.actions;
+  if (actions === undefined || t >= actions.length) return "";
+  const a = actions[t];
+  const name = Number.isInteger(a) ? names[a] : undefined;
+  return name === undefined ? formatNumber(a) : `${formatNumber(a)} (${name})`;
+}
+
+/**
+ * Everything the readout shows at position `t`. At the last position (no action)
+ * reward is "-" and terminated/truncated tell how the episode ended.
+ */
+export function readoutFields(
+  t: number,
+  series: Series,
+  meta: StepMeta | undefined,
+  names: readonly string[],
+  length: number,
+): ReadoutFields {
+  const T = series.rewards.length > 0 ? series.rewards.length : Math.max(0, length - 1);
+  const outcome = Math.min(t, T - 1);
+  const bool = (values: Float64Array) => (outcome >= 0 && outcome < values.length ? values[outcome] !== 0 : undefined);
+  return {
+    t,
+    T,
+    action: actionText(t, meta, series, names),
+    reward: t < series.rewards.length ? series.rewards[t] : undefined,
+    return: t < series.returns.length ? series.returns[t] : undefined,
+    terminated: bool(series.terminated),
+    truncated: bool(series.truncated),
+    info: meta?.info,
+    infoLoaded: meta !== undefined,
+  };
+}
+
+export class Readout {
+  readonly element: HTMLPreElement;
+
+  constructor(parent: HTMLElement) {
+    this.element = parent.appendChild(document.createElement("pre"));
+    this.element.className = "aw-readout";
+  }
+
+  show(fields: ReadoutFields): void {
+    this.element.textContent = formatReadout(fields);
+  }
+}

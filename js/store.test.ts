@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { FrameStore } from "./store.ts";
+import type { ChunkData } from "./types.ts";
+import { makeFrames, part, rgba } from "./test-helpers.ts";
+
+const FRAMES = makeFrames(20, 2, 3);
+
+function chunk(k: number, bytes = 100): ChunkData {
+  const frames = FRAMES.slice(k * 16, k * 16 + 16);
+  return {
+    chunk: k,
+    parts: frames.length > 0 ? [part(frames, k * 16, 2, 3)] : [],
+    steps: new Map([[k * 16, { action: `a${k}`, info: { k } }]]),
+    bytes,
+  };
+}
+
+const store = (decoded = 1 << 20) => new FrameStore(() => 16, { encoded: 1 << 20, inflated: 1 << 20, decoded });
+
+describe("FrameStore", () => {
+  it("decodes a position from its cached chunk", async () => {
+    const s = store();
+    s.put(chunk(1));
+    expect((await s.frame(17, true))!.rgba).toEqual(rgba(FRAMES[17]));
+    expect(s.isDecoded(17)).toBe(true);
+  });
+
+  it("has nothing to give before the chunk arrives", async () => {
+    const s = store();
+    expect(s.frameNow(3)).toBeUndefined();
+    expect(await s.frame(3, true)).toBeUndefined();
+  });
+
+  it("says null for a cached position without a frame (an episode without frames)", async () => {
+    const s = store();
+    s.put({ chunk: 0, parts: [], steps: new Map(), bytes: 10 });
+    expect(s.frameNow(3)).toBeNull();
+    expect(await s.frame(3, true)).toBeNull();
+  });
+
+  it("decodes synchronously once the part is inflated, so stepping never waits", async () => {
+    const s = store();
+    s.put(chunk(0));
+    expect(s.frameNow(5)).toBeUndefined(); // needs inflating first
+    await s.frame(0, true);
+    expect(s.frameNow(5)!.rgba).toEqual(rgba(FRAMES[5]));
+  });
+
+  it("serves the kernel's action and info for a position of a cached chunk", () => {
+    const s = store();
+    s.put(chunk(1));
+    expect(s.meta(16)).toEqual({ action: "a1", info: { k: 1 } });
+    expect(s.meta(0)).toBeUndefined();
+  });
+
+  it("forgets a dropped chunk and everything decoded from it", async () => {
+    const s = store();
+    s.put(chunk(0));
+    s.put(chunk(1));
+    await s.frame(3, true);
+    await s.frame(16, true);
+    s.drop(0);
+    expect(s.has(0)).toBe(false);
+    expect(s.isDecoded(3)).toBe(false);
+    expect(s.frameNow(4)).toBeUndefined();
+    expect(s.isDecoded(16)).toBe(true);
+  });
+
+  it("does not cache a frame whose decode finished after its chunk was dropped", async () => {
+    const s = store();
+    s.put(chunk(0));
+    const pending = s.frame(2, true);
+    s.drop(0);
+    expect((await pending)!.rgba).toEqual(rgba(FRAMES[2]));
+    expect(s.isDecoded(2)).toBe(false);
+  });
+
+  it("bounds the decoded frames by bytes, keeping the most recent", async () => {
+    const s = store(2 * 24); // two 2x3 RGBA frames
+    s.put(chunk(0));
+    for (const t of [0, 1, 2]) await s.frame(t, true);
+    expect([0, 1, 2].map((t) => s.isDecoded(t))).toEqual([false, true, true]);
+  });
+
+  it("averages the size of the chunks it has received", () => {
+    const s = store();
+    s.put(chunk(0, 100));
+    s.put(chunk(1, 300));
+    expect(s.averageChunkBytes).toBe(200);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { binMinMax, cursorX, positionAt } from "./timeline.ts";
+
+const f64 = (values: number[]) => Float64Array.from(values);
+
+describe("binMinMax", () => {
+  it("gives each pixel column the min and max of the steps it covers", () => {
+    const { min, max } = binMinMax(f64([1, -2, 5, 0, 3, 3]), 6, 3);
+    expect([...min]).toEqual([-2, 0, 3]);
+    expect([...max]).toEqual([1, 5, 3]);
+  });
+
+  it("repeats a step across the columns it spans when there are fewer steps than pixels", () => {
+    const { min, max } = binMinMax(f64([4, 7]), 2, 4);
+    expect([...min]).toEqual([4, 4, 7, 7]);
+    expect([...max]).toEqual([4, 4, 7, 7]);
+  });
+
+  it("keeps a single-step spike visible among 100,000 steps", () => {
+    const values = new Float64Array(100_000);
+    values[54_321] = 1;
+    const { max } = binMinMax(values, values.length, 800);
+    const column = Math.floor((54_321 * 800) / 100_000);
+    expect(max[column]).toBe(1);
+    expect(max.reduce((sum, v) => sum + v, 0)).toBe(1);
+  });
+
+  it("leaves columns past the end of a shorter series empty (rewards have one entry fewer than positions)", () => {
+    const { min } = binMinMax(f64([1, 2, 3]), 4, 4);
+    expect([...min.subarray(0, 3)]).toEqual([1, 2, 3]);
+    expect(Number.isNaN(min[3])).toBe(true);
+  });
+
+  it("skips NaN values", () => {
+    const { min, max } = binMinMax(f64([Number.NaN, 2, Number.NaN, Number.NaN]), 4, 2);
+    expect([min[0], max[0]]).toEqual([2, 2]);
+    expect(Number.isNaN(min[1])).toBe(true);
+  });
+});
+
+describe("positionAt / cursorX", () => {
+  it("maps a click to the position under it, clamped to the episode", () => {
+    expect(positionAt(0, 400, 100)).toBe(0);
+    expect(positionAt(399.9, 400, 100)).toBe(99);
+    expect(positionAt(500, 400, 100)).toBe(99);
+    expect(positionAt(-3, 400, 100)).toBe(0);
+  });
+
+  it("puts the cursor at a position's centre, which maps back to it", () => {
+    for (const t of [0, 17, 99_999]) expect(positionAt(cursorX(t, 800, 100_000), 800, 100_000)).toBe(t);
+    expect(cursorX(0, 400, 100)).toBe(2);
+  });
+});

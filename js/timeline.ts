@@ -1,0 +1,190 @@
+/**
+ * The timeline strip: rewards as bars, the running return as a line, any
+ * scalar extras as thinner lines, and a cursor at the current position.
+ *
+ * Each pixel column draws the min..max of the steps it covers, so 100,000 steps
+ * cost one pass over the series when the data or width changes, and moving the
+ * cursor only copies a cached background.
+ */
+import type { Series } from "./series.ts";
+
+export interface Bins {
+  min: Float64Array;
+  max: Float64Array;
+}
+
+/**
+ * Min and max of `values` per column, for a strip of `columns` pixels over
+ * `domain` positions (value i sits at position i). Columns with no value are NaN.
+ */
+export function binMinMax(values: Float64Array, domain: number, columns: number): Bins {
+  const min = new Float64Array(columns).fill(Number.NaN);
+  const max = new Float64Array(columns).fill(Number.NaN);
+  for (let c = 0; c < columns; c++) {
+    const first = Math.floor((c * domain) / columns);
+    // At least one position per column, so a short series still fills the strip.
+    const end = Math.min(values.length, Math.max(first + 1, Math.ceil(((c + 1) * domain) / columns)));
+    let lo = Number.POSITIVE_INFINITY;
+    let hi = Number.NEGATIVE_INFINITY;
+    for (let i = first; i < end; i++) {
+      // NaN compares false both ways, so missing values are skipped.
+      if (values[i] < lo) lo = values[i];
+      if (values[i] > hi) hi = values[i];
+    }
+    if (lo <= hi) {
+      min[c] = lo;
+      max[c] = hi;
+    }
+  }
+  return { min, max };
+}
+
+/** The position under pixel `x` of a strip `width` wide over `length` positions. */
+export function positionAt(x: number, width: number, length: number): number {
+  return Math.max(0, Math.min(length - 1, Math.floor((x / width) * length)));
+}
+
+/** The x (pixel centre) of position `t`. */
+export function cursorX(t: number, width: number, length: number): number {
+  return ((t + 0.5) / length) * width;
+}
+
+const HEIGHT = 48;
+const COLORS = {
+  reward: "#4c9a2a",
+  penalty: "#c0392b",
+  return: "#1f5fbf",
+  cursor: "#e67e22",
+  extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d"],
+};
+
+export class Timeline {
+  readonly element: HTMLCanvasElement;
+  private readonly background = document.createElement("canvas");
+  private readonly resizeObserver: ResizeObserver;
+  private series: Series | undefined;
+  private length = 0;
+  private step = 0;
+
+  constructor(parent: HTMLElement, onSeek: (t: number) => void) {
+    this.element = parent.appendChild(document.createElement("canvas"));
+    this.element.className = "aw-timeline";
+    const seek = (event: PointerEvent) => {
+      const rect = this.element.getBoundingClientRect();
+      if (this.length > 0 && rect.width > 0) onSeek(positionAt(event.clientX - rect.left, rect.width, this.length));
+    };
+    this.element.addEventListener("pointerdown", (event) => {
+      this.element.setPointerCapture(event.pointerId);
+      seek(event);
+    });
+    this.element.addEventListener("pointermove", (event) => {
+      if (this.element.hasPointerCapture(event.pointerId)) seek(event);
+    });
+    this.resizeObserver = new ResizeObserver(() => this.redraw());
+    this.resizeObserver.observe(this.element);
+  }
+
+  setData(series: Series, length: number): void {
+    this.series = series;
+    this.length = length;
+    this.element.title = ["rewards (bars)", "return (line)", ...[...series.extras.keys()].map((n) => `extra:${n}`)].join(
+      ", ",
+    );
+    this.redraw();
+  }
+
+  setCursor(t: number): void {
+    this.step = t;
+    this.drawCursor();
+  }
+
+  dispose(): void {
+    this.resizeObserver.disconnect();
+  }
+
+  /** Re-bins the series for the current pixel width into the cached background. */
+  private redraw(): void {
+    const ratio = window.devicePixelRatio || 1;
+    const width = Math.max(1, Math.round(this.element.clientWidth * ratio));
+    const height = Math.round(HEIGHT * ratio);
+    for (const canvas of [this.element, this.background]) {
+      if (canvas.width !== width) canvas.width = width;
+      if (canvas.height !== height) canvas.height = height;
+    }
+    const c = this.background.getContext("2d")!;
+    c.clearRect(0, 0, width, height);
+    if (this.series !== undefined && this.length > 0) {
+      drawBars(c, binMinMax(this.series.rewards, this.length, width), height);
+      [...this.series.extras.values()].forEach((values, i) => {
+        drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i % COLORS.extras.length], ratio);
+      });
+      drawLine(c, binMinMax(this.series.returns, this.length, width), height, COLORS.return, 1.5 * ratio);
+    }
+    this.drawCursor();
+  }
+
+  private drawCursor(): void {
+    const c = this.element.getContext("2d")!;
+    const { width, height } = this.element;
+    c.clearRect(0, 0, width, height);
+    c.drawImage(this.background, 0, 0);
+    if (this.length <= 0) return;
+    c.fillStyle = COLORS.cursor;
+    const x = cursorX(this.step, width, this.length);
+    const w = Math.max(2, Math.round(window.devicePixelRatio || 1));
+    c.fillRect(Math.round(x - w / 2), 0, w, height);
+  }
+}
+
+/** Reward bars from zero, up for gains and down for losses, scaled to the largest magnitude. */
+function drawBars(c: CanvasRenderingContext2D, bins: Bins, height: number): void {
+  const { lo, hi } = range(bins);
+  const top = Math.max(hi, 0);
+  const bottom = Math.min(lo, 0);
+  if (top === bottom) return;
+  const y = (v: number) => ((top - v) / (top - bottom)) * (height - 2) + 1;
+  const zero = y(0);
+  for (let x = 0; x < bins.min.length; x++) {
+    const mn = bins.min[x];
+    const mx = bins.max[x];
+    if (Number.isNaN(mn)) continue;
+    if (mx > 0) {
+      c.fillStyle = COLORS.reward;
+      c.fillRect(x, y(mx), 1, Math.max(1, zero - y(mx)));
+    }
+    if (mn < 0) {
+      c.fillStyle = COLORS.penalty;
+      c.fillRect(x, zero, 1, Math.max(1, y(mn) - zero));
+    }
+  }
+}
+
+/** A line through each column's min..max, scaled to the series' own range. */
+function drawLine(c: CanvasRenderingContext2D, bins: Bins, height: number, color: string, lineWidth: number): void {
+  const { lo, hi } = range(bins);
+  if (!Number.isFinite(lo)) return;
+  const span = hi - lo || 1;
+  const y = (v: number) => height - 2 - ((v - lo) / span) * (height - 4);
+  c.strokeStyle = color;
+  c.lineWidth = lineWidth;
+  c.beginPath();
+  let started = false;
+  for (let x = 0; x < bins.min.length; x++) {
+    if (Number.isNaN(bins.min[x])) continue;
+    if (started) c.lineTo(x + 0.5, y(bins.min[x]));
+    else c.moveTo(x + 0.5, y(bins.min[x]));
+    c.lineTo(x + 0.5, y(bins.max[x]));
+    started = true;
+  }
+  c.stroke();
+}
+
+function range(bins: Bins): { lo: number; hi: number } {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (let i = 0; i < bins.min.length; i++) {
+    if (bins.min[i] < lo) lo = bins.min[i];
+    if (bins.max[i] > hi) hi = bins.max[i];
+  }
+  return { lo, hi };
+}

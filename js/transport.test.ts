@@ -1,0 +1,173 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ChunkTransport, StaleError } from "./transport.ts";
+import { FakeModel } from "./test-helpers.ts";
+
+const header = (chunk: number, start: number, count = 16) => ({
+  chunk,
+  start,
+  count,
+  height: 2,
+  width: 2,
+  encoding: "raw",
+});
+
+function setup(timeoutMs = 1000) {
+  const model = new FakeModel();
+  const transport = new ChunkTransport(model, { chunkSize: () => 16, timeoutMs });
+  return { model, transport };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("ChunkTransport", () => {
+  it("asks for chunks in one message with a fresh id each time", () => {
+    const { model, transport } = setup();
+    transport.fetch([3, 4]);
+    transport.fetch([9]);
+    expect(model.sent).toEqual([
+      { type: "chunks", id: 1, chunks: [3, 4] },
+      { type: "chunks", id: 2, chunks: [9] },
+    ]);
+  });
+
+  it("resolves each chunk with its parts, payloads taken from the buffers in order", async () => {
+    const { model, transport } = setup();
+    const [three, four] = transport.fetch([3, 4]);
+    model.reply({ type: "chunks", id: 1, parts: [header(3, 48), header(4, 64, 2)], steps: {} }, [
+      Uint8Array.from([1, 2, 3]),
+      Uint8Array.from([7, 8]),
+    ]);
+    const a = await three;
+    const b = await four;
+    expect(a.parts.map((p) => [p.start, p.count, [...p.payload]])).toEqual([[48, 16, [1, 2, 3]]]);
+    expect(b.parts.map((p) => [p.start, p.count, [...p.payload]])).toEqual([[64, 2, [7, 8]]]);
+    expect(a.parts[0]).toMatchObject({ height: 2, width: 2, encoding: "raw", chunk: 3 });
+  });
+
+  it("groups the per-position action and info by chunk", async () => {
+    const { model, transport } = setup();
+    const [zero, one] = transport.fetch([0, 1]);
+    model.reply({
+      type: "chunks",
+      id: 1,
+      parts: [],
+      steps: { "15": { action: "2 (RIGHT)", info: { lives: 3 } }, "16": { action: "", info: {} } },
+    });
+    expect((await zero).steps.get(15)).toEqual({ action: "2 (RIGHT)", info: { lives: 3 } });
+    expect((await one).steps.get(16)).toEqual({ action: "", info: {} });
+    expect((await zero).parts).toEqual([]);
+  });
+
+  it("matches replies to requests by id, whatever the order they arrive in", async () => {
+    const { model, transport } = setup();
+    const [first] = transport.fetch([1]);
+    const [second] = transport.fetch([2]);
+    model.reply({ type: "chunks", id: 2, parts: [header(2, 32)] }, [Uint8Array.from([2])]);
+    model.reply({ type: "chunks", id: 1, parts: [header(1, 16)] }, [Uint8Array.from([1])]);
+    expect([...(await first).parts[0].payload]).toEqual([1]);
+    expect([...(await second).parts[0].payload]).toEqual([2]);
+  });
+
+  it("never asks for a chunk that is already in flight", () => {
+    const { model, transport } = setup();
+    const [a] = transport.fetch([5]);
+    const [b, c] = transport.fetch([5, 6]);
+    expect(a).toBe(b);
+    expect(model.sent).toEqual([
+      { type: "chunks", id: 1, chunks: [5] },
+      { type: "chunks", id: 2, chunks: [6] },
+    ]);
+    expect(c).toBeInstanceOf(Promise);
+    transport.fetch([5, 6]);
+    expect(model.sent).toHaveLength(2);
+  });
+
+  it("asks again for a chunk once its reply has arrived", async () => {
+    const { model, transport } = setup();
+    const [a] = transport.fetch([5]);
+    model.reply({ type: "chunks", id: 1, parts: [] });
+    await a;
+    transport.fetch([5]);
+    expect(model.sent).toHaveLength(2);
+  });
+
+  it("rejects every chunk of a request answered with an error, with the kernel's message", async () => {
+    const { model, transport } = setup();
+    const [a, b] = transport.fetch([1, 2]);
+    model.reply({ type: "error", id: 1, message: "chunk 2 is out of range" });
+    await expect(a).rejects.toThrow("chunk 2 is out of range");
+    await expect(b).rejects.toThrow("chunk 2 is out of range");
+    expect(transport.isPending(1)).toBe(false);
+  });
+
+  it("rejects a reply whose parts and buffers do not pair up", async () => {
+    const { model, transport } = setup();
+    const [a] = transport.fetch([1]);
+    model.reply({ type: "chunks", id: 1, parts: [header(1, 16)] }, []);
+    await expect(a).rejects.toThrow("1 parts but 0 buffers");
+  });
+
+  it("ignores replies to ids it never sent", () => {
+    const { model, transport } = setup();
+    transport.fetch([1]);
+    model.reply({ type: "chunks", id: 99, parts: [] });
+    model.reply({ type: "other" });
+    model.reply(null);
+    expect(transport.isPending(1)).toBe(true);
+  });
+
+  it("gives up on a request after the timeout and ignores its late reply", async () => {
+    vi.useFakeTimers();
+    const { model, transport } = setup(500);
+    const [late] = transport.fetch([4]);
+    vi.advanceTimersByTime(501);
+    await expect(late).rejects.toThrow("timed out");
+    const [again] = transport.fetch([4]);
+    expect(model.sent).toHaveLength(2);
+    model.reply({ type: "chunks", id: 1, parts: [header(4, 64)] }, [Uint8Array.from([1])]);
+    expect(transport.isPending(4)).toBe(true);
+    model.reply({ type: "chunks", id: 2, parts: [header(4, 64)] }, [Uint8Array.from([2])]);
+    expect([...(await again).parts[0].payload]).toEqual([2]);
+  });
+
+  it("drops a forgotten chunk's reply, so stale frames never resolve", async () => {
+    const { model, transport } = setup();
+    const [stale] = transport.fetch([7]);
+    transport.forget(7);
+    await expect(stale).rejects.toBeInstanceOf(StaleError);
+    const [fresh] = transport.fetch([7]);
+    model.reply({ type: "chunks", id: 1, parts: [header(7, 112)] }, [Uint8Array.from([1])]);
+    expect(transport.isPending(7)).toBe(true);
+    model.reply({ type: "chunks", id: 2, parts: [header(7, 112)] }, [Uint8Array.from([2])]);
+    expect([...(await fresh).parts[0].payload]).toEqual([2]);
+  });
+
+  it("copies a payload out of a larger shared buffer so the cache holds only its bytes", async () => {
+    const { model, transport } = setup();
+    const [a] = transport.fetch([0]);
+    const message = Uint8Array.from([9, 9, 1, 2, 3, 9]);
+    model.emit("msg:custom", { type: "chunks", id: 1, parts: [header(0, 0)] }, [new DataView(message.buffer, 2, 3)]);
+    const payload = (await a).parts[0].payload;
+    expect([...payload]).toEqual([1, 2, 3]);
+    expect(payload.buffer.byteLength).toBe(3);
+  });
+
+  it("counts payload and meta bytes against the cache", async () => {
+    const { model, transport } = setup();
+    const [a] = transport.fetch([0]);
+    model.reply({ type: "chunks", id: 1, parts: [header(0, 0)], steps: { "0": { action: "ab", info: {} } } }, [
+      new Uint8Array(1000),
+    ]);
+    expect((await a).bytes).toBeGreaterThan(1000);
+  });
+
+  it("stops listening and rejects what is in flight when disposed", async () => {
+    const { model, transport } = setup();
+    const [a] = transport.fetch([0]);
+    transport.dispose();
+    await expect(a).rejects.toBeInstanceOf(StaleError);
+    expect(model.listeners("msg:custom")).toBe(0);
+  });
+});

@@ -1,0 +1,196 @@
+/**
+ * Chunk requests over anywidget custom messages, keyed by id.
+ *
+ * One message asks for several chunks; the reply's buffers are the part
+ * payloads in order. A chunk already in flight is never asked for twice, and
+ * replies that arrive after a timeout or after `forget` are dropped, so stale
+ * frames (e.g. of a chunk that grew since) never reach the cache.
+ */
+import type { ChunkData, EncodedPart, Encoding, Model, PartHeader, StepMeta } from "./types.ts";
+
+interface Pending {
+  id: number;
+  resolve: (data: ChunkData) => void;
+  reject: (error: Error) => void;
+  promise: Promise<ChunkData>;
+}
+
+interface ChunkReply {
+  type: "chunks";
+  id: number;
+  parts: PartHeader[];
+  steps?: Record<string, StepMeta>;
+}
+
+interface ErrorReply {
+  type: "error";
+  id: number;
+  message: string;
+}
+
+export interface TransportOptions {
+  /** Positions per chunk, to group the reply's per-position meta by chunk. */
+  chunkSize: () => number;
+  /** A request not answered within this is given up (the chunk may be asked for again). */
+  timeoutMs?: number;
+}
+
+export class ChunkTransport {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly timers = new Map<number, ReturnType<typeof setTimeout>>();
+  private readonly onMessage = (msg: unknown, buffers?: DataView[]) => this.receive(msg, buffers ?? []);
+
+  constructor(
+    private readonly model: Model,
+    private readonly options: TransportOptions,
+  ) {
+    model.on("msg:custom", this.onMessage);
+  }
+
+  /** Whether chunk `k` has been asked for and not yet answered. */
+  isPending(k: number): boolean {
+    return this.pending.has(k);
+  }
+
+  /**
+   * Asks for `chunks` in one message (leaving out those already in flight) and
+   * returns one promise per requested chunk, in the same order.
+   */
+  fetch(chunks: readonly number[]): Promise<ChunkData>[] {
+    const fresh = [...new Set(chunks)].filter((k) => !this.pending.has(k));
+    if (fresh.length > 0) {
+      const id = this.nextId++;
+      for (const k of fresh) this.pending.set(k, deferred(id));
+      this.timers.set(
+        id,
+        setTimeout(() => this.fail(id, new TimeoutError(`chunk request ${id} timed out`)), this.options.timeoutMs ?? 20_000),
+      );
+      this.model.send({ type: "chunks", id, chunks: fresh });
+    }
+    return chunks.map((k) => this.pending.get(k)!.promise);
+  }
+
+  /** Drops interest in chunk `k`: its in-flight reply will be ignored and its promise rejects. */
+  forget(k: number): void {
+    const entry = this.pending.get(k);
+    if (entry === undefined) return;
+    this.pending.delete(k);
+    entry.reject(new StaleError(`chunk ${k} changed while it was requested`));
+  }
+
+  /** `forget` for every chunk in flight. */
+  forgetAll(): void {
+    for (const k of [...this.pending.keys()]) this.forget(k);
+  }
+
+  dispose(): void {
+    this.model.off("msg:custom", this.onMessage);
+    for (const id of [...this.timers.keys()]) this.fail(id, new StaleError("the view was closed"));
+  }
+
+  private receive(msg: unknown, buffers: DataView[]): void {
+    const reply = msg as ChunkReply | ErrorReply | null;
+    if (reply === null || typeof reply !== "object" || !this.timers.has(reply.id)) return;
+    if (reply.type === "error") {
+      this.fail(reply.id, new Error(reply.message));
+    } else if (reply.type === "chunks") {
+      try {
+        this.settle(reply.id, parseReply(reply, buffers, this.options.chunkSize()));
+      } catch (error) {
+        this.fail(reply.id, error as Error);
+      }
+    }
+  }
+
+  private settle(id: number, chunks: Map<number, ChunkData>): void {
+    this.clearTimer(id);
+    for (const [k, entry] of this.pending) {
+      if (entry.id !== id) continue;
+      this.pending.delete(k);
+      entry.resolve(chunks.get(k) ?? { chunk: k, parts: [], steps: new Map(), bytes: 0 });
+    }
+  }
+
+  private fail(id: number, error: Error): void {
+    this.clearTimer(id);
+    for (const [k, entry] of this.pending) {
+      if (entry.id !== id) continue;
+      this.pending.delete(k);
+      entry.reject(error);
+    }
+  }
+
+  private clearTimer(id: number): void {
+    clearTimeout(this.timers.get(id));
+    this.timers.delete(id);
+  }
+}
+
+/** Rejection reason for replies that no longer matter; callers need not report it. */
+export class StaleError extends Error {}
+
+/**
+ * No reply in time, e.g. because the kernel is busy running a cell (it handles
+ * widget messages only between cells). The chunk may be asked for again.
+ */
+export class TimeoutError extends Error {}
+
+/** Groups a reply's parts (with their buffers) and per-position meta by chunk. */
+export function parseReply(reply: ChunkReply, buffers: DataView[], chunkSize: number): Map<number, ChunkData> {
+  const parts = reply.parts ?? [];
+  if (parts.length !== buffers.length) {
+    throw new Error(`chunk reply ${reply.id} has ${parts.length} parts but ${buffers.length} buffers`);
+  }
+  const chunks = new Map<number, ChunkData>();
+  const entry = (k: number): ChunkData => {
+    let data = chunks.get(k);
+    if (data === undefined) chunks.set(k, (data = { chunk: k, parts: [], steps: new Map(), bytes: 0 }));
+    return data;
+  };
+  parts.forEach((header, i) => {
+    const payload = ownBytes(buffers[i]);
+    const part: EncodedPart = {
+      chunk: header.chunk,
+      start: header.start,
+      count: header.count,
+      height: header.height,
+      width: header.width,
+      encoding: header.encoding as Encoding,
+      payload,
+    };
+    const data = entry(header.chunk);
+    data.parts.push(part);
+    data.bytes += payload.byteLength;
+  });
+  for (const [key, raw] of Object.entries(reply.steps ?? {})) {
+    const t = Number(key);
+    const meta: StepMeta = { action: typeof raw?.action === "string" ? raw.action : "", info: raw?.info ?? null };
+    const data = entry(Math.floor(t / chunkSize));
+    data.steps.set(t, meta);
+    // Rough UTF-16 footprint of the meta, so infos count against the cache budget too.
+    data.bytes += 2 * (key.length + meta.action.length + JSON.stringify(meta.info).length);
+  }
+  return chunks;
+}
+
+/**
+ * The buffer's bytes, copied out when the view shares a larger buffer: caching a
+ * small view must not keep a whole websocket message alive.
+ */
+function ownBytes(view: DataView): Uint8Array {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  return view.byteLength === view.buffer.byteLength ? bytes : bytes.slice();
+}
+
+function deferred(id: number): Pending {
+  let resolve!: (data: ChunkData) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<ChunkData>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Callers may drop a promise they no longer need; never report those as unhandled.
+  promise.catch(() => {});
+  return { id, resolve, reject, promise };
+}

@@ -1,0 +1,50 @@
+/** Shapes shared by the front-end modules: the widget model and the wire protocol. */
+
+/** The part of an anywidget model the front end uses (anywidget's AFM model). */
+export interface Model {
+  get(name: string): unknown;
+  set(name: string, value: unknown): void;
+  save_changes(): void;
+  on(event: string, callback: (...args: any[]) => void): void;
+  off(event?: string | null, callback?: ((...args: any[]) => void) | null): void;
+  send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
+}
+
+export type Encoding = "zlib-xor" | "raw";
+
+/** One run of same-size frames inside a chunk, as the kernel describes it. */
+export interface PartHeader {
+  chunk: number;
+  start: number;
+  count: number;
+  height: number;
+  width: number;
+  encoding: Encoding;
+}
+
+/** A part with its payload (the message buffer at the same index). */
+export interface EncodedPart extends PartHeader {
+  payload: Uint8Array;
+}
+
+/** What the kernel says about one position besides its frame. */
+export interface StepMeta {
+  action: string;
+  info: unknown;
+}
+
+/** Everything received for one chunk: its frame parts and the meta of its positions. */
+export interface ChunkData {
+  chunk: number;
+  parts: EncodedPart[];
+  steps: Map<number, StepMeta>;
+  /** Bytes this chunk holds in memory (payloads plus an estimate for the meta). */
+  bytes: number;
+}
+
+/** A decoded frame, ready for `putImageData` (RGBA, alpha 255). */
+export interface Frame {
+  width: number;
+  height: number;
+  rgba: Uint8ClampedArray;
+}

@@ -1,0 +1,224 @@
+"""EpisodeViewer in a real JupyterLab and Chromium: the pixels, the controls, the kernel link.
+
+One notebook holds the viewers of this module: a synthetic 200-position episode
+displayed twice, a viewer that grows live, and a recorded CartPole episode.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from episodes import SCRIPT_NOTE, SCRIPT_STEP, frame_digests, synthetic_frames
+from lab import Notebook, Server, View, opened
+
+pytestmark = pytest.mark.e2e
+
+E2E = Path(__file__).parent
+SCREENSHOT = E2E.parent.parent / "docs" / "screenshot.png"
+N = 200
+FRAMES = synthetic_frames(N)
+DIGESTS = frame_digests(FRAMES)
+LIVE_STEPS = 40
+VIEWER, SECOND_VIEW, LIVE, CARTPOLE, FRAMELESS = 1, 2, 3, 4, 5  # cell indices
+
+CELLS = [
+    f"""import sys, time
+sys.path.insert(0, {str(E2E)!r})
+from episodes import synthetic_episode, synthetic_frames
+from agent_widget.viewer import EpisodeViewer
+viewer = EpisodeViewer(synthetic_episode({N}), fps=20)""",
+    "viewer",
+    "viewer",
+    f"""live_frames = synthetic_frames({LIVE_STEPS})
+live = EpisodeViewer(live_frames[:1], title="live")
+live""",
+    """import gymnasium as gym
+from agent_widget.recording import record
+
+env = gym.make("CartPole-v1", render_mode="rgb_array")
+policy = lambda obs: int(obs[2] + 0.01 * obs[3] > 0)  # fails after 110 steps
+cartpole = EpisodeViewer(record(env, policy, seed=1), step=60)
+cartpole""",
+    """import numpy as np
+from agent_widget.rollout import Rollout
+EpisodeViewer(Rollout.from_arrays(observations=np.zeros((4, 2)), actions=[1, 0, 1]))""",
+]
+
+
+@pytest.fixture(scope="module")
+def notebook(server: Server, new_page) -> Iterator[Notebook]:
+    with opened(server, new_page(), "viewer.ipynb", CELLS) as notebook:
+        yield notebook
+
+
+@pytest.fixture
+def view(notebook: Notebook) -> View:
+    return notebook.view(VIEWER)
+
+
+def assert_shows(view: View, t: int) -> None:
+    """The view has painted step t, and its canvas holds exactly frame t's pixels."""
+    view.wait_painted(t)
+    canvas = view.canvas()
+    shown = DIGESTS.get(canvas["sha256"], "no frame of the episode")
+    assert (canvas["step"], shown) == (t, t), f"painted step {canvas['step']} shows {shown}"
+    assert (canvas["width"], canvas["height"], canvas["opaque"]) == (64, 48, True)
+
+
+def go_to(notebook: Notebook, view: View, t: int) -> None:
+    notebook.execute(f"viewer.step = {t}")
+    assert_shows(view, t)
+
+
+def kernel_step(notebook: Notebook, name: str = "viewer") -> int:
+    return int(notebook.python(f"{name}.step"))
+
+
+def test_the_first_frame_is_painted_exactly(view):
+    assert_shows(view, 0)
+
+
+def test_sliding_paints_the_frame_and_tells_python(notebook, view):
+    go_to(notebook, view, 0)
+    view.slide_to(37)
+    assert_shows(view, 37)
+    notebook.wait_until(lambda: kernel_step(notebook) == 37, what="viewer.step == 37 in the kernel")
+
+
+def test_arrow_keys_home_and_end_step_through_the_episode(notebook, view):
+    go_to(notebook, view, 10)
+    view.press("ArrowRight", "ArrowRight", "ArrowRight")
+    assert_shows(view, 13)
+    view.press("ArrowLeft")
+    assert_shows(view, 12)
+    view.press("End")
+    assert_shows(view, N - 1)
+    view.press("Home")
+    assert_shows(view, 0)
+
+
+def test_setting_step_in_python_moves_the_view(notebook, view):
+    go_to(notebook, view, 40)
+    go_to(notebook, view, 183)  # a chunk far from anything fetched so far
+
+
+def test_play_then_pause_stops_on_an_exact_frame(notebook, view):
+    go_to(notebook, view, 0)
+    play = view.root.locator("button.aw-play")
+    play.click()
+    notebook.wait_for(
+        "(el) => Number(el.getAttribute('data-painted-step')) >= 8", view.handle, what="playback"
+    )
+    play.click()
+    assert play.inner_text().strip() == "Play"
+    time.sleep(0.3)
+    stopped = view.painted_step()
+    assert stopped is not None
+    assert 8 <= stopped < N
+    time.sleep(0.3)
+    assert view.painted_step() == stopped, "the view kept moving after pause"
+    assert_shows(view, stopped)
+    notebook.wait_until(lambda: kernel_step(notebook) == stopped, what=f"viewer.step == {stopped}")
+
+
+def test_clicking_the_timeline_seeks(notebook, view):
+    go_to(notebook, view, 0)
+    timeline = view.root.locator("canvas.aw-timeline")
+    box = timeline.bounding_box()
+    assert box is not None
+    timeline.click(position={"x": box["width"] / 2, "y": box["height"] / 2})
+    notebook.wait_for(
+        "(el) => Math.abs(Number(el.getAttribute('data-painted-step')) - 100) <= 3",
+        view.handle,
+        what="a seek near the middle",
+    )
+    landed = view.painted_step()
+    assert landed is not None
+    assert_shows(view, landed)
+    notebook.wait_until(lambda: kernel_step(notebook) == landed, what=f"viewer.step == {landed}")
+
+
+def test_the_same_viewer_displayed_twice_stays_in_sync(notebook, view):
+    go_to(notebook, view, 0)
+    second = notebook.view(SECOND_VIEW)
+    assert_shows(second, 0)
+    view.slide_to(77)
+    assert_shows(second, 77)
+    second.press("ArrowRight")
+    assert_shows(view, 78)
+
+
+def test_the_readout_names_the_action(notebook, view):
+    go_to(notebook, view, 14)
+    text = view.readout()
+    assert "t = 14" in text
+    assert "action: 2 (DOWN)" in text
+
+
+def test_the_readout_shows_markup_in_an_info_as_text(notebook, view):
+    go_to(notebook, view, SCRIPT_STEP)
+    notebook.wait_for(
+        "(el) => el.querySelector('pre.aw-readout').textContent.includes('<script>')",
+        view.handle,
+        what="the info with <script> in the readout",
+    )
+    assert SCRIPT_NOTE in view.readout()
+    markup = view.root.evaluate(
+        """(root) => ({
+            scripts: root.querySelectorAll("script").length,
+            images: root.querySelectorAll("img").length,
+            readoutChildren: root.querySelector("pre.aw-readout").children.length,
+            injected: window.__awInjected ?? null,
+        })"""
+    )
+    assert markup == {"scripts": 0, "images": 0, "readoutChildren": 0, "injected": None}
+
+
+def test_live_growth_reaches_the_browser_while_the_cell_runs(notebook):
+    live = notebook.view(LIVE)  # its frames are the first frames of FRAMES
+    slider = live.slider()
+    assert slider.get_attribute("max") == "0"
+    run = notebook.start(
+        f"""for t in range(1, {LIVE_STEPS}):
+    live.append(frame=live_frames[t], action=t % 4, reward=1.0)
+    time.sleep(0.05)"""
+    )
+    notebook.wait_until(
+        lambda: int(slider.get_attribute("max") or 0) > 0 and not run.done,
+        timeout=20,
+        what="the slider to grow before the cell finished",
+    )
+    run.wait()
+    notebook.wait_until(
+        lambda: slider.get_attribute("max") == str(LIVE_STEPS - 1), what="the final length"
+    )
+    assert_shows(live, LIVE_STEPS - 1)
+    assert kernel_step(notebook, "live") == LIVE_STEPS - 1
+    live.press("Home", "ArrowRight")  # chunk 0 held one frame before the growth
+    assert_shows(live, 1)
+
+
+def test_a_viewer_without_frames_paints_a_placeholder_and_reads_out(notebook):
+    frameless = notebook.view(FRAMELESS)
+    frameless.wait_painted(0)
+    frameless.press("ArrowRight")
+    frameless.wait_painted(1)
+    assert "action: 0" in frameless.readout()
+
+
+def test_screenshot_for_the_readme(notebook):
+    cartpole = notebook.view(CARTPOLE)
+    cartpole.wait_painted(60)
+    # Make another cell the active one, so the picture has no selection marks.
+    notebook.page.evaluate(
+        "() => { window.jupyterapp.shell.currentWidget.content.activeCellIndex = 0; }"
+    )
+    notebook.page.mouse.move(0, 0)
+    cell = notebook.page.locator(".jp-Notebook .jp-Cell").nth(CARTPOLE)
+    cell.scroll_into_view_if_needed()
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    cell.screenshot(path=str(SCREENSHOT))
+    assert SCREENSHOT.stat().st_size > 10_000

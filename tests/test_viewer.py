@@ -1,0 +1,502 @@
+"""EpisodeViewer and its wire protocol, driven the way a front end drives them.
+
+Messages go in through the widget's comm message handler, as ipywidgets delivers
+them; replies are captured from ``send``. Everything else is the real thing.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import traitlets
+
+from agent_widget.frames import CHUNK_SIZE, Frames, Part, decode_part
+from agent_widget.rollout import Rollout
+from agent_widget.storage import load
+from agent_widget.viewer import EpisodeViewer
+
+
+def random_frames(n: int, height: int = 6, width: int = 5, seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, (n, height, width, 3), np.uint8)
+
+
+def exchange(viewer: EpisodeViewer, content: object, monkeypatch) -> list[tuple[dict, list]]:
+    """Deliver ``content`` as a custom comm message; return what the widget sent back."""
+    sent: list[tuple[dict, list]] = []
+    monkeypatch.setattr(
+        viewer, "send", lambda content, buffers=None: sent.append((content, buffers or []))
+    )
+    viewer._handle_msg(
+        {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
+    )
+    return sent
+
+
+def request(viewer: EpisodeViewer, chunks: list, monkeypatch, request_id: int = 7):
+    [(reply, buffers)] = exchange(
+        viewer, {"type": "chunks", "id": request_id, "chunks": chunks}, monkeypatch
+    )
+    return reply, buffers
+
+
+def decoded(reply: dict, buffers: list) -> dict[int, np.ndarray]:
+    """Position -> frame, from a chunk reply's part headers and buffers."""
+    frames = {}
+    for header, payload in zip(reply["parts"], buffers, strict=True):
+        part = Part(
+            header["start"],
+            header["count"],
+            header["height"],
+            header["width"],
+            header["encoding"],
+            bytes(payload),
+        )
+        for i, frame in enumerate(decode_part(part)):
+            frames[header["start"] + i] = frame
+    return frames
+
+
+def series(viewer: EpisodeViewer, name: str) -> np.ndarray:
+    return np.frombuffer(viewer.series[name], "<f8")
+
+
+class BrokenFrames(Frames):
+    """Frames whose chunks cannot be read, like a damaged file."""
+
+    def __len__(self) -> int:
+        return 20
+
+    def _frame(self, t: int) -> np.ndarray:
+        raise ValueError(f"frame {t} is damaged")
+
+    def _encode_chunk(self, k: int) -> list[Part]:
+        raise ValueError(f"chunk {k} is damaged")
+
+
+# Frames on the wire
+
+
+def test_requested_chunks_decode_to_the_exact_frames(monkeypatch):
+    frames = random_frames(40)
+    reply, buffers = request(EpisodeViewer(frames), [0, 2], monkeypatch)
+    got = decoded(reply, buffers)
+    assert sorted(got) == [*range(16), *range(32, 40)]
+    for t, frame in got.items():
+        np.testing.assert_array_equal(frame, frames[t])
+
+
+def test_reply_names_the_chunk_of_each_part_and_echoes_the_id(monkeypatch):
+    reply, buffers = request(EpisodeViewer(random_frames(40)), [2, 1], monkeypatch, 41)
+    assert reply["type"] == "chunks"
+    assert reply["id"] == 41
+    assert [(p["chunk"], p["start"], p["count"]) for p in reply["parts"]] == [
+        (2, 32, 8),
+        (1, 16, 16),
+    ]
+    assert all(
+        p["encoding"] == "zlib-xor" and (p["height"], p["width"]) == (6, 5) for p in reply["parts"]
+    )
+    assert len(buffers) == 2
+
+
+def test_raw_encoding_sends_the_frames_rgb_bytes(monkeypatch):
+    frames = random_frames(20)
+    reply, buffers = request(EpisodeViewer(frames, encoding="raw"), [1], monkeypatch)
+    assert reply["parts"][0]["encoding"] == "raw"
+    assert bytes(buffers[0]) == frames[16:20].tobytes()
+
+
+def test_encoding_override_applies_to_a_rollouts_in_memory_frames(monkeypatch):
+    frames = random_frames(3)
+    viewer = EpisodeViewer(Rollout.from_arrays(frames=frames), encoding="raw")
+    reply, buffers = request(viewer, [0], monkeypatch)
+    assert reply["parts"][0]["encoding"] == "raw"
+    assert bytes(buffers[0]) == frames.tobytes()
+
+
+def test_stored_frames_travel_as_stored(monkeypatch, tmp_path):
+    Rollout.from_arrays(frames=random_frames(40), actions=np.zeros(39, int)).save(
+        tmp_path / "a.rollout"
+    )
+    stored = load(tmp_path / "a.rollout")
+    reply, buffers = request(EpisodeViewer(stored, encoding="raw"), [0, 2], monkeypatch)
+    assert [bytes(b) for b in buffers] == [
+        p.payload for k in (0, 2) for p in stored.frames.chunk(k)
+    ]
+    assert {p["encoding"] for p in reply["parts"]} == {"zlib-xor"}
+
+
+def test_grayscale_frames_are_sent_as_rgb(monkeypatch):
+    gray = np.arange(2 * 3 * 4, dtype=np.uint8).reshape(2, 3, 4)
+    got = decoded(*request(EpisodeViewer(gray), [0], monkeypatch))
+    np.testing.assert_array_equal(got[1], np.repeat(gray[1][:, :, None], 3, axis=2))
+
+
+def test_image_observations_are_shown_when_there_are_no_frames(monkeypatch):
+    observations = random_frames(5, 8, 8)[..., :1]  # (n, H, W, 1), like a grayscale Atari obs
+    viewer = EpisodeViewer(Rollout.from_arrays(observations=observations, actions=[0, 1, 0, 1]))
+    got = decoded(*request(viewer, [0], monkeypatch))
+    assert viewer.has_frames
+    np.testing.assert_array_equal(got[4], np.repeat(observations[4], 3, axis=2))
+
+
+def test_vector_observations_leave_the_viewer_without_frames(monkeypatch):
+    viewer = EpisodeViewer(Rollout.from_arrays(observations=np.zeros((3, 4)), actions=[0, 1]))
+    reply, buffers = request(viewer, [0], monkeypatch)
+    assert not viewer.has_frames
+    assert (reply["parts"], buffers) == ([], [])
+    assert sorted(reply["steps"]) == ["0", "1", "2"]
+
+
+# Step readout data
+
+
+def test_steps_cover_every_position_of_the_requested_chunks(monkeypatch):
+    viewer = EpisodeViewer(Rollout.from_arrays(frames=random_frames(20), actions=np.zeros(19, int)))
+    reply, _ = request(viewer, [1], monkeypatch)
+    assert sorted(reply["steps"], key=int) == [str(t) for t in range(16, 20)]
+
+
+def test_actions_are_shown_with_their_names_and_the_last_position_has_none(monkeypatch):
+    rollout = Rollout.from_arrays(
+        frames=random_frames(3),
+        actions=[2, 0],
+        metadata={"action_names": ["NOOP", "FIRE", "RIGHT"]},
+    )
+    reply, _ = request(EpisodeViewer(rollout), [0], monkeypatch)
+    assert [reply["steps"][t]["action"] for t in "012"] == ["2 (RIGHT)", "0 (NOOP)", ""]
+
+
+def test_action_names_given_to_the_viewer_win_over_the_metadata(monkeypatch):
+    rollout = Rollout.from_arrays(
+        frames=random_frames(2), actions=[1], metadata={"action_names": ["a", "b"]}
+    )
+    viewer = EpisodeViewer(rollout, action_names=["LEFT", "RIGHT"])
+    reply, _ = request(viewer, [0], monkeypatch)
+    assert viewer.action_names == ["LEFT", "RIGHT"]
+    assert reply["steps"]["0"]["action"] == "1 (RIGHT)"
+
+
+def test_vector_actions_read_as_lists(monkeypatch):
+    rollout = Rollout.from_arrays(
+        frames=random_frames(2), actions=np.array([[0.1, -0.3]], np.float32)
+    )
+    reply, _ = request(EpisodeViewer(rollout), [0], monkeypatch)
+    assert reply["steps"]["0"]["action"] == "[0.1, -0.3]"
+
+
+def test_with_one_frame_per_action_the_last_position_has_an_action(monkeypatch):
+    rollout = Rollout.from_arrays(frames=random_frames(3), actions=[5, 6, 7])
+    reply, _ = request(EpisodeViewer(rollout), [0], monkeypatch)
+    assert reply["steps"]["2"]["action"] == "7"
+
+
+def test_infos_are_sent_as_data_never_as_markup(monkeypatch):
+    infos = [{}, {"note": "<script>alert(1)</script>", "lives": 3}]
+    viewer = EpisodeViewer(Rollout.from_arrays(frames=random_frames(2), actions=[0], infos=infos))
+    reply, _ = request(viewer, [0], monkeypatch)
+    assert reply["steps"]["1"]["info"] == {"note": "<script>alert(1)</script>", "lives": 3}
+
+
+# Errors
+
+
+def test_a_chunk_past_the_end_gets_an_error_reply(monkeypatch):
+    [(reply, buffers)] = exchange(
+        EpisodeViewer(random_frames(20)), {"type": "chunks", "id": 3, "chunks": [2]}, monkeypatch
+    )
+    assert reply["type"] == "error"
+    assert reply["id"] == 3
+    assert "chunk 2 is out of range: the episode has 2 chunks (20 positions)" in reply["message"]
+    assert buffers == []
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ({"type": "chunks", "id": 1, "chunks": "0"}, "'chunks' must be a list"),
+        ({"type": "chunks", "id": 1, "chunks": [0.5]}, "is not an integer"),
+        ({"type": "chunks", "id": 1, "chunks": [-1]}, "out of range"),
+        ({"type": "frames", "id": 1}, "unknown message type 'frames'"),
+        ({"type": "chunks", "chunks": [0]}, "no integer 'id'"),
+        (["not", "a", "dict"], "no integer 'id'"),
+    ],
+)
+def test_a_malformed_request_gets_an_error_reply(monkeypatch, content, problem):
+    [(reply, _)] = exchange(EpisodeViewer(random_frames(3)), content, monkeypatch)
+    assert reply["type"] == "error"
+    assert problem in reply["message"]
+
+
+def test_frames_that_fail_to_load_give_an_error_reply_not_an_exception(monkeypatch):
+    viewer = EpisodeViewer(
+        Rollout(
+            frames=BrokenFrames(),
+            actions=np.zeros(19),
+            rewards=np.zeros(19),
+            terminated=np.zeros(19, bool),
+            truncated=np.zeros(19, bool),
+        )
+    )
+    [(reply, _)] = exchange(viewer, {"type": "chunks", "id": 9, "chunks": [1]}, monkeypatch)
+    assert reply == {"type": "error", "id": 9, "message": "ValueError: chunk 1 is damaged"}
+
+
+# The timeline's series
+
+
+def test_series_are_packed_little_endian_float64():
+    rollout = Rollout.from_arrays(
+        frames=random_frames(4),
+        actions=[1, 0, 1],
+        rewards=[1.0, -0.5, 2.0],
+        terminated=[False, False, True],
+        truncated=[False, True, False],
+    )
+    viewer = EpisodeViewer(rollout)
+    assert sorted(viewer.series) == ["actions", "returns", "rewards", "terminated", "truncated"]
+    assert series(viewer, "rewards").tolist() == [1.0, -0.5, 2.0]
+    assert series(viewer, "returns").tolist() == [0.0, 1.0, 0.5, 2.5]
+    assert series(viewer, "terminated").tolist() == [0.0, 0.0, 1.0]
+    assert series(viewer, "truncated").tolist() == [0.0, 1.0, 0.0]
+    assert series(viewer, "actions").tolist() == [1.0, 0.0, 1.0]
+
+
+def test_vector_actions_have_no_actions_series():
+    viewer = EpisodeViewer(Rollout.from_arrays(frames=random_frames(2), actions=[[0.1, 0.2]]))
+    assert "actions" not in viewer.series
+
+
+def test_named_scalar_extras_go_on_the_timeline():
+    rollout = Rollout.from_arrays(
+        frames=random_frames(3),
+        actions=[0, 1],
+        extras={"value": [0.5, 0.25], "q": [[1, 2], [3, 4]]},
+    )
+    viewer = EpisodeViewer(rollout, extras=["value"])
+    assert series(viewer, "extra:value").tolist() == [0.5, 0.25]
+    assert "extra:q" not in viewer.series
+
+
+def test_an_unknown_or_non_scalar_extra_is_refused():
+    rollout = Rollout.from_arrays(
+        frames=random_frames(3), actions=[0, 1], extras={"q": [[1, 2], [3, 4]]}
+    )
+    with pytest.raises(ValueError, match="no extra 'value' \\(it has: q\\)"):
+        EpisodeViewer(rollout, extras=["value"])
+    with pytest.raises(ValueError, match="only per-step scalars"):
+        EpisodeViewer(rollout, extras=["q"])
+
+
+# Input
+
+
+def test_a_list_of_frames_is_an_episode():
+    viewer = EpisodeViewer([np.zeros((4, 4, 3), np.uint8)] * 3)
+    assert (viewer.length, viewer.has_frames, viewer.chunk_size) == (3, True, CHUNK_SIZE)
+
+
+def test_the_title_defaults_to_the_env_id():
+    rollout = Rollout.from_arrays(frames=random_frames(2), metadata={"env_id": "Pong-v5"})
+    assert EpisodeViewer(rollout).title == "Pong-v5"
+    assert EpisodeViewer(rollout, title="mine").title == "mine"
+
+
+@pytest.mark.parametrize(
+    ("episode", "problem"),
+    [
+        (np.zeros((0, 4, 4, 3), np.uint8), "the episode is empty"),
+        ([], "the episode is empty"),
+        (np.zeros((5, 4)), "expected an array \\(N, H, W, 3\\)"),
+        (np.zeros((3, 4, 4, 2)), "expected an array"),
+        (np.zeros((210, 160, 3), np.uint8), "looks like a single frame"),
+        ([np.zeros((4, 4, 3)), np.zeros((5, 4, 3))], "frame at step 1: size changed"),
+        ([np.zeros((4, 4, 3)), np.full((4, 4, 3), 2.0)], "frame at step 1: float images"),
+    ],
+)
+def test_bad_frames_are_refused_with_a_clear_message(episode, problem):
+    with pytest.raises(ValueError, match=problem):
+        EpisodeViewer(episode)
+
+
+def test_an_unknown_encoding_is_refused():
+    with pytest.raises(ValueError, match="unknown encoding 'png'"):
+        EpisodeViewer(random_frames(2), encoding="png")
+
+
+def test_something_that_is_not_an_episode_is_refused():
+    with pytest.raises(TypeError, match="takes a Rollout, an array of frames or a list"):
+        EpisodeViewer("frames.npy")
+
+
+# Traits
+
+
+def test_step_is_clamped_to_the_episode():
+    viewer = EpisodeViewer(random_frames(10))
+    viewer.step = 25
+    assert viewer.step == 9
+    viewer.step = -3
+    assert viewer.step == 0
+
+
+def test_the_front_end_moving_the_step_reaches_python():
+    viewer = EpisodeViewer(random_frames(10))
+    seen = []
+    viewer.observe(lambda change: seen.append(change["new"]), "step")
+    viewer._handle_msg(
+        {"content": {"data": {"method": "update", "state": {"step": 6}}}, "buffers": []}
+    )
+    assert (viewer.step, seen) == (6, [6])
+
+
+def test_fps_must_be_positive_and_sizes_not_negative():
+    with pytest.raises(traitlets.TraitError, match="fps must be a positive number"):
+        EpisodeViewer(random_frames(2), fps=0)
+    with pytest.raises(traitlets.TraitError, match="height must be >= 0"):
+        EpisodeViewer(random_frames(2), height=-1)
+
+
+def test_every_synced_trait_documents_itself():
+    viewer = EpisodeViewer(random_frames(2))
+    ours = [
+        "step",
+        "length",
+        "chunk_size",
+        "has_frames",
+        "series",
+        "action_names",
+        "fps",
+        "loop",
+        "height",
+        "scale",
+        "title",
+    ]
+    for name in ours:
+        trait = viewer.traits()[name]
+        assert trait.metadata.get("sync"), name
+        assert len(trait.help) > 20, name
+
+
+# Live growth
+
+
+def test_append_grows_the_episode_and_its_series():
+    viewer = EpisodeViewer(random_frames(1))
+    viewer.append(frame=random_frames(1, seed=1)[0], action=1, reward=2.0, terminated=True)
+    assert viewer.length == 2
+    assert series(viewer, "rewards").tolist() == [2.0]
+    assert series(viewer, "returns").tolist() == [0.0, 2.0]
+    assert series(viewer, "terminated").tolist() == [1.0]
+
+
+def test_appended_steps_are_served_with_their_frames_and_readout(monkeypatch):
+    frames = random_frames(20)
+    rollout = Rollout.from_arrays(frames=frames[:15], actions=np.zeros(14, int))
+    viewer = EpisodeViewer(rollout, action_names=["L", "R"])
+    request(viewer, [0], monkeypatch)  # chunk 0 is now encoded and cached
+    for t in range(15, 20):
+        viewer.append(frame=frames[t], action=1, info={"t": t})
+    reply, buffers = request(viewer, [0, 1], monkeypatch)
+    got = decoded(reply, buffers)
+    assert sorted(got) == list(range(20))
+    for t in range(20):
+        np.testing.assert_array_equal(got[t], frames[t])
+    assert reply["steps"]["14"] == {"action": "1 (R)", "info": {}}
+    assert reply["steps"]["19"] == {"action": "", "info": {"t": 19}}
+
+
+def test_append_follows_the_newest_step_when_the_user_is_at_the_end(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    viewer = EpisodeViewer(random_frames(3), step=2)
+    for _ in range(4):
+        viewer.append(frame=random_frames(1)[0])
+    assert (viewer.length, viewer.step) == (7, 6)
+
+
+def test_append_leaves_the_step_alone_when_the_user_looks_elsewhere(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    viewer = EpisodeViewer(random_frames(3), step=1)
+    viewer.append(frame=random_frames(1)[0])
+    assert (viewer.length, viewer.step) == (4, 1)
+
+
+def test_a_burst_of_appends_is_sent_a_few_times_and_ends_complete():
+    viewer = EpisodeViewer(random_frames(1))
+    lengths = []
+    viewer.observe(lambda change: lengths.append(change["new"]), "length")
+    started = time.monotonic()
+    for _ in range(200):
+        viewer.append(frame=random_frames(1)[0], reward=1.0)
+    elapsed = time.monotonic() - started
+    time.sleep(0.3)
+    assert len(lengths) <= 2 + elapsed / 0.1  # at most ~10 updates a second
+    assert (lengths[-1], viewer.step) == (201, 200)
+    assert series(viewer, "returns")[-1] == 200.0
+
+
+def test_named_extras_grow_with_the_episode(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    rollout = Rollout.from_arrays(frames=random_frames(2), actions=[0], extras={"value": [0.5]})
+    viewer = EpisodeViewer(rollout, extras=["value"])
+    viewer.append(frame=random_frames(1)[0], action=1, extras={"value": 0.75})
+    assert series(viewer, "extra:value").tolist() == [0.5, 0.75]
+    with pytest.raises(ValueError, match="step 3: the timeline shows extra 'value'; pass"):
+        viewer.append(frame=random_frames(1)[0], action=1)
+
+
+def test_extend_adds_one_position_per_action():
+    frames = random_frames(6)
+    viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:2], actions=[0]))
+    viewer.extend(
+        Rollout.from_arrays(frames=frames[2:6], actions=[1, 1, 0, 1], rewards=[1, 1, 1, 1])
+    )
+    time.sleep(0.2)
+    assert viewer.length == 6
+    assert series(viewer, "actions").tolist() == [0, 1, 1, 0, 1]
+
+
+def test_extend_with_a_recorded_part_does_not_repeat_the_shared_position(monkeypatch):
+    frames = random_frames(5)
+    viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:2], actions=[0]))
+    viewer.extend(
+        Rollout.from_arrays(frames=frames[1:5], actions=[1, 1, 0])
+    )  # starts at position 1
+    time.sleep(0.2)
+    got = decoded(*request(viewer, [0], monkeypatch))
+    assert viewer.length == 5
+    for t in range(5):
+        np.testing.assert_array_equal(got[t], frames[t])
+
+
+def test_growth_leaves_the_callers_rollout_as_it_was():
+    rollout = Rollout.from_arrays(frames=random_frames(2), actions=[0], rewards=[1.0])
+    viewer = EpisodeViewer(rollout)
+    viewer.append(frame=random_frames(1)[0], action=1, reward=5.0)
+    assert (len(rollout.frames), rollout.rewards.tolist(), rollout.num_positions) == (2, [1.0], 2)
+
+
+def test_a_refused_step_leaves_the_episode_unchanged(monkeypatch):
+    viewer = EpisodeViewer(Rollout.from_arrays(frames=random_frames(2), actions=[0]))
+    with pytest.raises(ValueError, match="frame at step 2: size changed"):
+        viewer.append(frame=np.zeros((9, 9, 3), np.uint8), action=1)
+    with pytest.raises(ValueError, match=r"action at step 2: got float64 of shape \(2,\)"):
+        viewer.append(frame=random_frames(1)[0], action=[0.5, 0.5])
+    with pytest.raises(ValueError, match="step 2: this viewer shows frames; pass frame="):
+        viewer.append(action=1)
+    reply, buffers = request(viewer, [0], monkeypatch)
+    assert (viewer.length, len(decoded(reply, buffers)), sorted(reply["steps"])) == (
+        2,
+        2,
+        ["0", "1"],
+    )
+
+
+def test_image_observations_grow_from_obs(monkeypatch):
+    observations = random_frames(3)
+    viewer = EpisodeViewer(Rollout.from_arrays(observations=observations[:2], actions=[0]))
+    viewer.append(obs=observations[2], action=1)
+    got = decoded(*request(viewer, [0], monkeypatch))
+    np.testing.assert_array_equal(got[2], observations[2])
