@@ -5,6 +5,8 @@ one message whose buffers are the chunks' part payloads, exactly as the frames h
 them (stored payloads are never decoded or re-encoded on the way). The same reply
 carries the readout data of every position in those chunks (action text, info), so
 a step's readout arrives with its frame and never costs a round trip of its own.
+While the episode grows, the kernel also pushes the newest chunks unasked, in the
+same message shape (see :func:`growth_push`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,11 @@ import numpy as np
 from agent_widget.frames import CHUNK_SIZE, Frames
 
 Message = dict[str, Any]
+# A growth push carries at most this many chunks and payload bytes (the newest chunk goes
+# even when larger): a training loop appending thousands of steps between pushes must
+# not flood the websocket (the chunks left out are fetched on demand later).
+PUSH_CHUNKS = 4
+PUSH_BYTES = 4 * 2**20
 
 
 class Served(Protocol):
@@ -72,6 +79,42 @@ def action_text(action: Any, names: Sequence[str] = ()) -> str:
 def chunk_reply(request: Mapping[str, Any], episode: Served) -> tuple[Message, list[bytes]]:
     """The reply to ``{"type": "chunks", "id": i, "chunks": [k, ...]}``: content and buffers."""
     chunks = _chunk_indices(request.get("chunks"), episode.num_positions)
+    return _chunks_message(request["id"], chunks, episode)
+
+
+def growth_push(episode: Served, since: int) -> tuple[Message, list[bytes]]:
+    """The chunks the kernel sends unasked once the episode has grown past ``since`` positions.
+
+    While a cell appends steps the kernel cannot answer requests (its shell channel is
+    busy), so it pushes the chunks that changed since the last push instead: always the
+    chunk holding the newest position (re-sent as it fills), plus the other changed ones,
+    newest first, while the push stays within ``PUSH_CHUNKS`` chunks and ``PUSH_BYTES``
+    of payload. Chunks left out are asked for as usual once the cell ends. The message
+    is a request's reply with ``"id": None`` and ``"push": True``.
+    """
+    last = (episode.num_positions - 1) // CHUNK_SIZE
+    chunks = [last]
+    size = _payload_bytes(episode, last)
+    for k in range(last - 1, since // CHUNK_SIZE - 1, -1):
+        if len(chunks) == PUSH_CHUNKS:
+            break
+        size += _payload_bytes(episode, k)
+        if size > PUSH_BYTES:
+            break
+        chunks.append(k)
+    content, buffers = _chunks_message(None, sorted(chunks), episode)
+    content["push"] = True
+    return content, buffers
+
+
+def _payload_bytes(episode: Served, k: int) -> int:
+    return 0 if episode.frames is None else sum(len(p.payload) for p in episode.frames.chunk(k))
+
+
+def _chunks_message(
+    request_id: int | None, chunks: Sequence[int], episode: Served
+) -> tuple[Message, list[bytes]]:
+    """A ``chunks`` message: each chunk's part headers and readout data, payloads as buffers."""
     parts: list[Message] = []
     buffers: list[bytes] = []
     steps: dict[str, Message] = {}
@@ -92,7 +135,7 @@ def chunk_reply(request: Mapping[str, Any], episode: Served) -> tuple[Message, l
         stop = min((k + 1) * CHUNK_SIZE, episode.num_positions)
         for t in range(k * CHUNK_SIZE, stop):
             steps[str(t)] = episode.readout(t)
-    content = {"type": "chunks", "id": request["id"], "parts": parts, "steps": steps}
+    content = {"type": "chunks", "id": request_id, "parts": parts, "steps": steps}
     return content, buffers
 
 

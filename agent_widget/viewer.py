@@ -18,11 +18,12 @@ import traitlets
 
 from agent_widget.frames import CHUNK_SIZE, ENCODINGS, ArrayFrames, Frames
 from agent_widget.rollout import Rollout
-from agent_widget.transport import Message, action_text, answer, pack_series
+from agent_widget.transport import Message, action_text, answer, growth_push, pack_series
 
 _STATIC = pathlib.Path(__file__).parent / "static"
 # Live growth updates the front end at most this often (seconds): a training loop may
-# append thousands of steps a second, and each update re-sends every series.
+# append thousands of steps a second, and each update re-sends every series and pushes
+# the newest frame chunks.
 _SYNC_INTERVAL = 0.1
 
 
@@ -127,6 +128,8 @@ class EpisodeViewer(anywidget.AnyWidget):
             raise ValueError("the episode is empty: EpisodeViewer needs at least one position")
         names = rollout.metadata.get("action_names") if action_names is None else action_names
         self._episode = _Episode(rollout, _frames_of(rollout, encoding), encoding, extras, names)
+        # Positions the front end has been sent (or can ask for); growth pushes the rest.
+        self._pushed = self._episode.num_positions
         # Set before the widget opens its comm, so the first state the front end sees is whole.
         self.set_trait("length", self._episode.num_positions)
         self.set_trait("has_frames", self._episode.frames is not None)
@@ -225,10 +228,21 @@ class EpisodeViewer(anywidget.AnyWidget):
             self._timer.start()
 
     def _sync(self) -> None:
-        """Send the grown episode: length and series, and the newest step when following."""
+        """Send the grown episode: its newest chunks, then length and series, and the
+        newest step when following.
+
+        The chunks go unasked because the front end cannot get an answer while a cell
+        is appending (the kernel handles its requests only between cells). They go
+        first: the front end handles custom messages as they arrive but state updates a
+        moment later, so it holds the new chunks before it learns the new length and
+        has no reason to ask the busy kernel for them.
+        """
         with self._lock:
             self._timer = None
             self._synced_at = time.monotonic()
+            if self._episode.num_positions > self._pushed:
+                self.send(*growth_push(self._episode, self._pushed))
+                self._pushed = self._episode.num_positions
             following = self.step == self.length - 1
             with self.hold_sync():
                 self.set_trait("length", self._episode.num_positions)

@@ -12,17 +12,24 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 function setup(encodedBudget = 64 * 2 ** 20) {
   const model = new FakeModel();
-  const transport = new ChunkTransport(model, { chunkSize: () => 16 });
+  const transport = new ChunkTransport(model, { chunkSize: () => 16, onPush: (data) => source.receive(data) });
   const store = new FrameStore(() => 16, { encoded: encodedBudget, inflated: 1 << 20, decoded: 1 << 20 });
   const errors: Error[] = [];
-  const source = new ChunkSource(transport, store, () => {}, (e) => errors.push(e));
+  const shown: number[] = [];
+  const source = new ChunkSource(transport, store, (data) => shown.push(data.chunk), (e) => errors.push(e));
   /** Answers request `index` (0-based) with a 1,000-byte raw part per chunk. */
   const answer = (index: number) => {
     const { id, chunks } = model.sent[index];
     const parts = chunks.map((k: number) => ({ chunk: k, start: k * 16, count: 1, height: 1, width: 1, encoding: "raw" }));
     model.reply({ type: "chunks", id, parts, steps: {} }, chunks.map(() => new Uint8Array(1000)));
   };
-  return { model, store, source, errors, answer };
+  /** Plays the growing kernel: pushes chunk `k` holding its first `count` positions. */
+  const push = (k: number, count: number) => {
+    const steps = Object.fromEntries(Array.from({ length: count }, (_, i) => [k * 16 + i, { action: "", info: {} }]));
+    const parts = [{ chunk: k, start: k * 16, count, height: 1, width: 1, encoding: "raw" }];
+    model.reply({ type: "chunks", id: null, push: true, parts, steps }, [new Uint8Array(count * 3)]);
+  };
+  return { model, store, source, errors, shown, answer, push };
 }
 
 const playhead = (over: Partial<Playhead> = {}): Playhead => ({
@@ -134,5 +141,47 @@ describe("ChunkSource", () => {
     await vi.advanceTimersByTimeAsync(20_001);
     expect(errors).toEqual([]);
     expect(model.sent.map((m) => m.chunks)).toEqual([[2], [2]]);
+  });
+
+  it("caches a pushed chunk and reports it, without asking the kernel", () => {
+    const { model, store, shown, push } = setup();
+    push(3, 5);
+    expect(store.holdsAll(3, 53)).toBe(true);
+    expect(shown).toEqual([3]);
+    expect(model.sent).toEqual([]);
+  });
+
+  it("does not report a pushed copy that reaches no further than the cached one", () => {
+    const { shown, push } = setup();
+    push(3, 5);
+    push(3, 4);
+    push(3, 5);
+    expect(shown).toEqual([3]);
+  });
+
+  it("after growth, keeps the chunks a push brought whole and asks only for one cut short", async () => {
+    const { model, source, store, push } = setup(20_000);
+    source.update(playhead({ step: 40, length: 42 }));
+    push(2, 10); // settles the request for chunk 2
+    await settle();
+    push(2, 16); // the episode grew to 50; the pushes arrive before the new length
+    push(3, 2);
+    source.grown(42, 50, 16);
+    expect([store.has(2), store.has(3)]).toEqual([true, true]);
+    source.grown(50, 64, 16); // this growth's push left chunk 3 out (capped)
+    expect([store.has(2), store.has(3)]).toEqual([true, false]);
+    const asked = model.sent.length;
+    source.update(playhead({ step: 63, length: 64 }));
+    expect(model.sent.slice(asked).map((m) => m.chunks)).toEqual([[3]]);
+  });
+
+  it("does not ask again for a chunk a push brought while its request waited for the busy kernel", async () => {
+    vi.useFakeTimers();
+    const { model, source, errors, push } = setup();
+    source.update(playhead({ step: 40, length: 42 }));
+    push(2, 10);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(errors).toEqual([]);
+    expect(model.sent.filter((m) => m.chunks.includes(2))).toHaveLength(1);
   });
 });

@@ -2,7 +2,8 @@
  * Keeps the chunks around the playhead cached: asks the kernel for what the
  * prefetch plan says is missing and, when the whole episode fits the budget,
  * fills the cache in the background, one request at a time and only while no
- * urgent request is waiting, so it never delays interaction.
+ * urgent request is waiting, so it never delays interaction. Chunks the kernel
+ * pushes while the episode grows are cached the same way.
  */
 import {
   aheadChunks,
@@ -75,6 +76,23 @@ export class ChunkSource {
     this.fill();
   }
 
+  /** Caches a chunk that arrived, asked for or pushed, and reports it, unless the cache already holds as much. */
+  receive(data: ChunkData): void {
+    if (this.store.put(data)) this.onChunk(data);
+  }
+
+  /**
+   * The episode grew from `old` to `length` positions: forgets the chunks cut short
+   * at the old end (cached or in flight), but keeps those a push already brought
+   * whole, so the kernel, likely busy running the cell that grows the episode, is
+   * not asked for them.
+   */
+  grown(old: number, length: number, chunkSize: number): void {
+    for (let k = chunkOf(old - 1, chunkSize); k <= chunkOf(length - 1, chunkSize); k++) {
+      if (this.present(k) && !this.store.holdsAll(k, length)) this.drop(k);
+    }
+  }
+
   /** Forgets chunk `k` (cached or in flight): its data changed. */
   drop(k: number): void {
     this.transport.forget(k);
@@ -95,8 +113,7 @@ export class ChunkSource {
     const settled = this.transport.fetch(chunks).map((promise) =>
       promise.then(
         (data): Outcome => {
-          this.store.put(data);
-          this.onChunk(data);
+          this.receive(data);
           return "ok";
         },
         (error: Error): Outcome => {

@@ -15,6 +15,18 @@ function chunk(k: number, bytes = 100): ChunkData {
   };
 }
 
+/** Chunk `k` as the kernel has it while only its first `count` positions exist. */
+function partial(k: number, count: number): ChunkData {
+  const start = k * 16;
+  const positions = Array.from({ length: count }, (_, i) => start + i);
+  return {
+    chunk: k,
+    parts: [part(FRAMES.slice(start, start + count), start, 2, 3)],
+    steps: new Map(positions.map((t) => [t, { action: "", info: { t } }])),
+    bytes: 100,
+  };
+}
+
 const store = (decoded = 1 << 20) => new FrameStore(() => 16, { encoded: 1 << 20, inflated: 1 << 20, decoded });
 
 describe("FrameStore", () => {
@@ -87,5 +99,35 @@ describe("FrameStore", () => {
     s.put(chunk(0, 100));
     s.put(chunk(1, 300));
     expect(s.averageChunkBytes).toBe(200);
+  });
+
+  it("replaces a chunk cut short with a copy reaching further, forgetting what it decoded", async () => {
+    const s = store();
+    s.put(partial(1, 3)); // positions 16..18, pushed while the episode grew
+    await s.frame(17, true);
+    expect(s.put(partial(1, 4))).toBe(true);
+    expect(s.isDecoded(17)).toBe(false);
+    expect((await s.frame(19, true))!.rgba).toEqual(rgba(FRAMES[19]));
+    expect(s.meta(19)).toEqual({ action: "", info: { t: 19 } });
+  });
+
+  it("keeps a cached chunk when a copy reaching no further arrives", async () => {
+    const s = store();
+    s.put(partial(1, 4));
+    await s.frame(17, true);
+    expect(s.put(partial(1, 3))).toBe(false);
+    expect(s.put(partial(1, 4))).toBe(false);
+    expect(s.isDecoded(17)).toBe(true);
+    expect(s.frameNow(19)!.rgba).toEqual(rgba(FRAMES[19]));
+  });
+
+  it("tells whether a cached chunk holds every position the episode now has", () => {
+    const s = store();
+    s.put(partial(1, 3));
+    expect(s.holdsAll(1, 19)).toBe(true);
+    expect(s.holdsAll(1, 20)).toBe(false);
+    expect(s.holdsAll(0, 19)).toBe(false); // not cached
+    s.put(chunk(0));
+    expect(s.holdsAll(0, 100)).toBe(true); // whole: 16 positions
   });
 });

@@ -46,14 +46,29 @@ export class FrameStore {
     return this.received === 0 ? 0 : Math.max(1, this.receivedBytes / this.received);
   }
 
-  put(data: ChunkData): void {
+  /**
+   * Caches a chunk unless the cached copy already reaches as far: while the episode
+   * grows the same chunk arrives again and again (pushed, or answering a request),
+   * and a copy cut short must never replace a longer one. Returns whether it was kept.
+   */
+  put(data: ChunkData): boolean {
+    const cached = this.chunks.peek(data.chunk);
+    if (cached !== undefined && reach(cached) >= reach(data)) return false;
+    if (cached !== undefined) this.drop(data.chunk);
     this.chunks.set(data.chunk, data);
     this.received++;
     this.receivedBytes += data.bytes;
+    return true;
   }
 
   has(k: number): boolean {
     return this.chunks.has(k);
+  }
+
+  /** Whether chunk `k` is cached with every position it has in an episode of `length`. */
+  holdsAll(k: number, length: number): boolean {
+    const cached = this.chunks.peek(k);
+    return cached !== undefined && reach(cached) >= Math.min((k + 1) * this.chunkSize(), length);
   }
 
   /** Forgets chunk `k` and everything decoded from it (its data changed, e.g. the episode grew). */
@@ -124,4 +139,12 @@ export class FrameStore {
     if (!this.retired.has(part)) this.frames.set(t, frame);
     return frame;
   }
+}
+
+/** The position after the last one `data` covers (its frames or its readout data). */
+function reach(data: ChunkData): number {
+  let end = 0;
+  for (const part of data.parts) end = Math.max(end, part.start + part.count);
+  for (const t of data.steps.keys()) end = Math.max(end, t + 1);
+  return end;
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ChunkTransport, StaleError } from "./transport.ts";
 import { FakeModel } from "./test-helpers.ts";
+import type { ChunkData } from "./types.ts";
 
 const header = (chunk: number, start: number, count = 16) => ({
   chunk,
@@ -13,9 +14,24 @@ const header = (chunk: number, start: number, count = 16) => ({
 
 function setup(timeoutMs = 1000) {
   const model = new FakeModel();
-  const transport = new ChunkTransport(model, { chunkSize: () => 16, timeoutMs });
-  return { model, transport };
+  const pushed: ChunkData[] = [];
+  const pushErrors: Error[] = [];
+  const transport = new ChunkTransport(model, {
+    chunkSize: () => 16,
+    timeoutMs,
+    onPush: (data) => pushed.push(data),
+    onPushError: (error) => pushErrors.push(error),
+  });
+  return { model, transport, pushed, pushErrors };
 }
+
+const push = (parts: ReturnType<typeof header>[], steps: Record<string, unknown> = {}) => ({
+  type: "chunks",
+  id: null,
+  push: true,
+  parts,
+  steps,
+});
 
 afterEach(() => {
   vi.useRealTimers();
@@ -169,5 +185,57 @@ describe("ChunkTransport", () => {
     transport.dispose();
     await expect(a).rejects.toBeInstanceOf(StaleError);
     expect(model.listeners("msg:custom")).toBe(0);
+  });
+
+  it("hands a pushed chunk nobody asked for to onPush, with its payload and readout data", () => {
+    const { model, pushed } = setup();
+    model.reply(push([header(2, 32, 3)], { "34": { action: "1", info: { t: 34 } } }), [Uint8Array.from([5, 6])]);
+    expect(pushed.map((d) => [d.chunk, d.parts.map((p) => [p.start, p.count, [...p.payload]])])).toEqual([
+      [2, [[32, 3, [5, 6]]]],
+    ]);
+    expect(pushed[0].steps.get(34)).toEqual({ action: "1", info: { t: 34 } });
+    expect(model.sent).toEqual([]);
+  });
+
+  it("settles a request in flight with a push of its chunk and ignores the request's late reply", async () => {
+    const { model, transport, pushed } = setup();
+    const [waiting] = transport.fetch([2]);
+    model.reply(push([header(2, 32, 3)]), [Uint8Array.from([1])]);
+    expect([...(await waiting).parts[0].payload]).toEqual([1]);
+    expect(transport.isPending(2)).toBe(false);
+    expect(pushed).toEqual([]); // the requester caches it
+    model.reply({ type: "chunks", id: 1, parts: [header(2, 32, 2)] }, [Uint8Array.from([0])]);
+    const [again] = transport.fetch([2]);
+    model.reply({ type: "chunks", id: 2, parts: [header(2, 32, 4)] }, [Uint8Array.from([2])]);
+    expect([...(await again).parts[0].payload]).toEqual([2]);
+  });
+
+  it("does not time out a request that a push settled", async () => {
+    vi.useFakeTimers();
+    const { model, transport } = setup(500);
+    const [waiting] = transport.fetch([2]);
+    model.reply(push([header(2, 32, 3)]), [Uint8Array.from([1])]);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(501);
+    await expect(waiting).resolves.toMatchObject({ chunk: 2 });
+  });
+
+  it("keeps waiting for the chunks of a request that a push did not bring", async () => {
+    vi.useFakeTimers();
+    const { model, transport } = setup(500);
+    const [, three] = transport.fetch([2, 3]);
+    model.reply(push([header(2, 32)]), [Uint8Array.from([1])]);
+    expect(transport.isPending(3)).toBe(true);
+    vi.advanceTimersByTime(501);
+    await expect(three).rejects.toThrow("timed out");
+  });
+
+  it("reports a push whose parts and buffers do not pair up, and settles nothing with it", () => {
+    const { model, transport, pushed, pushErrors } = setup();
+    transport.fetch([2]);
+    model.reply(push([header(2, 32)]), []);
+    expect(pushErrors.map((e) => e.message)).toEqual(["chunk push has 1 parts but 0 buffers"]);
+    expect(pushed).toEqual([]);
+    expect(transport.isPending(2)).toBe(true);
   });
 });

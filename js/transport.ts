@@ -5,6 +5,10 @@
  * payloads in order. A chunk already in flight is never asked for twice, and
  * replies that arrive after a timeout or after `forget` are dropped, so stale
  * frames (e.g. of a chunk that grew since) never reach the cache.
+ *
+ * While the episode grows the kernel also pushes its newest chunks unasked (it
+ * cannot answer requests while a cell runs). A pushed chunk that is in flight
+ * settles its request (whose own reply is then ignored); any other goes to `onPush`.
  */
 import type { ChunkData, EncodedPart, Encoding, Model, PartHeader, StepMeta } from "./types.ts";
 
@@ -17,9 +21,12 @@ interface Pending {
 
 interface ChunkReply {
   type: "chunks";
-  id: number;
+  /** The request's id; `null` in a push. */
+  id: number | null;
   parts: PartHeader[];
   steps?: Record<string, StepMeta>;
+  /** Sent unasked by a growing episode. */
+  push?: boolean;
 }
 
 interface ErrorReply {
@@ -33,6 +40,10 @@ export interface TransportOptions {
   chunkSize: () => number;
   /** A request not answered within this is given up (the chunk may be asked for again). */
   timeoutMs?: number;
+  /** A pushed chunk nobody is waiting for. */
+  onPush?: (data: ChunkData) => void;
+  /** A push that could not be read. */
+  onPushError?: (error: Error) => void;
 }
 
 export class ChunkTransport {
@@ -91,7 +102,12 @@ export class ChunkTransport {
 
   private receive(msg: unknown, buffers: DataView[]): void {
     const reply = msg as ChunkReply | ErrorReply | null;
-    if (reply === null || typeof reply !== "object" || !this.timers.has(reply.id)) return;
+    if (reply === null || typeof reply !== "object") return;
+    if (reply.type === "chunks" && reply.push === true) {
+      this.receivePush(reply, buffers);
+      return;
+    }
+    if (reply.id === null || !this.timers.has(reply.id)) return;
     if (reply.type === "error") {
       this.fail(reply.id, new Error(reply.message));
     } else if (reply.type === "chunks") {
@@ -100,6 +116,27 @@ export class ChunkTransport {
       } catch (error) {
         this.fail(reply.id, error as Error);
       }
+    }
+  }
+
+  private receivePush(push: ChunkReply, buffers: DataView[]): void {
+    let chunks: Map<number, ChunkData>;
+    try {
+      chunks = parseReply(push, buffers, this.options.chunkSize());
+    } catch (error) {
+      this.options.onPushError?.(error as Error);
+      return;
+    }
+    for (const [k, data] of chunks) {
+      const entry = this.pending.get(k);
+      if (entry === undefined) {
+        this.options.onPush?.(data);
+        continue;
+      }
+      // The push is what the request would have brought, as the kernel is now.
+      this.pending.delete(k);
+      entry.resolve(data);
+      if (![...this.pending.values()].some((other) => other.id === entry.id)) this.clearTimer(entry.id);
     }
   }
 
@@ -140,7 +177,8 @@ export class TimeoutError extends Error {}
 export function parseReply(reply: ChunkReply, buffers: DataView[], chunkSize: number): Map<number, ChunkData> {
   const parts = reply.parts ?? [];
   if (parts.length !== buffers.length) {
-    throw new Error(`chunk reply ${reply.id} has ${parts.length} parts but ${buffers.length} buffers`);
+    const what = reply.push === true ? "chunk push" : `chunk reply ${reply.id}`;
+    throw new Error(`${what} has ${parts.length} parts but ${buffers.length} buffers`);
   }
   const chunks = new Map<number, ChunkData>();
   const entry = (k: number): ChunkData => {

@@ -85,7 +85,11 @@ class EpisodeView {
     this.status.className = "aw-status";
 
     this.store = new FrameStore(() => this.traits.chunkSize);
-    this.transport = new ChunkTransport(model, { chunkSize: () => this.traits.chunkSize });
+    this.transport = new ChunkTransport(model, {
+      chunkSize: () => this.traits.chunkSize,
+      onPush: (data) => this.source.receive(data),
+      onPushError: (error) => this.report(error),
+    });
     this.source = new ChunkSource(
       this.transport,
       this.store,
@@ -289,8 +293,7 @@ class EpisodeView {
     if (length < old) {
       this.source.reset();
     } else if (old > 0 && length > old) {
-      // That chunk was cut short at the old end; it now holds more positions.
-      this.source.drop(chunkOf(old - 1, this.traits.chunkSize));
+      this.source.grown(old, length, this.traits.chunkSize);
     }
     this.controls.setLength(length);
     this.timeline.setData(this.series, length);

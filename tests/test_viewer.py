@@ -15,6 +15,7 @@ import traitlets
 from agent_widget.frames import CHUNK_SIZE, Frames, Part, decode_part
 from agent_widget.rollout import Rollout
 from agent_widget.storage import load
+from agent_widget.transport import PUSH_CHUNKS
 from agent_widget.viewer import EpisodeViewer
 
 
@@ -56,6 +57,19 @@ def decoded(reply: dict, buffers: list) -> dict[int, np.ndarray]:
         for i, frame in enumerate(decode_part(part)):
             frames[header["start"] + i] = frame
     return frames
+
+
+def pushes(viewer: EpisodeViewer, monkeypatch) -> list[tuple[dict, list]]:
+    """The messages the widget sends unasked from now on (its growth pushes), as they go."""
+    sent: list[tuple[dict, list]] = []
+    monkeypatch.setattr(
+        viewer, "send", lambda content, buffers=None: sent.append((content, buffers or []))
+    )
+    return sent
+
+
+def pushed_chunks(push: dict) -> list[int]:
+    return sorted({int(t) // CHUNK_SIZE for t in push["steps"]})
 
 
 def series(viewer: EpisodeViewer, name: str) -> np.ndarray:
@@ -500,3 +514,103 @@ def test_image_observations_grow_from_obs(monkeypatch):
     viewer.append(obs=observations[2], action=1)
     got = decoded(*request(viewer, [0], monkeypatch))
     np.testing.assert_array_equal(got[2], observations[2])
+
+
+# Live growth: the kernel pushes the newest chunks (it cannot answer while a cell runs)
+
+
+def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    frames = random_frames(18)
+    viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:17], actions=np.zeros(16, int)))
+    sent = pushes(viewer, monkeypatch)
+    viewer.append(frame=frames[17], action=1, info={"t": 17})
+    [(push, buffers)] = sent
+    assert (push["type"], push["id"], push["push"]) == ("chunks", None, True)
+    got = decoded(push, buffers)
+    assert sorted(got) == [16, 17]
+    for t, frame in got.items():
+        np.testing.assert_array_equal(frame, frames[t])
+    assert push["steps"] == {
+        "16": {"action": "1", "info": {}},
+        "17": {"action": "", "info": {"t": 17}},
+    }
+
+
+def test_a_push_carries_every_chunk_changed_since_the_last_push(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    frames = random_frames(41)
+    viewer = EpisodeViewer(frames[:10])
+    sent = pushes(viewer, monkeypatch)
+    viewer.extend(Rollout.from_arrays(frames=frames[10:40], actions=np.zeros((30, 0))))
+    viewer.append(frame=frames[40])
+    [(first, first_buffers), (second, second_buffers)] = sent
+    assert (pushed_chunks(first), pushed_chunks(second)) == ([0, 1, 2], [2])
+    got = decoded(first, first_buffers)
+    assert sorted(got) == list(range(40))
+    got.update(decoded(second, second_buffers))
+    for t in range(41):
+        np.testing.assert_array_equal(got[t], frames[t])
+
+
+def test_a_push_holds_only_the_newest_chunks_however_much_grew(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    frames = random_frames(200)
+    viewer = EpisodeViewer(frames[:1])
+    sent = pushes(viewer, monkeypatch)
+    viewer.extend(Rollout.from_arrays(frames=frames[1:], actions=np.zeros((199, 0))))
+    [(push, buffers)] = sent
+    newest = list(range(12 - PUSH_CHUNKS + 1, 13))
+    assert pushed_chunks(push) == newest
+    got = decoded(push, buffers)
+    assert sorted(got) == list(range(newest[0] * CHUNK_SIZE, 200))
+    np.testing.assert_array_equal(got[199], frames[199])
+
+
+def test_a_push_keeps_to_its_byte_budget_but_always_carries_the_newest_chunk(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.transport.PUSH_BYTES", 1)
+    frames = random_frames(40)
+    viewer = EpisodeViewer(frames[:10], encoding="raw")
+    sent = pushes(viewer, monkeypatch)
+    viewer.extend(Rollout.from_arrays(frames=frames[10:], actions=np.zeros((30, 0))))
+    [(push, buffers)] = sent
+    assert pushed_chunks(push) == [2]
+    assert [bytes(b) for b in buffers] == [frames[32:40].tobytes()]
+
+
+def test_the_push_goes_out_before_the_new_length(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    viewer = EpisodeViewer(random_frames(3))
+    lengths_when_pushed = []
+    monkeypatch.setattr(viewer, "send", lambda *_: lengths_when_pushed.append(viewer.length))
+    viewer.append(frame=random_frames(1)[0])
+    assert (lengths_when_pushed, viewer.length) == ([3], 4)
+
+
+def test_a_burst_of_appends_is_pushed_a_few_times_and_the_last_push_holds_the_last_frame(
+    monkeypatch,
+):
+    frames = random_frames(201)
+    viewer = EpisodeViewer(frames[:1])
+    sent = pushes(viewer, monkeypatch)
+    started = time.monotonic()
+    for t in range(1, 201):
+        viewer.append(frame=frames[t])
+    elapsed = time.monotonic() - started
+    time.sleep(0.3)
+    assert len(sent) <= 2 + elapsed / 0.1  # at most ~10 pushes a second
+    push, buffers = sent[-1]
+    assert pushed_chunks(push)[-1] == 12
+    np.testing.assert_array_equal(decoded(push, buffers)[200], frames[200])
+
+
+def test_a_viewer_without_frames_pushes_the_readout_of_new_steps(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    viewer = EpisodeViewer(Rollout.from_arrays(observations=np.zeros((2, 4)), actions=[0]))
+    sent = pushes(viewer, monkeypatch)
+    viewer.append(obs=np.ones(4), action=1, info={"lives": 2})
+    [(push, buffers)] = sent
+    assert (push["parts"], buffers) == ([], [])
+    assert push["steps"]["1"] == {"action": "1", "info": {}}
+    assert push["steps"]["2"] == {"action": "", "info": {"lives": 2}}

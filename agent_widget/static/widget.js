@@ -647,7 +647,12 @@ var ChunkTransport = class {
   }
   receive(msg, buffers) {
     const reply = msg;
-    if (reply === null || typeof reply !== "object" || !this.timers.has(reply.id)) return;
+    if (reply === null || typeof reply !== "object") return;
+    if (reply.type === "chunks" && reply.push === true) {
+      this.receivePush(reply, buffers);
+      return;
+    }
+    if (reply.id === null || !this.timers.has(reply.id)) return;
     if (reply.type === "error") {
       this.fail(reply.id, new Error(reply.message));
     } else if (reply.type === "chunks") {
@@ -656,6 +661,25 @@ var ChunkTransport = class {
       } catch (error) {
         this.fail(reply.id, error);
       }
+    }
+  }
+  receivePush(push, buffers) {
+    let chunks;
+    try {
+      chunks = parseReply(push, buffers, this.options.chunkSize());
+    } catch (error) {
+      this.options.onPushError?.(error);
+      return;
+    }
+    for (const [k, data] of chunks) {
+      const entry = this.pending.get(k);
+      if (entry === void 0) {
+        this.options.onPush?.(data);
+        continue;
+      }
+      this.pending.delete(k);
+      entry.resolve(data);
+      if (![...this.pending.values()].some((other) => other.id === entry.id)) this.clearTimer(entry.id);
     }
   }
   settle(id, chunks) {
@@ -686,7 +710,8 @@ var TimeoutError = class extends Error {
 function parseReply(reply, buffers, chunkSize) {
   const parts = reply.parts ?? [];
   if (parts.length !== buffers.length) {
-    throw new Error(`chunk reply ${reply.id} has ${parts.length} parts but ${buffers.length} buffers`);
+    const what = reply.push === true ? "chunk push" : `chunk reply ${reply.id}`;
+    throw new Error(`${what} has ${parts.length} parts but ${buffers.length} buffers`);
   }
   const chunks = /* @__PURE__ */ new Map();
   const entry = (k) => {
@@ -776,6 +801,21 @@ var ChunkSource = class {
     for (const chunks of toRequests(missing, chunkOf(step, chunkSize), perRequest)) this.request(chunks, false);
     this.fill();
   }
+  /** Caches a chunk that arrived, asked for or pushed, and reports it, unless the cache already holds as much. */
+  receive(data) {
+    if (this.store.put(data)) this.onChunk(data);
+  }
+  /**
+   * The episode grew from `old` to `length` positions: forgets the chunks cut short
+   * at the old end (cached or in flight), but keeps those a push already brought
+   * whole, so the kernel, likely busy running the cell that grows the episode, is
+   * not asked for them.
+   */
+  grown(old, length, chunkSize) {
+    for (let k = chunkOf(old - 1, chunkSize); k <= chunkOf(length - 1, chunkSize); k++) {
+      if (this.present(k) && !this.store.holdsAll(k, length)) this.drop(k);
+    }
+  }
   /** Forgets chunk `k` (cached or in flight): its data changed. */
   drop(k) {
     this.transport.forget(k);
@@ -794,8 +834,7 @@ var ChunkSource = class {
     const settled = this.transport.fetch(chunks).map(
       (promise) => promise.then(
         (data) => {
-          this.store.put(data);
-          this.onChunk(data);
+          this.receive(data);
           return "ok";
         },
         (error) => {
@@ -921,13 +960,27 @@ var FrameStore = class {
   get averageChunkBytes() {
     return this.received === 0 ? 0 : Math.max(1, this.receivedBytes / this.received);
   }
+  /**
+   * Caches a chunk unless the cached copy already reaches as far: while the episode
+   * grows the same chunk arrives again and again (pushed, or answering a request),
+   * and a copy cut short must never replace a longer one. Returns whether it was kept.
+   */
   put(data) {
+    const cached = this.chunks.peek(data.chunk);
+    if (cached !== void 0 && reach(cached) >= reach(data)) return false;
+    if (cached !== void 0) this.drop(data.chunk);
     this.chunks.set(data.chunk, data);
     this.received++;
     this.receivedBytes += data.bytes;
+    return true;
   }
   has(k) {
     return this.chunks.has(k);
+  }
+  /** Whether chunk `k` is cached with every position it has in an episode of `length`. */
+  holdsAll(k, length) {
+    const cached = this.chunks.peek(k);
+    return cached !== void 0 && reach(cached) >= Math.min((k + 1) * this.chunkSize(), length);
   }
   /** Forgets chunk `k` and everything decoded from it (its data changed, e.g. the episode grew). */
   drop(k) {
@@ -991,6 +1044,12 @@ var FrameStore = class {
     return frame;
   }
 };
+function reach(data) {
+  let end = 0;
+  for (const part of data.parts) end = Math.max(end, part.start + part.count);
+  for (const t of data.steps.keys()) end = Math.max(end, t + 1);
+  return end;
+}
 
 // js/throttle.ts
 var Throttle = class {
@@ -1252,7 +1311,11 @@ var EpisodeView = class {
     this.status = this.root.appendChild(document.createElement("div"));
     this.status.className = "aw-status";
     this.store = new FrameStore(() => this.traits.chunkSize);
-    this.transport = new ChunkTransport(model, { chunkSize: () => this.traits.chunkSize });
+    this.transport = new ChunkTransport(model, {
+      chunkSize: () => this.traits.chunkSize,
+      onPush: (data) => this.source.receive(data),
+      onPushError: (error) => this.report(error)
+    });
     this.source = new ChunkSource(
       this.transport,
       this.store,
@@ -1458,7 +1521,7 @@ var EpisodeView = class {
     if (length < old) {
       this.source.reset();
     } else if (old > 0 && length > old) {
-      this.source.drop(chunkOf(old - 1, this.traits.chunkSize));
+      this.source.grown(old, length, this.traits.chunkSize);
     }
     this.controls.setLength(length);
     this.timeline.setData(this.series, length);

@@ -177,28 +177,41 @@ def test_the_readout_shows_markup_in_an_info_as_text(notebook, view):
     assert markup == {"scripts": 0, "images": 0, "readoutChildren": 0, "injected": None}
 
 
-def test_live_growth_reaches_the_browser_while_the_cell_runs(notebook):
+def test_live_growth_paints_new_frames_while_the_cell_runs(notebook, tmp_path):
     live = notebook.view(LIVE)  # its frames are the first frames of FRAMES
     slider = live.slider()
     assert slider.get_attribute("max") == "0"
+    release = tmp_path / "release"
+    # The cell stays busy after its appends until the test has looked, so everything
+    # checked below reached the browser while the kernel could not answer requests.
     run = notebook.start(
-        f"""for t in range(1, {LIVE_STEPS}):
-    live.append(frame=live_frames[t], action=t % 4, reward=1.0)
+        f"""import os
+for t in range(1, {LIVE_STEPS}):
+    live.append(frame=live_frames[t], action=t % 4, reward=1.0, info={{"t": t}})
+    time.sleep(0.05)
+while not os.path.exists({str(release)!r}):
     time.sleep(0.05)"""
     )
-    notebook.wait_until(
-        lambda: int(slider.get_attribute("max") or 0) > 0 and not run.done,
-        timeout=20,
-        what="the slider to grow before the cell finished",
-    )
+    last = LIVE_STEPS - 1
+    try:
+        notebook.wait_until(
+            lambda: int(slider.get_attribute("max") or 0) > 0,
+            timeout=20,
+            what="the slider to grow",
+        )
+        assert_shows(live, last)  # followed the growth; the frame came pushed
+        assert f'info: {{"t":{last}}}' in live.readout()
+        live.press("ArrowLeft")  # the readout data of the pushed chunk came along
+        assert_shows(live, last - 1)
+        assert f'info: {{"t":{last - 1}}}' in live.readout()
+        live.press("Home", "ArrowRight")  # chunk 0 held one frame before the growth
+        assert_shows(live, 1)
+        assert not run.done, f"the cell ended early:\n{run.wait()}"
+    finally:
+        release.touch()
     run.wait()
-    notebook.wait_until(
-        lambda: slider.get_attribute("max") == str(LIVE_STEPS - 1), what="the final length"
-    )
-    assert_shows(live, LIVE_STEPS - 1)
-    assert kernel_step(notebook, "live") == LIVE_STEPS - 1
-    live.press("Home", "ArrowRight")  # chunk 0 held one frame before the growth
-    assert_shows(live, 1)
+    assert slider.get_attribute("max") == str(last)
+    notebook.wait_until(lambda: kernel_step(notebook, "live") == 1, what="live.step == 1")
 
 
 def test_a_viewer_without_frames_paints_a_placeholder_and_reads_out(notebook):
