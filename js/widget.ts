@@ -106,8 +106,14 @@ class EpisodeView {
       show: (t) => this.go(t, "player"),
       ended: () => this.pause(),
     });
+    // The model's step is set and saved together: a step set locally but not yet saved
+    // would be overwritten by the kernel's echo of an earlier save (ipywidgets 8 echoes
+    // every update), moving the view back. The view paints from its own `this.step`.
     this.saveStep = new Throttle(
-      () => model.save_changes(),
+      () => {
+        model.set("step", this.step);
+        model.save_changes();
+      },
       () => (this.player.playing ? SAVE_INTERVAL_PLAYING_MS : SAVE_INTERVAL_MS),
     );
 
@@ -180,10 +186,7 @@ class EpisodeView {
     this.showReadout();
     this.paint();
     this.plan();
-    if (origin !== "model") {
-      this.model.set("step", t);
-      this.saveStep.call();
-    }
+    if (origin !== "model") this.saveStep.call();
     if (origin === "player") this.root.dataset.droppedFrames = String(this.player.droppedFrames);
   }
 

@@ -1333,7 +1333,10 @@ var EpisodeView = class {
       ended: () => this.pause()
     });
     this.saveStep = new Throttle(
-      () => model.save_changes(),
+      () => {
+        model.set("step", this.step);
+        model.save_changes();
+      },
       () => this.player.playing ? SAVE_INTERVAL_PLAYING_MS : SAVE_INTERVAL_MS
     );
     this.series = parseSeries(this.traits.series);
@@ -1420,10 +1423,7 @@ var EpisodeView = class {
     this.showReadout();
     this.paint();
     this.plan();
-    if (origin !== "model") {
-      this.model.set("step", t);
-      this.saveStep.call();
-    }
+    if (origin !== "model") this.saveStep.call();
     if (origin === "player") this.root.dataset.droppedFrames = String(this.player.droppedFrames);
   }
   /** Paints the current position if its frame is ready, else starts decoding it. */
