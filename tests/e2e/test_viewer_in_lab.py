@@ -100,6 +100,17 @@ def test_arrow_keys_home_and_end_step_through_the_episode(notebook, view):
     assert_shows(view, 0)
 
 
+def test_a_burst_of_key_presses_ends_on_the_last_one_in_view_and_kernel(notebook, view):
+    # Saves to the kernel are throttled; the kernel's echoes of earlier saves must
+    # never move the view back.
+    go_to(notebook, view, 20)
+    view.press(*["ArrowRight"] * 25)
+    assert_shows(view, 45)
+    notebook.wait_until(lambda: kernel_step(notebook) == 45, what="viewer.step == 45 in the kernel")
+    time.sleep(0.5)  # any late echo has arrived by now
+    assert_shows(view, 45)
+
+
 def test_setting_step_in_python_moves_the_view(notebook, view):
     go_to(notebook, view, 40)
     go_to(notebook, view, 183)  # a chunk far from anything fetched so far
