@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -155,6 +155,37 @@ def answer(content: Mapping[str, Any], episode: Served) -> tuple[Message, list[b
     except Exception as error:  # reported to the front end instead
         message = f"{type(error).__name__}: {error}"
         return {"type": "error", "id": request_id, "message": message}, []
+
+
+class PanelRequest(NamedTuple):
+    request_id: int
+    step: int
+    names: list[str] | None  # None: every panel
+
+
+def panel_request(content: Mapping[str, Any]) -> PanelRequest:
+    """Read ``{"type": "panel", "id": i, "step": t, "names": [name, ...]}``, else ValueError.
+
+    Without ``names`` every panel is asked for. The cards are answered one message per
+    panel, as they are ready (see :mod:`agent_widget.panel_runner`), not by one reply.
+
+    Example:
+        >>> panel_request({"type": "panel", "id": 3, "step": 12, "names": ["Q"]})
+        PanelRequest(request_id=3, step=12, names=['Q'])
+    """
+    names = content.get("names")
+    if names is not None and (
+        not isinstance(names, list) or not all(isinstance(name, str) for name in names)
+    ):
+        raise ValueError(f"'names' must be a list of panel names, got {names!r:.200}")
+    return PanelRequest(_integer(content, "id"), _integer(content, "step"), names)
+
+
+def _integer(content: Mapping[str, Any], key: str) -> int:
+    value = content.get(key)
+    if type(value) is not int:  # JSON numbers only: not a bool, not a float
+        raise ValueError(f"a panel request needs an integer {key!r}: {content!r:.200}")
+    return value
 
 
 def _chunk_indices(chunks: Any, num_positions: int) -> list[int]:

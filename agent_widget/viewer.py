@@ -9,22 +9,28 @@ from __future__ import annotations
 import pathlib
 import threading
 import time
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import anywidget
 import numpy as np
 import traitlets
 
+from agent_widget.card_cache import DEFAULT_CACHE_BYTES
+from agent_widget.episode import ServedEpisode
 from agent_widget.frames import CHUNK_SIZE, ENCODINGS, ArrayFrames, Frames
+from agent_widget.panel_runner import PanelRunner
+from agent_widget.panels import Panel, registered
 from agent_widget.rollout import Rollout
-from agent_widget.transport import Message, action_text, answer, growth_push, pack_series
+from agent_widget.step import Step
+from agent_widget.transport import answer, growth_push, panel_request
 
 _STATIC = pathlib.Path(__file__).parent / "static"
 # Live growth updates the front end at most this often (seconds): a training loop may
 # append thousands of steps a second, and each update re-sends every series and pushes
 # the newest frame chunks.
 _SYNC_INTERVAL = 0.1
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class EpisodeViewer(anywidget.AnyWidget):
@@ -41,8 +47,13 @@ class EpisodeViewer(anywidget.AnyWidget):
         action_names: names of the discrete actions; defaults to the rollout's
             ``metadata["action_names"]``.
         title: text above the frame; defaults to the rollout's ``env_id``.
+        panel_cache_bytes: bound of the cache of panel results (per viewer).
         **traits: initial values of the traits below (``step``, ``fps``, ``loop``,
             ``height``, ``scale``).
+
+    Panels (:meth:`panel`, :meth:`add_panel`) show what Python computes for the
+    current step beside the frame; those registered with
+    :func:`agent_widget.panels.register` are included in every new viewer.
 
     Example:
         >>> viewer = EpisodeViewer(np.zeros((5, 4, 6, 3), np.uint8))
@@ -107,6 +118,12 @@ class EpisodeViewer(anywidget.AnyWidget):
         "0 upscales small frames to about 400 px tall. height wins when both are set.",
     ).tag(sync=True)
     title = traitlets.Unicode("", help="str. Text shown above the frame.").tag(sync=True)
+    panels = traitlets.List(
+        traitlets.Dict(),
+        read_only=True,
+        help='list[dict]. The panels, in order: {"name", "overlay", "precompute", "version"}. '
+        "The version changes when a panel's function is replaced, so views drop its old cards.",
+    ).tag(sync=True)
 
     def __init__(
         self,
@@ -116,6 +133,7 @@ class EpisodeViewer(anywidget.AnyWidget):
         extras: Sequence[str] = (),
         action_names: Sequence[str] | None = None,
         title: str | None = None,
+        panel_cache_bytes: int = DEFAULT_CACHE_BYTES,
         **traits: Any,
     ) -> None:
         self._lock = threading.RLock()
@@ -127,7 +145,16 @@ class EpisodeViewer(anywidget.AnyWidget):
         if rollout.num_positions == 0:
             raise ValueError("the episode is empty: EpisodeViewer needs at least one position")
         names = rollout.metadata.get("action_names") if action_names is None else action_names
-        self._episode = _Episode(rollout, _frames_of(rollout, encoding), encoding, extras, names)
+        frames = _frames_of(rollout, encoding)
+        self._episode = ServedEpisode(rollout, frames, encoding, extras, names)
+        self._panels = PanelRunner(
+            self._step_at,
+            lambda: self._episode.num_positions,
+            lambda content, buffers: self.send(content, buffers),
+            panel_cache_bytes,
+        )
+        for panel in registered():
+            self._panels.set(panel)
         # Positions the front end has been sent (or can ask for); growth pushes the rest.
         self._pushed = self._episode.num_positions
         # Set before the widget opens its comm, so the first state the front end sees is whole.
@@ -135,6 +162,7 @@ class EpisodeViewer(anywidget.AnyWidget):
         self.set_trait("has_frames", self._episode.frames is not None)
         self.set_trait("series", self._episode.series())
         self.set_trait("action_names", list(self._episode.action_names))
+        self.set_trait("panels", self._panels.describe())
         if title is None:
             title = str(rollout.metadata.get("env_id") or "")
         super().__init__(title=title, **traits)
@@ -176,6 +204,62 @@ class EpisodeViewer(anywidget.AnyWidget):
             )
         )
 
+    def panel(
+        self, name: str, *, overlay: bool = False, precompute: bool = False
+    ) -> Callable[[F], F]:
+        """Decorator: show ``fn(step)`` as a card named ``name``; see :meth:`add_panel`.
+
+        Example:
+            >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
+            >>> @viewer.panel("brightness")
+            ... def brightness(step):
+            ...     return f"mean: {step.frame.mean():.1f}"
+            >>> [panel["name"] for panel in viewer.panels]
+            ['brightness']
+        """
+
+        def add(fn: F) -> F:
+            self.add_panel(name, fn, overlay=overlay, precompute=precompute)
+            return fn
+
+        return add
+
+    def add_panel(
+        self,
+        name: str,
+        fn: Callable[[Step], Any],
+        *,
+        overlay: bool = False,
+        precompute: bool = False,
+    ) -> None:
+        """Show ``fn(step)`` for the current step as a card named ``name``.
+
+        ``fn`` gets a :class:`~agent_widget.step.Step` and returns what the card shows
+        (see :mod:`agent_widget.cards`): bars for a 1-D array or a dict of numbers, a
+        heatmap for a 2-D array, an image, a matplotlib figure, text, or None. It runs
+        on a worker thread, one panel at a time, so a slow one never stalls the frames.
+        A panel of the same name is replaced, with its cached results and error card.
+
+        Args:
+            name: the card's title.
+            fn: the panel function.
+            overlay: draw a 2-D map (or an image) over the frame, resized to it.
+            precompute: once the viewer is shown, compute every step in the background
+                so that scrubbing shows results at once.
+
+        Example:
+            >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
+            >>> viewer.add_panel("notes", lambda step: f"t = {step.t}")
+            >>> viewer.remove_panel("notes")
+        """
+        self._panels.set(Panel(name, fn, overlay, precompute))
+        self.set_trait("panels", self._panels.describe())
+
+    def remove_panel(self, name: str) -> None:
+        """Remove panel ``name``; KeyError naming the panels when there is none."""
+        self._panels.remove(name)
+        self.set_trait("panels", self._panels.describe())
+
     def extend(self, part: Rollout) -> None:
         """Add the steps of ``part``, the episode's continuation, while they happen.
 
@@ -185,10 +269,14 @@ class EpisodeViewer(anywidget.AnyWidget):
         """
         with self._lock:
             self._episode.extend(part)
+            self._panels.grew()
             self._schedule_sync()
 
     def close(self) -> None:
-        """Close the widget and stop a pending live-growth update."""
+        """Close the widget, its panel worker and a pending live-growth update."""
+        panels = getattr(self, "_panels", None)  # None when __init__ failed (from __del__)
+        if panels is not None:
+            panels.close()
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
@@ -213,9 +301,28 @@ class EpisodeViewer(anywidget.AnyWidget):
         return proposal["value"]
 
     def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
+        if isinstance(content, Mapping) and content.get("type") == "panel":
+            self._on_panel_request(content)
+            return
         with self._lock:
             message, buffers = answer(content, self._episode)
         self.send(message, buffers)
+
+    def _on_panel_request(self, content: Mapping[str, Any]) -> None:
+        """Queue a panel request; its cards are sent as they are ready, from the worker.
+
+        A malformed request gets a ``panel-error`` reply: a plain ``error`` would fail
+        the front end's frame request that happens to have the same id.
+        """
+        try:
+            request = panel_request(content)
+            self._panels.request(request.step, request.names, request.request_id)
+        except ValueError as error:
+            message = f"ValueError: {error}"
+            self.send({"type": "panel-error", "id": content.get("id"), "message": message})
+
+    def _step_at(self, t: int) -> Step:
+        return Step(self._episode, t, self._episode.action_names)
 
     def _schedule_sync(self) -> None:
         """Sync now if the last sync is old enough, else once the interval has passed."""
@@ -249,145 +356,6 @@ class EpisodeViewer(anywidget.AnyWidget):
                 self.set_trait("series", self._episode.series())
                 if following:
                     self.step = self.length - 1
-
-
-class _Column:
-    """Per-step values that grow a step at a time in amortized O(1) (a training loop's
-    appends must not copy the whole episode each time). The source array is never written.
-    """
-
-    def __init__(self, values: Any, what: str) -> None:
-        self._buffer = values
-        self._size = len(values)
-        self._owned = False
-        self.what = what
-
-    @property
-    def values(self) -> Any:
-        return self._buffer[: self._size]
-
-    def checked(self, rows: Any, step: int) -> np.ndarray:
-        """``rows`` if they can be appended, else a ValueError naming ``step``.
-
-        An empty column takes the type of its first rows: an episode shown from its
-        first frame alone learns what its actions look like from the first append.
-        """
-        rows = np.asarray(rows)
-        if self._size == 0:
-            return rows
-        shape, dtype = tuple(self._buffer.shape[1:]), self._buffer.dtype
-        if rows.shape[1:] != shape or not np.can_cast(rows.dtype, dtype, "same_kind"):
-            raise ValueError(
-                f"{self.what} at step {step}: got {rows.dtype} of shape {rows.shape[1:]}, "
-                f"the episode has {dtype} of shape {shape}"
-            )
-        return rows
-
-    def extend(self, rows: np.ndarray) -> None:
-        if self._size == 0:
-            self._buffer = rows[:0]
-        size = self._size + len(rows)
-        if not self._owned or size > len(self._buffer):
-            capacity = max(size, 2 * self._size, CHUNK_SIZE)
-            buffer = np.empty((capacity, *self._buffer.shape[1:]), self._buffer.dtype)
-            buffer[: self._size] = self.values
-            self._buffer, self._owned = buffer, True
-        self._buffer[self._size : size] = rows
-        self._size = size
-
-
-class _Episode:
-    """The episode as the viewer serves it: the rollout, plus the steps appended live."""
-
-    def __init__(
-        self,
-        rollout: Rollout,
-        frames: Frames | None,
-        encoding: str,
-        extras: Sequence[str],
-        action_names: Sequence[str] | None,
-    ) -> None:
-        self.frames = frames
-        self.action_names = _checked_names(action_names)
-        self._encoding = encoding
-        self._frames_owned = False
-        self._frames_from_observations = frames is not None and rollout.frames is None
-        self._infos = rollout.infos or []
-        self._new_infos: list[dict[str, Any]] = []
-        self._actions = _Column(rollout.actions, "action")
-        self._flags = {
-            "rewards": _Column(rollout.rewards, "reward"),
-            "terminated": _Column(rollout.terminated, "terminated"),
-            "truncated": _Column(rollout.truncated, "truncated"),
-        }
-        self._extras = {name: _Column(_scalar_extra(rollout, name), name) for name in extras}
-
-    @property
-    def num_positions(self) -> int:
-        return len(self._infos) + len(self._new_infos)
-
-    def readout(self, t: int) -> Message:
-        actions = self._actions.values
-        action = action_text(actions[t], self.action_names) if t < len(actions) else ""
-        old = len(self._infos)
-        return {"action": action, "info": self._infos[t] if t < old else self._new_infos[t - old]}
-
-    def series(self) -> dict[str, bytes]:
-        rewards = self._flags["rewards"].values
-        returns = np.concatenate([[0.0], np.cumsum(rewards, dtype=np.float64)])
-        series = {name: pack_series(column.values) for name, column in self._flags.items()}
-        series["returns"] = pack_series(returns[: self.num_positions])
-        actions = self._actions.values
-        if actions.ndim == 1 and actions.dtype.kind in "biuf":
-            series["actions"] = pack_series(actions)
-        for name, column in self._extras.items():
-            series[f"extra:{name}"] = pack_series(column.values)
-        return series
-
-    def extend(self, part: Rollout) -> None:
-        """Append ``part``'s steps. Every column is checked before any of them grows, and
-        frames go first, so a refused ``append()`` leaves the episode as it was."""
-        if not isinstance(part, Rollout):
-            raise TypeError(f"extend() takes a Rollout, got {type(part).__name__}")
-        steps = part.num_steps
-        first = part.num_positions - steps  # 1 when the part repeats our last position
-        if first not in (0, 1):
-            raise ValueError(f"the part has {part.num_positions} positions for {steps} actions")
-        t = self.num_positions
-        columns = [(self._actions, part.actions)]
-        columns += [(column, getattr(part, name)) for name, column in self._flags.items()]
-        for name, column in self._extras.items():
-            if name not in part.extras:
-                raise ValueError(
-                    f"step {t}: the timeline shows extra {name!r}; pass its value too, "
-                    f"e.g. append(..., extras={{{name!r}: value}})"
-                )
-            columns.append((column, part.extras[name]))
-        rows = [(column, column.checked(values, t)) for column, values in columns]
-        self._extend_frames(part, range(first, first + steps), t)
-        for column, values in rows:
-            column.extend(values)
-        infos = part.infos or []
-        self._new_infos.extend(infos[i] for i in range(first, first + steps))
-
-    def _extend_frames(self, part: Rollout, positions: range, t: int) -> None:
-        source = part.observations if self._frames_from_observations else part.frames
-        if self.frames is None:
-            if part.frames is not None:
-                raise ValueError(f"step {t}: this viewer shows no frames, yet the step has one")
-            return
-        if source is None or isinstance(source, Mapping):
-            what = "obs" if self._frames_from_observations else "frame"
-            raise ValueError(f"step {t}: this viewer shows frames; pass {what}= for every step")
-        if not self._frames_owned:  # grow a copy: the caller's rollout stays as it was
-            allow_resize = isinstance(self.frames, ArrayFrames) and self.frames.allow_resize
-            self.frames = ArrayFrames(
-                list(self.frames), allow_resize=allow_resize, encoding=self._encoding
-            )
-            self._frames_owned = True
-        assert isinstance(self.frames, ArrayFrames)
-        for i in positions:
-            self.frames.append(source[i])
 
 
 def _as_rollout(episode: Any, encoding: str) -> Rollout:
@@ -429,24 +397,3 @@ def _frames_of(rollout: Rollout, encoding: str) -> Frames | None:
         return ArrayFrames(observations, encoding=encoding)
     except ValueError:  # not pixel values (e.g. a float grid outside [0, 1])
         return None
-
-
-def _scalar_extra(rollout: Rollout, name: str) -> Any:
-    if name not in rollout.extras:
-        known = ", ".join(sorted(rollout.extras)) or "none"
-        raise ValueError(f"extras: the rollout has no extra {name!r} (it has: {known})")
-    values = rollout.extras[name]
-    if len(values.shape) != 1 or values.dtype.kind not in "biuf":
-        raise ValueError(
-            f"extras: {name!r} is {values.dtype} of shape {values.shape}; only per-step "
-            "scalars (shape (T,)) go on the timeline"
-        )
-    return values
-
-
-def _checked_names(names: Sequence[str] | None) -> list[str]:
-    if names is None:
-        return []
-    if isinstance(names, str) or not all(isinstance(name, str) for name in names):
-        raise ValueError(f"action_names must be a list of strings, got {names!r:.200}")
-    return list(names)

@@ -2,6 +2,7 @@
  * Slider, buttons, fps and loop inputs, and the keyboard on the widget root.
  * Controls only report intents; the widget decides what they do.
  */
+import { button, el, input } from "./dom.ts";
 
 export interface ControlHandlers {
   seek(t: number): void;
@@ -102,8 +103,9 @@ export class Controls {
     // The notebook must not see keys typed into the widget (no cell shortcuts).
     event.stopPropagation();
     const target = event.target as HTMLElement;
-    // Typing in the fps box and toggling the checkbox keep their native keys.
-    if (target === this.fps || target === this.loop) return;
+    // Inputs keep their native keys (the fps box, the loop checkbox, the panel cards'
+    // opacity sliders and menu); only the frame slider's keys step through the episode.
+    if (target.tagName === "INPUT" && target !== this.slider) return;
     // A focused button activates itself on space/enter.
     if (target.tagName === "BUTTON" && (event.key === " " || event.key === "Enter")) return;
     const action = keyAction(event.key, event.shiftKey);
@@ -113,24 +115,4 @@ export class Controls {
     else if (action.kind === "toggle") this.handlers.togglePlay();
     else this.handlers.seek(action.to === "first" ? 0 : this.length - 1);
   };
-}
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, className: string): HTMLElementTagNameMap[K] {
-  const element = document.createElement(tag);
-  element.className = className;
-  return element;
-}
-
-function button(className: string, text: string, title: string): HTMLButtonElement {
-  const b = el("button", className);
-  b.type = "button";
-  b.textContent = text;
-  b.title = title;
-  return b;
-}
-
-function input(className: string, type: string): HTMLInputElement {
-  const i = el("input", className);
-  i.type = type;
-  return i;
 }

@@ -9,6 +9,7 @@
 import { FrameCanvas } from "./canvas.ts";
 import { Controls } from "./controls.ts";
 import { DecodeAhead } from "./decoding.ts";
+import { PanelCards } from "./panels.ts";
 import { chunkOf, decodePlan, type Direction } from "./prefetch.ts";
 import { Player } from "./player.ts";
 import { Readout, readoutFields } from "./readout.ts";
@@ -43,6 +44,7 @@ class EpisodeView {
   private readonly controls: Controls;
   private readonly timeline: Timeline;
   private readonly readout: Readout;
+  private readonly panels: PanelCards;
   private readonly transport: ChunkTransport;
   private readonly store: FrameStore;
   private readonly source: ChunkSource;
@@ -71,16 +73,25 @@ class EpisodeView {
     this.root.dataset.pSuppressShortcuts = "true";
     this.title = this.root.appendChild(document.createElement("div"));
     this.title.className = "aw-title";
-    this.canvas = new FrameCanvas(this.root);
-    this.controls = new Controls(this.root, this.root, {
+    // The frame column and the panel cards: side by side, or the cards below when narrow.
+    const body = this.root.appendChild(document.createElement("div"));
+    body.className = "aw-body";
+    const main = body.appendChild(document.createElement("div"));
+    main.className = "aw-main";
+    // The frame and the overlays drawn over it.
+    const stage = main.appendChild(document.createElement("div"));
+    stage.className = "aw-stage";
+    this.canvas = new FrameCanvas(stage);
+    this.controls = new Controls(main, this.root, {
       seek: (t) => this.userGo(t),
       stepBy: (delta) => this.userGo(this.step + delta),
       togglePlay: () => this.togglePlay(),
       setFps: (fps) => this.saveTrait("fps", fps),
       setLoop: (loop) => this.saveTrait("loop", loop),
     });
-    this.timeline = new Timeline(this.root, (t) => this.userGo(t));
-    this.readout = new Readout(this.root);
+    this.timeline = new Timeline(main, (t) => this.userGo(t));
+    this.readout = new Readout(main);
+    this.panels = new PanelCards(model, body, stage);
     this.status = this.root.appendChild(document.createElement("div"));
     this.status.className = "aw-status";
 
@@ -147,6 +158,7 @@ class EpisodeView {
     this.transport.dispose();
     this.timeline.dispose();
     this.controls.dispose();
+    this.panels.dispose();
     this.saveStep.flush();
     for (const [event, callback] of this.listeners) this.model.off(event, callback);
     this.root.remove();
@@ -183,6 +195,7 @@ class EpisodeView {
     if (origin === "model" && this.player.playing) this.startPlayback();
     this.controls.setStep(t);
     this.timeline.setCursor(t);
+    this.panels.setStep(t);
     this.showReadout();
     this.paint();
     this.plan();
@@ -297,6 +310,7 @@ class EpisodeView {
       this.source.reset();
     } else if (old > 0 && length > old) {
       this.source.grown(old, length, this.traits.chunkSize);
+      this.panels.grown(old);
     }
     this.controls.setLength(length);
     this.timeline.setData(this.series, length);

@@ -28,7 +28,7 @@ var FrameCanvas = class {
     this.context.putImageData(new ImageData(frame.rgba, frame.width, frame.height), 0, 0);
   }
   /** Draws a message instead of a frame (no frames in this episode, or loading). */
-  placeholder(text) {
+  placeholder(text2) {
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
     const c = this.context;
     c.fillStyle = "#eee";
@@ -37,7 +37,7 @@ var FrameCanvas = class {
     c.font = "16px sans-serif";
     c.textAlign = "center";
     c.textBaseline = "middle";
-    c.fillText(text, PLACEHOLDER.width / 2, PLACEHOLDER.height / 2);
+    c.fillText(text2, PLACEHOLDER.width / 2, PLACEHOLDER.height / 2);
   }
   resize(width, height) {
     if (this.element.width === width && this.element.height === height) return;
@@ -51,9 +51,28 @@ var FrameCanvas = class {
   }
 };
 
+// js/dom.ts
+function el(tag, className) {
+  const element = document.createElement(tag);
+  element.className = className;
+  return element;
+}
+function button(className, text2, title) {
+  const b = el("button", className);
+  b.type = "button";
+  b.textContent = text2;
+  b.title = title;
+  return b;
+}
+function input(className, type) {
+  const i = el("input", className);
+  i.type = type;
+  return i;
+}
+
 // js/controls.ts
-function keyAction(key, shiftKey) {
-  switch (key) {
+function keyAction(key2, shiftKey) {
+  switch (key2) {
     case "ArrowLeft":
       return { kind: "step", delta: shiftKey ? -10 : -1 };
     case "ArrowRight":
@@ -128,7 +147,7 @@ var Controls = class {
   onKey = (event) => {
     event.stopPropagation();
     const target = event.target;
-    if (target === this.fps || target === this.loop) return;
+    if (target.tagName === "INPUT" && target !== this.slider) return;
     if (target.tagName === "BUTTON" && (event.key === " " || event.key === "Enter")) return;
     const action = keyAction(event.key, event.shiftKey);
     if (action === null || event.altKey || event.ctrlKey || event.metaKey) return;
@@ -138,23 +157,6 @@ var Controls = class {
     else this.handlers.seek(action.to === "first" ? 0 : this.length - 1);
   };
 };
-function el(tag, className) {
-  const element = document.createElement(tag);
-  element.className = className;
-  return element;
-}
-function button(className, text, title) {
-  const b = el("button", className);
-  b.type = "button";
-  b.textContent = text;
-  b.title = title;
-  return b;
-}
-function input(className, type) {
-  const i = el("input", className);
-  i.type = type;
-  return i;
-}
 
 // js/codec.ts
 var SLICE_OUTPUT_BYTES = 512 * 1024;
@@ -369,6 +371,728 @@ var DecodeAhead = class {
   }
 };
 
+// js/card-order.ts
+function arrange(previous, names) {
+  const present = new Set(names);
+  const kept = previous.filter((name) => present.has(name));
+  const known = new Set(kept);
+  return [...kept, ...names.filter((name) => !known.has(name))];
+}
+function move(order, name, delta) {
+  const from = order.indexOf(name);
+  if (from < 0) return [...order];
+  const to = Math.max(0, Math.min(order.length - 1, from + delta));
+  const moved = order.filter((other) => other !== name);
+  moved.splice(to, 0, name);
+  return moved;
+}
+
+// js/readout.ts
+function formatNumber(x) {
+  if (x === void 0) return "-";
+  if (Number.isInteger(x) || !Number.isFinite(x)) return String(x);
+  if (Math.abs(x) < 1e-3) return x.toPrecision(4);
+  return String(Number.parseFloat(x.toFixed(4)));
+}
+var flag = (value) => value === void 0 ? "-" : String(value);
+function formatReadout(f) {
+  return [
+    `t = ${f.t} / ${f.T}`,
+    `action: ${f.action}`,
+    `reward: ${formatNumber(f.reward)}`,
+    `return: ${formatNumber(f.return)}`,
+    `terminated: ${flag(f.terminated)}  truncated: ${flag(f.truncated)}`,
+    `info: ${f.infoLoaded ? JSON.stringify(f.info) : "\u2026"}`
+  ].join("\n");
+}
+function actionText(t, meta, series, names) {
+  if (meta !== void 0) return meta.action;
+  const actions = series.actions;
+  if (actions === void 0 || t >= actions.length) return "";
+  const a = actions[t];
+  const name = Number.isInteger(a) ? names[a] : void 0;
+  return name === void 0 ? formatNumber(a) : `${formatNumber(a)} (${name})`;
+}
+function readoutFields(t, series, meta, names, length) {
+  const T = series.rewards.length > 0 ? series.rewards.length : Math.max(0, length - 1);
+  const outcome = Math.min(t, T - 1);
+  const bool = (values) => outcome >= 0 && outcome < values.length ? values[outcome] !== 0 : void 0;
+  return {
+    t,
+    T,
+    action: actionText(t, meta, series, names),
+    reward: t < series.rewards.length ? series.rewards[t] : void 0,
+    return: t < series.returns.length ? series.returns[t] : void 0,
+    terminated: bool(series.terminated),
+    truncated: bool(series.truncated),
+    info: meta?.info,
+    infoLoaded: meta !== void 0
+  };
+}
+var Readout = class {
+  element;
+  constructor(parent) {
+    this.element = parent.appendChild(document.createElement("pre"));
+    this.element.className = "aw-readout";
+  }
+  show(fields) {
+    this.element.textContent = formatReadout(fields);
+  }
+};
+
+// js/bars.ts
+var ROW_HEIGHT = 18;
+var BAR_COLOR = "#90a4ae";
+var HIGHLIGHT_COLOR = "#e65100";
+var LABEL_WIDTH = 0.3;
+var VALUE_WIDTH = 0.18;
+function layoutBars(values, labels, width, options = {}) {
+  const left = Math.round(width * LABEL_WIDTH);
+  const right = Math.round(width * (1 - VALUE_WIDTH));
+  const finite = [...values].filter(Number.isFinite);
+  const [low, high] = options.scale ?? [Math.min(0, ...finite), Math.max(0, ...finite)];
+  const span = high - low || 1;
+  const clamp = (x) => Math.max(left, Math.min(right, x));
+  const xOf = (value) => clamp(left + (value - low) / span * (right - left));
+  const zeroX = xOf(0);
+  const rows = [...values].map((value, i) => {
+    const end = Number.isFinite(value) ? xOf(value) : zeroX;
+    return {
+      label: labels[i] ?? String(i),
+      value,
+      text: Number.isNaN(value) ? "nan" : formatNumber(value),
+      highlight: i === options.highlight,
+      greedy: i === options.greedy,
+      x: Math.min(zeroX, end),
+      width: Math.abs(end - zeroX),
+      y: i * ROW_HEIGHT + 2,
+      height: ROW_HEIGHT - 4
+    };
+  });
+  return { rows, zeroX, left, right, width, height: values.length * ROW_HEIGHT };
+}
+function drawBars(canvas, layout, textColor) {
+  canvas.width = layout.width;
+  canvas.height = layout.height;
+  const c = canvas.getContext("2d");
+  c.clearRect(0, 0, layout.width, layout.height);
+  c.font = "11px sans-serif";
+  c.textBaseline = "middle";
+  for (const row of layout.rows) {
+    c.fillStyle = row.highlight ? HIGHLIGHT_COLOR : BAR_COLOR;
+    if (Number.isFinite(row.value)) c.fillRect(Math.round(row.x), row.y, Math.max(1, Math.round(row.width)), row.height);
+    c.fillStyle = textColor;
+    if (row.greedy) {
+      c.strokeStyle = textColor;
+      c.lineWidth = 2;
+      c.strokeRect(layout.left + 1, row.y - 1, layout.right - layout.left - 2, row.height + 2);
+    }
+    const middle = row.y + row.height / 2;
+    c.textAlign = "right";
+    c.fillText(row.label, layout.left - 4, middle, layout.left - 6);
+    c.textAlign = "left";
+    c.fillText(row.text, layout.right + 4, middle, layout.width - layout.right - 4);
+  }
+  c.fillStyle = textColor;
+  c.fillRect(Math.round(layout.zeroX), 0, 1, layout.height);
+}
+
+// js/series.ts
+var EMPTY = new Float64Array(0);
+function toFloat64(value) {
+  let bytes;
+  if (ArrayBuffer.isView(value)) bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
+  else return EMPTY;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new Float64Array(Math.floor(bytes.byteLength / 8));
+  for (let i = 0; i < out.length; i++) out[i] = view.getFloat64(i * 8, true);
+  return out;
+}
+function parseSeries(raw) {
+  const dict = raw ?? {};
+  const extras = /* @__PURE__ */ new Map();
+  for (const [name, value] of Object.entries(dict)) {
+    if (name.startsWith("extra:")) extras.set(name.slice("extra:".length), toFloat64(value));
+  }
+  return {
+    rewards: toFloat64(dict.rewards),
+    returns: toFloat64(dict.returns),
+    terminated: toFloat64(dict.terminated),
+    truncated: toFloat64(dict.truncated),
+    actions: "actions" in dict ? toFloat64(dict.actions) : void 0,
+    extras
+  };
+}
+
+// js/card-view.ts
+var SMALL_IMAGE_WIDTH = 240;
+var DEFAULT_OPACITY = 0.6;
+var STALE_OVERLAY = 0.35;
+var CardView = class {
+  constructor(spec, actions, overlay) {
+    this.spec = spec;
+    this.overlay = overlay;
+    this.element = el("div", "aw-card");
+    this.element.dataset.name = spec.name;
+    const header = this.element.appendChild(el("div", "aw-card-header"));
+    this.collapseButton = header.appendChild(button("aw-collapse", "\u25BE", "Collapse / expand"));
+    this.title = header.appendChild(el("span", "aw-card-title"));
+    this.title.textContent = spec.name;
+    this.stepLabel = header.appendChild(el("span", "aw-card-step"));
+    this.progressBar = header.appendChild(el("progress", "aw-progress"));
+    this.progressBar.hidden = true;
+    const up = header.appendChild(button("aw-up", "\u2191", "Move up"));
+    const down = header.appendChild(button("aw-down", "\u2193", "Move down"));
+    const hide = header.appendChild(button("aw-hide", "\xD7", "Hide (show it again from the Panels menu)"));
+    this.body = this.element.appendChild(el("div", "aw-card-body"));
+    if (overlay !== void 0) {
+      const label = this.element.appendChild(el("label", "aw-opacity-label"));
+      label.append("opacity ");
+      this.opacity = label.appendChild(input("aw-opacity", "range"));
+      Object.assign(this.opacity, { min: "0", max: "1", step: "0.05", value: String(DEFAULT_OPACITY) });
+      this.opacity.addEventListener("input", () => this.applyOverlayOpacity());
+    }
+    this.collapseButton.addEventListener("click", () => {
+      const collapsed = !this.element.classList.contains("aw-collapsed");
+      this.element.classList.toggle("aw-collapsed", collapsed);
+      this.collapseButton.textContent = collapsed ? "\u25B8" : "\u25BE";
+      actions.collapse(collapsed);
+    });
+    up.addEventListener("click", () => actions.move(-1));
+    down.addEventListener("click", () => actions.move(1));
+    hide.addEventListener("click", () => actions.hide());
+    this.show(void 0);
+  }
+  spec;
+  overlay;
+  element;
+  title;
+  stepLabel;
+  progressBar;
+  collapseButton;
+  body;
+  opacity;
+  card;
+  current = false;
+  renders = 0;
+  get name() {
+    return this.spec.name;
+  }
+  get hasOverlay() {
+    return this.overlay !== void 0;
+  }
+  /** Takes the card and its overlay off the page. */
+  remove() {
+    this.element.remove();
+    this.overlay?.remove();
+  }
+  setSpec(spec) {
+    this.spec = spec;
+  }
+  /** Draws `card`, or a waiting note when there is none yet. */
+  show(card) {
+    this.card = card;
+    const render2 = ++this.renders;
+    this.body.replaceChildren();
+    this.clearOverlay();
+    const data = this.element.dataset;
+    delete data.highlight;
+    delete data.greedy;
+    data.kind = card?.kind ?? "waiting";
+    data.version = String(card?.version ?? this.spec.version);
+    if (card === void 0) {
+      delete data.step;
+      this.body.append(text("div", "aw-empty", "computing\u2026"));
+    } else {
+      data.step = String(card.step);
+      this.draw(card, render2);
+    }
+    this.setCurrent(this.current);
+  }
+  /** Whether the card shows the current step's result; if not it is dimmed, "updating". */
+  setCurrent(current) {
+    this.current = current;
+    const card = this.card;
+    this.element.dataset.current = String(current);
+    this.element.classList.toggle("aw-stale", !current);
+    this.stepLabel.textContent = card === void 0 ? "" : `t = ${card.step}${current ? "" : " \xB7 updating"}`;
+    this.applyOverlayOpacity();
+  }
+  setProgress(progress) {
+    const running = progress !== void 0 && progress.done < progress.total;
+    this.progressBar.hidden = !running;
+    if (progress === void 0) return;
+    this.element.dataset.progress = `${progress.done}/${progress.total}`;
+    this.progressBar.max = progress.total;
+    this.progressBar.value = progress.done;
+    this.progressBar.title = `precomputed ${progress.done} of ${progress.total} steps`;
+  }
+  /** Hidden cards take their overlay with them. */
+  setHidden(hidden) {
+    this.element.hidden = hidden;
+    if (this.overlay !== void 0) this.overlay.hidden = hidden;
+  }
+  draw(card, render2) {
+    const meta = card.meta;
+    switch (card.kind) {
+      case "bars":
+        return this.drawBars(card);
+      case "image":
+      case "heatmap":
+        if (card.kind === "heatmap") this.body.append(colorBar(card));
+        this.drawImage(card, render2);
+        return;
+      case "text":
+        this.body.append(text("pre", "aw-text", String(meta.text ?? "")));
+        return;
+      case "empty":
+        this.body.append(text("div", "aw-empty", "nothing for this step"));
+        return;
+      case "error": {
+        const box = this.body.appendChild(el("div", "aw-error"));
+        box.append(text("div", "aw-error-title", `${String(meta.error)}: ${String(meta.message)}`));
+        if (meta.traceback) box.append(text("pre", "aw-traceback", String(meta.traceback)));
+      }
+    }
+  }
+  drawBars(card) {
+    const values = toFloat64(card.buffers[0]);
+    const labels = Array.isArray(card.meta.labels) ? card.meta.labels.map(String) : [];
+    const index = (value) => typeof value === "number" ? value : null;
+    const highlight = index(card.meta.highlight);
+    const greedy = index(card.meta.greedy);
+    const scale = Array.isArray(card.meta.scale) ? card.meta.scale.map(Number) : null;
+    this.element.dataset.highlight = highlight === null ? "" : String(highlight);
+    if (greedy !== null) this.element.dataset.greedy = String(greedy);
+    const canvas = this.body.appendChild(el("canvas", "aw-bars"));
+    const width = Math.max(200, Math.round(this.body.clientWidth || 280));
+    const color = getComputedStyle(this.element).color || BAR_COLOR;
+    drawBars(canvas, layoutBars(values, labels, width, { highlight, greedy, scale }), color);
+    if (typeof card.meta.caption === "string") this.body.append(text("div", "aw-caption", card.meta.caption));
+  }
+  /** Decodes the PNG off the main thread, then paints it in the card or over the frame. */
+  drawImage(card, render2) {
+    const onFrame = card.meta.overlay === true && this.overlay !== void 0;
+    const canvas = onFrame ? this.overlay : this.body.appendChild(el("canvas", "aw-image"));
+    const width = Number(card.meta.width);
+    const height = Number(card.meta.height);
+    canvas.width = width;
+    canvas.height = height;
+    if (!onFrame) canvas.style.width = `${width < SMALL_IMAGE_WIDTH ? width * Math.max(1, Math.floor(SMALL_IMAGE_WIDTH / width)) : width}px`;
+    const png = card.buffers[0];
+    createImageBitmap(new Blob([png], { type: "image/png" })).then(
+      (bitmap) => {
+        if (render2 === this.renders) {
+          canvas.getContext("2d").drawImage(bitmap, 0, 0);
+          canvas.dataset.step = String(card.step);
+          if (onFrame) canvas.hidden = this.element.hidden;
+          this.element.dataset.painted = String(card.step);
+        }
+        bitmap.close();
+      },
+      (error) => {
+        if (render2 === this.renders) this.body.append(text("div", "aw-error", `could not decode the image: ${error.message}`));
+      }
+    );
+  }
+  clearOverlay() {
+    if (this.overlay === void 0) return;
+    this.overlay.getContext("2d").clearRect(0, 0, this.overlay.width, this.overlay.height);
+    delete this.overlay.dataset.step;
+    delete this.element.dataset.painted;
+  }
+  applyOverlayOpacity() {
+    if (this.overlay === void 0 || this.opacity === void 0) return;
+    const opacity = Number(this.opacity.value) * (this.current ? 1 : STALE_OVERLAY);
+    this.overlay.style.opacity = String(opacity);
+  }
+};
+function colorBar(card) {
+  const bar = el("div", "aw-colorbar");
+  const strip = bar.appendChild(el("canvas", "aw-colorbar-strip"));
+  const lut = card.buffers[1] ?? new Uint8Array(0);
+  const entries = Math.floor(lut.byteLength / 3);
+  strip.width = Math.max(1, entries);
+  strip.height = 1;
+  const rgba = new Uint8ClampedArray(strip.width * 4);
+  for (let i = 0; i < entries; i++) rgba.set([lut[3 * i], lut[3 * i + 1], lut[3 * i + 2], 255], 4 * i);
+  strip.getContext("2d").putImageData(new ImageData(rgba, strip.width, 1), 0, 0);
+  bar.prepend(text("span", "aw-min", formatNumber(Number(card.meta.min))));
+  bar.append(text("span", "aw-max", formatNumber(Number(card.meta.max))));
+  return bar;
+}
+function text(tag, className, content) {
+  const element = el(tag, className);
+  element.textContent = content;
+  return element;
+}
+
+// js/cache.ts
+var ByteLRU = class {
+  constructor(budget, sizeOf) {
+    this.budget = budget;
+    this.sizeOf = sizeOf;
+  }
+  budget;
+  sizeOf;
+  // A Map iterates in insertion order; re-inserting on access keeps the oldest first.
+  entries = /* @__PURE__ */ new Map();
+  total = 0;
+  /** Bytes currently held. */
+  get bytes() {
+    return this.total;
+  }
+  get size() {
+    return this.entries.size;
+  }
+  has(key2) {
+    return this.entries.has(key2);
+  }
+  /** Returns the value and marks it most recently used. */
+  get(key2) {
+    const entry = this.entries.get(key2);
+    if (entry === void 0) return void 0;
+    this.entries.delete(key2);
+    this.entries.set(key2, entry);
+    return entry.value;
+  }
+  /** Returns the value without changing its recency. */
+  peek(key2) {
+    return this.entries.get(key2)?.value;
+  }
+  /**
+   * Stores a value as the most recently used, evicting the least recently used
+   * until the budget holds. A value bigger than the whole budget is still kept
+   * (alone), so the frame on screen can always be cached.
+   */
+  set(key2, value) {
+    this.delete(key2);
+    const bytes = this.sizeOf(value);
+    this.entries.set(key2, { value, bytes });
+    this.total += bytes;
+    for (const [oldest, entry] of this.entries) {
+      if (this.total <= this.budget || oldest === key2) break;
+      this.entries.delete(oldest);
+      this.total -= entry.bytes;
+    }
+  }
+  delete(key2) {
+    const entry = this.entries.get(key2);
+    if (entry === void 0) return false;
+    this.entries.delete(key2);
+    this.total -= entry.bytes;
+    return true;
+  }
+  /** Deletes every entry whose key matches. */
+  deleteWhere(predicate) {
+    for (const key2 of [...this.entries.keys()]) if (predicate(key2)) this.delete(key2);
+  }
+  clear() {
+    this.entries.clear();
+    this.total = 0;
+  }
+  keys() {
+    return this.entries.keys();
+  }
+};
+
+// js/panel-state.ts
+var KINDS = ["bars", "image", "heatmap", "text", "empty", "error"];
+var HEADER = /* @__PURE__ */ new Set(["type", "id", "name", "step", "version", "kind"]);
+var PanelState = class {
+  constructor(options) {
+    this.options = options;
+    this.cache = new ByteLRU(options.cacheBytes ?? 32 * 2 ** 20, cardBytes);
+  }
+  options;
+  panels = /* @__PURE__ */ new Map();
+  cache;
+  step = -1;
+  /** The panels in the kernel's order. */
+  get specs() {
+    return [...this.panels.values()].map((panel) => panel.spec);
+  }
+  /** The card panel `name` shows, if any. */
+  shown(name) {
+    return this.panels.get(name)?.shown;
+  }
+  /** Whether panel `name` shows the current step's result (else it is updating). */
+  isCurrent(name) {
+    const panel = this.panels.get(name);
+    return panel?.shown !== void 0 && panel.shown.step === this.step && !panel.outdated;
+  }
+  progress(name) {
+    return this.panels.get(name)?.progress;
+  }
+  /**
+   * Takes the kernel's panel list. New panels and replaced functions (a new
+   * version) start afresh; removed ones are forgotten. Then asks for what is missing.
+   */
+  setPanels(specs) {
+    const old = new Map(this.panels);
+    this.panels.clear();
+    for (const spec of specs) {
+      const previous = old.get(spec.name);
+      if (previous !== void 0 && previous.spec.version === spec.version) {
+        previous.spec = spec;
+        this.panels.set(spec.name, previous);
+        continue;
+      }
+      this.cache.deleteWhere((key2) => key2.startsWith(`${spec.name}
+`));
+      this.panels.set(spec.name, { spec, active: previous?.active ?? true, shown: void 0, outdated: false, inFlight: void 0, progress: void 0 });
+      if (previous !== void 0) this.options.show(spec.name, void 0);
+    }
+    for (const name of old.keys()) {
+      if (!this.panels.has(name)) this.cache.deleteWhere((key2) => key2.startsWith(`${name}
+`));
+    }
+    this.refresh();
+  }
+  /** Hidden (or collapsed) panels are not asked for; shown again, they catch up. */
+  setActive(name, active) {
+    const panel = this.panels.get(name);
+    if (panel === void 0 || panel.active === active) return;
+    panel.active = active;
+    if (active) this.refresh();
+  }
+  /** The view moved to `step`: show cached cards at once, ask for the others. */
+  setStep(step) {
+    this.step = step;
+    this.refresh();
+  }
+  /** Position `t` changed (it gained an action as the episode grew): its cards are redone. */
+  forgetStep(t) {
+    for (const [name, panel] of this.panels) {
+      this.cache.delete(key(name, t));
+      if (panel.shown?.step === t) panel.outdated = true;
+    }
+    this.refresh();
+  }
+  /** Handles a kernel message about panels; returns whether it was one. */
+  receive(message, buffers) {
+    const msg = message;
+    if (msg === null || typeof msg !== "object") return false;
+    if (msg.type === "panel-progress") {
+      const panel2 = this.panels.get(String(msg.name));
+      if (panel2 !== void 0 && panel2.spec.version === msg.version) {
+        panel2.progress = { done: Number(msg.done), total: Number(msg.total) };
+      }
+      return true;
+    }
+    if (msg.type !== "panel") return false;
+    const panel = this.panels.get(String(msg.name));
+    const step = Number(msg.step);
+    if (panel === void 0 || panel.spec.version !== msg.version) return true;
+    if (panel.inFlight?.step === step) panel.inFlight = void 0;
+    if (KINDS.includes(String(msg.kind))) {
+      const card = toCard(msg, buffers);
+      this.cache.set(key(card.name, step), card);
+      if (step === this.step || !this.isCurrent(card.name)) this.display(panel, card);
+    }
+    this.refresh();
+    return true;
+  }
+  display(panel, card) {
+    panel.shown = card;
+    panel.outdated = false;
+    this.options.show(card.name, card);
+  }
+  /** Shows cached cards of the current step and asks for the missing ones not in flight. */
+  refresh() {
+    if (this.step < 0) return;
+    const now = (this.options.now ?? performance.now.bind(performance))();
+    const timeout = this.options.timeoutMs ?? 2e4;
+    const missing = [];
+    for (const [name, panel] of this.panels) {
+      if (!panel.active || this.isCurrent(name)) continue;
+      const cached = this.cache.get(key(name, this.step));
+      if (cached !== void 0) {
+        this.display(panel, cached);
+        continue;
+      }
+      if (panel.inFlight !== void 0 && now - panel.inFlight.at < timeout) continue;
+      panel.inFlight = { step: this.step, at: now };
+      missing.push(name);
+    }
+    if (missing.length > 0) this.options.request(this.step, missing);
+  }
+};
+function key(name, step) {
+  return `${name}
+${step}`;
+}
+function toCard(msg, buffers) {
+  const meta = {};
+  for (const [field, value] of Object.entries(msg)) if (!HEADER.has(field)) meta[field] = value;
+  return {
+    name: String(msg.name),
+    step: Number(msg.step),
+    version: Number(msg.version),
+    kind: msg.kind,
+    meta,
+    // Own copies: a small view must not keep a whole websocket message alive in the cache.
+    buffers: buffers.map((view) => new Uint8Array(view.buffer, view.byteOffset, view.byteLength).slice())
+  };
+}
+function cardBytes(card) {
+  return card.buffers.reduce((sum, buffer) => sum + buffer.byteLength, 0) + 2 * JSON.stringify(card.meta).length;
+}
+
+// js/panels.ts
+var PanelCards = class {
+  constructor(model, parent, stage) {
+    this.model = model;
+    this.stage = stage;
+    this.element = parent.appendChild(el("div", "aw-panels"));
+    this.menu = this.element.appendChild(el("details", "aw-panel-menu"));
+    this.menu.appendChild(el("summary", "aw-panel-menu-title")).textContent = "Panels";
+    this.menuList = this.menu.appendChild(el("div", "aw-panel-menu-list"));
+    this.list = this.element.appendChild(el("div", "aw-cards"));
+    this.state = new PanelState({
+      request: (step, names) => model.send({ type: "panel", id: this.nextId++, step, names }),
+      show: (name, card) => this.views.get(name)?.show(card)
+    });
+    model.on("msg:custom", this.onMessage);
+    model.on("change:panels", this.onPanels);
+    this.setPanels();
+  }
+  model;
+  stage;
+  element;
+  menu;
+  menuList;
+  list;
+  state;
+  views = /* @__PURE__ */ new Map();
+  hidden = /* @__PURE__ */ new Set();
+  collapsed = /* @__PURE__ */ new Set();
+  order = [];
+  nextId = 1;
+  onMessage = (msg, buffers) => {
+    if (this.state.receive(msg, buffers ?? [])) this.refresh();
+  };
+  onPanels = () => this.setPanels();
+  /** The view shows position `t`. */
+  setStep(t) {
+    this.state.setStep(t);
+    this.refresh();
+  }
+  /** The episode grew from `oldLength` positions: the old last one gained an action. */
+  grown(oldLength) {
+    this.state.forgetStep(oldLength - 1);
+    this.refresh();
+  }
+  dispose() {
+    this.model.off("msg:custom", this.onMessage);
+    this.model.off("change:panels", this.onPanels);
+    for (const view of this.views.values()) this.removeView(view);
+    this.element.remove();
+  }
+  setPanels() {
+    const specs = readSpecs(this.model.get("panels"));
+    for (const spec of specs) {
+      const view = this.views.get(spec.name);
+      if (view !== void 0 && view.hasOverlay !== spec.overlay) this.removeView(view);
+      const kept = this.views.get(spec.name);
+      if (kept !== void 0) kept.setSpec(spec);
+      else this.views.set(spec.name, this.createView(spec));
+    }
+    const names = new Set(specs.map((spec) => spec.name));
+    for (const [name, view] of this.views) if (!names.has(name)) this.removeView(view);
+    this.order = arrange(this.order, specs.map((spec) => spec.name));
+    this.state.setPanels(specs);
+    this.layout();
+    this.refresh();
+  }
+  createView(spec) {
+    let overlay;
+    if (spec.overlay) {
+      overlay = this.stage.appendChild(el("canvas", "aw-overlay"));
+      overlay.dataset.name = spec.name;
+    }
+    const name = spec.name;
+    const view = new CardView(
+      spec,
+      {
+        move: (delta) => {
+          this.order = move(this.order, name, delta);
+          this.layout();
+        },
+        hide: () => this.setHidden(name, true),
+        collapse: (collapsed) => {
+          if (collapsed) this.collapsed.add(name);
+          else this.collapsed.delete(name);
+          this.updateActive(name);
+        }
+      },
+      overlay
+    );
+    view.show(this.state.shown(name));
+    return view;
+  }
+  removeView(view) {
+    this.views.delete(view.name);
+    view.remove();
+  }
+  setHidden(name, hidden) {
+    if (hidden) this.hidden.add(name);
+    else this.hidden.delete(name);
+    this.views.get(name)?.setHidden(hidden);
+    this.updateActive(name);
+    this.layoutMenu();
+  }
+  /** Hidden cards are not computed; collapsed ones only when their overlay is still drawn. */
+  updateActive(name) {
+    const overlay = this.state.specs.find((spec) => spec.name === name)?.overlay ?? false;
+    const active = !this.hidden.has(name) && (overlay || !this.collapsed.has(name));
+    this.state.setActive(name, active);
+    this.refresh();
+  }
+  /** Puts the cards in order and rebuilds the menu. */
+  layout() {
+    for (const name of this.order) {
+      const view = this.views.get(name);
+      if (view === void 0) continue;
+      this.list.append(view.element);
+      view.setHidden(this.hidden.has(name));
+    }
+    for (const name of this.order) this.updateActive(name);
+    this.element.hidden = this.order.length === 0;
+    this.layoutMenu();
+  }
+  layoutMenu() {
+    this.menuList.replaceChildren(
+      ...this.order.map((name) => {
+        const label = el("label", "aw-panel-menu-item");
+        const box = label.appendChild(input("aw-show", "checkbox"));
+        box.dataset.name = name;
+        box.checked = !this.hidden.has(name);
+        box.addEventListener("change", () => this.setHidden(name, !box.checked));
+        label.append(` ${name}`);
+        return label;
+      })
+    );
+  }
+  /** Brings every card's staleness and progress up to date with the state. */
+  refresh() {
+    for (const [name, view] of this.views) {
+      view.setCurrent(this.state.isCurrent(name));
+      view.setProgress(this.state.progress(name));
+    }
+  }
+};
+function readSpecs(value) {
+  if (!Array.isArray(value)) return [];
+  return value.filter((spec) => spec !== null && typeof spec === "object" && typeof spec.name === "string").map((spec) => ({
+    name: spec.name,
+    overlay: spec.overlay === true,
+    precompute: spec.precompute === true,
+    version: Number(spec.version) || 0
+  }));
+}
+
 // js/prefetch.ts
 var chunkOf = (t, chunkSize) => Math.floor(t / chunkSize);
 var numChunks = (length, chunkSize) => Math.ceil(length / chunkSize);
@@ -515,87 +1239,6 @@ var Player = class {
   }
 };
 
-// js/readout.ts
-function formatNumber(x) {
-  if (x === void 0) return "-";
-  if (Number.isInteger(x) || !Number.isFinite(x)) return String(x);
-  if (Math.abs(x) < 1e-3) return x.toPrecision(4);
-  return String(Number.parseFloat(x.toFixed(4)));
-}
-var flag = (value) => value === void 0 ? "-" : String(value);
-function formatReadout(f) {
-  return [
-    `t = ${f.t} / ${f.T}`,
-    `action: ${f.action}`,
-    `reward: ${formatNumber(f.reward)}`,
-    `return: ${formatNumber(f.return)}`,
-    `terminated: ${flag(f.terminated)}  truncated: ${flag(f.truncated)}`,
-    `info: ${f.infoLoaded ? JSON.stringify(f.info) : "\u2026"}`
-  ].join("\n");
-}
-function actionText(t, meta, series, names) {
-  if (meta !== void 0) return meta.action;
-  const actions = series.actions;
-  if (actions === void 0 || t >= actions.length) return "";
-  const a = actions[t];
-  const name = Number.isInteger(a) ? names[a] : void 0;
-  return name === void 0 ? formatNumber(a) : `${formatNumber(a)} (${name})`;
-}
-function readoutFields(t, series, meta, names, length) {
-  const T = series.rewards.length > 0 ? series.rewards.length : Math.max(0, length - 1);
-  const outcome = Math.min(t, T - 1);
-  const bool = (values) => outcome >= 0 && outcome < values.length ? values[outcome] !== 0 : void 0;
-  return {
-    t,
-    T,
-    action: actionText(t, meta, series, names),
-    reward: t < series.rewards.length ? series.rewards[t] : void 0,
-    return: t < series.returns.length ? series.returns[t] : void 0,
-    terminated: bool(series.terminated),
-    truncated: bool(series.truncated),
-    info: meta?.info,
-    infoLoaded: meta !== void 0
-  };
-}
-var Readout = class {
-  element;
-  constructor(parent) {
-    this.element = parent.appendChild(document.createElement("pre"));
-    this.element.className = "aw-readout";
-  }
-  show(fields) {
-    this.element.textContent = formatReadout(fields);
-  }
-};
-
-// js/series.ts
-var EMPTY = new Float64Array(0);
-function toFloat64(value) {
-  let bytes;
-  if (ArrayBuffer.isView(value)) bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
-  else return EMPTY;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = new Float64Array(Math.floor(bytes.byteLength / 8));
-  for (let i = 0; i < out.length; i++) out[i] = view.getFloat64(i * 8, true);
-  return out;
-}
-function parseSeries(raw) {
-  const dict = raw ?? {};
-  const extras = /* @__PURE__ */ new Map();
-  for (const [name, value] of Object.entries(dict)) {
-    if (name.startsWith("extra:")) extras.set(name.slice("extra:".length), toFloat64(value));
-  }
-  return {
-    rewards: toFloat64(dict.rewards),
-    returns: toFloat64(dict.returns),
-    terminated: toFloat64(dict.terminated),
-    truncated: toFloat64(dict.truncated),
-    actions: "actions" in dict ? toFloat64(dict.actions) : void 0,
-    extras
-  };
-}
-
 // js/transport.ts
 var ChunkTransport = class {
   constructor(model, options) {
@@ -734,12 +1377,12 @@ function parseReply(reply, buffers, chunkSize) {
     data.parts.push(part);
     data.bytes += payload.byteLength;
   });
-  for (const [key, raw] of Object.entries(reply.steps ?? {})) {
-    const t = Number(key);
+  for (const [key2, raw] of Object.entries(reply.steps ?? {})) {
+    const t = Number(key2);
     const meta = { action: typeof raw?.action === "string" ? raw.action : "", info: raw?.info ?? null };
     const data = entry(Math.floor(t / chunkSize));
     data.steps.set(t, meta);
-    data.bytes += 2 * (key.length + meta.action.length + JSON.stringify(meta.info).length);
+    data.bytes += 2 * (key2.length + meta.action.length + JSON.stringify(meta.info).length);
   }
   return chunks;
 }
@@ -865,75 +1508,6 @@ var ChunkSource = class {
     const batch = backgroundBatch(chunkOf(p.step, p.chunkSize), p.direction, chunks, (k) => this.present(k), max);
     if (batch.length > 0) this.request(batch, true);
     else this.fillStopped = true;
-  }
-};
-
-// js/cache.ts
-var ByteLRU = class {
-  constructor(budget, sizeOf) {
-    this.budget = budget;
-    this.sizeOf = sizeOf;
-  }
-  budget;
-  sizeOf;
-  // A Map iterates in insertion order; re-inserting on access keeps the oldest first.
-  entries = /* @__PURE__ */ new Map();
-  total = 0;
-  /** Bytes currently held. */
-  get bytes() {
-    return this.total;
-  }
-  get size() {
-    return this.entries.size;
-  }
-  has(key) {
-    return this.entries.has(key);
-  }
-  /** Returns the value and marks it most recently used. */
-  get(key) {
-    const entry = this.entries.get(key);
-    if (entry === void 0) return void 0;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    return entry.value;
-  }
-  /** Returns the value without changing its recency. */
-  peek(key) {
-    return this.entries.get(key)?.value;
-  }
-  /**
-   * Stores a value as the most recently used, evicting the least recently used
-   * until the budget holds. A value bigger than the whole budget is still kept
-   * (alone), so the frame on screen can always be cached.
-   */
-  set(key, value) {
-    this.delete(key);
-    const bytes = this.sizeOf(value);
-    this.entries.set(key, { value, bytes });
-    this.total += bytes;
-    for (const [oldest, entry] of this.entries) {
-      if (this.total <= this.budget || oldest === key) break;
-      this.entries.delete(oldest);
-      this.total -= entry.bytes;
-    }
-  }
-  delete(key) {
-    const entry = this.entries.get(key);
-    if (entry === void 0) return false;
-    this.entries.delete(key);
-    this.total -= entry.bytes;
-    return true;
-  }
-  /** Deletes every entry whose key matches. */
-  deleteWhere(predicate) {
-    for (const key of [...this.entries.keys()]) if (predicate(key)) this.delete(key);
-  }
-  clear() {
-    this.entries.clear();
-    this.total = 0;
-  }
-  keys() {
-    return this.entries.keys();
   }
 };
 
@@ -1166,7 +1740,7 @@ var Timeline = class {
     const c = this.background.getContext("2d");
     c.clearRect(0, 0, width, height);
     if (this.series !== void 0 && this.length > 0) {
-      drawBars(c, binMinMax(this.series.rewards, this.length, width), height);
+      drawBars2(c, binMinMax(this.series.rewards, this.length, width), height);
       [...this.series.extras.values()].forEach((values, i) => {
         drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i % COLORS.extras.length], ratio);
       });
@@ -1186,7 +1760,7 @@ var Timeline = class {
     c.fillRect(Math.round(x - w / 2), 0, w, height);
   }
 };
-function drawBars(c, bins, height) {
+function drawBars2(c, bins, height) {
   const { lo, hi } = range(bins);
   const top = Math.max(hi, 0);
   const bottom = Math.min(lo, 0);
@@ -1298,16 +1872,23 @@ var EpisodeView = class {
     this.root.dataset.pSuppressShortcuts = "true";
     this.title = this.root.appendChild(document.createElement("div"));
     this.title.className = "aw-title";
-    this.canvas = new FrameCanvas(this.root);
-    this.controls = new Controls(this.root, this.root, {
+    const body = this.root.appendChild(document.createElement("div"));
+    body.className = "aw-body";
+    const main = body.appendChild(document.createElement("div"));
+    main.className = "aw-main";
+    const stage = main.appendChild(document.createElement("div"));
+    stage.className = "aw-stage";
+    this.canvas = new FrameCanvas(stage);
+    this.controls = new Controls(main, this.root, {
       seek: (t) => this.userGo(t),
       stepBy: (delta) => this.userGo(this.step + delta),
       togglePlay: () => this.togglePlay(),
       setFps: (fps) => this.saveTrait("fps", fps),
       setLoop: (loop) => this.saveTrait("loop", loop)
     });
-    this.timeline = new Timeline(this.root, (t) => this.userGo(t));
-    this.readout = new Readout(this.root);
+    this.timeline = new Timeline(main, (t) => this.userGo(t));
+    this.readout = new Readout(main);
+    this.panels = new PanelCards(model, body, stage);
     this.status = this.root.appendChild(document.createElement("div"));
     this.status.className = "aw-status";
     this.store = new FrameStore(() => this.traits.chunkSize);
@@ -1369,6 +1950,7 @@ var EpisodeView = class {
   controls;
   timeline;
   readout;
+  panels;
   transport;
   store;
   source;
@@ -1389,6 +1971,7 @@ var EpisodeView = class {
     this.transport.dispose();
     this.timeline.dispose();
     this.controls.dispose();
+    this.panels.dispose();
     this.saveStep.flush();
     for (const [event, callback] of this.listeners) this.model.off(event, callback);
     this.root.remove();
@@ -1420,6 +2003,7 @@ var EpisodeView = class {
     if (origin === "model" && this.player.playing) this.startPlayback();
     this.controls.setStep(t);
     this.timeline.setCursor(t);
+    this.panels.setStep(t);
     this.showReadout();
     this.paint();
     this.plan();
@@ -1522,6 +2106,7 @@ var EpisodeView = class {
       this.source.reset();
     } else if (old > 0 && length > old) {
       this.source.grown(old, length, this.traits.chunkSize);
+      this.panels.grown(old);
     }
     this.controls.setLength(length);
     this.timeline.setData(this.series, length);

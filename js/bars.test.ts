@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { layoutBars, ROW_HEIGHT } from "./bars.ts";
+
+const values = (...xs: number[]) => Float64Array.from(xs);
+
+describe("layoutBars", () => {
+  it("gives one row per value, top to bottom, labelled", () => {
+    const layout = layoutBars(values(1, 2, 3), ["NOOP", "FIRE", "RIGHT"], 300);
+    expect(layout.rows.map((r) => [r.label, r.y])).toEqual([
+      ["NOOP", 2],
+      ["FIRE", 2 + ROW_HEIGHT],
+      ["RIGHT", 2 + 2 * ROW_HEIGHT],
+    ]);
+    expect(layout.height).toBe(3 * ROW_HEIGHT);
+  });
+
+  it("highlights the taken action's bar only", () => {
+    const layout = layoutBars(values(1, 2, 3), ["a", "b", "c"], 300, { highlight: 1 });
+    expect(layout.rows.map((r) => r.highlight)).toEqual([false, true, false]);
+  });
+
+  it("highlights nothing without an action", () => {
+    expect(layoutBars(values(1, 2), ["a", "b"], 300).rows.some((r) => r.highlight)).toBe(false);
+  });
+
+  it("grows positive bars right from zero, in proportion, the largest to the right edge", () => {
+    const layout = layoutBars(values(0, 1, 2), ["a", "b", "c"], 1000);
+    expect(layout.zeroX).toBe(layout.left);
+    const [zero, one, two] = layout.rows;
+    expect(zero.width).toBe(0);
+    expect(two.x + two.width).toBe(layout.right);
+    expect(two.width).toBeCloseTo(2 * one.width);
+  });
+
+  it("puts zero inside the axis when values have both signs", () => {
+    const layout = layoutBars(values(-1, 3), ["a", "b"], 1000);
+    const [negative, positive] = layout.rows;
+    expect(layout.zeroX).toBeCloseTo(layout.left + (layout.right - layout.left) / 4);
+    expect(negative.x + negative.width).toBeCloseTo(layout.zeroX);
+    expect(positive.x).toBeCloseTo(layout.zeroX);
+    expect(positive.width).toBeCloseTo(3 * negative.width);
+  });
+
+  it("draws all-negative values leftwards from zero at the right edge", () => {
+    const layout = layoutBars(values(-2, -1), ["a", "b"], 1000);
+    expect(layout.zeroX).toBe(layout.right);
+    expect(layout.rows[0].x).toBe(layout.left);
+  });
+
+  it("shows missing values as text without a bar and leaves them out of the axis", () => {
+    const layout = layoutBars(values(Number.NaN, 4), ["a", "b"], 1000);
+    expect(layout.rows[0]).toMatchObject({ text: "nan", width: 0 });
+    expect(layout.rows[1].x + layout.rows[1].width).toBe(layout.right);
+  });
+
+  it("writes values as the readout does", () => {
+    expect(layoutBars(values(0.1 + 0.2, 5), ["a", "b"], 300).rows.map((r) => r.text)).toEqual(["0.3", "5"]);
+  });
+
+  it("numbers rows that have no label", () => {
+    expect(layoutBars(values(1, 2), ["a"], 300).rows[1].label).toBe("1");
+  });
+
+  it("keeps equal values visible when all are zero", () => {
+    const layout = layoutBars(values(0, 0), ["a", "b"], 300);
+    expect(layout.rows.every((r) => Number.isFinite(r.x) && r.width === 0)).toBe(true);
+  });
+
+  it("outlines the greedy bar, which may differ from the taken one", () => {
+    const layout = layoutBars(values(1, 2, 3), ["a", "b", "c"], 300, { highlight: 0, greedy: 2 });
+    expect(layout.rows.map((r) => [r.highlight, r.greedy])).toEqual([
+      [true, false],
+      [false, false],
+      [false, true],
+    ]);
+  });
+
+  it("uses a fixed scale when given, cutting values outside it", () => {
+    const layout = layoutBars(values(5, 20), ["a", "b"], 1000, { scale: [-10, 10] });
+    expect(layout.zeroX).toBeCloseTo((layout.left + layout.right) / 2);
+    const [five, twenty] = layout.rows;
+    expect(five.width).toBeCloseTo((layout.right - layout.left) / 4);
+    expect(twenty.x + twenty.width).toBe(layout.right);
+  });
+});

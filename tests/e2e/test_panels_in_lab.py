@@ -1,0 +1,242 @@
+"""Panel cards in a real JupyterLab and Chromium: bars, overlays, errors, and their recovery.
+
+One notebook holds a 200-position synthetic episode with three panels: Q-value bars
+(the taken action is t % 4), a saliency overlay whose right half is hot, and a panel
+that raises. Checks read the cards' data attributes and their canvas pixels.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from episodes import frame_digests, synthetic_frames
+from lab import Notebook, Server, View, opened
+from PIL import Image
+
+from agent_widget.heatmap import LUT
+
+pytestmark = pytest.mark.e2e
+
+E2E = Path(__file__).parent
+N = 200
+DIGESTS = frame_digests(synthetic_frames(N))
+VIEWER = 1  # cell index
+HIGHLIGHT_RGB = [0xE6, 0x51, 0x00]  # js/bars.ts HIGHLIGHT_COLOR
+BAR_RGB = [0x90, 0xA4, 0xAE]  # js/bars.ts BAR_COLOR
+ROW_HEIGHT = 18  # js/bars.ts
+
+CELLS = [
+    f"""import sys, time
+import numpy as np
+sys.path.insert(0, {str(E2E)!r})
+from episodes import synthetic_episode
+from agent_widget.viewer import EpisodeViewer
+viewer = EpisodeViewer(synthetic_episode({N}), fps=20)
+
+@viewer.panel("Q")
+def q_values(step):
+    return np.array([1.0, 2.0, 3.0, 4.0]) + step.t % 3
+
+@viewer.panel("saliency", overlay=True)
+def saliency(step):
+    hot = np.zeros((12, 16))
+    hot[:, 8:] = 1.0
+    return hot
+
+@viewer.panel("broken")
+def broken(step):
+    raise ValueError(f"bad step {{step.t}}")""",
+    "viewer",
+]
+
+
+@pytest.fixture(scope="module")
+def notebook(server: Server, new_page) -> Iterator[Notebook]:
+    with opened(server, new_page(), "panels.ipynb", CELLS) as notebook:
+        yield notebook
+
+
+@pytest.fixture
+def view(notebook: Notebook) -> View:
+    return notebook.view(VIEWER)
+
+
+def card(view: View, name: str):
+    return view.root.locator(f'div.aw-card[data-name="{name}"]')
+
+
+def wait_card(notebook: Notebook, view: View, name: str, t: int, kind: str) -> dict[str, Any]:
+    """Waits until card ``name`` shows the current step ``t`` as ``kind``; its data attributes."""
+    handle = card(view, name).element_handle()
+    notebook.wait_for(
+        """([el, t, kind]) => el.dataset.step === String(t) && el.dataset.current === "true"
+            && el.dataset.kind === kind""",
+        [handle, t, kind],
+        what=f"card {name!r} to show step {t} as {kind}",
+    )
+    return card(view, name).evaluate("(el) => ({...el.dataset})")
+
+
+def go_to(view: View, t: int) -> None:
+    """Seek as a user does, and check the frame painted is exactly frame t."""
+    view.slide_to(t)
+    view.wait_painted(t)
+    canvas = view.canvas()
+    assert DIGESTS.get(canvas["sha256"]) == t
+
+
+def bar_rows(view: View) -> list[str]:
+    """The colour of each bar row of the Q card, read from its canvas pixels."""
+    colours = (
+        card(view, "Q")
+        .locator("canvas.aw-bars")
+        .evaluate(
+            """(canvas, [rowHeight, highlight, bar]) => {
+            const c = canvas.getContext("2d");
+            const same = (p, rgb) => p[0] === rgb[0] && p[1] === rgb[1] && p[2] === rgb[2];
+            const rows = [];
+            for (let y = rowHeight / 2; y < canvas.height; y += rowHeight) {
+                const line = c.getImageData(0, y, canvas.width, 1).data;
+                let h = 0, b = 0;
+                for (let i = 0; i < line.length; i += 4) {
+                    const p = line.subarray(i, i + 3);
+                    if (same(p, highlight)) h++;
+                    else if (same(p, bar)) b++;
+                }
+                rows.push(h > 0 && b === 0 ? "highlight" : b > 0 && h === 0 ? "bar" : "none");
+            }
+            return rows;
+        }""",
+            [ROW_HEIGHT, HIGHLIGHT_RGB, BAR_RGB],
+        )
+    )
+    return list(colours)
+
+
+def test_a_bar_chart_shows_the_sought_step_with_the_taken_action_highlighted(notebook, view):
+    for t in (37, 122):
+        go_to(view, t)
+        data = wait_card(notebook, view, "Q", t, "bars")
+        assert data["highlight"] == str(t % 4)
+        expected = ["bar"] * 4
+        expected[t % 4] = "highlight"
+        assert bar_rows(view) == expected
+
+
+def test_an_overlay_is_drawn_over_the_frame_and_changes_its_pixels(notebook, view):
+    go_to(view, 50)
+    wait_card(notebook, view, "saliency", 50, "heatmap")
+    overlay = view.root.locator('canvas.aw-overlay[data-name="saliency"]')
+    notebook.wait_for(
+        "(el) => el.dataset.step === '50'", overlay.element_handle(), what="the overlay painted"
+    )
+    pixels = overlay.evaluate(
+        """(canvas) => Array.from(
+            canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data)"""
+    )
+    rgba = np.array(pixels, np.uint8).reshape(48, 64, 4)  # the frame's size
+    assert (rgba[:, :32, 3] == 0).all()
+    assert (rgba[:, 32:] == [*LUT[255], 255]).all()
+    frame_box = view.root.locator("canvas.aw-frame").bounding_box()
+    assert overlay.bounding_box() == frame_box
+
+    stage = view.root.locator("div.aw-stage")
+    with_overlay = screenshot(stage)
+    card(view, "saliency").locator("input.aw-opacity").evaluate(
+        """(el) => { el.value = "0"; el.dispatchEvent(new Event("input", {bubbles: true})); }"""
+    )
+    without = screenshot(stage)
+    half = without.shape[1] // 2
+    assert (with_overlay[:, : half - 2] == without[:, : half - 2]).all()
+    changed = np.abs(with_overlay[:, half + 2 :].astype(int) - without[:, half + 2 :]).sum(axis=2)
+    assert (changed > 30).mean() > 0.9
+
+
+def test_an_exception_shows_an_error_card_and_the_frame_still_scrubs(notebook, view):
+    go_to(view, 20)
+    wait_card(notebook, view, "broken", 20, "error")
+    error = card(view, "broken").locator("div.aw-error-title").inner_text()
+    assert error == "ValueError: bad step 20"
+    trace = card(view, "broken").locator("pre.aw-traceback").inner_text()
+    assert 'raise ValueError(f"bad step {step.t}")' in trace
+    for t in (21, 90, 91):
+        go_to(view, t)
+    wait_card(notebook, view, "broken", 91, "error")
+    wait_card(notebook, view, "Q", 91, "bars")
+
+
+def test_re_registering_a_fixed_panel_replaces_its_error_card(notebook, view):
+    go_to(view, 64)
+    wait_card(notebook, view, "broken", 64, "error")
+    notebook.execute('viewer.add_panel("broken", lambda step: f"fixed at {step.t}")')
+    wait_card(notebook, view, "broken", 64, "text")
+    assert card(view, "broken").locator("pre.aw-text").inner_text() == "fixed at 64"
+    assert card(view, "broken").locator("div.aw-error").count() == 0
+
+
+def test_a_slow_panel_is_dimmed_while_the_frames_keep_coming(notebook, view):
+    notebook.execute(
+        """import threading
+gate = threading.Event()
+viewer.add_panel("slow", lambda step: gate.wait(30) and f"slow {step.t}")"""
+    )
+    try:
+        go_to(view, 100)
+        for t in range(101, 106):  # the slow panel is still computing step 100
+            go_to(view, t)
+            assert card(view, "slow").get_attribute("data-current") != "true"
+        notebook.execute("gate.set()")
+        wait_card(notebook, view, "slow", 105, "text")  # caught up with the newest step
+        wait_card(notebook, view, "Q", 105, "bars")
+    finally:
+        notebook.execute('gate.set(); viewer.remove_panel("slow")')
+
+
+def test_a_precomputed_panel_reports_progress_and_then_every_step_is_cached(notebook, view):
+    go_to(view, 0)
+    notebook.execute(
+        """computed = []
+viewer.add_panel("all", lambda step: computed.append(step.t) or f"pre {step.t}", precompute=True)"""
+    )
+    notebook.wait_for(
+        "(el) => el.dataset.progress === '200/200'",
+        card(view, "all").element_handle(),
+        timeout=60,
+        what="precompute to finish",
+    )
+    assert sorted(notebook.python("computed")) == list(range(N))
+    for t in (7, 150):
+        go_to(view, t)
+        wait_card(notebook, view, "all", t, "text")
+    assert len(notebook.python("computed")) == N  # served from the cache
+    notebook.execute('viewer.remove_panel("all")')
+
+
+def test_cards_can_be_moved_collapsed_and_hidden(notebook, view):
+    def names() -> list[str]:
+        return view.root.locator("div.aw-card:not([hidden])").evaluate_all(
+            "(cards) => cards.map((c) => c.dataset.name)"
+        )
+
+    start = names()
+    assert start[:2] == ["Q", "saliency"]
+    card(view, "Q").locator("button.aw-down").click()
+    assert names()[:2] == ["saliency", "Q"]
+    card(view, "Q").locator("button.aw-up").click()
+    card(view, "Q").locator("button.aw-collapse").click()
+    assert not card(view, "Q").locator("div.aw-card-body").is_visible()
+    card(view, "Q").locator("button.aw-collapse").click()
+    card(view, "Q").locator("button.aw-hide").click()
+    assert "Q" not in names()
+    view.root.locator("summary.aw-panel-menu-title").click()
+    view.root.locator('input.aw-show[data-name="Q"]').check()
+    assert names() == start
+
+
+def screenshot(locator) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(locator.screenshot())).convert("RGB"))

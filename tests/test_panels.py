@@ -1,0 +1,85 @@
+"""The panel registry: panels defined once and included in every viewer created afterwards."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from agent_widget.panels import Panel, register, registered, unregister
+
+
+@pytest.fixture(autouse=True)
+def empty_registry() -> Iterator[None]:
+    saved = registered()
+    for panel in saved:
+        unregister(panel.name)
+    yield
+    for panel in registered():
+        unregister(panel.name)
+    for panel in saved:
+        register(panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute)
+
+
+def notes(step):
+    return f"t = {step.t}"
+
+
+def test_registered_panels_keep_their_order_and_flags():
+    register("notes", notes)
+    register("saliency", notes, overlay=True, precompute=True)
+    assert registered() == [
+        Panel("notes", notes),
+        Panel("saliency", notes, overlay=True, precompute=True),
+    ]
+
+
+def test_register_works_as_a_decorator_and_returns_the_function():
+    @register("decorated", precompute=True)
+    def decorated(step):
+        return None
+
+    assert decorated(None) is None
+    assert registered() == [Panel("decorated", decorated, precompute=True)]
+
+
+def test_registering_a_name_again_replaces_the_panel_in_its_place():
+    register("a", notes)
+    register("b", notes)
+    register("a", print, overlay=True)
+    assert registered() == [Panel("a", print, overlay=True), Panel("b", notes)]
+
+
+def test_unregister_removes_a_panel():
+    register("a", notes)
+    unregister("a")
+    assert registered() == []
+
+
+def test_unregistering_an_unknown_name_says_which_are_registered():
+    register("a", notes)
+    with pytest.raises(KeyError, match=r"no panel 'b' is registered \(registered: 'a'\)"):
+        unregister("b")
+
+
+@pytest.mark.parametrize("name", ["", "   ", 3, None])
+def test_a_panel_needs_a_name(name):
+    with pytest.raises(ValueError, match="non-empty string"):
+        register(name, notes)
+
+
+def test_a_panel_function_must_be_callable():
+    with pytest.raises(TypeError, match="panel 'q': fn must be callable with one step, got int"):
+        register("q", 3)
+
+
+def test_flags_must_be_booleans():
+    with pytest.raises(ValueError, match="panel 'q': overlay must be True or False"):
+        register("q", notes, overlay="yes")
+
+
+def test_a_refused_panel_leaves_the_registry_as_it_was():
+    register("q", notes)
+    with pytest.raises(TypeError):
+        register("q", None, overlay=True)(42)
+    assert registered() == [Panel("q", notes)]
