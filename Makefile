@@ -2,7 +2,7 @@
 PY := .venv/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test setup lint build bench
+.PHONY: demo test setup lint build bench screenshot
 
 demo: setup
 	.venv/bin/jupyter lab notebooks/quickstart.ipynb
@@ -39,3 +39,6 @@ lint: .venv/.installed
 bench: setup build
 	$(PY) -m benchmarks.storage
 	$(PY) -m benchmarks.recording
+
+screenshot: setup build
+	AW_README_SCREENSHOT=1 $(PY) -m pytest -q tests/e2e -k screenshot
