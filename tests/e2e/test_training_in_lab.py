@@ -1,0 +1,134 @@
+"""TrainingViewer in a real JupyterLab and Chromium: snapshots appear while training runs.
+
+The notebook trains Q-learning on FrozenLake 4x4 with a TrainingViewer attached;
+this module trains the same seeded agent itself, so it knows the exact value map
+each position must paint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from lab import Notebook, Server, View, opened, rgb_sha256
+
+from agent_widget.agents import QLearning
+from agent_widget.gridworld import ValueMap
+from agent_widget.gridworld.training import CELL_SIZE
+from agent_widget.snapshots import Snapshots
+
+pytestmark = pytest.mark.e2e
+
+EPISODES = 40
+MORE = 20
+VIEWER = 1  # cell index
+
+
+def expected_digests() -> list[str]:
+    """The RGB digest of every position's frame: the value map before training, then of
+    each snapshot as the viewer keeps it (to the snapshots' tolerance)."""
+    env = gym.make("FrozenLake-v1", map_name="4x4")
+    snapshots = Snapshots()
+    QLearning(env, seed=0).train(EPISODES + MORE, callback=snapshots.append)
+    value_map = ValueMap(env, cell_size=CELL_SIZE)
+    tables = [snapshots[k] for k in range(len(snapshots))]
+    return [rgb_sha256(value_map.image(table)) for table in [np.zeros((16, 4)), *tables]]
+
+
+DIGESTS = expected_digests()
+
+CELLS = [
+    """import os, time
+import gymnasium as gym
+import numpy as np
+from agent_widget.agents import QLearning
+from agent_widget.gridworld.training import TrainingViewer
+
+env = gym.make("FrozenLake-v1", map_name="4x4")
+viewer = TrainingViewer(env, interval=0)
+agent = QLearning(env, seed=0)
+
+def slowly(q_table, episode, ret):  # spread the snapshots over a few seconds
+    viewer.snapshot(q_table, episode=episode, ret=ret)
+    time.sleep(0.05)""",
+    "viewer",
+]
+
+
+@pytest.fixture(scope="module")
+def notebook(server: Server, new_page) -> Iterator[Notebook]:
+    with opened(server, new_page(), "training.ipynb", CELLS) as notebook:
+        yield notebook
+
+
+def assert_shows(view: View, t: int) -> None:
+    view.wait_painted(t)
+    canvas = view.canvas()
+    assert canvas["step"] == t
+    assert canvas["sha256"] == DIGESTS[t], f"position {t} is not the value map of its snapshot"
+
+
+def train_while_held(notebook: Notebook, episodes: int, release: Path):
+    """Train in the kernel, then keep the cell busy until ``release`` exists."""
+    return notebook.start(
+        f"""agent.train({episodes}, callback=slowly)
+while not os.path.exists({str(release)!r}):
+    time.sleep(0.05)"""
+    )
+
+
+def test_snapshots_sent_from_a_running_cell_appear_before_it_ends(notebook, tmp_path):
+    view = notebook.view(VIEWER)
+    assert_shows(view, 0)  # the table before training
+    release = tmp_path / "release"
+    run = train_while_held(notebook, EPISODES, release)
+    try:
+        notebook.wait_until(
+            lambda: view.slider().get_attribute("max") == str(EPISODES),
+            timeout=30,
+            what=f"the slider to reach {EPISODES}",
+        )
+        assert_shows(view, EPISODES)  # followed the newest position; its frame came pushed
+        assert f'"episode":{EPISODES - 1}' in view.readout()
+        view.press("ArrowLeft")
+        assert_shows(view, EPISODES - 1)
+        assert not run.done, f"the cell ended early:\n{run.wait()}"
+    finally:
+        release.touch()
+    run.wait()
+
+
+def test_a_view_scrubbed_back_stays_while_training_goes_on(notebook, tmp_path):
+    view = notebook.view(VIEWER)
+    view.press("Home")
+    assert_shows(view, 0)
+    release = tmp_path / "release"
+    run = train_while_held(notebook, MORE, release)
+    try:
+        notebook.wait_until(
+            lambda: view.slider().get_attribute("max") == str(EPISODES + MORE),
+            timeout=30,
+            what=f"the slider to reach {EPISODES + MORE}",
+        )
+        assert_shows(view, 0)
+        view.press("End")
+        assert_shows(view, EPISODES + MORE)
+        assert not run.done
+    finally:
+        release.touch()
+    run.wait()
+
+
+def test_play_opens_the_greedy_episode_of_the_shown_snapshot(notebook):
+    view = notebook.view(VIEWER)
+    view.press("End")
+    assert_shows(view, EPISODES + MORE)
+    view.root.locator("xpath=ancestor::div[contains(@class, 'widget-vbox')][1]").locator(
+        "button", has_text="Play greedy policy"
+    ).click()
+    played = notebook.view(VIEWER, nth=1)
+    played.wait_painted(0)
+    assert f"after episode {EPISODES + MORE - 1}" in played.root.inner_text()

@@ -1,0 +1,139 @@
+"""TrainingViewer: training snapshots as the positions of an EpisodeViewer, shown live."""
+
+from __future__ import annotations
+
+import time
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agent_widget.agents import QLearning
+from agent_widget.gridworld import ValueMap
+from agent_widget.gridworld.glyphs import AGENT
+from agent_widget.gridworld.training import TrainingViewer
+from agent_widget.viewer import EpisodeViewer
+
+
+@pytest.fixture
+def lake():
+    return gym.make("FrozenLake-v1", map_name="4x4", is_slippery=True)
+
+
+@pytest.fixture
+def viewers():
+    made = []
+    yield made
+    for viewer in made:
+        viewer.close()
+
+
+def trained(lake, viewers, episodes=300, **kwargs):
+    viewer = TrainingViewer(lake, **kwargs)
+    viewers.append(viewer)
+    returns = QLearning(lake, seed=0).train(episodes, callback=viewer.snapshot)
+    return viewer, returns
+
+
+def synced(viewer, length):
+    """Wait for the timeline's next update (it syncs at most every 0.1 s)."""
+    deadline = time.monotonic() + 5
+    while viewer.timeline.length != length and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert viewer.timeline.length == length
+
+
+def series(viewer, name):
+    return np.frombuffer(viewer.timeline.series[name], "<f8")
+
+
+def test_every_snapshot_is_kept(lake, viewers):
+    viewer, returns = trained(lake, viewers, episodes=50, interval=60)
+    assert len(viewer.snapshots) == 50
+    assert viewer.snapshots.returns.tolist() == returns.tolist()
+
+
+def test_with_no_interval_every_snapshot_is_a_position_showing_its_value_map(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=30, interval=0)
+    assert viewer.num_positions == 31
+    frames = viewer.timeline._episode.frames  # what the front end is sent
+    for position, k in [(0, None), (1, 0), (30, 29)]:
+        table = np.zeros((16, 4)) if k is None else viewer.snapshots[k]
+        assert np.array_equal(frames[position], ValueMap(lake, cell_size=20).image(table))
+
+
+def test_snapshots_faster_than_the_interval_share_a_position(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=200, interval=60)
+    assert viewer.num_positions == 2  # before training, and the first snapshot
+    assert viewer.info(1)["episode"] == 0
+
+
+def test_the_newest_snapshot_gets_a_position_once_the_interval_has_passed(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=200, interval=0.2)
+    time.sleep(0.5)
+    assert viewer.info(viewer.num_positions - 1)["episode"] == 199
+    assert np.allclose(viewer.table(viewer.num_positions - 1), viewer.snapshots[-1])
+
+
+def test_the_readout_gives_episode_return_moving_average_and_success_rate(lake, viewers):
+    viewer, returns = trained(lake, viewers, episodes=300, interval=0, window=50)
+    info = viewer.info(300)
+    assert info["episode"] == 299
+    assert info["return"] == returns[-1]
+    assert info["moving average"] == pytest.approx(returns[-50:].mean())
+    assert info["success rate"] == pytest.approx((returns[-50:] > 0).mean())
+
+
+def test_the_timeline_is_the_learning_curve(lake, viewers):
+    viewer, returns = trained(lake, viewers, episodes=300, interval=0, window=50)
+    synced(viewer, 301)
+    assert series(viewer, "rewards").tolist() == returns.tolist()
+    assert series(viewer, "returns")[-1] == returns.sum()  # the total return of training
+    moving = series(viewer, "extra:moving average")
+    assert moving[-1] == pytest.approx(returns[-50:].mean())
+
+
+def test_returns_of_episodes_between_positions_add_up_on_the_timeline(lake, viewers):
+    viewer, returns = trained(lake, viewers, episodes=2_000, interval=0.05)
+    time.sleep(0.3)
+    synced(viewer, viewer.num_positions)
+    assert series(viewer, "returns")[-1] == returns.sum()
+
+
+def test_the_view_follows_the_newest_position_unless_scrubbed_back(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=10, interval=0)
+    synced(viewer, 11)
+    assert viewer.timeline.step == 10
+    viewer.timeline.step = 3
+    QLearning(lake, seed=1).train(5, callback=viewer.snapshot)
+    synced(viewer, 16)
+    assert viewer.timeline.step == 3
+
+
+def test_play_records_the_greedy_policy_of_a_position_with_value_maps(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=300, interval=0)
+    played = viewer.play(300, seed=0)
+    assert isinstance(played, EpisodeViewer)
+    assert [panel["name"] for panel in played.panels] == ["values"]
+    frame = played._episode.frames[0]
+    start = np.all(frame == AGENT, axis=-1)
+    rows, cols = np.nonzero(start)
+    assert rows.size > 0
+    assert rows.max() < 40  # the agent ringed in the start cell, (0, 0)
+    assert cols.max() < 40
+    assert played.title == "greedy policy at position 300 (after episode 299)"
+
+
+def test_a_position_out_of_range_is_refused(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=3, interval=0)
+    with pytest.raises(IndexError, match="position 4 out of range: there are 4"):
+        viewer.table(4)
+
+
+@pytest.mark.parametrize(
+    ("settings", "problem"),
+    [({"interval": -1}, "interval must be"), ({"window": 0}, "window must be at least 1")],
+)
+def test_bad_settings_are_refused(lake, settings, problem):
+    with pytest.raises(ValueError, match=problem):
+        TrainingViewer(lake, **settings)
