@@ -1,8 +1,9 @@
-// Bundles js/widget.ts (and js/widget.css) into agent_widget/static/, the files anywidget loads.
+// Bundles each widget's entry (js/<name>.ts and js/<name>.css) into agent_widget/static/,
+// the files anywidget loads: widget (EpisodeViewer), compare (CompareViewer), leaderboard.
 import { build } from "esbuild";
 
 await build({
-  entryPoints: ["js/widget.ts", "js/widget.css"],
+  entryPoints: ["widget", "compare", "leaderboard"].flatMap((name) => [`js/${name}.ts`, `js/${name}.css`]),
   outdir: "agent_widget/static",
   bundle: true,
   format: "esm",

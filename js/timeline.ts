@@ -58,17 +58,31 @@ const COLORS = {
   extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d"],
 };
 
-export class Timeline {
+/** Draws a strip's background into a context of `width` x `height` device pixels. */
+export type DrawBackground = (c: CanvasRenderingContext2D, width: number, height: number, ratio: number) => void;
+
+/**
+ * A canvas strip over `length` positions: its background is drawn when the data or
+ * the width changes and cached, a cursor is drawn over a copy of it, and a click or
+ * drag reports the position under the pointer.
+ */
+export class Strip {
   readonly element: HTMLCanvasElement;
   private readonly background = document.createElement("canvas");
   private readonly resizeObserver: ResizeObserver;
-  private series: Series | undefined;
   private length = 0;
   private step = 0;
 
-  constructor(parent: HTMLElement, onSeek: (t: number) => void) {
+  constructor(
+    parent: HTMLElement,
+    className: string,
+    private readonly height: number,
+    private readonly cursorColor: string,
+    private readonly draw: DrawBackground,
+    onSeek: (t: number) => void,
+  ) {
     this.element = parent.appendChild(document.createElement("canvas"));
-    this.element.className = "aw-timeline";
+    this.element.className = className;
     const seek = (event: PointerEvent) => {
       const rect = this.element.getBoundingClientRect();
       if (this.length > 0 && rect.width > 0) onSeek(positionAt(event.clientX - rect.left, rect.width, this.length));
@@ -84,12 +98,9 @@ export class Timeline {
     this.resizeObserver.observe(this.element);
   }
 
-  setData(series: Series, length: number): void {
-    this.series = series;
+  /** The number of positions changed, or the data the background shows: draw it again. */
+  setLength(length: number): void {
     this.length = length;
-    this.element.title = ["rewards (bars)", "return (line)", ...[...series.extras.keys()].map((n) => `extra:${n}`)].join(
-      ", ",
-    );
     this.redraw();
   }
 
@@ -102,24 +113,18 @@ export class Timeline {
     this.resizeObserver.disconnect();
   }
 
-  /** Re-bins the series for the current pixel width into the cached background. */
-  private redraw(): void {
+  /** Redraws the background for the current pixel width into the cache. */
+  redraw(): void {
     const ratio = window.devicePixelRatio || 1;
     const width = Math.max(1, Math.round(this.element.clientWidth * ratio));
-    const height = Math.round(HEIGHT * ratio);
+    const height = Math.round(this.height * ratio);
     for (const canvas of [this.element, this.background]) {
       if (canvas.width !== width) canvas.width = width;
       if (canvas.height !== height) canvas.height = height;
     }
     const c = this.background.getContext("2d")!;
     c.clearRect(0, 0, width, height);
-    if (this.series !== undefined && this.length > 0) {
-      drawBars(c, binMinMax(this.series.rewards, this.length, width), height);
-      [...this.series.extras.values()].forEach((values, i) => {
-        drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i % COLORS.extras.length], ratio);
-      });
-      drawLine(c, binMinMax(this.series.returns, this.length, width), height, COLORS.return, 1.5 * ratio);
-    }
+    if (this.length > 0) this.draw(c, width, height, ratio);
     this.drawCursor();
   }
 
@@ -129,10 +134,48 @@ export class Timeline {
     c.clearRect(0, 0, width, height);
     c.drawImage(this.background, 0, 0);
     if (this.length <= 0) return;
-    c.fillStyle = COLORS.cursor;
+    c.fillStyle = this.cursorColor;
     const x = cursorX(this.step, width, this.length);
     const w = Math.max(2, Math.round(window.devicePixelRatio || 1));
     c.fillRect(Math.round(x - w / 2), 0, w, height);
+  }
+}
+
+export class Timeline {
+  private readonly strip: Strip;
+  private series: Series | undefined;
+  private length = 0;
+
+  constructor(parent: HTMLElement, onSeek: (t: number) => void) {
+    this.strip = new Strip(parent, "aw-timeline", HEIGHT, COLORS.cursor, (c, width, height, ratio) => {
+      if (this.series === undefined) return;
+      drawBars(c, binMinMax(this.series.rewards, this.length, width), height);
+      [...this.series.extras.values()].forEach((values, i) => {
+        drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i % COLORS.extras.length], ratio);
+      });
+      drawLine(c, binMinMax(this.series.returns, this.length, width), height, COLORS.return, 1.5 * ratio);
+    }, onSeek);
+  }
+
+  get element(): HTMLCanvasElement {
+    return this.strip.element;
+  }
+
+  setData(series: Series, length: number): void {
+    this.series = series;
+    this.length = length;
+    this.element.title = ["rewards (bars)", "return (line)", ...[...series.extras.keys()].map((n) => `extra:${n}`)].join(
+      ", ",
+    );
+    this.strip.setLength(length);
+  }
+
+  setCursor(t: number): void {
+    this.strip.setCursor(t);
+  }
+
+  dispose(): void {
+    this.strip.dispose();
   }
 }
 
@@ -159,9 +202,16 @@ function drawBars(c: CanvasRenderingContext2D, bins: Bins, height: number): void
   }
 }
 
-/** A line through each column's min..max, scaled to the series' own range. */
-function drawLine(c: CanvasRenderingContext2D, bins: Bins, height: number, color: string, lineWidth: number): void {
-  const { lo, hi } = range(bins);
+/** A line through each column's min..max, scaled to `scale` (by default the series' own range). */
+export function drawLine(
+  c: CanvasRenderingContext2D,
+  bins: Bins,
+  height: number,
+  color: string,
+  lineWidth: number,
+  scale: { lo: number; hi: number } = range(bins),
+): void {
+  const { lo, hi } = scale;
   if (!Number.isFinite(lo)) return;
   const span = hi - lo || 1;
   const y = (v: number) => height - 2 - ((v - lo) / span) * (height - 4);

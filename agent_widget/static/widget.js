@@ -1689,16 +1689,13 @@ var COLORS = {
   cursor: "#e67e22",
   extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d"]
 };
-var Timeline = class {
-  element;
-  background = document.createElement("canvas");
-  resizeObserver;
-  series;
-  length = 0;
-  step = 0;
-  constructor(parent, onSeek) {
+var Strip = class {
+  constructor(parent, className, height, cursorColor, draw, onSeek) {
+    this.height = height;
+    this.cursorColor = cursorColor;
+    this.draw = draw;
     this.element = parent.appendChild(document.createElement("canvas"));
-    this.element.className = "aw-timeline";
+    this.element.className = className;
     const seek = (event) => {
       const rect = this.element.getBoundingClientRect();
       if (this.length > 0 && rect.width > 0) onSeek(positionAt(event.clientX - rect.left, rect.width, this.length));
@@ -1713,12 +1710,17 @@ var Timeline = class {
     this.resizeObserver = new ResizeObserver(() => this.redraw());
     this.resizeObserver.observe(this.element);
   }
-  setData(series, length) {
-    this.series = series;
+  height;
+  cursorColor;
+  draw;
+  element;
+  background = document.createElement("canvas");
+  resizeObserver;
+  length = 0;
+  step = 0;
+  /** The number of positions changed, or the data the background shows: draw it again. */
+  setLength(length) {
     this.length = length;
-    this.element.title = ["rewards (bars)", "return (line)", ...[...series.extras.keys()].map((n) => `extra:${n}`)].join(
-      ", "
-    );
     this.redraw();
   }
   setCursor(t) {
@@ -1728,24 +1730,18 @@ var Timeline = class {
   dispose() {
     this.resizeObserver.disconnect();
   }
-  /** Re-bins the series for the current pixel width into the cached background. */
+  /** Redraws the background for the current pixel width into the cache. */
   redraw() {
     const ratio = window.devicePixelRatio || 1;
     const width = Math.max(1, Math.round(this.element.clientWidth * ratio));
-    const height = Math.round(HEIGHT * ratio);
+    const height = Math.round(this.height * ratio);
     for (const canvas of [this.element, this.background]) {
       if (canvas.width !== width) canvas.width = width;
       if (canvas.height !== height) canvas.height = height;
     }
     const c = this.background.getContext("2d");
     c.clearRect(0, 0, width, height);
-    if (this.series !== void 0 && this.length > 0) {
-      drawBars2(c, binMinMax(this.series.rewards, this.length, width), height);
-      [...this.series.extras.values()].forEach((values, i) => {
-        drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i % COLORS.extras.length], ratio);
-      });
-      drawLine(c, binMinMax(this.series.returns, this.length, width), height, COLORS.return, 1.5 * ratio);
-    }
+    if (this.length > 0) this.draw(c, width, height, ratio);
     this.drawCursor();
   }
   drawCursor() {
@@ -1754,10 +1750,42 @@ var Timeline = class {
     c.clearRect(0, 0, width, height);
     c.drawImage(this.background, 0, 0);
     if (this.length <= 0) return;
-    c.fillStyle = COLORS.cursor;
+    c.fillStyle = this.cursorColor;
     const x = cursorX(this.step, width, this.length);
     const w = Math.max(2, Math.round(window.devicePixelRatio || 1));
     c.fillRect(Math.round(x - w / 2), 0, w, height);
+  }
+};
+var Timeline = class {
+  strip;
+  series;
+  length = 0;
+  constructor(parent, onSeek) {
+    this.strip = new Strip(parent, "aw-timeline", HEIGHT, COLORS.cursor, (c, width, height, ratio) => {
+      if (this.series === void 0) return;
+      drawBars2(c, binMinMax(this.series.rewards, this.length, width), height);
+      [...this.series.extras.values()].forEach((values, i) => {
+        drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i % COLORS.extras.length], ratio);
+      });
+      drawLine(c, binMinMax(this.series.returns, this.length, width), height, COLORS.return, 1.5 * ratio);
+    }, onSeek);
+  }
+  get element() {
+    return this.strip.element;
+  }
+  setData(series, length) {
+    this.series = series;
+    this.length = length;
+    this.element.title = ["rewards (bars)", "return (line)", ...[...series.extras.keys()].map((n) => `extra:${n}`)].join(
+      ", "
+    );
+    this.strip.setLength(length);
+  }
+  setCursor(t) {
+    this.strip.setCursor(t);
+  }
+  dispose() {
+    this.strip.dispose();
   }
 };
 function drawBars2(c, bins, height) {
@@ -1781,8 +1809,8 @@ function drawBars2(c, bins, height) {
     }
   }
 }
-function drawLine(c, bins, height, color, lineWidth) {
-  const { lo, hi } = range(bins);
+function drawLine(c, bins, height, color, lineWidth, scale = range(bins)) {
+  const { lo, hi } = scale;
   if (!Number.isFinite(lo)) return;
   const span = hi - lo || 1;
   const y = (v) => height - 2 - (v - lo) / span * (height - 4);

@@ -1,0 +1,223 @@
+"""``CompareViewer``: several episodes of one env side by side, on one shared slider.
+
+Each episode is shown by its own :class:`EpisodeViewer` (frames, readout and panels
+as usual); the comparison's front end lays them out in a grid and moves all of
+them in the browser, setting each child's ``step`` without a kernel round trip, so
+playback costs no more messages than one viewer's. The kernel keeps serving each
+child's frames and panels as it does for a single viewer.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import anywidget
+import traitlets
+from ipywidgets import widget_serialization
+
+from agent_widget.alignment import Key, by_key
+from agent_widget.divergence import first_divergence
+from agent_widget.rollout import Rollout
+from agent_widget.step import Step
+from agent_widget.viewer import EpisodeViewer
+
+_STATIC = pathlib.Path(__file__).parent / "static"
+
+
+class CompareViewer(anywidget.AnyWidget):
+    """Step through several rollouts of one env together: one slider, one playback.
+
+    Args:
+        rollouts: ``{"DQN": r1, "PPO": r2}``, or a list (labelled by each rollout's
+            ``metadata["agent"]`` or ``["algorithm"]``, else by its index).
+        align: ``"step"`` (shared position p is step p of every rollout; an episode
+            that has ended holds its last frame), or a key per position that never
+            decreases, to line the rollouts up where their keys meet: a function of
+            the rollout returning one number per position, or the name of an info
+            entry (e.g. ALE's ``"episode_frame_number"``).
+        title: text above the grid.
+        **traits: initial values of ``step``, ``fps``, ``loop``, ``columns``.
+
+    When every rollout has the same ``env_id`` and ``seed`` in its metadata and the
+    alignment is by step, :attr:`divergence` is the first step where their actions
+    differ (see :func:`agent_widget.divergence.first_divergence`), marked on the
+    shared timeline with a button that jumps there.
+
+    Example:
+        >>> a = Rollout.from_arrays(frames=np.zeros((4, 2, 2, 3), np.uint8), actions=[0, 1, 1])
+        >>> b = Rollout.from_arrays(frames=np.zeros((3, 2, 2, 3), np.uint8), actions=[0, 2])
+        >>> compare = CompareViewer({"lean": a, "stubborn": b})
+        >>> compare.length, compare.divergence
+        (4, 1)
+    """
+
+    _esm = _STATIC / "compare.js"
+    _css = _STATIC / "compare.css"
+
+    viewers = traitlets.List(
+        traitlets.Instance(EpisodeViewer),
+        read_only=True,
+        help="list[EpisodeViewer]. One viewer per rollout, in order; the front end drives "
+        "their step. Add panels with CompareViewer.panel() to have them on every one.",
+    ).tag(sync=True, **widget_serialization)
+    labels = traitlets.List(
+        traitlets.Unicode(), read_only=True, help="list[str]. The rollouts' names, in order."
+    ).tag(sync=True)
+    length = traitlets.Int(
+        0, read_only=True, help="int. Number of shared positions (the longest episode's, by step)."
+    ).tag(sync=True)
+    positions = traitlets.List(
+        traitlets.Bytes(),
+        read_only=True,
+        help="list[bytes]. Empty when aligned by step; else, per viewer, its position at "
+        "each shared position as little-endian int32 (length entries).",
+    ).tag(sync=True)
+    divergence = traitlets.Int(
+        None,
+        allow_none=True,
+        read_only=True,
+        help="int | None. The first shared position where the rollouts' actions differ, "
+        "for rollouts of one env and seed aligned by step; None otherwise.",
+    ).tag(sync=True)
+    step = traitlets.Int(
+        0,
+        help="int, default 0. The shared position shown. Two-way; clamped to the length. "
+        "The child viewers' own step is set in the browser only.",
+    ).tag(sync=True)
+    fps = traitlets.Float(30.0, help="float, default 30. Playback speed. Two-way.").tag(sync=True)
+    loop = traitlets.Bool(False, help="bool, default False. Playback restarts at the end.").tag(
+        sync=True
+    )
+    columns = traitlets.Int(
+        0, help="int, default 0. Columns of the grid; 0 fits as many as the width allows."
+    ).tag(sync=True)
+    title = traitlets.Unicode("", help="str. Text shown above the grid.").tag(sync=True)
+
+    def __init__(
+        self,
+        rollouts: Mapping[str, Rollout] | Sequence[Rollout],
+        *,
+        align: Key = "step",
+        title: str = "",
+        **traits: Any,
+    ) -> None:
+        labels, episodes = _labelled(rollouts)
+        viewers = [EpisodeViewer(r, title=label) for label, r in zip(labels, episodes, strict=True)]
+        if align == "step":
+            length = max(r.num_positions for r in episodes)
+            positions: list[bytes] = []
+            divergence = _divergence(episodes)
+        else:
+            maps = by_key(episodes, align, labels)
+            length = len(maps[0])
+            positions = [m.astype("<i4").tobytes() for m in maps]
+            divergence = None
+        self.set_trait("viewers", viewers)
+        self.set_trait("labels", labels)
+        self.set_trait("length", length)
+        self.set_trait("positions", positions)
+        self.set_trait("divergence", divergence)
+        super().__init__(title=title, **traits)
+
+    def panel(
+        self, name: str, *, overlay: bool = False, precompute: bool = False
+    ) -> Callable[[Callable[[Step], Any]], Callable[[Step], Any]]:
+        """Decorator: show ``fn(step)`` on every rollout, each for its own step.
+
+        Example:
+            >>> @compare.panel("Q-values")  # doctest: +SKIP
+            ... def q_values(step):
+            ...     return q_net(step.obs)
+        """
+
+        def add(fn: Callable[[Step], Any]) -> Callable[[Step], Any]:
+            self.add_panel(name, fn, overlay=overlay, precompute=precompute)
+            return fn
+
+        return add
+
+    def add_panel(
+        self,
+        name: str,
+        fn: Callable[[Step], Any],
+        *,
+        overlay: bool = False,
+        precompute: bool = False,
+    ) -> None:
+        """Add panel ``name`` to every rollout's viewer; see :meth:`EpisodeViewer.add_panel`."""
+        for viewer in self.viewers:
+            viewer.add_panel(name, fn, overlay=overlay, precompute=precompute)
+
+    def remove_panel(self, name: str) -> None:
+        """Remove panel ``name`` from every rollout's viewer."""
+        for viewer in self.viewers:
+            viewer.remove_panel(name)
+
+    def jump_to_divergence(self) -> None:
+        """Move to the first step where the actions differ (ValueError when there is none)."""
+        if self.divergence is None:
+            raise ValueError(
+                "no divergence: the rollouts act alike, or are not of one env and seed "
+                "aligned by step"
+            )
+        self.step = self.divergence
+
+    def close(self) -> None:
+        """Close the comparison and its child viewers."""
+        for viewer in self.viewers:
+            viewer.close()
+        super().close()
+
+    @traitlets.validate("step")
+    def _clamp_step(self, proposal: traitlets.Bunch) -> int:
+        return min(max(int(proposal["value"]), 0), max(self.length - 1, 0))
+
+    @traitlets.validate("fps")
+    def _check_fps(self, proposal: traitlets.Bunch) -> float:
+        if not 0 < proposal["value"] < float("inf"):
+            raise traitlets.TraitError(f"fps must be a positive number, got {proposal['value']}")
+        return float(proposal["value"])
+
+    @traitlets.validate("columns")
+    def _check_columns(self, proposal: traitlets.Bunch) -> int:
+        if proposal["value"] < 0:
+            raise traitlets.TraitError(f"columns must be >= 0 (0 = fit), got {proposal['value']}")
+        return int(proposal["value"])
+
+
+def _labelled(
+    rollouts: Mapping[str, Rollout] | Sequence[Rollout],
+) -> tuple[list[str], list[Rollout]]:
+    """Names and rollouts, checked; a list is named from each rollout's metadata."""
+    if isinstance(rollouts, Mapping):
+        labels, episodes = [str(k) for k in rollouts], list(rollouts.values())
+    else:
+        episodes = list(rollouts)
+        labels = [
+            str(r.metadata.get("agent") or r.metadata.get("algorithm") or i)
+            if isinstance(r, Rollout)
+            else str(i)
+            for i, r in enumerate(episodes)
+        ]
+        labels = [
+            f"{label} ({i})" if labels.count(label) > 1 else label for i, label in enumerate(labels)
+        ]
+    if not episodes:
+        raise ValueError("CompareViewer needs at least one rollout")
+    for label, episode in zip(labels, episodes, strict=True):
+        if not isinstance(episode, Rollout):
+            raise TypeError(f"{label}: expected a Rollout, got {type(episode).__name__}")
+    return labels, episodes
+
+
+def _divergence(rollouts: Sequence[Rollout]) -> int | None:
+    """The first step where not all rollouts act alike, if they share env_id and seed."""
+    first = rollouts[0].metadata
+    same = all(r.metadata.get(k) == first.get(k) for r in rollouts[1:] for k in ("env_id", "seed"))
+    if len(rollouts) < 2 or not same:
+        return None
+    steps = [first_divergence(rollouts[0], r) for r in rollouts[1:]]
+    found = [s for s in steps if s is not None]
+    return min(found) if found else None

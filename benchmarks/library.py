@@ -1,0 +1,143 @@
+"""Run library: the leaderboard of 1,000 runs, read from run.json files only.
+
+Builds a library of 1,000 runs (5 envs x 4 algorithms x 50 runs, 10 episodes each,
+every episode a real .rollout file with 16x16 frames) with ``RunLibrary.add``, then
+times ``RunLibrary(root).table()`` from a fresh object, with episode loading
+disabled so that any read of an episode would fail the run. The build skips fsync
+(it is setup, and 10,000 fsyncs take minutes here); ``add`` is timed on its own,
+with fsync, on a few more runs.
+
+    .venv/bin/python -m benchmarks.library            # prints and updates RESULTS.md
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agent_widget import library
+from agent_widget.leaderboard import Leaderboard
+from agent_widget.library import RunLibrary
+from agent_widget.rollout import Rollout
+from benchmarks.results import arguments, today, write_section
+
+TITLE = "Run library"
+COMMAND = ".venv/bin/python -m benchmarks.library"
+ENVS = ("CartPole-v1", "FrozenLake-v1", "ALE/Pong-v5", "LunarLander-v3", "Acrobot-v1")
+ALGORITHMS = ("dqn", "ppo", "sarsa", "random")
+RUNS_PER_PAIR = 50
+EPISODES = 10
+REPEATS = 7
+ADDS = 20
+
+
+def episode(rng: np.random.Generator, seed: int) -> Rollout:
+    steps = int(rng.integers(20, 200))
+    return Rollout.from_arrays(
+        frames=rng.integers(0, 256, (1, 16, 16, 3), np.uint8).repeat(steps + 1, axis=0),
+        actions=rng.integers(0, 4, steps),
+        rewards=rng.normal(size=steps),
+        infos=[{}] * steps + [{"is_success": bool(rng.random() < 0.5)}],
+        metadata={"seed": seed},
+    )
+
+
+def add_run(lib: RunLibrary, rng: np.random.Generator, env_id: str, algorithm: str, run: str):
+    lib.add(
+        [episode(rng, seed) for seed in range(EPISODES)],
+        env_id=env_id,
+        algorithm=algorithm,
+        run=run,
+        params={"lr": 10 ** -float(rng.uniform(2, 5)), "gamma": 0.99},
+    )
+
+
+def build(root: Path) -> None:
+    """The 1,000-run library, written without fsync (setup only)."""
+    rng = np.random.default_rng(0)
+    lib = RunLibrary(root)
+    fsync = os.fsync
+    os.fsync = lambda fd: None
+    try:
+        for env_id in ENVS:
+            for algorithm in ALGORITHMS:
+                for i in range(RUNS_PER_PAIR):
+                    add_run(lib, rng, env_id, algorithm, f"lr{i}")
+    finally:
+        os.fsync = fsync
+
+
+def add_times(root: Path) -> list[float]:
+    """Seconds per add() of a 10-episode run, fsync included."""
+    rng = np.random.default_rng(1)
+    lib = RunLibrary(root)
+    times = []
+    for i in range(ADDS):
+        start = time.perf_counter()
+        add_run(lib, rng, "Timed-v0", "dqn", f"run{i}")
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def refuse(path: Path) -> Rollout:
+    raise AssertionError(f"the leaderboard read an episode: {path}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = arguments(__doc__.splitlines()[0]).parse_args(argv)
+    root = Path(tempfile.mkdtemp(prefix="aw-library-"))
+    try:
+        build(root)
+        library.load = refuse  # type: ignore[assignment]  # any episode read now fails
+        times, rows = [], []
+        for _ in range(REPEATS):
+            start = time.perf_counter()
+            rows = RunLibrary(root).table()
+            times.append(time.perf_counter() - start)
+        widget = []
+        for _ in range(REPEATS):
+            start = time.perf_counter()
+            Leaderboard(RunLibrary(root)).get_state()
+            widget.append(time.perf_counter() - start)
+        json_bytes = sum(p.stat().st_size for p in root.glob("*/*/*/run.json"))
+        episode_bytes = sum(p.stat().st_size for p in root.glob("*/*/*/*.rollout"))
+        adds = add_times(root / "timed")
+    finally:
+        shutil.rmtree(root)
+    assert len(rows) == 1_000
+    assert all(r["episodes"] == EPISODES for r in rows)
+    median = statistics.median(times)
+    body = (
+        f"`{COMMAND}` ({today()}, the shared 2-core machine, files in the page cache).\n"
+        f"{len(rows):,} runs ({len(ENVS)} envs x {len(ALGORITHMS)} algorithms x "
+        f"{RUNS_PER_PAIR} runs, {EPISODES} episodes each: {len(rows) * EPISODES:,} .rollout "
+        f"files, {episode_bytes / 2**20:.0f} MiB) written with `RunLibrary.add`.\n\n"
+        "| leaderboard of 1,000 runs | ms |\n|---|---:|\n"
+        f"| `RunLibrary(root).table()`, median of {REPEATS} | {median * 1e3:.0f} |\n"
+        f"| first of them | {times[0] * 1e3:.0f} |\n"
+        f"| slowest | {max(times) * 1e3:.0f} |\n"
+        f"| the `Leaderboard` widget's state (table read and serialized), median "
+        f"| {statistics.median(widget) * 1e3:.0f} |\n"
+        f"| `add()` of a run of {EPISODES} episodes (fsync on), median of {ADDS} "
+        f"| {statistics.median(adds) * 1e3:.0f} |\n\n"
+        f"It reads the 1,000 run.json files ({json_bytes / 2**10:.0f} KiB in all) and lists "
+        "the folders; episode loading was replaced by a function that fails, so no "
+        "episode file was opened. `add()` time is mostly fsync: each episode file, "
+        "run.json and their folders are made durable before the run is renamed into "
+        "place.\n\n"
+        f"- leaderboard of 1,000 runs under 1 s: {median * 1e3:.0f} ms, "
+        f"{'meets' if median < 1 else 'MISSES'} the bar"
+    )
+    print(body)
+    if not args.no_write:
+        write_section(TITLE, body)
+
+
+if __name__ == "__main__":
+    main()

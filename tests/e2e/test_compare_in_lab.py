@@ -1,0 +1,150 @@
+"""CompareViewer in a real JupyterLab and Chromium: one slider moves every episode's canvas.
+
+Two synthetic episodes of one env and seed, of different lengths, with frames that
+name their episode and position (so a canvas checksum says which frame is shown),
+whose actions first differ at step 23.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from episodes import frame_digests, synthetic_frames
+from lab import Notebook, Server, View, opened
+from playwright.sync_api import Locator
+
+pytestmark = pytest.mark.e2e
+
+E2E = Path(__file__).parent
+LONG, SHORT, DIVERGENCE = 60, 40, 23
+# The short episode's frames are those of positions 1000.. of the synthetic sequence.
+DIGESTS = [frame_digests(synthetic_frames(LONG)), frame_digests(synthetic_frames(1000 + SHORT))]
+DIGESTS[1] = {digest: t - 1000 for digest, t in DIGESTS[1].items() if t >= 1000}
+COMPARE = 1  # cell index
+
+CELLS = [
+    f"""import sys
+sys.path.insert(0, {str(E2E)!r})
+import numpy as np
+from episodes import synthetic_frames
+from agent_widget.compare import CompareViewer
+from agent_widget.rollout import Rollout
+
+def episode(frames, actions):
+    return Rollout.from_arrays(frames=frames, actions=actions,
+                               rewards=np.where(np.arange(len(actions)) % 7 == 6, 1.0, 0.0),
+                               metadata={{"env_id": "Synthetic-v0", "seed": 0}})
+
+long_actions = np.arange({LONG - 1}) % 4
+short_actions = long_actions[:{SHORT - 1}].copy()
+short_actions[{DIVERGENCE}] = (short_actions[{DIVERGENCE}] + 1) % 4
+long = episode(synthetic_frames({LONG}), long_actions)
+short = episode(synthetic_frames({1000 + SHORT})[1000:], short_actions)
+compare = CompareViewer({{"long": long, "short": short}}, fps=20)""",
+    "compare",
+]
+
+
+@pytest.fixture(scope="module")
+def notebook(server: Server, new_page) -> Iterator[Notebook]:
+    with opened(server, new_page(), "compare.ipynb", CELLS) as notebook:
+        yield notebook
+
+
+@pytest.fixture
+def root(notebook: Notebook) -> Locator:
+    root = notebook.page.locator(".jp-Notebook .jp-Cell").nth(COMPARE).locator(".aw-compare")
+    root.wait_for(timeout=30_000)
+    return root
+
+
+@pytest.fixture
+def views(notebook: Notebook, root: Locator) -> list[View]:
+    return [notebook.view(COMPARE, i) for i in range(2)]
+
+
+def assert_show(views: list[View], positions: list[int]) -> None:
+    """Each child has painted its expected position, and its canvas holds exactly that frame."""
+    for i, (view, t) in enumerate(zip(views, positions, strict=True)):
+        view.wait_painted(t)
+        canvas = view.canvas()
+        shown = DIGESTS[i].get(canvas["sha256"], "no frame of this episode")
+        assert (canvas["step"], shown) == (t, t), (
+            f"episode {i}: painted {canvas['step']} shows {shown}"
+        )
+
+
+def slide_to(root: Locator, t: int) -> None:
+    root.locator(".aw-shared input.aw-slider").evaluate(
+        """(el, t) => {
+            el.value = String(t);
+            el.dispatchEvent(new Event("input", {bubbles: true}));
+        }""",
+        t,
+    )
+
+
+def kernel_step(notebook: Notebook) -> int:
+    return int(notebook.python("compare.step"))
+
+
+def test_the_shared_slider_moves_every_canvas_to_its_frame(notebook, root, views):
+    slide_to(root, 30)
+    assert_show(views, [30, 30])
+    notebook.wait_until(lambda: kernel_step(notebook) == 30, what="compare.step == 30")
+
+
+def test_a_shorter_episode_holds_its_last_frame_marked_ended(root, views):
+    slide_to(root, 50)
+    assert_show(views, [50, SHORT - 1])
+    ended = root.locator(".aw-cell .aw-ended")
+    assert ended.nth(0).inner_text() == ""
+    assert ended.nth(1).inner_text() == f"ended at t = {SHORT - 1}"
+
+
+def test_setting_step_in_python_moves_every_episode(notebook, views):
+    notebook.execute("compare.step = 12")
+    assert_show(views, [12, 12])
+
+
+def test_the_divergence_is_found_marked_and_jumped_to(notebook, root, views):
+    assert notebook.python("compare.divergence") == DIVERGENCE
+    notebook.execute("compare.step = 0")
+    assert_show(views, [0, 0])
+    jump = root.locator("button.aw-jump-divergence")
+    assert jump.inner_text() == f"Jump to divergence (t = {DIVERGENCE})"
+    jump.click()
+    assert_show(views, [DIVERGENCE, DIVERGENCE])
+    notebook.wait_until(lambda: kernel_step(notebook) == DIVERGENCE, what="the kernel's step")
+
+
+def test_step_keys_in_a_child_move_the_whole_comparison(notebook, views):
+    notebook.execute("compare.step = 5")
+    assert_show(views, [5, 5])
+    views[1].press("ArrowRight", "ArrowRight")
+    assert_show(views, [7, 7])
+    notebook.wait_until(lambda: kernel_step(notebook) == 7, what="compare.step == 7")
+
+
+def test_playback_moves_every_episode_and_pauses_on_one_shared_step(notebook, root, views):
+    notebook.execute("compare.step = 0")
+    assert_show(views, [0, 0])
+    play = root.locator(".aw-shared button.aw-play")
+    play.click()
+    notebook.wait_for(
+        "(el) => Number(el.dataset.step) >= 45", root.element_handle(), what="playback to 45"
+    )
+    play.click()
+    time.sleep(0.3)
+    stopped = int(root.get_attribute("data-step") or -1)
+    assert 45 <= stopped < LONG
+    assert_show(views, [stopped, min(stopped, SHORT - 1)])
+    notebook.wait_until(lambda: kernel_step(notebook) == stopped, what=f"compare.step == {stopped}")
+
+
+def test_the_legend_names_each_episode_with_its_return(root):
+    items = root.locator(".aw-legend .aw-legend-item")
+    assert [items.nth(i).inner_text() for i in range(2)] == ["long: return 8", "short: return 5"]

@@ -1,0 +1,140 @@
+"""CompareViewer: child viewers, shared length, alignment maps, divergence, shared panels."""
+
+import numpy as np
+import pytest
+
+from agent_widget.compare import CompareViewer
+from agent_widget.rollout import Rollout
+from agent_widget.viewer import EpisodeViewer
+
+
+def episode(actions, env_id="Grid-v0", seed=0, infos=None, **metadata):
+    n = len(actions) + 1
+    return Rollout.from_arrays(
+        frames=np.zeros((n, 2, 3, 3), np.uint8),
+        actions=actions,
+        infos=infos,
+        metadata={"env_id": env_id, "seed": seed, **metadata},
+    )
+
+
+def positions(compare):
+    return [np.frombuffer(b, "<i4").tolist() for b in compare.positions]
+
+
+def test_each_rollout_gets_its_own_viewer_titled_with_its_label():
+    compare = CompareViewer({"DQN": episode([0, 1]), "PPO": episode([0, 1, 1])})
+    assert all(isinstance(v, EpisodeViewer) for v in compare.viewers)
+    assert [v.title for v in compare.viewers] == ["DQN", "PPO"] == compare.labels
+    assert [v.length for v in compare.viewers] == [3, 4]
+
+
+def test_the_viewers_travel_as_widget_references():
+    compare = CompareViewer([episode([0]), episode([1])])
+    state = compare.get_state()
+    assert state["viewers"] == [f"IPY_MODEL_{v.model_id}" for v in compare.viewers]
+
+
+def test_a_list_is_labelled_from_metadata_and_repeated_names_are_told_apart():
+    rollouts = [episode([0], agent="dqn"), episode([0], algorithm="ppo"), episode([0], agent="dqn")]
+    assert CompareViewer(rollouts).labels == ["dqn (0)", "ppo", "dqn (2)"]
+    assert CompareViewer([episode([0]), episode([1])]).labels == ["0", "1"]
+
+
+def test_by_step_the_shared_length_is_the_longest_episode_and_no_map_is_sent():
+    compare = CompareViewer([episode([0] * 9), episode([0] * 3)])
+    assert compare.length == 10
+    assert compare.positions == []
+
+
+def test_the_step_is_clamped_to_the_shared_length():
+    compare = CompareViewer([episode([0] * 9), episode([0] * 3)])
+    compare.step = 99
+    assert compare.step == 9
+    compare.step = -4
+    assert compare.step == 0
+
+
+def test_the_divergence_is_the_first_step_where_any_rollout_acts_otherwise():
+    base = [0, 1, 2, 3, 0, 1]
+    late, early = base.copy(), base.copy()
+    late[4], early[2] = 3, 0
+    compare = CompareViewer([episode(base), episode(late), episode(early)])
+    assert compare.divergence == 2
+
+
+def test_rollouts_that_act_alike_have_no_divergence():
+    assert CompareViewer([episode([0, 1]), episode([0, 1])]).divergence is None
+
+
+def test_rollouts_of_other_seeds_or_envs_have_no_divergence():
+    assert CompareViewer([episode([0, 1], seed=0), episode([1, 1], seed=1)]).divergence is None
+    assert CompareViewer([episode([0, 1]), episode([1, 1], env_id="Other-v0")]).divergence is None
+
+
+def test_jump_to_divergence_moves_the_shared_step_there():
+    compare = CompareViewer([episode([0, 0, 0, 1]), episode([0, 0, 0, 2])])
+    compare.jump_to_divergence()
+    assert compare.step == 3
+
+
+def test_jump_to_divergence_without_one_is_a_value_error():
+    with pytest.raises(ValueError, match="no divergence"):
+        CompareViewer([episode([0]), episode([0])]).jump_to_divergence()
+
+
+def test_aligning_by_a_key_lines_the_rollouts_up_where_their_keys_meet():
+    # One agent acts every 4 frames, the other every 2: aligned by frame number.
+    coarse = episode([0, 0], infos=[{"frame": f} for f in (0, 4, 8)])
+    fine = episode([0, 0, 0, 0, 0], infos=[{"frame": f} for f in (0, 2, 4, 6, 8, 10)])
+    compare = CompareViewer({"coarse": coarse, "fine": fine}, align="frame")
+    assert compare.length == 6  # frames 0, 2, 4, 6, 8, 10
+    assert positions(compare) == [[0, 0, 1, 1, 2, 2], [0, 1, 2, 3, 4, 5]]
+    assert compare.divergence is None
+
+
+def test_aligning_by_a_function_of_the_rollout():
+    a, b = episode([0, 0]), episode([0, 0])
+    compare = CompareViewer(
+        [a, b], align=lambda r: np.arange(r.num_positions) * (2 if r is a else 3)
+    )
+    assert positions(compare) == [[0, 1, 1, 2, 2], [0, 0, 1, 1, 2]]  # keys 0, 2, 3, 4, 6
+
+
+def test_a_key_that_decreases_is_a_value_error_naming_the_rollout_and_position():
+    bad = episode([0, 0], infos=[{"frame": f} for f in (0, 5, 3)])
+    with pytest.raises(ValueError, match=r"B: the alignment key decreases at position 2"):
+        CompareViewer(
+            {"A": episode([0], infos=[{"frame": 0}, {"frame": 1}]), "B": bad}, align="frame"
+        )
+
+
+def test_a_missing_info_key_is_a_value_error_naming_the_position():
+    with pytest.raises(ValueError, match=r"0: the info at position 0 has no 'frame'"):
+        CompareViewer([episode([0]), episode([0])], align="frame")
+
+
+def test_a_panel_added_to_the_comparison_is_on_every_viewer():
+    compare = CompareViewer([episode([0]), episode([1])])
+
+    @compare.panel("action")
+    def action(step):
+        return str(step.action)
+
+    assert [[p["name"] for p in v.panels] for v in compare.viewers] == [["action"], ["action"]]
+    compare.remove_panel("action")
+    assert [v.panels for v in compare.viewers] == [[], []]
+
+
+def test_closing_the_comparison_closes_its_viewers():
+    compare = CompareViewer([episode([0]), episode([1])])
+    viewers = list(compare.viewers)
+    compare.close()
+    assert all(v.comm is None for v in viewers)
+
+
+def test_no_rollouts_or_other_values_are_errors():
+    with pytest.raises(ValueError, match="at least one rollout"):
+        CompareViewer([])
+    with pytest.raises(TypeError, match="B: expected a Rollout, got ndarray"):
+        CompareViewer({"A": episode([0]), "B": np.zeros(3)})

@@ -1,0 +1,100 @@
+"""Leaderboard: a run library's table as a widget, opening ticked runs in a viewer."""
+
+import numpy as np
+import pytest
+
+from agent_widget.compare import CompareViewer
+from agent_widget.leaderboard import Leaderboard
+from agent_widget.library import RunLibrary
+from agent_widget.rollout import Rollout
+from agent_widget.viewer import EpisodeViewer
+
+
+def episode(rewards, seed=0):
+    n = len(rewards) + 1
+    return Rollout.from_arrays(
+        frames=np.full((n, 2, 2, 3), seed, np.uint8),
+        actions=np.zeros(len(rewards), int),
+        rewards=rewards,
+        metadata={"env_id": "Grid-v0", "seed": seed},
+    )
+
+
+@pytest.fixture
+def lib(tmp_path):
+    lib = RunLibrary(tmp_path / "runs")
+    lib.add([episode([1.0], 0), episode([2.0], 1)], algorithm="sarsa", run="a", params={"k": 1})
+    lib.add([episode([0.0], 0)], algorithm="random", run="b")
+    return lib
+
+
+def test_the_rows_are_the_library_table(lib):
+    board = Leaderboard(lib)
+    assert board.rows == lib.table()
+    assert [r["id"] for r in board.rows] == ["Grid-v0/random/b", "Grid-v0/sarsa/a"]
+
+
+def test_runs_that_cannot_be_read_are_listed_not_hidden(lib):
+    (lib.root / "Grid-v0" / "random" / "b" / "run.json").write_text("{")
+    board = Leaderboard(lib)
+    assert [r["run"] for r in board.rows] == ["a"]
+    (error,) = board.errors
+    assert error["path"].endswith("b")
+    assert "not valid JSON" in error["message"]
+
+
+def test_refresh_shows_runs_added_since(lib):
+    board = Leaderboard(lib)
+    lib.add(episode([3.0]), algorithm="dqn", run="c")
+    board.refresh()
+    assert "Grid-v0/dqn/c" in [r["id"] for r in board.rows]
+
+
+def test_opening_one_run_shows_its_episode_in_an_episode_viewer(lib):
+    board = Leaderboard(lib, selected=["Grid-v0/sarsa/a"], episode=1)
+    viewer = board.open_runs()
+    assert isinstance(viewer, EpisodeViewer)
+    assert board.opened is viewer
+    assert viewer.title == "sarsa / a, episode 1"
+    assert viewer.series["returns"] == np.array([0.0, 2.0]).tobytes()
+
+
+def test_opening_several_runs_compares_the_same_episode_of_each(lib):
+    board = Leaderboard(lib)
+    compare = board.open_runs(["Grid-v0/sarsa/a", "Grid-v0/random/b"], episode=0)
+    assert isinstance(compare, CompareViewer)
+    assert compare.labels == ["sarsa / a", "random / b"]
+    assert board.opened is compare
+
+
+def test_opening_again_closes_the_viewer_opened_before(lib):
+    board = Leaderboard(lib)
+    first = board.open_runs(["Grid-v0/sarsa/a"])
+    board.open_runs(["Grid-v0/random/b"])
+    assert first.comm is None
+
+
+def test_opening_an_episode_a_run_lacks_is_a_value_error_naming_it(lib):
+    board = Leaderboard(lib)
+    with pytest.raises(ValueError, match=r"'Grid-v0/random/b' has 1 episodes, no episode 1"):
+        board.open_runs(["Grid-v0/sarsa/a", "Grid-v0/random/b"], episode=1)
+    with pytest.raises(ValueError, match="no run selected"):
+        board.open_runs()
+    with pytest.raises(ValueError, match="no run 'nope'"):
+        board.open_runs(["nope"])
+
+
+def test_the_open_message_opens_the_selection_or_shows_why_not(lib):
+    board = Leaderboard(lib)
+    board._on_message(board, {"type": "open"}, [])
+    assert board.message == "no run selected: tick one or more runs, or pass their ids"
+    board.selected = ["Grid-v0/random/b"]
+    board._on_message(board, {"type": "open"}, [])
+    assert isinstance(board.opened, EpisodeViewer)
+    assert board.message == ""
+
+
+def test_displaying_a_library_shows_its_leaderboard(lib):
+    data, _ = lib._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert isinstance(lib.leaderboard(), Leaderboard)

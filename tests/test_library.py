@@ -1,0 +1,377 @@
+"""RunLibrary: the folder layout, run.json, leaderboard rows, lazy opening, damage, concurrency."""
+
+import json
+import multiprocessing
+import os
+import sys
+from datetime import datetime, timedelta
+
+import numpy as np
+import pytest
+from sample_frames import moving_frames
+
+from agent_widget import library as library_module
+from agent_widget import run_writer
+from agent_widget.library import RunLibrary
+from agent_widget.rollout import Rollout
+from agent_widget.run_file import FORMAT, VERSION
+
+
+def episode(rewards, seed=0, env_id="Moving-v0", algorithm="random", **metadata):
+    steps = len(rewards)
+    return Rollout.from_arrays(
+        frames=moving_frames(steps + 1),
+        actions=np.arange(steps) % 3,
+        rewards=rewards,
+        terminated=np.arange(steps) == steps - 1,
+        metadata={"env_id": env_id, "algorithm": algorithm, "seed": seed, **metadata},
+    )
+
+
+def run_json(lib, run_id):
+    return json.loads((lib.root / run_id / "run.json").read_text())
+
+
+@pytest.fixture
+def lib(tmp_path):
+    return RunLibrary(tmp_path / "runs")
+
+
+# ----------------------------------------------------------------------------- layout
+
+
+def test_a_run_is_a_folder_of_env_algorithm_and_run_with_run_json_and_numbered_episodes(lib):
+    lib.add([episode([1.0]), episode([2.0, 0.5])], algorithm="sarsa", run="alpha0.1")
+    folder = lib.root / "Moving-v0" / "sarsa" / "alpha0.1"
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "episode-000.rollout",
+        "episode-001.rollout",
+        "run.json",
+    ]
+    assert sorted(p.name for p in folder.parent.iterdir()) == ["alpha0.1"]  # no staging left
+
+
+def test_names_unsafe_in_file_names_are_percent_encoded_into_one_folder_each(lib):
+    run = lib.add(episode([1.0]), env_id="ALE/Pong-v5", algorithm="dqn", run="../.x")
+    assert run.id == "ALE%2FPong-v5/dqn/%2E.%2F.x"
+    assert (lib.root / "ALE%2FPong-v5" / "dqn" / "%2E.%2F.x" / "run.json").is_file()
+    assert (run.env_id, run.run) == ("ALE/Pong-v5", "../.x")
+
+
+def test_a_name_starting_with_a_dot_does_not_become_a_hidden_folder(lib):
+    run = lib.add(episode([1.0]), run=".hidden")
+    assert run.id == "Moving-v0/random/%2Ehidden"
+    assert [r.run for r in lib.runs()] == [".hidden"]
+
+
+def test_adding_to_an_existing_run_numbers_the_new_episodes_after_the_last(lib):
+    lib.add([episode([1.0]), episode([2.0])], run="r")
+    run = lib.add(episode([3.0], seed=9), run="r")
+    assert [e.file for e in run.episodes] == [
+        "episode-000.rollout",
+        "episode-001.rollout",
+        "episode-002.rollout",
+    ]
+    assert run.returns.tolist() == [1.0, 2.0, 3.0]
+
+
+# --------------------------------------------------------------------------- metadata
+
+
+def test_run_json_holds_the_run_and_one_summary_per_episode(lib):
+    rollouts = [episode([1.0, 0.5], seed=3), episode([0.0, 0.0, -1.0], seed=4)]
+    lib.add(rollouts, env_id="Grid-v0", algorithm="sarsa", run="a", params={"alpha": 0.1})
+    meta = run_json(lib, "Grid-v0/sarsa/a")
+    created = meta.pop("created")
+    assert meta == {
+        "format": FORMAT,
+        "version": VERSION,
+        "env_id": "Grid-v0",
+        "algorithm": "sarsa",
+        "run": "a",
+        "params": {"alpha": 0.1},
+        "episodes": [
+            {"file": "episode-000.rollout", "return": 1.5, "steps": 2, "success": None, "seed": 3},
+            {"file": "episode-001.rollout", "return": -1.0, "steps": 3, "success": None, "seed": 4},
+        ],
+    }
+    assert datetime.fromisoformat(created).utcoffset() == timedelta(0)
+
+
+def test_env_id_and_algorithm_default_to_the_rollouts_metadata(lib):
+    run = lib.add(episode([1.0], env_id="CartPole-v1", algorithm="ppo"))
+    assert (run.env_id, run.algorithm) == ("CartPole-v1", "ppo")
+    assert run.id.startswith("CartPole-v1/ppo/")
+
+
+def test_rollouts_without_an_env_id_and_none_given_are_a_value_error(lib):
+    with pytest.raises(ValueError, match=r"env_id not given .* pass env_id="):
+        lib.add(Rollout.from_arrays(actions=[0, 1], metadata={"algorithm": "x"}))
+    with pytest.raises(ValueError, match="env_id not given"):
+        lib.add([episode([1.0], env_id="A-v0"), episode([1.0], env_id="B-v0")])
+
+
+def test_success_comes_from_the_last_info_or_from_the_given_function(lib):
+    said = Rollout.from_arrays(
+        actions=[0, 1],
+        infos=[{}, {}, {"is_success": True}],
+        metadata={"env_id": "Moving-v0", "algorithm": "random"},
+    )
+    run = lib.add([said, episode([1.0]), episode([0.0])], run="infos")
+    assert [e.success for e in run.episodes] == [True, None, None]
+    run = lib.add([episode([1.0]), episode([0.0])], run="fn", success=lambda r: r.rewards.sum() > 0)
+    assert [e.success for e in run.episodes] == [True, False]
+    assert lib.open(run)[0].metadata["success"] is True  # the file itself says it
+
+
+def test_params_must_be_json_able_and_numpy_scalars_become_numbers(lib):
+    run = lib.add(episode([1.0]), run="np", params={"lr": np.float32(0.5), "layers": (64, 64)})
+    assert run.params == {"lr": 0.5, "layers": [64, 64]}
+    with pytest.raises(ValueError, match="params must be JSON-able"):
+        lib.add(episode([1.0]), run="bad", params={"net": object()})
+
+
+def test_adding_to_a_run_with_other_params_is_a_value_error(lib):
+    lib.add(episode([1.0]), run="r", params={"alpha": 0.1})
+    with pytest.raises(ValueError, match=r"already exists .* with params \{'alpha': 0.1\}"):
+        lib.add(episode([2.0]), run="r", params={"alpha": 0.2})
+    assert len(lib.add(episode([3.0]), run="r").episodes) == 2  # params left out: added
+
+
+# -------------------------------------------------------------------- leaderboard rows
+
+
+def test_table_has_one_row_per_run_with_return_statistics_success_and_steps(lib):
+    lib.add([episode([1.0, 1.0]), episode([0.0, 0.0, 0.0, 0.0])], algorithm="a", run="r",
+            params={"k": 1}, success=lambda r: r.rewards.sum() > 0)  # fmt: skip
+    (row,) = lib.table()
+    assert row["id"] == "Moving-v0/a/r"
+    assert (row["env_id"], row["algorithm"], row["run"]) == ("Moving-v0", "a", "r")
+    assert row["episodes"] == 2
+    assert row["return_mean"] == 1.0
+    assert row["return_std"] == 1.0  # population std of [2, 0]
+    assert row["success_rate"] == 0.5
+    assert row["steps"] == 6
+    assert row["params"] == {"k": 1}
+
+
+def test_runs_are_grouped_by_env_then_algorithm_then_run_and_can_be_filtered(lib):
+    for env_id, algorithm, run in [("B-v0", "x", "2"), ("A-v0", "y", "1"), ("A-v0", "x", "9"),
+                                   ("B-v0", "x", "1")]:  # fmt: skip
+        lib.add(episode([1.0]), env_id=env_id, algorithm=algorithm, run=run)
+    keys = [(r["env_id"], r["algorithm"], r["run"]) for r in lib.table()]
+    assert keys == [("A-v0", "x", "9"), ("A-v0", "y", "1"), ("B-v0", "x", "1"), ("B-v0", "x", "2")]
+    assert [r.run for r in lib.runs(env_id="B-v0")] == ["1", "2"]
+    assert [r["run"] for r in lib.table(algorithm="x")] == ["9", "1", "2"]
+
+
+def test_reading_the_table_opens_no_episode_file(lib, monkeypatch):
+    lib.add([episode([1.0]), episode([2.0])], run="r")
+
+    def refuse(path):
+        raise AssertionError(f"read {path}")
+
+    monkeypatch.setattr(library_module, "load", refuse)
+    assert lib.table()[0]["return_mean"] == 1.5
+
+
+def test_an_empty_or_missing_library_has_no_runs(lib):
+    assert lib.table() == []
+    assert lib.errors == []
+
+
+def test_table_as_frame_is_a_pandas_data_frame(lib):
+    pandas = pytest.importorskip("pandas")
+    lib.add(episode([1.0]), run="r")
+    frame = lib.table(as_frame=True)
+    assert isinstance(frame, pandas.DataFrame)
+    assert frame.loc[0, "return_mean"] == 1.0
+
+
+def test_table_as_frame_without_pandas_says_to_install_it(lib, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pandas", None)
+    with pytest.raises(ImportError, match="pip install pandas"):
+        lib.table(as_frame=True)
+
+
+# ------------------------------------------------------------------------------ open
+
+
+def test_open_loads_each_episode_when_first_indexed(lib, monkeypatch):
+    original = [episode([1.0, 2.0], seed=1), episode([3.0], seed=2)]
+    run = lib.add(original, run="r")
+    loaded = []
+    real_load = library_module.load
+    monkeypatch.setattr(library_module, "load", lambda p: loaded.append(p.name) or real_load(p))
+    episodes = lib.open(run)
+    assert len(episodes) == 2
+    assert loaded == []
+    second = episodes[-1]
+    assert loaded == ["episode-001.rollout"]
+    assert np.array_equal(second.frames[1], original[1].frames[1])
+    assert second.rewards.tolist() == [3.0]
+    assert episodes[1] is second  # kept once loaded
+
+
+def test_open_takes_a_run_its_id_or_env_algorithm_and_run(lib):
+    run = lib.add(episode([1.0]), env_id="ALE/Pong-v5", algorithm="dqn", run="s0")
+    for key in (run, "ALE%2FPong-v5/dqn/s0", ("ALE/Pong-v5", "dqn", "s0")):
+        assert lib.open(key)[0].rewards.tolist() == [1.0]
+
+
+def test_open_refuses_ids_outside_the_library(lib):
+    with pytest.raises(ValueError, match="inside the library"):
+        lib.open("../elsewhere/x/y")
+
+
+def test_open_of_a_missing_run_is_a_value_error_naming_it(lib):
+    with pytest.raises(ValueError, match=r"Moving-v0/a/nope: no run.json"):
+        lib.open(("Moving-v0", "a", "nope"))
+
+
+# ------------------------------------------------------------------ other programs
+
+
+def test_a_run_written_by_another_program_by_the_documented_layout_appears(lib):
+    folder = lib.root / "Other-v0" / "es" / "gen7"
+    folder.mkdir(parents=True)
+    episode([2.0, 2.0]).save(folder / "episode-000.rollout")
+    meta = {"format": FORMAT, "version": 1, "env_id": "Other-v0", "algorithm": "es",
+            "run": "gen7", "params": {}, "created": "2026-01-01T00:00:00+00:00",
+            "episodes": [{"file": "episode-000.rollout", "return": 4.0, "steps": 2}]}  # fmt: skip
+    (folder / "run.json").write_text(json.dumps(meta))
+    (row,) = lib.table()
+    assert (row["id"], row["return_mean"], row["success_rate"]) == ("Other-v0/es/gen7", 4.0, None)
+    assert lib.open(row["id"])[0].rewards.sum() == 4.0
+
+
+def test_hidden_staging_folders_and_loose_files_are_ignored(lib):
+    lib.add(episode([1.0]), run="r")
+    (lib.root / "Moving-v0" / "random" / ".r.1234.tmp").mkdir()
+    (lib.root / "README.md").write_text("runs")
+    assert [r.run for r in lib.runs()] == ["r"]
+    assert lib.errors == []
+
+
+# ---------------------------------------------------------------------------- damage
+
+
+def test_broken_runs_are_reported_and_skipped_without_hiding_the_others(lib):
+    for name in ("good", "corrupt", "half", "lost"):
+        lib.add(episode([1.0]), run=name)
+    folder = lib.root / "Moving-v0" / "random"
+    (folder / "corrupt" / "run.json").write_bytes(b'{"format": "agent-widget.run", "vers')
+    (folder / "half" / "run.json").unlink()
+    (folder / "lost" / "episode-000.rollout").unlink()
+    with pytest.warns(UserWarning, match=r"3 run\(s\) in .* skipped"):
+        runs = lib.runs()
+    assert [r.run for r in runs] == ["good"]
+    problems = {e.path.name: e.message for e in lib.errors}
+    assert set(problems) == {"corrupt", "half", "lost"}
+    assert "not valid JSON" in problems["corrupt"]
+    assert "no run.json" in problems["half"]
+    assert "episode-000.rollout, missing from the folder" in problems["lost"]
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"format": "other"}, "not an agent-widget.run file"),
+        ({"version": 99}, "version 99 is newer"),
+        ({"env_id": ""}, "'env_id' is missing"),
+        ({"params": [1]}, "'params' is missing or not an object"),
+        ({"episodes": [{"file": "../../etc/passwd", "return": 0, "steps": 0}]}, "'file' must be"),
+        ({"episodes": [{"file": "episode-000.rollout", "return": "1", "steps": 0}]}, "'return'"),
+        ({"episodes": [{"file": "episode-000.rollout", "return": 1, "steps": -1}]}, "'steps'"),
+        ({"episodes": [{"file": "episode-000.rollout", "return": 1, "steps": 1}] * 2}, "twice"),
+    ],
+)
+def test_a_malformed_run_json_is_reported_with_its_problem(lib, change, problem):
+    run = lib.add(episode([1.0]), run="r")
+    (run.path / "run.json").write_text(json.dumps({**run_json(lib, run.id), **change}))
+    with pytest.warns(UserWarning, match=r"1 run\(s\) in .* skipped"):
+        assert lib.runs() == []
+    (error,) = lib.errors
+    assert error.path == run.path
+    assert problem in error.message
+    assert str(run.path / "run.json") in error.message
+
+
+# ------------------------------------------------------------------------ concurrency
+
+
+def test_a_writer_whose_listing_went_stale_before_it_wrote_run_json_rewrites_it(lib, monkeypatch):
+    # The interleaving that loses an update: writer A lists the episode files, writer
+    # B adds an episode and rewrites run.json, then A writes its (stale) run.json.
+    lib.add(episode([0.0]), run="r")
+    real_write = run_writer.write_atomic
+    interleaved = []
+
+    def write_after_another_writer(path, data):
+        if path.name == "run.json" and not interleaved:
+            interleaved.append(path)
+            lib.add(episode([2.0]), run="r")  # writer B, start to end
+        real_write(path, data)
+
+    monkeypatch.setattr(run_writer, "write_atomic", write_after_another_writer)
+    lib.add(episode([1.0]), run="r")  # writer A
+    assert interleaved
+    assert sorted(lib.runs()[0].returns.tolist()) == [0.0, 1.0, 2.0]
+
+
+def test_a_writer_whose_episode_number_was_taken_meanwhile_takes_the_next(lib, monkeypatch):
+    lib.add(episode([0.0]), run="r")
+    real_listing = run_writer.episode_files
+    interleaved = []
+
+    def list_then_let_another_writer_claim(folder):
+        files = real_listing(folder)
+        if not interleaved:
+            interleaved.append(folder)
+            lib.add(episode([2.0]), run="r")  # writer B claims episode-001 first
+        return files
+
+    monkeypatch.setattr(run_writer, "episode_files", list_then_let_another_writer_claim)
+    run = lib.add(episode([1.0]), run="r")  # writer A saw episode-000 only
+    assert interleaved
+    assert [(e.file, e.total_return) for e in run.episodes] == [
+        ("episode-000.rollout", 0.0),
+        ("episode-001.rollout", 2.0),
+        ("episode-002.rollout", 1.0),
+    ]
+
+
+ROUNDS = 30
+
+
+def write_episodes(root, writer, barrier):
+    """One writer process: in each round, adds an episode at the same moment as the other."""
+    lib = RunLibrary(root)
+    for k in range(ROUNDS):
+        barrier.wait()
+        lib.add(episode([float(writer)], seed=k, writer=writer), run=f"round-{k}")
+
+
+def test_two_processes_writing_at_once_lose_and_corrupt_nothing(lib):
+    # Even rounds add to an existing run (both rewrite its run.json), odd rounds race
+    # to create the run (one creates it, the other adds to it).
+    for k in range(0, ROUNDS, 2):
+        lib.add(episode([0.0]), run=f"round-{k}")
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(2)
+    writers = [context.Process(target=write_episodes, args=(lib.root, w, barrier)) for w in (1, 2)]
+    for process in writers:
+        process.start()
+    for process in writers:
+        process.join(timeout=300)
+    assert [p.exitcode for p in writers] == [0, 0]
+
+    runs = lib.runs()
+    assert lib.errors == []
+    assert [r.run for r in runs] == sorted(f"round-{k}" for k in range(ROUNDS))
+    for run in runs:
+        expected = [0.0, 1.0, 2.0] if int(run.run[6:]) % 2 == 0 else [1.0, 2.0]
+        assert sorted(run.returns.tolist()) == expected, run.run
+        assert sorted(float(e.rewards.sum()) for e in lib.open(run)) == expected  # files read
+        assert [n for n in os.listdir(run.path) if n.startswith(".")] == []
+    assert [n for n in os.listdir(runs[0].path.parent) if n.startswith(".")] == []
