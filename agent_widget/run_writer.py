@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import secrets
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent_widget.atomic import atomic_write, fsync_directory, temporary_name
 from agent_widget.rollout import Rollout
 from agent_widget.run_file import (
     RUN_FILE,
@@ -38,7 +38,7 @@ from agent_widget.run_file import (
     run_json,
     summarize,
 )
-from agent_widget.storage import _fsync_directory, load, save
+from agent_widget.storage import load, save
 
 
 def write_run(folder: Path, run: Run, rollouts: Sequence[Rollout]) -> None:
@@ -48,7 +48,7 @@ def write_run(folder: Path, run: Run, rollouts: Sequence[Rollout]) -> None:
     ``run``'s, or its params do while ``run.params`` is not empty.
     """
     folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}.tmp")
+    staging = temporary_name(folder)
     staging.mkdir()
     try:
         files = [episode_file(i) for i in range(len(rollouts))]
@@ -60,7 +60,7 @@ def write_run(folder: Path, run: Run, rollouts: Sequence[Rollout]) -> None:
             write_atomic(staging / RUN_FILE, run_json(run, [summaries[f] for f in files]))
             try:
                 os.rename(staging, folder)
-                _fsync_directory(folder.parent)
+                fsync_directory(folder.parent)
                 return
             except OSError:
                 if not folder.exists():
@@ -90,17 +90,8 @@ def publish(folder: Path, known: dict[str, EpisodeSummary]) -> None:
 
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temporary file, fsync, rename)."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "xb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_directory(path.parent)
+    with atomic_write(path) as file:
+        file.write(data)
 
 
 def _check_same_run(folder: Path, run: Run) -> None:
@@ -128,5 +119,5 @@ def _claim(source: Path, folder: Path) -> str:
         except FileExistsError:
             number += 1
             continue
-        _fsync_directory(folder)
+        fsync_directory(folder)
         return name

@@ -32,7 +32,6 @@ import io
 import json
 import math
 import os
-import secrets
 import zipfile
 import zlib
 from array import array
@@ -42,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from agent_widget.archive import Archive
+from agent_widget.atomic import atomic_write
 
 FORMAT = "agent-widget.snapshots"
 VERSION = 1
@@ -330,17 +330,8 @@ def _write_zip(path: Path, members: list[tuple[str, bytes]]) -> Path:
     Members are deflated (the episode numbers and returns shrink several times)
     except blocks.npy, deflated already.
     """
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, "xb") as file:
-            with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
-                for name, data in members:
-                    method = zipfile.ZIP_STORED if name == "blocks.npy" else zipfile.ZIP_DEFLATED
-                    archive.writestr(zipfile.ZipInfo(name, _DATE), data, method)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with atomic_write(path) as file, zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
+        for name, data in members:
+            method = zipfile.ZIP_STORED if name == "blocks.npy" else zipfile.ZIP_DEFLATED
+            archive.writestr(zipfile.ZipInfo(name, _DATE), data, method)
     return path

@@ -48,15 +48,15 @@ import io
 import json
 import math
 import os
-import secrets
 import zipfile
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
 from agent_widget.archive import Archive, RolloutFileError
+from agent_widget.atomic import atomic_write
 from agent_widget.chunk_index import (
     BLOB,
     COLUMNS,
@@ -98,24 +98,12 @@ def save(rollout: Rollout, path: str | os.PathLike[str]) -> Path:
     """
     path = Path(path)
     members, payloads = _serialize(rollout)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    try:
-        with open(fd, "wb") as file:
-            _write_zip(file, members, payloads)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    _fsync_directory(path.parent)
+    with atomic_write(path) as file:
+        _write_zip(file, members, payloads)
     return path
 
 
-def _write_zip(
-    file: io.BufferedWriter, members: list[tuple[str, bytes]], payloads: list[bytes]
-) -> None:
+def _write_zip(file: BinaryIO, members: list[tuple[str, bytes]], payloads: list[bytes]) -> None:
     with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
         for name, data in members:
             archive.writestr(zipfile.ZipInfo(name, _DATE), data)
@@ -124,20 +112,6 @@ def _write_zip(
         with archive.open(info, "w") as blob:
             for payload in payloads:
                 blob.write(payload)
-
-
-def _fsync_directory(folder: Path) -> None:
-    """Make the rename durable; not possible (nor needed) on Windows."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 class _Writer:
