@@ -39,6 +39,10 @@ lint: .venv/.installed
 bench: setup build
 	$(PY) -m benchmarks.storage
 	$(PY) -m benchmarks.recording
+	$(PY) -m benchmarks.gridworld
+	$(PY) -m benchmarks.library
+	$(PY) -m benchmarks.compare
+	$(PY) -m benchmarks.viewer
 
 screenshot: setup build
 	AW_README_SCREENSHOT=1 $(PY) -m pytest -q tests/e2e -k screenshot

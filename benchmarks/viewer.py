@@ -1,0 +1,458 @@
+"""EpisodeViewer against what notebook users have today, in Chromium on a real JupyterLab.
+
+Two 1,000-step episodes, each in its own notebook and kernel: ALE/Pong-v5 under a
+seeded random policy (210x160), and a synthetic 480x480 render (a static sky and
+floor with two shaded balls on smooth orbits). Each is recorded once and saved to a
+temporary ``.rollout``; the kernels load it. Side by side in the same page:
+
+- agent-widget's ``EpisodeViewer`` of the episode;
+- the same viewer on a long episode tiled from the episode's chunks, too big for the
+  front end's background fill, so every random jump is a cache miss;
+- the baselines of :mod:`benchmarks.baselines`: (a) ``interact`` + ``plt.imshow``,
+  (b) ``ipywidgets.Image`` + slider, (c) base64 PNG in JSON, (d) ``to_jshtml``, and
+  (e) a bare comm echo, one replying with a chunk's worth of bytes, and that one
+  "nudged": a second message 8 ms after the request, which lets the browser's TCP ACK
+  out at once and so releases a reply the server's Nagle algorithm holds back (tried
+  on the uncached viewer too, as a test of that fix).
+
+Latency is timed in the page (``probes.js``): from the input event (a key press or
+slider step to the next frame; a random jump through the slider) to the new frame
+painted (the viewer's ``data-painted-step``; for the baselines, their new ``<img>``
+decoded). Variants take turns within each repetition, so load from other jobs on the
+machine falls on all of them alike. The server is stock jupyter_server (no
+TCP_NODELAY on its websockets).
+
+    .venv/bin/python -m benchmarks.viewer            # ~6 min; prints and updates RESULTS.md
+    .venv/bin/python -m benchmarks.viewer --quick    # ~2 min smoke run; prints only
+    .venv/bin/python -m benchmarks.viewer --raw r.json        # also keeps the raw numbers
+    .venv/bin/python -m benchmarks.viewer --from-raw r.json   # re-renders them
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import numpy as np
+from playwright.sync_api import Browser
+
+from agent_widget.frames import CHUNK_SIZE, chunk_count
+from agent_widget.rollout import Rollout
+from agent_widget.storage import load
+from agent_widget.transport import action_text
+from benchmarks import report, scenes
+from benchmarks.browser import ProbedPage, chromium
+from benchmarks.results import arguments, today, write_section
+from tests.e2e.lab import Notebook, Server
+
+TITLE = "Viewer in the browser"
+COMMAND = ".venv/bin/python -m benchmarks.viewer"
+ROOT = Path(__file__).resolve().parent.parent
+SEED = 0
+TIMEOUT_MS = 120_000
+QUIET_MS = 100  # kernel idle this long after a paint: its trailing messages are counted
+NUDGE_MS = 8  # when the nudged echo sends its second message (after the kernel's "busy")
+# js/store.ts's budget for encoded chunks: an episode under 90% of it is filled in whole.
+FILL_BUDGET = 64 * 2**20
+HUNDRED_K = 100_001  # positions of 100,000 steps
+MIN_LONG_CHUNKS = 2_000  # plenty of room for random jumps to land on chunks never fetched
+STARTED = time.monotonic()
+
+OURS = "ours = EpisodeViewer(rollout)\nours_sent = baselines.SendCounter(ours)\nours"
+# Variant -> (cell source, how its first frame shows, how the page drives it).
+VARIANTS: dict[str, tuple[str, str, str]] = {
+    "ours": (OURS, "ours", "ours"),
+    "uncached": ("uncached = EpisodeViewer(long_rollout)\nuncached", "ours", "ours"),
+    "interact": ("baselines.interact_imshow(frames)", "image", "slider"),
+    "image": ("baselines.image_slider(frames)", "image", "slider"),
+    "base64": ("baselines.base64_slider(frames)", "image", "slider"),
+    "jshtml": ("baselines.jshtml(frames, {fps})", "image", "jshtml"),
+    "echo": ("baselines.Echo()", "none", ""),
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much to measure: the full run, or a quick smoke run."""
+
+    steps: int
+    reps: int
+    jumps_per_rep: int
+    play_seconds: float
+    ttff_reps: int
+    wait_hundred_k_fill: bool
+
+
+FULL = Plan(1000, reps=6, jumps_per_rep=3, play_seconds=4, ttff_reps=4, wait_hundred_k_fill=True)
+QUICK = Plan(200, reps=1, jumps_per_rep=2, play_seconds=2, ttff_reps=1, wait_hundred_k_fill=False)
+
+
+@dataclass
+class Scene:
+    """One episode as saved, and what the run measured on it."""
+
+    name: str
+    slug: str
+    path: Path
+    fps: float
+    positions: int
+    frame_bytes: float  # encoded frame payload per position, as stored
+    chunk_bytes: float  # mean encoded frame payload per full chunk
+    digests: list[int]  # a hash of each frame: which positions look alike
+    long_positions: int = 0
+    results: dict[str, Any] = field(default_factory=dict)
+
+
+def saved_scene(name: str, slug: str, rollout: Rollout, folder: Path, fps: float) -> Scene:
+    path = rollout.save(folder / f"{slug}.rollout")
+    frames = load(path).frames
+    sizes = [sum(len(p.payload) for p in frames.chunk(k)) for k in range(frames.num_chunks)]
+    chunk_bytes = float(np.mean(sizes[: len(frames) // CHUNK_SIZE]))
+    # The fill starts only for episodes under 90% of the budget, as the front end
+    # counts them (frames and readout data): 10% over it, none ever starts.
+    counted = chunk_bytes + CHUNK_SIZE * readout_bytes(rollout)
+    long_chunks = max(int(1.1 * FILL_BUDGET / counted) + 1, MIN_LONG_CHUNKS)
+    return Scene(
+        name=name,
+        slug=slug,
+        path=path,
+        fps=fps,
+        positions=len(frames),
+        frame_bytes=sum(sizes) / len(frames),
+        chunk_bytes=chunk_bytes,
+        digests=[hash(frame.tobytes()) for frame in frames],
+        long_positions=long_chunks * CHUNK_SIZE + 1,
+    )
+
+
+def readout_bytes(rollout: Rollout) -> float:
+    """Mean bytes per position js/transport.ts counts against the cache for the readout
+    data (action text and info: its UTF-16 estimate)."""
+    names = rollout.metadata.get("action_names") or []
+    infos = rollout.infos or []
+    total = 0
+    for t, info in enumerate(infos):
+        action = action_text(rollout.actions[t], names) if t < rollout.num_steps else ""
+        total += 2 * (len(str(t)) + len(action) + len(json.dumps(info, separators=(",", ":"))))
+    return total / max(len(infos), 1)
+
+
+def setup_cell(scene: Scene, hundred_k: bool) -> str:
+    lines = [
+        "import sys",
+        f"sys.path.insert(0, {str(ROOT)!r})",
+        "import numpy as np",
+        "import matplotlib.pyplot  # imported once here, not inside a variant's first frame",
+        "from agent_widget.storage import load",
+        "from agent_widget.viewer import EpisodeViewer",
+        "from benchmarks import baselines, scenes",
+        f"rollout = load({str(scene.path)!r})",
+        "frames = np.stack(list(rollout.frames))",
+        f"long_rollout = scenes.repeated(rollout, {scene.long_positions})",
+    ]
+    if hundred_k:
+        lines += [
+            "hundred = scenes.repeated(rollout, 101)",
+            f"hundred_k = scenes.repeated(rollout, {HUNDRED_K})",
+        ]
+    return "\n".join(lines)
+
+
+class Run:
+    """One scene's notebook in its own page: the variants displayed side by side."""
+
+    def __init__(self, server: Server, browser: Browser, scene: Scene, plan: Plan) -> None:
+        self.server, self.scene, self.plan = server, scene, plan
+        self.rng = np.random.default_rng(SEED)
+        self.probed = ProbedPage(browser)
+        self.name = f"{scene.slug}.ipynb"
+        self.notebook = Notebook(
+            server, self.probed.page, self.name, [setup_cell(scene, scene.slug == "pong")]
+        )
+        self.cells: dict[str, int] = {}
+        self.results = scene.results
+        self.touched: set[int] = set()  # chunks of the uncached episode fetched so far
+
+    def close(self) -> None:
+        self.notebook.close()
+        self.probed.close()
+
+    def run_cell(self, source: str, first: str) -> tuple[int, float | None]:
+        cell = self.probed.call("addCell", source)
+        ms = self.probed.call("runCell", cell, first, TIMEOUT_MS)
+        errors = self.notebook.cell_errors()
+        assert not errors, "\n".join(errors)
+        return cell, ms
+
+    def wire_in(self) -> int:
+        return int(self.probed.page.evaluate("() => window.__bench.wire.in"))
+
+    def display_all(self) -> None:
+        """Displays each variant in its own cell, timing its first frame; waits for the
+        viewer's background fill (timed) before the next one starts."""
+        first: dict[str, float | None] = {}
+        for key, (source, kind, _drive) in VARIANTS.items():
+            before = self.wire_in()
+            self.cells[key], first[key] = self.run_cell(source.format(fps=self.scene.fps), kind)
+            log(f"{key}: first frame {first[key]} ms")
+            if key == "ours":
+                chunks = chunk_count(self.scene.positions)
+                cell = self.cells[key]
+                fill = self.probed.call("stepsDuringFill", cell, chunks, 20, TIMEOUT_MS)
+                self.results["fill_ms"] = fill["fillMs"]
+                self.results["steps_during_fill"] = fill["steps"]
+                self.results["fill_wire"] = self.wire_in() - before
+                self.results["fill_kernel"] = self.notebook.python("ours_sent.totals()")
+        self.results["first_frame"] = first
+
+    def measure(self, key: str, action: str, t: int, nudge: bool = False) -> dict[str, float]:
+        """One input's latency; ``nudge``: the echo widget sends a message NUDGE_MS after it."""
+        drive = VARIANTS[key][2]
+        after = {"cell": self.cells["echo"], "ms": NUDGE_MS} if nudge else None
+        try:
+            return self.probed.call(
+                "measure", self.cells[key], drive, action, t, TIMEOUT_MS, QUIET_MS, after
+            )
+        except Exception as error:
+            raise RuntimeError(f"{self.scene.slug}: {key} {action} to {t}: {error}") from None
+
+    def jump_target(self, key: str, current: int) -> int:
+        """A random position away from ``current`` (for the tiled episode, a chunk far
+        outside the prefetch window), leaving room for the two steps after it.
+
+        The jump and both steps must each change the picture: the baselines set a trait
+        to the new frame's PNG, and traitlets sends nothing when the value is unchanged
+        (Pong repeats frames, e.g. while the ball is out of play).
+        """
+        if key == "uncached":
+            while True:
+                t = int(self.rng.integers(0, self.scene.long_positions - 8))
+                if not self.touched & self.window(t, 0):
+                    self.touched |= self.window(t, 0)
+                    return t
+        digests = self.scene.digests
+        while True:
+            t = int(self.rng.integers(0, self.scene.positions - 8))
+            shown = [digests[current], *digests[t : t + 3]]
+            if abs(t - current) > CHUNK_SIZE and all(a != b for a, b in pairwise(shown)):
+                return t
+
+    def window(self, t: int, positions: int) -> set[int]:
+        """Chunks the uncached view may fetch going ``positions`` on from ``t``: the
+        chunk of ``t`` and its prefetch window, with a margin."""
+        return set(range(t // CHUNK_SIZE - 2, (t + positions) // CHUNK_SIZE + 8))
+
+    def latency(self) -> None:
+        """Interleaved repetitions: each variant in turn takes random jumps, each followed
+        by two steps (ours: an arrow key, then a slider step)."""
+        samples: dict[str, dict[str, list]] = {key: {"step": [], "jump": []} for key in VARIANTS}
+        samples["echo_chunk"] = {"jump": []}
+        samples["echo_nudged"] = {"jump": []}
+        samples["uncached_nudged"] = {"jump": []}
+        current = dict.fromkeys(VARIANTS, 0)
+        order = list(VARIANTS)
+        for rep in range(self.plan.reps):
+            for key in order[rep % len(order) :] + order[: rep % len(order)]:
+                for _ in range(self.plan.jumps_per_rep):
+                    if key == "echo":
+                        self.echoes(samples)
+                        continue
+                    if key == "uncached":  # the same, nudged: see baselines.Echo
+                        t = self.jump_target(key, current[key])
+                        nudged = self.measure(key, "jump", t, nudge=True)
+                        samples["uncached_nudged"]["jump"].append(nudged)
+                    t = self.jump_target(key, current[key])
+                    samples[key]["jump"].append(self.measure(key, "jump", t))
+                    samples[key]["step"].append(self.measure(key, "step", t + 1))
+                    second = "drag" if VARIANTS[key][2] == "ours" else "step"
+                    samples[key]["step"].append(self.measure(key, second, t + 2))
+                    current[key] = t + 2
+                self.probed.heap()
+            log(f"repetition {rep + 1}/{self.plan.reps} done")
+        self.results["latency"] = samples
+        cached = self.probed.call("attribute", self.cells["uncached"], "data-cached-chunks")
+        self.results["uncached_cached_chunks"] = int(cached or 0)
+
+    def echoes(self, samples: dict[str, dict[str, list]]) -> None:
+        """One bare round trip, one bringing back a chunk's bytes, and the same nudged."""
+        cell, size = self.cells["echo"], int(self.scene.chunk_bytes)
+        for key, (reply, nudge) in {
+            "echo": (0, -1),
+            "echo_chunk": (size, -1),
+            "echo_nudged": (size, NUDGE_MS),
+        }.items():
+            samples[key]["jump"].append(self.probed.call("echo", cell, reply, nudge, QUIET_MS))
+
+    def playback(self) -> None:
+        """Plays ours from the start (after the fill), ours on the tiled episode from a
+        position reached by a jump (prefetch only), and to_jshtml, all at the scene's fps."""
+        seconds = self.plan.play_seconds
+        played = {}
+        for key in ("ours", "uncached"):
+            cell = self.cells[key]
+            self.probed.call("setFps", cell, self.scene.fps)
+            t = 0 if key == "ours" else self.jump_target(key, -(10**9))
+            if key == "uncached":
+                self.touched |= self.window(t, int(seconds * self.scene.fps))
+            self.measure(key, "jump", t)
+            played[key] = self.probed.call("play", cell, "ours", seconds)
+            self.probed.heap()
+        self.measure("jshtml", "jump", 0)
+        played["jshtml"] = self.probed.call("play", self.cells["jshtml"], "jshtml", seconds)
+        self.results["playback"] = played
+
+    def save(self) -> nbformat.NotebookNode:
+        self.probed.page.evaluate(
+            "async () => await window.jupyterapp.commands.execute('docmanager:save')"
+        )
+        return nbformat.read(self.server.notebooks / self.name, as_version=4)
+
+    def notebook_sizes(self) -> None:
+        """Bytes of the saved notebook holding the setup cell and one variant's cell."""
+        saved = self.save()
+        self.results["notebook_bytes"] = {
+            key: _notebook_bytes(saved, [0, cell]) for key, cell in self.cells.items()
+        }
+        self.results["widget_state_bytes"] = {
+            "ours": self.notebook.python("baselines.saved_state_bytes(ours)"),
+            "uncached": self.notebook.python("baselines.saved_state_bytes(uncached)"),
+        }
+
+    def memory(self) -> None:
+        """Memory each variant holds in the page: the page's heap before and after its
+        output is cleared (the view disposed), both after a full garbage collection."""
+        held = {}
+        for key, cell in self.cells.items():
+            before = self.probed.heap(collect=True)
+            self.probed.call("clearOutput", cell)
+            time.sleep(0.5)
+            held[key] = before - self.probed.heap(collect=True)
+        self.results["memory_held"] = held
+        self.results["peak_heap"] = self.probed.peak_heap
+
+    def first_frame_by_length(self) -> None:
+        """Time to first frame of a viewer built and displayed in one cell, 100 vs 100,000
+        steps, alternating; then the 100,000-step one's fill, memory and notebook size."""
+        sources = {"100": "EpisodeViewer(hundred)", "100000": "big = EpisodeViewer(hundred_k)\nbig"}
+        cells = {key: self.probed.call("addCell", source) for key, source in sources.items()}
+        times: dict[str, list[float]] = {key: [] for key in cells}
+        for rep in range(self.plan.ttff_reps):
+            for key in list(cells)[:: 1 if rep % 2 == 0 else -1]:
+                times[key].append(self.probed.call("runCell", cells[key], "ours", TIMEOUT_MS))
+                self.probed.call("clearOutput", cells[key])
+        self.results["ttff"] = times
+        cell = cells["100000"]
+        base = self.probed.heap(collect=True)
+        self.probed.call("runCell", cell, "ours", TIMEOUT_MS)
+        if self.plan.wait_hundred_k_fill:
+            chunks = chunk_count(HUNDRED_K)
+            self.results["hundred_k_fill_ms"] = self.probed.call(
+                "waitAttribute", cell, "data-cached-chunks", chunks, TIMEOUT_MS
+            )
+        self.results["hundred_k_held"] = self.probed.heap(collect=True) - base
+        self.results["hundred_k_notebook_bytes"] = _notebook_bytes(self.save(), [0, cell])
+        self.results["hundred_k_state_bytes"] = self.notebook.python(
+            "baselines.saved_state_bytes(big)"
+        )
+        self.probed.call("clearOutput", cell)
+
+
+def log(text: str) -> None:
+    print(f"[{time.monotonic() - STARTED:6.1f} s] {text}", flush=True)
+
+
+def _notebook_bytes(notebook: nbformat.NotebookNode, cells: list[int]) -> int:
+    kept = nbformat.from_dict(json.loads(json.dumps(notebook)))
+    kept.cells = [kept.cells[i] for i in cells]
+    return len(nbformat.writes(kept).encode())
+
+
+def measure_scene(server: Server, browser: Browser, scene: Scene, plan: Plan) -> None:
+    log(f"{scene.name}: {scene.positions} positions, tiled episode {scene.long_positions}")
+    run = Run(server, browser, scene, plan)
+    try:
+        phases = [run.display_all, run.latency, run.playback, run.notebook_sizes, run.memory]
+        if scene.slug == "pong":
+            phases.append(run.first_frame_by_length)
+        for phase in phases:
+            log(f"{scene.slug}: {phase.__name__}")
+            phase()
+    finally:
+        run.close()
+
+
+def measure(plan: Plan, command: str) -> dict[str, Any]:
+    """Records and saves the episodes, measures both, and returns the raw measurements."""
+    with tempfile.TemporaryDirectory(prefix="aw-bench-viewer-") as tmp:
+        folder = Path(tmp)
+        pong = saved_scene("ALE/Pong-v5", "pong", scenes.pong(plan.steps), folder, fps=60)
+        big = saved_scene(
+            "Synthetic 480x480", "big", scenes.render_episode(plan.steps), folder, fps=30
+        )
+        run: dict[str, Any] = {"command": command, "code": code_version()}
+        run["load_start"] = os.getloadavg()[0]
+        server = Server(folder / "jupyter")
+        try:
+            with chromium() as browser:
+                run["chromium"] = browser.version
+                for scene in (pong, big):
+                    measure_scene(server, browser, scene, plan)
+        finally:
+            server.stop()
+    run.update(date=today(), minutes=(time.monotonic() - STARTED) / 60)
+    run["load_end"] = os.getloadavg()[0]
+    kept = ("name", "slug", "fps", "positions", "frame_bytes", "chunk_bytes", "long_positions")
+    return {
+        "run": run,
+        "plan": asdict(plan),
+        "scenes": [{**{k: getattr(s, k) for k in kept}, "results": s.results} for s in (pong, big)],
+    }
+
+
+def code_version() -> str:
+    """The commit measured, marked when agent_widget/ or js/ differ from it."""
+    git = ["git", "-C", str(ROOT)]
+    try:
+        commit = subprocess.run(
+            [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            [*git, "status", "--porcelain", "agent_widget", "js"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + (" + uncommitted changes" if changed else "")
+
+
+def main() -> None:
+    parser = arguments(__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a short smoke run (prints only)")
+    parser.add_argument("--raw", type=Path, help="also write the raw measurements (JSON) here")
+    parser.add_argument("--from-raw", type=Path, help="only report the measurements saved here")
+    args = parser.parse_args()
+    if args.from_raw:
+        raw = json.loads(args.from_raw.read_text())
+    else:
+        command = COMMAND + (" --quick" if args.quick else "")
+        raw = measure(QUICK if args.quick else FULL, command)
+    if args.raw:
+        args.raw.write_text(json.dumps(raw, indent=1))
+    text = report.markdown(raw)
+    print(text)
+    if not (args.no_write or raw["run"]["command"].endswith("--quick")):
+        write_section(TITLE, text)
+
+
+if __name__ == "__main__":
+    main()
