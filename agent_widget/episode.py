@@ -193,10 +193,10 @@ class ServedEpisode:
             what = "obs" if self._frames_from_observations else "frame"
             raise ValueError(f"step {t}: this viewer shows frames; pass {what}= for every step")
         if not self._frames_owned:  # grow a copy: the caller's rollout stays as it was
-            allow_resize = isinstance(self.frames, ArrayFrames) and self.frames.allow_resize
-            self.frames = ArrayFrames(
-                list(self.frames), allow_resize=allow_resize, encoding=self._encoding
-            )
+            if isinstance(self.frames, ArrayFrames):  # in the viewer's encoding (_frames_of)
+                self.frames = self.frames.copy()  # shares the encoded chunks, decodes none
+            else:
+                self.frames = ArrayFrames(list(self.frames), encoding=self._encoding)
             self._frames_owned = True
         assert isinstance(self.frames, ArrayFrames)
         for i in positions:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import operator
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -260,8 +260,173 @@ class Frames(ABC):
         return self._encode_chunk(k)
 
 
+class DecodedPart:
+    """The frames decoded last from one part, so that reading a part in order decodes it once.
+
+    A frame costs decoding its part up to that frame; reading on past the frames held
+    decodes the rest of the part at once, so frames read in order cost about one
+    inflate of each part. One part is kept, which bounds the memory. The cache is
+    replaced whole, never updated in place, so threads sharing it never see it half-written.
+    """
+
+    def __init__(self) -> None:
+        self._decoded: tuple[int, np.ndarray] | None = None  # (the part's key, its first frames)
+
+    @property
+    def nbytes(self) -> int:
+        decoded = self._decoded
+        return 0 if decoded is None else decoded[1].nbytes
+
+    def frame(
+        self,
+        key: int,
+        i: int,
+        part: Callable[[], Part],
+        decode: Callable[[Part, int], np.ndarray],
+    ) -> np.ndarray:
+        """Frame ``i`` (read-only) of the part named ``key``; ``part()`` gives it when not held."""
+        decoded = self._decoded
+        if decoded is None or decoded[0] != key or i >= len(decoded[1]):
+            whole = part()
+            stop = whole.count if decoded is not None and decoded[0] == key else i + 1
+            frames = decode(whole, stop)
+            frames.flags.writeable = False
+            decoded = self._decoded = (key, frames)
+        return decoded[1][i]
+
+
+class _RunEncoder:
+    """One part encoded a frame at a time, so that handing it out as it grows costs each
+    frame's compression once instead of the whole part's every time.
+
+    A zlib-xor part's stream stays open for the frames to come. :meth:`part` finishes a
+    copy of the compressor (``compressobj.copy()``, its ~256 KiB of state): the browser's
+    ``DecompressionStream`` refuses a stream that lacks its final block and checksum,
+    which a sync flush alone would leave out.
+    """
+
+    def __init__(self, start: int, shape: tuple[int, ...], encoding: str) -> None:
+        self.start, self.count, self.shape = start, 0, shape
+        self._encoding = encoding
+        self._compressor = zlib.compressobj(_ZLIB_LEVEL) if encoding == "zlib-xor" else None
+        self._out: list[bytes] = []
+        self._last: np.ndarray | None = None  # the previous frame's bytes, for the next delta
+
+    @property
+    def nbytes(self) -> int:
+        return sum(map(len, self._out))
+
+    def add(self, frame: np.ndarray) -> None:
+        row = frame.reshape(-1)  # a view: frames are C-contiguous (normalize_frame)
+        if self._compressor is None:
+            self._out.append(row.tobytes())
+        else:
+            delta = row if self._last is None else np.bitwise_xor(row, self._last)
+            self._out.append(self._compressor.compress(delta.data))
+            self._last = row
+        self.count += 1
+
+    def part(self) -> Part:
+        """The part as it stands; more frames may follow."""
+        tail = b"" if self._compressor is None else self._compressor.copy().flush()
+        return self._part(tail)
+
+    def finish(self) -> Part:
+        """The part for good: no frame follows."""
+        tail = b"" if self._compressor is None else self._compressor.flush()
+        return self._part(tail)
+
+    def _part(self, tail: bytes) -> Part:
+        height, width = self.shape[:2]
+        payload = b"".join([*self._out, tail])
+        return Part(self.start, self.count, height, width, self._encoding, payload)
+
+
+class _OpenChunk:
+    """A chunk whose frames are still held as they are: the newest one while it fills,
+    or one given at construction that nobody has asked for yet.
+
+    Its frames are encoded when its parts are asked for, those already encoded are not
+    encoded again (:class:`_RunEncoder`), and each run of one frame size is a part.
+    """
+
+    def __init__(self, start: int, encoding: str) -> None:
+        self.start, self.encoding = start, encoding
+        self.frames: list[np.ndarray] = []
+        self._ended: list[Part] = []  # runs followed by a frame of another size
+        self._run: _RunEncoder | None = None  # the last run, as far as it is encoded
+        self._parts: list[Part] | None = None  # handed out last; good until the next frame
+
+    @property
+    def full(self) -> bool:
+        return len(self.frames) == CHUNK_SIZE
+
+    @property
+    def nbytes(self) -> int:
+        # The parts handed out share the ended runs' payloads; only the last one is its own.
+        held = [*self._ended, *self._parts[-1:]] if self._parts else self._ended
+        encoding = 0 if self._run is None else self._run.nbytes
+        return sum(f.nbytes for f in self.frames) + sum(len(p.payload) for p in held) + encoding
+
+    def append(self, frame: np.ndarray) -> None:
+        self.frames.append(frame)
+        self._parts = None
+
+    def parts(self) -> list[Part]:
+        """The parts as they stand; more frames may follow."""
+        if self._parts is None:
+            last = self._encode().part()
+            self._parts = [*self._ended, last]
+        return self._parts
+
+    def seal(self) -> list[Part]:
+        """The parts for good: no frame follows."""
+        last = self._encode().finish()
+        return [*self._ended, last]
+
+    def copy(self) -> _OpenChunk:
+        """The same frames, to grow apart (encoded again when asked: encoders cannot be shared)."""
+        other = _OpenChunk(self.start, self.encoding)
+        other.frames = list(self.frames)
+        return other
+
+    def _encode(self) -> _RunEncoder:
+        """Encode the frames not encoded yet; return the run they end in."""
+        run = self._run
+        done = 0 if run is None else run.start + run.count - self.start
+        for t, frame in enumerate(self.frames[done:], self.start + done):
+            if run is not None and frame.shape != run.shape:
+                self._ended.append(run.finish())
+                run = None
+            if run is None:
+                run = _RunEncoder(t, frame.shape, self.encoding)
+            run.add(frame)
+        assert run is not None  # an open chunk holds a frame at least
+        self._run = run
+        return run
+
+
 class ArrayFrames(Frames):
-    """Frames held in memory, validated on entry and encoded once per chunk.
+    """Frames held in memory, validated on entry, and kept only encoded once their chunk is.
+
+    An encoded chunk's frames are let go: its parts are all that is kept (a 397x321
+    value map of 382 KB is ~4 KB encoded), and reading one of its frames decodes it
+    (the frames decoded last are cached, see :class:`DecodedPart`). When chunks are
+    encoded is a trade-off between memory and waiting:
+
+    - Frames appended (:meth:`append`, live growth) are encoded as they come: the
+      newest chunk's stream stays open and each frame is compressed once, however
+      often the growing chunk is handed out, and a chunk is encoded for good as soon
+      as it is full. Memory per position stays near the encoded size.
+    - Frames given at construction are only validated; each chunk is encoded when
+      first asked for (:meth:`chunk`). A viewer asks for the chunks around the step
+      shown, so the first frame of a long episode waits for one chunk, not all of
+      them (encoding 10,000 large frames takes about a minute). Until then the frames
+      are held as given: uint8 RGB frames are the caller's own arrays, not copies, so
+      that costs no more than they do. Saving or viewing every frame encodes them all.
+
+    Reading frames is safe while another thread appends; appending and handing out
+    chunks are for one thread at a time (the viewer does both under its lock).
 
     Args:
         frames: a 4-D array (n, H, W, C) or a sequence of images, each accepted by
@@ -288,45 +453,84 @@ class ArrayFrames(Frames):
             raise ValueError(f"unknown frame encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
         self.allow_resize = allow_resize
         self.encoding = encoding
-        self._frames: list[np.ndarray] = []
-        self._chunks: dict[int, list[Part]] = {}
+        self._length = 0
+        self._shape: tuple[int, ...] | None = None  # the first frame's
+        self._sealed: dict[int, list[Part]] = {}  # chunks encoded for good, frames let go
+        self._open: dict[int, _OpenChunk] = {}  # the others: every frame is in one of the two
+        self._decoded = DecodedPart()
         for frame in frames:
-            self.append(frame)
+            self._add(frame)
 
     def append(self, frame: Any) -> None:
-        """Add the frame of the next position (live growth while recording or viewing)."""
-        t = len(self._frames)
+        """Add the frame of the next position (live growth while recording or viewing).
+
+        The frame that fills a chunk has the chunk encoded for good, its frames let go.
+        """
+        k = self._add(frame)
+        if self._open[k].full:
+            self._seal(k)
+
+    def copy(self) -> ArrayFrames:
+        """These frames, to grow apart from them; what is held is shared (it never changes)."""
+        other = ArrayFrames(allow_resize=self.allow_resize, encoding=self.encoding)
+        other._length, other._shape = self._length, self._shape
+        other._sealed = dict(self._sealed)
+        other._open = {k: chunk.copy() for k, chunk in self._open.items()}
+        return other
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of frame data held: encoded chunks, frames not encoded yet, frames decoded last.
+
+        Not counted: object overheads and the state of the one zlib stream kept open.
+        """
+        sealed = sum(len(p.payload) for parts in list(self._sealed.values()) for p in parts)
+        unsealed = sum(chunk.nbytes for chunk in list(self._open.values()))
+        return sealed + unsealed + self._decoded.nbytes
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for t in range(len(self)):  # frames held are not encoded to be read
+            yield self._frame(t)
+
+    def _add(self, frame: Any) -> int:
+        """Validate and hold the frame of the next position; return its chunk."""
+        t = self._length
         array = normalize_frame(frame, t)
-        if self._frames and not self.allow_resize and array.shape != self._frames[0].shape:
+        if self._shape is None:
+            self._shape = array.shape
+        elif not self.allow_resize and array.shape != self._shape:
             raise ValueError(
-                f"frame at step {t}: size changed from {self._frames[0].shape[:2]} to "
+                f"frame at step {t}: size changed from {self._shape[:2]} to "
                 f"{array.shape[:2]}; pass allow_resize=True to accept frames of varying size"
             )
         array.flags.writeable = False
-        self._frames.append(array)
-        self._chunks.pop(t // CHUNK_SIZE, None)
+        k = t // CHUNK_SIZE
+        if k not in self._open:
+            self._open[k] = _OpenChunk(k * CHUNK_SIZE, self.encoding)
+        self._open[k].append(array)
+        self._length = t + 1
+        return k
 
-    def __len__(self) -> int:
-        return len(self._frames)
-
-    def __iter__(self) -> Iterator[np.ndarray]:
-        return iter(self._frames)
+    def _seal(self, k: int) -> list[Part]:
+        parts = self._sealed[k] = self._open[k].seal()
+        # Only now that the parts are in place: a reader finds every frame in one or the other.
+        del self._open[k]
+        return parts
 
     def _frame(self, t: int) -> np.ndarray:
-        return self._frames[t]
+        k = t // CHUNK_SIZE
+        chunk = self._open.get(k)
+        if chunk is not None:
+            return chunk.frames[t - chunk.start]
+        part = next(p for p in self._sealed[k] if t < p.start + p.count)
+        return self._decoded.frame(part.start, t - part.start, lambda: part, self._decode)
 
     def _encode_chunk(self, k: int) -> list[Part]:
-        parts = self._chunks.get(k)
-        if parts is None:
-            parts = self._chunks[k] = self._encode_runs(k * CHUNK_SIZE)
-        return parts
-
-    def _encode_runs(self, start: int) -> list[Part]:
-        frames = self._frames[start : start + CHUNK_SIZE]
-        parts = []
-        run = 0
-        for i in range(1, len(frames) + 1):
-            if i == len(frames) or frames[i].shape != frames[run].shape:
-                parts.append(encode_part(np.stack(frames[run:i]), start + run, self.encoding))
-                run = i
-        return parts
+        parts = self._sealed.get(k)
+        if parts is not None:
+            return parts
+        chunk = self._open[k]
+        return self._seal(k) if chunk.full else chunk.parts()

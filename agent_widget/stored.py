@@ -31,6 +31,7 @@ from agent_widget.chunk_index import (
 from agent_widget.frames import (
     CHUNK_SIZE,
     MAX_FRAME_BYTES,
+    DecodedPart,
     Frames,
     Part,
     chunk_count,
@@ -47,9 +48,8 @@ _MAX_INFO_CHUNK_BYTES = 64 * 2**20
 class StoredFrames(Frames):
     """Frames read from a ``.rollout`` file on demand; chunks are handed out as stored.
 
-    A frame costs inflating its part's stream up to that frame. The frames decoded
-    last are kept, and reading on past them decodes the rest of the part at once, so
-    frames read in order cost about one inflate of each part.
+    Frames are read through a :class:`DecodedPart`, so reading in order inflates
+    each part about once.
     """
 
     def __init__(self, index: ChunkIndex, rows: np.ndarray) -> None:
@@ -61,23 +61,16 @@ class StoredFrames(Frames):
             raise index.archive.error(f"{INDEX}: frame sizes or encodings are invalid")
         self._index, self._rows = index, rows
         self._bounds = np.searchsorted(rows[:, CHUNK], np.arange(chunk_count(len(self)) + 1))
-        # (row number, the part's first frames decoded): replaced whole, never updated in
-        # place, so threads sharing these frames never see a half-written cache.
-        self._decoded: tuple[int, np.ndarray] | None = None
+        self._decoded = DecodedPart()
 
     def __len__(self) -> int:
         return self._index.num_positions
 
     def _frame(self, t: int) -> np.ndarray:
         r = int(np.searchsorted(self._rows[:, START], t, side="right")) - 1
-        i = t - int(self._rows[r, START])
-        decoded = self._decoded
-        if decoded is None or decoded[0] != r or i >= len(decoded[1]):
-            part = self._part(self._rows[r])
-            # Reading on in the part decoded last (most likely in order): decode all of it.
-            stop = part.count if decoded is not None and decoded[0] == r else i + 1
-            decoded = self._decoded = (r, self._decode(part, stop))
-        return decoded[1][i].copy()  # the caller's own: changing it cannot touch the cache
+        row = self._rows[r]
+        frame = self._decoded.frame(r, t - int(row[START]), lambda: self._part(row), self._decode)
+        return frame.copy()  # the caller's own: changing it cannot touch the cache
 
     def _encode_chunk(self, k: int) -> list[Part]:
         return [self._part(row) for row in self._rows[self._bounds[k] : self._bounds[k + 1]]]

@@ -7,6 +7,8 @@ Q-learning on FrozenLake 8x8 slippery (alpha 0.1, gamma 0.99, epsilon 0.1, seed 
 - a run with a ``TrainingViewer`` attached (``viewer.snapshot`` as the callback),
   every call timed: most calls only keep the table, one every 0.25 s also draws and
   appends a position (no browser is attached, so its messages go nowhere);
+- value maps appended live, one position at a time, each followed by handing out the
+  growing chunk as the viewer's growth push does: the time of each, the bytes held;
 - the training loop with no callback, with ``Snapshots.append`` and with
   ``TrainingViewer.snapshot``, side by side: the same seeded run (so the same
   episodes and steps) on each side, interleaved repetitions, CPU time;
@@ -27,6 +29,7 @@ import gymnasium as gym
 import numpy as np
 
 from agent_widget.agents import QLearning
+from agent_widget.frames import ArrayFrames
 from agent_widget.gridworld import TrainingViewer, ValueMap
 from agent_widget.gridworld.training import CELL_SIZE, INTERVAL
 from agent_widget.snapshots import Snapshots
@@ -35,6 +38,7 @@ from benchmarks.results import arguments, today, write_section
 TITLE = "Grid worlds"
 COMMAND = ".venv/bin/python -m benchmarks.gridworld"
 SEED = 0
+LIVE_EVERY = 25  # training episodes between the value maps appended live
 BARE, KEPT, WATCHED = "no callback", "Snapshots.append", "TrainingViewer.snapshot"
 
 
@@ -87,6 +91,24 @@ def viewer_run(episodes: int) -> dict:
     return {"times": np.array(times), "positions": positions}
 
 
+def live_frames(positions: int) -> dict:
+    """Value maps of a run, appended one by one, each followed by the newest chunk handed out
+    (what a growth push costs the kernel); then the bytes the frames hold."""
+    learner, value_map = agent(), ValueMap(lake())
+    maps = []
+    for _ in range(positions):
+        learner.train(LIVE_EVERY)
+        maps.append(value_map.image(learner.q_table))
+    frames = ArrayFrames()
+    times = []
+    for frame in maps:
+        start = time.perf_counter()
+        frames.append(frame)
+        frames.chunk(frames.num_chunks - 1)
+        times.append(time.perf_counter() - start)
+    return {"times": np.array(times), "nbytes": frames.nbytes, "frame_bytes": maps[0].nbytes}
+
+
 def side_by_side(episodes: int, repetitions: int) -> dict[str, list[float]]:
     """CPU seconds to train ``episodes`` episodes on each side, interleaved.
 
@@ -136,10 +158,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--long", type=int, default=100_000, help="episodes of the long run")
     parser.add_argument("--episodes", type=int, default=2_000, help="episodes per side")
     parser.add_argument("--repetitions", type=int, default=7)
+    parser.add_argument("--positions", type=int, default=320, help="value maps appended live")
     args = parser.parse_args(argv)
 
     long = long_run(args.long)
     live = viewer_run(args.episodes)
+    grown = live_frames(args.positions)
     trained = agent()
     trained.train(2_000)
     draw = draw_time(trained.q_table)
@@ -154,11 +178,14 @@ def main(argv: list[str] | None = None) -> None:
         for name, values in seconds.items()
     )
     live_mean = float(live["times"].mean())
+    per_position = grown["nbytes"] / args.positions
     bars = [
         (f"{WATCHED}() under 200 us per call (mean, drawing included)", live_mean < 200e-6,
          f"{us(live_mean)} us"),
         ("training slowdown with a viewer attached under 10%", slowdowns[WATCHED] < 0.10,
          f"{slowdowns[WATCHED]:+.1%}"),
+        ("live value maps held within 10 KB per position", per_position < 10e3,
+         f"{per_position / 1e3:.1f} KB"),
         ("100,000 snapshots of an 8x8x4 table in a few MB (saved)",
          long["episodes"] >= 100_000 and long["file_bytes"] < 5 * 2**20,
          f"{long['file_bytes'] / 2**20:.2f} MiB for {long['episodes']:,}"),
@@ -186,6 +213,11 @@ def main(argv: list[str] | None = None) -> None:
         f"are those that draw a value map and append a position ({live['positions']} "
         f"positions). Drawing one 8x8 value map (`ValueMap.image`, 397x321 px): "
         f"{draw * 1e3:.2f} ms.\n\n"
+        f"**Value maps appended live** ({args.positions} positions, one every {LIVE_EVERY} "
+        "episodes, "
+        "each appended to `ArrayFrames` and the growing chunk then handed out, as a growth "
+        f"push does): {calls(grown['times'])}; {per_position / 1e3:.1f} KB held per "
+        f"position (a raw frame is {grown['frame_bytes'] / 1e3:.0f} KB).\n\n"
         f"**Side by side**: {args.episodes:,} episodes, the same seeded run on every side, "
         f"{args.repetitions} interleaved repetitions, CPU time of the process.\n\n"
         "| training loop | median CPU (s) | best (s) | vs no callback (median of paired ratios) |\n"

@@ -253,3 +253,136 @@ def test_stored_frames_are_read_only():
 def test_iteration_yields_every_frame():
     frames = moving_frames(18)
     np.testing.assert_array_equal(np.stack(list(ArrayFrames(frames))), frames)
+
+
+# ------------------------------------------------- ArrayFrames: memory and CPU of live growth
+
+
+def grown(frames, **options) -> ArrayFrames:
+    """ArrayFrames given ``frames`` one append at a time, as a live episode gets them."""
+    stored = ArrayFrames(**options)
+    for frame in frames:
+        stored.append(frame)
+    return stored
+
+
+def held_payloads(stored: ArrayFrames, chunks) -> int:
+    return sum(len(part.payload) for k in chunks for part in stored.chunk(k))
+
+
+def test_memory_per_appended_position_stays_near_the_encoded_size():
+    frames = moving_frames(40 * CHUNK_SIZE + 3, 32, 32)
+    stored = grown(frames)
+    # Full chunks are held as their payloads only; the unfinished one as its frames.
+    assert stored.nbytes == held_payloads(stored, range(40)) + 3 * frames[0].nbytes
+    assert stored.nbytes < frames.nbytes / 10
+
+
+def test_appended_frames_read_back_exactly_once_encoded():
+    frames = moving_frames(3 * CHUNK_SIZE + 5, 8, 8)
+    stored = grown(frames)
+    for t in (40, 3, 17, 16, 0, 52, -1):
+        np.testing.assert_array_equal(stored[t], frames[t])
+    np.testing.assert_array_equal(np.stack(list(stored)), frames)
+
+
+def test_a_frame_read_from_an_encoded_chunk_is_read_only():
+    stored = grown(moving_frames(CHUNK_SIZE))
+    with pytest.raises(ValueError, match=r"read-only"):
+        stored[3][0, 0, 0] = 1
+
+
+def test_reading_encoded_frames_keeps_one_decoded_chunk_at_most():
+    frames = moving_frames(4 * CHUNK_SIZE, 8, 8)
+    stored = grown(frames)
+    encoded = stored.nbytes
+    for t in range(len(frames)):
+        stored[t]
+    assert stored.nbytes == encoded + CHUNK_SIZE * frames[0].nbytes
+
+
+@pytest.mark.parametrize("encoding", ["zlib-xor", "raw"])
+def test_the_growing_chunk_handed_out_after_each_append_decodes_to_its_frames(encoding):
+    frames = moving_frames(2 * CHUNK_SIZE + 3)
+    stored = ArrayFrames(encoding=encoding)
+    for t, frame in enumerate(frames):
+        stored.append(frame)
+        k = t // CHUNK_SIZE
+        [part] = stored.chunk(k)
+        np.testing.assert_array_equal(decode_part(part), frames[k * CHUNK_SIZE : t + 1])
+
+
+def test_each_growing_part_is_a_whole_zlib_stream():
+    # The browser's DecompressionStream("deflate") refuses a stream without its end.
+    stored = ArrayFrames()
+    for frame in moving_frames(5):
+        stored.append(frame)
+        inflater = zlib.decompressobj()
+        inflater.decompress(stored.chunk(0)[0].payload)
+        assert (inflater.eof, inflater.unused_data) == (True, b"")
+
+
+def test_handing_out_the_growing_chunk_compresses_each_frame_once(monkeypatch):
+    fed = []
+    compressobj = zlib.compressobj
+
+    class CountingCompressor:
+        def __init__(self, *args):
+            self._compressor = compressobj(*args)
+
+        def compress(self, data):
+            fed.append(memoryview(data).nbytes)
+            return self._compressor.compress(data)
+
+        def copy(self):
+            return self._compressor.copy()
+
+        def flush(self, *args):
+            return self._compressor.flush(*args)
+
+    monkeypatch.setattr(zlib, "compressobj", CountingCompressor)
+    frames = moving_frames(CHUNK_SIZE + 4)
+    stored = ArrayFrames()
+    for t, frame in enumerate(frames):
+        stored.append(frame)
+        stored.chunk(t // CHUNK_SIZE)
+    assert sum(fed) == frames.nbytes
+
+
+def test_a_growing_chunk_whose_frame_size_changes_is_handed_out_in_parts():
+    small, large = moving_frames(5, 4, 4), moving_frames(4, 6, 8)
+    stored = ArrayFrames(allow_resize=True)
+    for frame in [*small, *large]:
+        stored.append(frame)
+        stored.chunk(0)
+    parts = stored.chunk(0)
+    assert [(p.start, p.count, p.height, p.width) for p in parts] == [(0, 5, 4, 4), (5, 4, 6, 8)]
+    np.testing.assert_array_equal(decode_part(parts[0]), small)
+    np.testing.assert_array_equal(decode_part(parts[1]), large)
+
+
+def test_frames_given_at_construction_are_encoded_when_their_chunk_is_asked_for():
+    frames = moving_frames(3 * CHUNK_SIZE, 8, 8)
+    stored = ArrayFrames(frames)
+    assert stored.nbytes == frames.nbytes
+    stored.chunk(1)
+    assert stored.nbytes == held_payloads(stored, [1]) + 2 * CHUNK_SIZE * frames[0].nbytes
+    np.testing.assert_array_equal(stored[20], frames[20])
+
+
+def test_raw_encoding_holds_a_full_chunk_once_as_its_payload():
+    frames = moving_frames(CHUNK_SIZE)
+    stored = grown(frames, encoding="raw")
+    assert stored.nbytes == frames.nbytes
+    assert stored.chunk(0)[0].payload == frames.tobytes()
+
+
+def test_a_copy_grows_apart_sharing_the_encoded_chunks():
+    frames = moving_frames(CHUNK_SIZE + 2)
+    stored = grown(frames[:-1])
+    copy = stored.copy()
+    copy.append(frames[-1])
+    assert (len(stored), len(copy)) == (CHUNK_SIZE + 1, CHUNK_SIZE + 2)
+    assert copy.chunk(0) is stored.chunk(0)
+    np.testing.assert_array_equal(decode_part(copy.chunk(1)[0]), frames[CHUNK_SIZE:])
+    np.testing.assert_array_equal(decode_part(stored.chunk(1)[0]), frames[CHUNK_SIZE:-1])

@@ -537,6 +537,20 @@ def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
     }
 
 
+def test_every_push_of_the_growing_chunk_decodes_to_the_exact_frames(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    frames = random_frames(2 * CHUNK_SIZE + 3)
+    viewer = EpisodeViewer(frames[:1])
+    sent = pushes(viewer, monkeypatch)
+    for t in range(1, len(frames)):
+        viewer.append(frame=frames[t])
+        got = decoded(*sent[-1])
+        assert max(got) == t
+        for s, frame in got.items():
+            np.testing.assert_array_equal(frame, frames[s])
+    assert len(sent) == len(frames) - 1
+
+
 def test_a_push_carries_every_chunk_changed_since_the_last_push(monkeypatch):
     monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
     frames = random_frames(41)

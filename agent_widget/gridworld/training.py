@@ -18,8 +18,8 @@ What a position holds:
   sit on the interval that leads to the position.
 
 Why positions are taken at most every ``interval`` seconds (0.25 by default): a
-new position costs milliseconds (drawing its value map, then encoding the frames
-of its chunk for the live update) while a tabular episode takes about one, so
+new position costs milliseconds (drawing its value map, then encoding it for the
+live update) while a tabular episode takes about one, so
 drawing every snapshot would slow training several times over. ``snapshot()``
 therefore only keeps the table (a few microseconds, in
 :attr:`TrainingViewer.snapshots`, every one of them), and a new position shows the
@@ -50,8 +50,8 @@ from agent_widget.snapshots import DEFAULT_TOLERANCE, Snapshots
 from agent_widget.viewer import EpisodeViewer
 
 EXTRAS = ("moving average", "success rate")
-# Small frames: the viewer upscales them pixel-sharp, and every live update re-encodes
-# the frames of the newest chunk, a cost that grows with their size.
+# Small frames: the viewer upscales them pixel-sharp, and each new frame is compressed
+# for the live update, a cost that grows with its size.
 CELL_SIZE = 20
 INTERVAL = 0.25  # seconds between new positions while training runs
 
