@@ -1,34 +1,95 @@
-"""The demo notebooks: committed clean, and they run top to bottom on a fresh kernel."""
+"""The demo notebooks: committed clean, and each runs top to bottom on a fresh kernel.
+
+Some train their agent inside the notebook (CartPole DQN about half a minute, the
+Pong imitation network about a minute, FrozenLake SARSA and Q-learning), so this
+module takes a few minutes.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbclient import NotebookClient
 
-QUICKSTART = Path(__file__).parent.parent / "notebooks" / "quickstart.ipynb"
+NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
+WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
-def test_the_quickstart_is_valid_and_committed_without_outputs():
-    notebook = nbformat.read(QUICKSTART, as_version=4)
+def executed(name: str, folder: Path) -> nbformat.NotebookNode:
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    client = NotebookClient(
+        notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
+    )
+    client.execute()  # raises CellExecutionError naming the failing cell
+    return notebook
+
+
+def outputs_of(notebook: nbformat.NotebookNode) -> list[dict]:
+    return [output for cell in notebook.cells for output in cell.get("outputs", [])]
+
+
+def text_of(notebook: nbformat.NotebookNode) -> str:
+    return "".join(output.get("text", "") for output in outputs_of(notebook))
+
+
+def widgets_in(notebook: nbformat.NotebookNode) -> int:
+    return sum(WIDGET in output.get("data", {}) for output in outputs_of(notebook))
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.name)
+def test_the_notebook_is_valid_and_committed_without_outputs(path):
+    notebook = nbformat.read(path, as_version=4)
     nbformat.validate(notebook)
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     assert code
     assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
 
 
-def test_the_quickstart_runs_top_to_bottom(tmp_path):
-    notebook = nbformat.read(QUICKSTART, as_version=4)
-    client = NotebookClient(
-        notebook,
-        timeout=300,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(tmp_path)}},
-    )
-    client.execute()  # raises CellExecutionError naming the failing cell
-    outputs = [output for cell in notebook.cells for output in cell.get("outputs", [])]
-    widgets = [
-        o for o in outputs if "application/vnd.jupyter.widget-view+json" in o.get("data", {})
-    ]
-    assert len(widgets) == 1
+def test_the_quickstart_shows_one_viewer(tmp_path):
+    assert widgets_in(executed("quickstart.ipynb", tmp_path)) == 1
+
+
+def test_the_cartpole_dqn_learns_to_balance_and_shows_its_q_values(tmp_path):
+    notebook = executed("cartpole_dqn.ipynb", tmp_path)
+    text = text_of(notebook)
+    assert "best greedy return 500" in text
+    assert "greedy" in text
+    assert "taken" in text
+    assert widgets_in(notebook) == 1
+
+
+def test_the_atari_notebook_imitates_its_teacher_and_draws_saliency(tmp_path):
+    notebook = executed("atari_saliency.ipynb", tmp_path)
+    assert "1200 updates" in text_of(notebook)
+    assert widgets_in(notebook) == 1
+    figures = [output for output in outputs_of(notebook) if "image/png" in output.get("data", {})]
+    assert len(figures) == 1
+
+
+def test_frozenlake_training_trains_both_agents_and_reports_their_success(tmp_path):
+    notebook = executed("frozenlake_training.ipynb", tmp_path)
+    text = text_of(notebook)
+    rates = {
+        name: [float(rate) for rate in re.findall(r"([\d.]+)%", line)]
+        for name in ("SARSA", "Q-learning")
+        for line in text.splitlines()
+        if line.startswith(name)
+    }
+    # Both learned something: a random policy almost never crosses slippery 8x8.
+    assert all(len(found) == 2 and min(found) > 20 for found in rates.values()), rates
+    assert "10,000 snapshots" in text
+    assert widgets_in(notebook) == 3  # two training viewers and the played episode
+
+
+def test_compare_agents_finds_the_divergence_and_ranks_the_runs(tmp_path):
+    notebook = executed("compare_agents.ipynb", tmp_path)
+    text = text_of(notebook)
+    assert re.search(r"the agents first act differently at step \d+", text)
+    success = {run: int(rate) for run, rate in re.findall(r"(\w+): success (\d+)%", text)}
+    assert set(success) == {"greedy", "exploring", "random"}
+    # The trained agent does far better than chance on slippery FrozenLake.
+    assert success["greedy"] > success["random"] + 20, success
+    assert widgets_in(notebook) == 2  # the comparison and the leaderboard

@@ -1,0 +1,22 @@
+"""Ready-made panels for torch agents: Q-values, policy, saliency.
+
+Each is a plain callable of one :class:`~agent_widget.step.Step`, so it works in a
+viewer and outside one alike::
+
+    from agent_widget.torch import QValues, Policy, Saliency
+
+    viewer.add_panel("Q", QValues(q_net))
+    viewer.add_panel("saliency", Saliency(q_net, method="perturbation"), overlay=True)
+    rollout.extras.update(QValues(q_net).series(rollout))   # value, q_taken, td_error
+
+Models are ``nn.Module`` s (observations in, per-action outputs or ``(logits, value)``
+out) or Stable-Baselines3 DQN/PPO/A2C models. Needs the ``torch`` extra (torch and
+captum); SB3 is imported only for SB3 models.
+"""
+
+from agent_widget.torch.bars import ActionBars
+from agent_widget.torch.policy import Policy
+from agent_widget.torch.qvalues import QValues
+from agent_widget.torch.saliency import Saliency
+
+__all__ = ["ActionBars", "Policy", "QValues", "Saliency"]
