@@ -11,22 +11,26 @@ from __future__ import annotations
 
 import pathlib
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import anywidget
+import numpy as np
 import traitlets
 from ipywidgets import widget_serialization
 
 from agent_widget.alignment import Key, by_key
 from agent_widget.divergence import first_divergence
+from agent_widget.panels import PanelDecorator
 from agent_widget.rollout import Rollout
 from agent_widget.step import Step
 from agent_widget.viewer import EpisodeViewer
 
 _STATIC = pathlib.Path(__file__).parent / "static"
+DiffFunction = Callable[[Step, Step], Any]
+D = TypeVar("D", bound=DiffFunction)
 
 
-class CompareViewer(anywidget.AnyWidget):
+class CompareViewer(PanelDecorator, anywidget.AnyWidget):
     """Step through several rollouts of one env together: one slider, one playback.
 
     Args:
@@ -44,6 +48,10 @@ class CompareViewer(anywidget.AnyWidget):
     alignment is by step, :attr:`divergence` is the first step where their actions
     differ (see :func:`agent_widget.divergence.first_divergence`), marked on the
     shared timeline with a button that jumps there.
+
+    Panels (:meth:`panel`, :meth:`add_panel`) show on every rollout, each for its own
+    step; diff panels (:meth:`diff_panel`, :meth:`add_diff_panel`) compare two
+    rollouts at the same shared position.
 
     Example:
         >>> a = Rollout.from_arrays(frames=np.zeros((4, 2, 2, 3), np.uint8), actions=[0, 1, 1])
@@ -121,23 +129,6 @@ class CompareViewer(anywidget.AnyWidget):
         self.set_trait("divergence", divergence)
         super().__init__(title=title, **traits)
 
-    def panel(
-        self, name: str, *, overlay: bool = False, precompute: bool = False
-    ) -> Callable[[Callable[[Step], Any]], Callable[[Step], Any]]:
-        """Decorator: show ``fn(step)`` on every rollout, each for its own step.
-
-        Example:
-            >>> @compare.panel("Q-values")  # doctest: +SKIP
-            ... def q_values(step):
-            ...     return q_net(step.obs)
-        """
-
-        def add(fn: Callable[[Step], Any]) -> Callable[[Step], Any]:
-            self.add_panel(name, fn, overlay=overlay, precompute=precompute)
-            return fn
-
-        return add
-
     def add_panel(
         self,
         name: str,
@@ -150,9 +141,82 @@ class CompareViewer(anywidget.AnyWidget):
         for viewer in self.viewers:
             viewer.add_panel(name, fn, overlay=overlay, precompute=precompute)
 
+    def diff_panel(
+        self,
+        name: str,
+        *,
+        a: str | None = None,
+        b: str | None = None,
+        overlay: bool = False,
+        precompute: bool = False,
+    ) -> Callable[[D], D]:
+        """Decorator: a diff panel ``fn(step_a, step_b)``; see :meth:`add_diff_panel`.
+
+        Example:
+            >>> @compare.diff_panel("Q-values: PPO - DQN", a="DQN", b="PPO")  # doctest: +SKIP
+            ... def q_gain(step_a, step_b):
+            ...     return dict(zip(step_b.action_names, q_net(step_b.obs) - q_net(step_a.obs)))
+        """
+
+        def add(fn: D) -> D:
+            self.add_diff_panel(name, fn, a=a, b=b, overlay=overlay, precompute=precompute)
+            return fn
+
+        return add
+
+    def add_diff_panel(
+        self,
+        name: str,
+        fn: DiffFunction,
+        *,
+        a: str | None = None,
+        b: str | None = None,
+        overlay: bool = False,
+        precompute: bool = False,
+    ) -> None:
+        """Compare two rollouts at the same shared position: a card showing ``fn(step_a, step_b)``.
+
+        The card is a panel of rollout ``b``'s viewer (only there), so it follows the
+        shared slider like any panel and shows any panel result (see
+        :meth:`EpisodeViewer.add_panel`). ``step_b`` is ``b``'s step and ``step_a`` is
+        ``a``'s step at the same shared position, as the alignment lines them up: by
+        step, ``a`` holds its last position once it has ended; by a key, it is ``a``'s
+        position at the shared position where ``b`` reaches its step. While ``b``
+        holds a position (it has ended, or waits for ``a`` under a key), the card
+        keeps comparing with ``a`` where ``b`` reached it: make ``b`` the longer one.
+
+        Args:
+            name: the card's title.
+            fn: called with the two :class:`~agent_widget.step.Step` objects.
+            a: label of the rollout compared with; defaults to the first one other than ``b``.
+            b: label of the rollout whose viewer shows the card; defaults to the first one
+                other than ``a`` (so, with neither given, ``a`` is the first, ``b`` the second).
+            overlay: draw a 2-D map (or an image) over ``b``'s frame.
+            precompute: compute every step of ``b`` in the background once shown.
+        """
+        if not callable(fn):
+            raise TypeError(
+                f"diff panel {name!r}: fn must be callable with two steps, got {type(fn).__name__}"
+            )
+        i, j = self._pair(a, b)
+        other = self.viewers[i]
+
+        def diff(step_b: Step) -> Any:
+            # a's Step as its viewer builds them (steps appended live, its action names).
+            return fn(other._step_at(self._counterpart(i, j, step_b.t)), step_b)
+
+        self.viewers[j].add_panel(name, diff, overlay=overlay, precompute=precompute)
+
     def remove_panel(self, name: str) -> None:
-        """Remove panel ``name`` from every rollout's viewer."""
-        for viewer in self.viewers:
+        """Remove panel ``name`` from every rollout's viewer that has it (a diff panel's one).
+
+        KeyError naming the panels when no viewer has it.
+        """
+        holders = [v for v in self.viewers if any(p["name"] == name for p in v.panels)]
+        if not holders:
+            known = sorted({p["name"] for v in self.viewers for p in v.panels})
+            raise KeyError(f"no panel {name!r} (panels: {', '.join(map(repr, known)) or 'none'})")
+        for viewer in holders:
             viewer.remove_panel(name)
 
     def jump_to_divergence(self) -> None:
@@ -169,6 +233,28 @@ class CompareViewer(anywidget.AnyWidget):
         for viewer in self.viewers:
             viewer.close()
         super().close()
+
+    def _pair(self, a: str | None, b: str | None) -> tuple[int, int]:
+        """The indices of rollouts ``a`` and ``b``, checked; each defaults to the first other."""
+        if len(self.labels) < 2:
+            raise ValueError("a diff panel needs two rollouts; this comparison has one")
+        for label in (a, b):
+            if label is not None and label not in self.labels:
+                known = ", ".join(map(repr, self.labels))
+                raise ValueError(f"diff panel: no rollout is labelled {label!r} (labels: {known})")
+        a = next(label for label in self.labels if label != b) if a is None else a
+        b = next(label for label in self.labels if label != a) if b is None else b
+        if a == b:
+            raise ValueError(f"diff panel: a and b are both {a!r}; compare two rollouts")
+        return self.labels.index(a), self.labels.index(b)
+
+    def _counterpart(self, i: int, j: int, t: int) -> int:
+        """Rollout ``i``'s position at the first shared position where rollout ``j`` is at ``t``."""
+        if not self.positions:
+            return min(t, self.viewers[i].length - 1)
+        mine, theirs = (np.frombuffer(self.positions[k], "<i4") for k in (j, i))
+        shared = min(int(np.searchsorted(mine, t)), len(mine) - 1)
+        return int(theirs[shared])
 
     @traitlets.validate("step")
     def _clamp_step(self, proposal: traitlets.Bunch) -> int:

@@ -3,7 +3,8 @@
 A panel is a name, a function ``fn(step) -> result`` (see :mod:`agent_widget.cards`
 for the results it may return) and two flags. Panels registered here, in the global
 registry, are included in every viewer created afterwards; a viewer's own panels
-are added with ``viewer.panel(...)`` / ``viewer.add_panel(...)``.
+are added with ``viewer.panel(...)`` / ``viewer.add_panel(...)`` (the decorator comes
+from :class:`PanelDecorator`, shared by every widget that has ``add_panel``).
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from agent_widget.step import Step
 
 PanelFunction = Callable[[Step], Any]
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True)
@@ -91,3 +93,37 @@ def registered() -> list[Panel]:
     """The globally registered panels, in registration order."""
     with _lock:
         return list(_registry.values())
+
+
+class _AddsPanels(Protocol):
+    def add_panel(
+        self, name: str, fn: PanelFunction, *, overlay: bool = ..., precompute: bool = ...
+    ) -> None: ...
+
+
+class PanelDecorator:
+    """Mixin: the ``panel()`` decorator of a widget, over the widget's own ``add_panel()``."""
+
+    def panel(
+        self: _AddsPanels, name: str, *, overlay: bool = False, precompute: bool = False
+    ) -> Callable[[F], F]:
+        """Decorator: show ``fn(step)`` as a card named ``name``; see :meth:`add_panel`.
+
+        Returns the function unchanged, so it can still be called or tested on its own.
+
+        Example:
+            >>> import numpy as np
+            >>> from agent_widget.viewer import EpisodeViewer
+            >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
+            >>> @viewer.panel("brightness")
+            ... def brightness(step):
+            ...     return f"mean: {step.frame.mean():.1f}"
+            >>> [panel["name"] for panel in viewer.panels]
+            ['brightness']
+        """
+
+        def add(fn: F) -> F:
+            self.add_panel(name, fn, overlay=overlay, precompute=precompute)
+            return fn
+
+        return add

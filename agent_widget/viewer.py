@@ -10,7 +10,7 @@ import pathlib
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import anywidget
 import numpy as np
@@ -20,7 +20,7 @@ from agent_widget.card_cache import DEFAULT_CACHE_BYTES
 from agent_widget.episode import ServedEpisode
 from agent_widget.frames import CHUNK_SIZE, ENCODINGS, ArrayFrames, Frames
 from agent_widget.panel_runner import PanelRunner
-from agent_widget.panels import Panel, registered
+from agent_widget.panels import Panel, PanelDecorator, registered
 from agent_widget.rollout import Rollout
 from agent_widget.step import Step
 from agent_widget.transport import answer, growth_push, panel_request
@@ -30,10 +30,9 @@ _STATIC = pathlib.Path(__file__).parent / "static"
 # append thousands of steps a second, and each update re-sends every series and pushes
 # the newest frame chunks.
 _SYNC_INTERVAL = 0.1
-F = TypeVar("F", bound=Callable[..., Any])
 
 
-class EpisodeViewer(anywidget.AnyWidget):
+class EpisodeViewer(PanelDecorator, anywidget.AnyWidget):
     """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
 
     Args:
@@ -203,26 +202,6 @@ class EpisodeViewer(anywidget.AnyWidget):
                 extras={name: np.asarray(value)[None] for name, value in (extras or {}).items()},
             )
         )
-
-    def panel(
-        self, name: str, *, overlay: bool = False, precompute: bool = False
-    ) -> Callable[[F], F]:
-        """Decorator: show ``fn(step)`` as a card named ``name``; see :meth:`add_panel`.
-
-        Example:
-            >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
-            >>> @viewer.panel("brightness")
-            ... def brightness(step):
-            ...     return f"mean: {step.frame.mean():.1f}"
-            >>> [panel["name"] for panel in viewer.panels]
-            ['brightness']
-        """
-
-        def add(fn: F) -> F:
-            self.add_panel(name, fn, overlay=overlay, precompute=precompute)
-            return fn
-
-        return add
 
     def add_panel(
         self,

@@ -1,25 +1,54 @@
-"""CompareViewer: child viewers, shared length, alignment maps, divergence, shared panels."""
+"""CompareViewer: child viewers, shared length, alignment maps, divergence, shared panels,
+diff panels (driven through the comm handler of the viewer that shows them)."""
 
 import numpy as np
 import pytest
+from panel_comm import Outbox, ask
 
 from agent_widget.compare import CompareViewer
 from agent_widget.rollout import Rollout
 from agent_widget.viewer import EpisodeViewer
 
 
-def episode(actions, env_id="Grid-v0", seed=0, infos=None, **metadata):
+def episode(actions, env_id="Grid-v0", seed=0, infos=None, extras=None, **metadata):
     n = len(actions) + 1
     return Rollout.from_arrays(
         frames=np.zeros((n, 2, 3, 3), np.uint8),
         actions=actions,
         infos=infos,
+        extras=extras,
         metadata={"env_id": env_id, "seed": seed, **metadata},
     )
 
 
 def positions(compare):
     return [np.frombuffer(b, "<i4").tolist() for b in compare.positions]
+
+
+@pytest.fixture
+def outbox(monkeypatch):
+    """The messages each viewer sends: ``outbox(viewer)`` captures that viewer's."""
+    boxes = {}
+
+    def capture(viewer):
+        boxes[viewer] = Outbox()
+        monkeypatch.setattr(viewer, "send", boxes[viewer])
+        return boxes[viewer]
+
+    return capture
+
+
+def seen(compare, outbox, b, at):
+    """What a (step_a, step_b) recording diff panel on ``b`` gets at ``b``'s positions ``at``."""
+    calls = []
+    compare.add_diff_panel("seen", lambda sa, sb: calls.append((sa, sb)) and None, b=b)
+    viewer = compare.viewers[compare.labels.index(b)]
+    box = outbox(viewer)
+    for i, t in enumerate(at):
+        ask(viewer, t, ["seen"], request_id=i)
+        box.wait(i + 1)
+    compare.close()
+    return [((sa.t, sa.action), (sb.t, sb.action)) for sa, sb in calls]
 
 
 def test_each_rollout_gets_its_own_viewer_titled_with_its_label():
@@ -124,6 +153,81 @@ def test_a_panel_added_to_the_comparison_is_on_every_viewer():
     assert [[p["name"] for p in v.panels] for v in compare.viewers] == [["action"], ["action"]]
     compare.remove_panel("action")
     assert [v.panels for v in compare.viewers] == [[], []]
+
+
+def test_a_diff_panel_is_a_panel_of_rollout_b_only():
+    compare = CompareViewer({"DQN": episode([0]), "PPO": episode([1]), "random": episode([2])})
+    compare.add_diff_panel("diff", lambda step_a, step_b: None, a="random", b="PPO")
+    assert [[p["name"] for p in v.panels] for v in compare.viewers] == [[], ["diff"], []]
+    compare.remove_panel("diff")
+    assert [v.panels for v in compare.viewers] == [[], [], []]
+    with pytest.raises(KeyError, match="no panel 'diff'"):
+        compare.remove_panel("diff")
+
+
+def test_a_diff_panel_defaults_to_the_first_two_rollouts_and_decorates():
+    compare = CompareViewer([episode([0]), episode([1]), episode([2])])
+
+    @compare.diff_panel("diff")
+    def diff(step_a, step_b):
+        return None
+
+    assert diff.__name__ == "diff"
+    assert [[p["name"] for p in v.panels] for v in compare.viewers] == [[], ["diff"], []]
+
+
+def test_a_diff_panel_on_the_first_rollout_compares_it_with_the_second(outbox):
+    compare = CompareViewer({"DQN": episode([1, 2]), "PPO": episode([5, 6])})
+    assert seen(compare, outbox, "DQN", [0]) == [((0, 5), (0, 1))]
+
+
+def test_by_step_a_diff_panel_gets_both_rollouts_at_the_same_step(outbox):
+    compare = CompareViewer({"short": episode([1, 2]), "long": episode([5, 6, 7, 8])})
+    # Once "short" has ended (its last position is 2, without an action) it holds there.
+    assert seen(compare, outbox, "long", [1, 4]) == [((1, 2), (1, 6)), ((2, None), (4, None))]
+
+
+def test_by_key_a_diff_panel_gets_a_where_b_reaches_its_step(outbox):
+    coarse = episode([1, 2], infos=[{"frame": f} for f in (0, 4, 8)])
+    fine = episode([5, 6, 7, 8, 9], infos=[{"frame": f} for f in (0, 2, 4, 6, 8, 10)])
+    rollouts = {"coarse": coarse, "fine": fine}
+    # Frames 6 and 10: coarse is at frame 4, then holds its last position (frame 8).
+    compare = CompareViewer(rollouts, align="frame")
+    assert seen(compare, outbox, "fine", [3, 5]) == [((1, 2), (3, 8)), ((2, None), (5, None))]
+    # Coarse step 1 is frame 4, fine step 2.
+    compare = CompareViewer(rollouts, align="frame")
+    assert seen(compare, outbox, "coarse", [1]) == [((2, 7), (1, 2))]
+
+
+def test_a_q_value_difference_dict_is_drawn_as_bars(outbox):
+    names = ["LEFT", "RIGHT"]
+    dqn = episode([0, 1], extras={"q_values": [[1.0, 2.0], [0.5, 0.0]]}, action_names=names)
+    ppo = episode([1, 1], extras={"q_values": [[1.5, 1.0], [0.0, 3.0]]}, action_names=names)
+    compare = CompareViewer({"DQN": dqn, "PPO": ppo})
+
+    @compare.diff_panel("PPO - DQN", a="DQN", b="PPO")
+    def q_gain(step_a, step_b):
+        gain = step_b.extras["q_values"] - step_a.extras["q_values"]
+        return dict(zip(step_b.action_names, gain, strict=True))
+
+    box = outbox(compare.viewers[1])
+    ask(compare.viewers[1], 1, ["PPO - DQN"])
+    [(card, buffers)] = box.wait(1)
+    compare.close()
+    assert (card["kind"], card["labels"], card["highlight"]) == ("bars", names, 1)
+    assert np.frombuffer(buffers[0], "<f8").tolist() == [-0.5, 3.0]
+
+
+def test_a_diff_panel_of_unknown_or_equal_rollouts_is_a_value_error():
+    compare = CompareViewer({"DQN": episode([0]), "PPO": episode([1])})
+    with pytest.raises(ValueError, match=r"no rollout is labelled 'A2C' \(labels: 'DQN', 'PPO'\)"):
+        compare.add_diff_panel("diff", lambda step_a, step_b: None, b="A2C")
+    with pytest.raises(ValueError, match="a and b are both 'PPO'"):
+        compare.add_diff_panel("diff", lambda step_a, step_b: None, a="PPO", b="PPO")
+    with pytest.raises(ValueError, match="needs two rollouts"):
+        CompareViewer([episode([0])]).add_diff_panel("diff", lambda step_a, step_b: None)
+    with pytest.raises(TypeError, match="callable with two steps"):
+        compare.add_diff_panel("diff", "not a function")
 
 
 def test_closing_the_comparison_closes_its_viewers():
