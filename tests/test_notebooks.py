@@ -81,7 +81,8 @@ def test_frozenlake_training_trains_both_agents_and_reports_their_success(tmp_pa
     # Both learned something: a random policy almost never crosses slippery 8x8.
     assert all(len(found) == 2 and min(found) > 20 for found in rates.values()), rates
     assert "10,000 snapshots" in text
-    assert widgets_in(notebook) == 3  # two training viewers and the played episode
+    assert "first different action at step" in text
+    assert widgets_in(notebook) == 4  # two training viewers, the played episode, the comparison
 
 
 def test_compare_agents_finds_the_divergence_and_ranks_the_runs(tmp_path):
