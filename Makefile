@@ -43,6 +43,8 @@ bench: setup build
 	$(PY) -m benchmarks.library
 	$(PY) -m benchmarks.compare
 	$(PY) -m benchmarks.viewer
+	$(PY) -m benchmarks.panels
+	$(PY) -m benchmarks.torch_panels
 
 screenshot: setup build
 	AW_README_SCREENSHOT=1 $(PY) -m pytest -q tests/e2e -k screenshot
