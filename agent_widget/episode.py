@@ -146,8 +146,8 @@ class ServedEpisode:
         return {"action": action, "info": self._infos[t] if t < old else self._new_infos[t - old]}
 
     def series(self) -> dict[str, bytes]:
+        """The timeline's series (see :func:`pack_series`); the front end sums the returns."""
         series = {name: pack_series(column.values) for name, column in self._flags.items()}
-        series["returns"] = pack_series(self.returns)
         actions = self._actions.values
         if actions.ndim == 1 and actions.dtype.kind in "biuf":
             series["actions"] = pack_series(actions)

@@ -2,7 +2,8 @@
 
 Frames are grouped in chunks of ``CHUNK_SIZE`` positions (chunk ``k`` holds
 positions ``16k .. 16k+15``). A chunk is one or more :class:`Part` s, each a run of
-consecutive frames of one size. A part's payload is either
+consecutive frames of one size, of at most ``PART_BYTES`` of frames (one frame at
+least; see :func:`frames_per_part`). A part's payload is either
 
 - ``"zlib-xor"``: a zlib stream (RFC 1950, what a browser's
   ``DecompressionStream("deflate")`` inflates) of ``d_0 .. d_{n-1}`` with
@@ -30,11 +31,27 @@ ENCODINGS = ("zlib-xor", "raw")
 # allocations driven by sizes read from untrusted files.
 MAX_FRAME_BYTES = 64 * 2**20
 _ZLIB_LEVEL = 6
+# A part holds at most this many bytes of frames (one frame at least). The browser
+# inflates a part as far as the frame it shows, so a random 480x480 frame costs at
+# most ~2 MiB of inflating instead of half a 16-frame chain (~5.5 MB, 30-40 ms);
+# frames up to 1/16 of it (Pong's 100 KB) keep one part per chunk, since each part
+# starts over from a whole frame.
+PART_BYTES = 2 * 2**20
 
 
 def chunk_count(positions: int) -> int:
     """How many chunks ``positions`` positions fill (the last one may be partial)."""
     return -(-positions // CHUNK_SIZE)
+
+
+def frames_per_part(height: int, width: int) -> int:
+    """How many consecutive frames of this size one part holds at most.
+
+    Example:
+        >>> frames_per_part(210, 160), frames_per_part(480, 480)
+        (16, 3)
+    """
+    return max(1, min(CHUNK_SIZE, PART_BYTES // (height * width * 3)))
 
 
 class Part(NamedTuple):
@@ -347,7 +364,8 @@ class _OpenChunk:
     or one given at construction that nobody has asked for yet.
 
     Its frames are encoded when its parts are asked for, those already encoded are not
-    encoded again (:class:`_RunEncoder`), and each run of one frame size is a part.
+    encoded again (:class:`_RunEncoder`), and each run of one frame size is a part, or
+    several when its frames are large (:func:`frames_per_part`).
     """
 
     def __init__(self, start: int, encoding: str) -> None:
@@ -395,7 +413,9 @@ class _OpenChunk:
         run = self._run
         done = 0 if run is None else run.start + run.count - self.start
         for t, frame in enumerate(self.frames[done:], self.start + done):
-            if run is not None and frame.shape != run.shape:
+            if run is not None and (
+                frame.shape != run.shape or run.count == frames_per_part(*run.shape[:2])
+            ):
                 self._ended.append(run.finish())
                 run = None
             if run is None:

@@ -93,9 +93,11 @@ class EpisodeViewer(PanelDecorator, anywidget.AnyWidget):
         key_trait=traitlets.Unicode(),
         value_trait=traitlets.Bytes(),
         read_only=True,
-        help="dict[str, bytes]. The timeline's per-step series as little-endian float64: "
-        '"rewards", "terminated", "truncated" and "actions" (scalar actions only), '
-        'length T; "returns", length n; "extra:<name>" for each named extra, length T.',
+        help="dict[str, bytes]. The timeline's per-step series, length T: "
+        '"rewards", "terminated", "truncated", "actions" (scalar actions only) and '
+        '"extra:<name>" for each named extra; each a 4-byte dtype header and the values, '
+        "little-endian, in the narrowest dtype that holds them exactly "
+        "(agent_widget.transport.pack_series).",
     ).tag(sync=True)
     action_names = traitlets.List(
         traitlets.Unicode(),

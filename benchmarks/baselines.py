@@ -141,14 +141,17 @@ class SendCounter:
     and the frames their parts carry (the viewer's wire cost, measured at the kernel)."""
 
     def __init__(self, widget: ipywidgets.Widget) -> None:
-        self.replies = self.json_bytes = self.buffer_bytes = self.frames = 0
+        self.replies = self.json_bytes = self.buffer_bytes = self.payload_bytes = self.frames = 0
         send = widget.send
 
         def counted(content: dict, buffers: list | None = None) -> None:
+            parts = content.get("parts", [])
             self.replies += 1
             self.json_bytes += len(json.dumps(content))
             self.buffer_bytes += sum(len(b) for b in buffers or [])
-            self.frames += sum(part["count"] for part in content.get("parts", []))
+            # The frame payloads: one buffer per part, first (then the readout data).
+            self.payload_bytes += sum(len(b) for b in (buffers or [])[: len(parts)])
+            self.frames += sum(part["count"] for part in parts)
             send(content, buffers)
 
         widget.send = counted  # type: ignore[method-assign]
@@ -158,6 +161,7 @@ class SendCounter:
             "replies": self.replies,
             "json_bytes": self.json_bytes,
             "buffer_bytes": self.buffer_bytes,
+            "payload_bytes": self.payload_bytes,
             "frames": self.frames,
         }
 

@@ -147,15 +147,22 @@ class RepeatedFrames(Frames):
         return self._length
 
     def _encode_chunk(self, k: int) -> list[Part]:
-        (part,) = self._chunks[k % len(self._chunks)]  # Pong frames never change size
-        start = k * CHUNK_SIZE
-        count = min(CHUNK_SIZE, self._length - start)
-        if count < part.count:
-            return [encode_part(decode_part(part, count), start)]
-        return [part._replace(start=start)]
+        source = self._chunks[k % len(self._chunks)]
+        shift = k * CHUNK_SIZE - source[0].start
+        count = min(CHUNK_SIZE, self._length - k * CHUNK_SIZE)  # the last chunk may be cut
+        parts = []
+        for part in source:
+            keep = min(part.count, source[0].start + count - part.start)
+            if keep <= 0:
+                break
+            if keep < part.count:
+                parts.append(encode_part(decode_part(part, keep), part.start + shift))
+            else:
+                parts.append(part._replace(start=part.start + shift))
+        return parts
 
     def _frame(self, t: int) -> np.ndarray:
-        (part,) = self._encode_chunk(t // CHUNK_SIZE)
+        part = next(p for p in self._encode_chunk(t // CHUNK_SIZE) if t < p.start + p.count)
         return decode_frame(part, t - part.start)
 
 

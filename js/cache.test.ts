@@ -71,4 +71,24 @@ describe("ByteLRU", () => {
     expect([...cache.keys()]).toEqual(["b1"]);
     expect(cache.bytes).toBe(10);
   });
+
+  it("evicts the least recently used entries down to a smaller budget, the newest kept", () => {
+    const cache = lru(100);
+    for (const key of ["a", "b", "c"]) cache.set(key, bytes(30));
+    cache.resize(60);
+    expect([...cache.keys()]).toEqual(["b", "c"]);
+    cache.resize(10);
+    expect([...cache.keys()]).toEqual(["c"]);
+    expect(cache.budget).toBe(10);
+  });
+
+  it("hands each value it evicts for its budget to onEvict, not those deleted", () => {
+    const evicted: string[] = [];
+    const cache = new ByteLRU<string, Uint8Array>(100, (v) => v.byteLength, (v) => evicted.push(String(v.byteLength)));
+    cache.set("a", bytes(40));
+    cache.set("b", bytes(50));
+    cache.delete("b");
+    cache.set("c", bytes(70));
+    expect(evicted).toEqual(["40"]);
+  });
 });

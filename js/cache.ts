@@ -8,9 +8,22 @@ export class ByteLRU<K, V> {
   private total = 0;
 
   constructor(
-    readonly budget: number,
+    private limit: number,
     private readonly sizeOf: (value: V) => number,
+    /** Called with each value evicted to keep the budget (not for `delete`). */
+    private readonly onEvict?: (value: V) => void,
   ) {}
+
+  /** The most bytes held (but for one entry bigger than that). */
+  get budget(): number {
+    return this.limit;
+  }
+
+  /** Changes the budget, evicting the least recently used entries down to it. */
+  resize(budget: number): void {
+    this.limit = budget;
+    this.evict();
+  }
 
   /** Bytes currently held. */
   get bytes(): number {
@@ -49,10 +62,16 @@ export class ByteLRU<K, V> {
     const bytes = this.sizeOf(value);
     this.entries.set(key, { value, bytes });
     this.total += bytes;
+    this.evict();
+  }
+
+  /** Drops the least recently used entries until the budget holds, keeping the newest one at least. */
+  private evict(): void {
     for (const [oldest, entry] of this.entries) {
-      if (this.total <= this.budget || oldest === key) break;
+      if (this.total <= this.limit || this.entries.size === 1) break;
       this.entries.delete(oldest);
       this.total -= entry.bytes;
+      this.onEvict?.(entry.value);
     }
   }
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { sharedRange } from "./compare-chart.ts";
 import { Alignment, endLabel, gridColumns, toInt32 } from "./compare-layout.ts";
 import { parseSeries } from "./series.ts";
+import { packSeries } from "./test-helpers.ts";
 
 const f64 = (values: number[]) => Float64Array.from(values);
 
@@ -45,10 +46,7 @@ describe("Alignment", () => {
 
 describe("endLabel", () => {
   const series = (terminated: number[], truncated: number[]) =>
-    parseSeries({
-      terminated: new DataView(f64(terminated).buffer),
-      truncated: new DataView(f64(truncated).buffer),
-    });
+    parseSeries({ terminated: packSeries("|u1", terminated), truncated: packSeries("|u1", truncated) }, 3);
 
   it("is empty before the last position", () => {
     expect(endLabel(series([0, 1], [0, 0]), 1, 3)).toBe("");

@@ -151,7 +151,7 @@ class CompareView {
       cell.appendChild(views[i].el);
       const ended = cell.appendChild(el("div", "aw-ended"));
       const length = Math.max(0, Math.floor(Number(model.get("length")) || 0));
-      return { model, view: views[i], series: parseSeries(model.get("series")), length, ended };
+      return { model, view: views[i], series: parseSeries(model.get("series"), length), length, ended };
     });
     const maps = (this.model.get("positions") as unknown[]).map(toInt32);
     this.alignment = new Alignment(

@@ -22,6 +22,12 @@ export class DecodeAhead {
     if (!this.running && !this.stopped) void this.run();
   }
 
+  /** Decodes `t` at once and urgently, whatever the plan: playback is waiting for it. */
+  now(t: number): void {
+    if (this.stopped || this.store.isDecoded(t)) return;
+    this.store.frame(t, true).catch((error: Error) => this.onError(error));
+  }
+
   stop(): void {
     this.stopped = true;
     this.plan = [];

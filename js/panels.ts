@@ -11,6 +11,7 @@
 import { arrange, move } from "./card-order.ts";
 import { CardView } from "./card-view.ts";
 import { el, input } from "./dom.ts";
+import type { Outbox } from "./outbox.ts";
 import { PanelState, type PanelSpec } from "./panel-state.ts";
 import type { Model } from "./types.ts";
 
@@ -25,6 +26,7 @@ export class PanelCards {
   private readonly collapsed = new Set<string>();
   private order: string[] = [];
   private nextId = 1;
+  private disposed = false;
   private readonly onMessage = (msg: unknown, buffers?: DataView[]) => {
     if (this.state.receive(msg, buffers ?? [])) this.refresh();
   };
@@ -35,6 +37,8 @@ export class PanelCards {
     parent: HTMLElement,
     /** The frame's container: overlay canvases are stacked in it. */
     private readonly stage: HTMLElement,
+    /** Panel requests leave after the frame requests, never holding them up. */
+    outbox: Outbox,
   ) {
     this.element = parent.appendChild(el("div", "aw-panels"));
     this.menu = this.element.appendChild(el("details", "aw-panel-menu"));
@@ -42,7 +46,8 @@ export class PanelCards {
     this.menuList = this.menu.appendChild(el("div", "aw-panel-menu-list"));
     this.list = this.element.appendChild(el("div", "aw-cards"));
     this.state = new PanelState({
-      request: (step, names) => model.send({ type: "panel", id: this.nextId++, step, names }),
+      request: (step, names) =>
+        outbox.send(() => this.disposed || model.send({ type: "panel", id: this.nextId++, step, names })),
       show: (name, card) => this.views.get(name)?.show(card),
     });
     model.on("msg:custom", this.onMessage);
@@ -63,6 +68,7 @@ export class PanelCards {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:panels", this.onPanels);
     for (const view of this.views.values()) this.removeView(view);

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { PlaybackClock } from "./player.ts";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { PlaybackClock, Player } from "./player.ts";
 
 const always = () => true;
 
@@ -76,5 +76,67 @@ describe("PlaybackClock", () => {
     for (let t = 2; t < 100; t++) ready.add(t);
     expect(run(clock, [5000 / 60, 6000 / 60, 7000 / 60], isReady)).toEqual([2, 3, 4]);
     expect(clock.dropped).toBe(0);
+  });
+});
+
+describe("Player", () => {
+  /** A stand-in for requestAnimationFrame: `frame(now)` runs the callbacks asked for so far. */
+  function animationFrames() {
+    let callbacks: FrameRequestCallback[] = [];
+    vi.stubGlobal("requestAnimationFrame", (callback: FrameRequestCallback) => callbacks.push(callback));
+    vi.stubGlobal("cancelAnimationFrame", () => {
+      callbacks = [];
+    });
+    return (now: number) => {
+      const due = callbacks;
+      callbacks = [];
+      for (const callback of due) callback(now);
+    };
+  }
+
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it("asks for the frame it waits for, so playback never hangs on a frame no plan decodes", () => {
+    const frame = animationFrames();
+    // Frames are decoded only when asked for: nothing else (no decode-ahead plan) will do it.
+    const decoded = new Set<number>([0]);
+    const shown: number[] = [];
+    const player = new Player({
+      ready: (t) => decoded.has(t),
+      need: (t) => decoded.add(t),
+      show: (t) => shown.push(t),
+      ended: () => {},
+    });
+    player.play(0, { fps: 60, length: 100, loop: false });
+    for (let i = 0; i <= 20; i++) frame((i * 1000) / 60);
+    // One display frame to notice a frame is missing, one to show it: half speed at worst.
+    expect(shown.length).toBeGreaterThanOrEqual(9);
+    expect(shown).toEqual(shown.map((_, i) => i + 1));
+    player.pause();
+  });
+
+  it("keeps playing when showing a frame throws", () => {
+    const frame = animationFrames();
+    const shown: number[] = [];
+    const player = new Player({
+      ready: () => true,
+      show: (t) => {
+        shown.push(t);
+        if (t === 2) throw new Error("paint failed");
+      },
+      ended: () => {},
+    });
+    player.play(0, { fps: 60, length: 100, loop: false });
+    for (let i = 0; i <= 5; i++) {
+      try {
+        frame((i * 1000) / 60);
+      } catch {
+        // what the browser would report, then go on with the next animation frame
+      }
+    }
+    expect(shown).toEqual([1, 2, 3, 4, 5]);
+    player.pause();
   });
 });

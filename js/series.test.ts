@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseSeries, toFloat64 } from "./series.ts";
+import { parseSeries, readSeries, returnsOf, toFloat64 } from "./series.ts";
+import { packSeries } from "./test-helpers.ts";
 
 const packed = (values: number[], offset = 0) => {
   const bytes = new Uint8Array(offset + values.length * 8);
@@ -24,17 +25,45 @@ describe("toFloat64", () => {
   });
 });
 
+describe("readSeries", () => {
+  it("reads the values in the dtype its header names, at any offset", () => {
+    expect([...readSeries(packSeries("|u1", [0, 1, 255]))]).toEqual([0, 1, 255]);
+    expect([...readSeries(packSeries("|i1", [-1, 0, 1], 3))]).toEqual([-1, 0, 1]);
+    expect([...readSeries(packSeries("<i2", [-300, 7], 1))]).toEqual([-300, 7]);
+    expect([...readSeries(packSeries("<f4", [0.5, -0.25]))]).toEqual([0.5, -0.25]);
+    expect([...readSeries(packSeries("<f8", [0.1, 1e300], 5))]).toEqual([0.1, 1e300]);
+  });
+
+  it("leaves out a series of an unknown dtype or without a header", () => {
+    const odd = new Uint8Array([...new TextEncoder().encode("<c8 "), 1, 2]);
+    expect(readSeries(odd).length).toBe(0);
+    expect(readSeries(new Uint8Array([1])).length).toBe(0);
+    expect(readSeries(undefined).length).toBe(0);
+  });
+});
+
+describe("returnsOf", () => {
+  it("sums the rewards before each position, for every position", () => {
+    expect([...returnsOf(Float64Array.from([1, -0.5, 2]), 4)]).toEqual([0, 1, 0.5, 2.5]);
+    // One frame per action: the last position has a reward, not yet in its return.
+    expect([...returnsOf(Float64Array.from([1, 1]), 2)]).toEqual([0, 1]);
+  });
+});
+
 describe("parseSeries", () => {
-  it("splits the trait into the known series and the user's extras", () => {
-    const s = parseSeries({
-      rewards: packed([1, 0]),
-      returns: packed([0, 1, 1]),
-      terminated: packed([0, 1]),
-      truncated: packed([0, 0]),
-      "extra:value": packed([0.5, 0.25]),
-    });
+  it("splits the trait into the known series and the user's extras, and sums the returns", () => {
+    const s = parseSeries(
+      {
+        rewards: packSeries("|i1", [1, 0]),
+        terminated: packSeries("|u1", [0, 1]),
+        truncated: packSeries("|u1", [0, 0]),
+        "extra:value": packSeries("<f4", [0.5, 0.25]),
+      },
+      3,
+    );
     expect([...s.rewards]).toEqual([1, 0]);
     expect([...s.returns]).toEqual([0, 1, 1]);
+    expect([...s.terminated]).toEqual([0, 1]);
     expect(s.actions).toBeUndefined();
     expect([...s.extras.keys()]).toEqual(["value"]);
     expect([...s.extras.get("value")!]).toEqual([0.5, 0.25]);

@@ -1,12 +1,15 @@
 /**
- * The per-step series that come once, up front, as packed little-endian float64
- * bytes (a DataView per name in the `series` trait).
+ * The per-step series that come once, up front, in the `series` trait: per
+ * name, a 4-byte header naming the dtype as numpy does ("|u1 ", "|i1 ", "<f4 ",
+ * ...) and the little-endian values. The kernel picks the narrowest dtype that
+ * holds the values exactly (100,000 Pong steps: 400 KB instead of 4 MB as
+ * float64), and sends no returns: they are summed here from the rewards.
  */
 
 export interface Series {
   /** Reward of action t (length T). */
   rewards: Float64Array;
-  /** Return collected before position t (length n). */
+  /** Return collected before position t (length n): the sum of the rewards before it. */
   returns: Float64Array;
   terminated: Float64Array;
   truncated: Float64Array;
@@ -17,13 +20,31 @@ export interface Series {
 }
 
 const EMPTY = new Float64Array(0);
+const HEADER = 4;
+
+/** Bytes per value and how a DataView reads one, by dtype name. */
+const DTYPES: Record<string, [number, (view: DataView, offset: number) => number]> = {
+  "|u1": [1, (v, o) => v.getUint8(o)],
+  "|i1": [1, (v, o) => v.getInt8(o)],
+  "<u2": [2, (v, o) => v.getUint16(o, true)],
+  "<i2": [2, (v, o) => v.getInt16(o, true)],
+  "<u4": [4, (v, o) => v.getUint32(o, true)],
+  "<i4": [4, (v, o) => v.getInt32(o, true)],
+  "<f4": [4, (v, o) => v.getFloat32(o, true)],
+  "<f8": [8, (v, o) => v.getFloat64(o, true)],
+};
+
+/** The bytes of a DataView, ArrayBuffer or typed array; undefined for anything else. */
+function bytesOf(value: unknown): Uint8Array | undefined {
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return undefined;
+}
 
 /** Reads packed float64 bytes (DataView, ArrayBuffer or typed array) into a Float64Array. */
 export function toFloat64(value: unknown): Float64Array {
-  let bytes: Uint8Array;
-  if (ArrayBuffer.isView(value)) bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
-  else return EMPTY;
+  const bytes = bytesOf(value);
+  if (bytes === undefined) return EMPTY;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = new Float64Array(Math.floor(bytes.byteLength / 8));
   // Explicit little-endian reads: the view may be unaligned, and the wire order is fixed.
@@ -31,19 +52,44 @@ export function toFloat64(value: unknown): Float64Array {
   return out;
 }
 
-/** Parses the `series` trait value. Missing names become empty arrays. */
-export function parseSeries(raw: unknown): Series {
+/** Reads one series value (header and values); a missing or unreadable one is empty. */
+export function readSeries(value: unknown): Float64Array {
+  const bytes = bytesOf(value);
+  if (bytes === undefined || bytes.byteLength < HEADER) return EMPTY;
+  const name = String.fromCharCode(...bytes.subarray(0, HEADER)).trim();
+  const dtype = DTYPES[name];
+  if (dtype === undefined) {
+    console.warn(`agent-widget: a series in unknown dtype ${JSON.stringify(name)} is left out`);
+    return EMPTY;
+  }
+  const [size, read] = dtype;
+  const view = new DataView(bytes.buffer, bytes.byteOffset + HEADER, bytes.byteLength - HEADER);
+  const out = new Float64Array(Math.floor(view.byteLength / size));
+  for (let i = 0; i < out.length; i++) out[i] = read(view, i * size);
+  return out;
+}
+
+/** `length` returns: 0, then the running sum of the rewards (in float64, in order, as the kernel sums them). */
+export function returnsOf(rewards: Float64Array, length: number): Float64Array {
+  const out = new Float64Array(Math.max(0, length));
+  for (let t = 1; t < out.length; t++) out[t] = out[t - 1] + (t - 1 < rewards.length ? rewards[t - 1] : 0);
+  return out;
+}
+
+/** Parses the `series` trait value of an episode of `length` positions. Missing names become empty arrays. */
+export function parseSeries(raw: unknown, length: number): Series {
   const dict = (raw ?? {}) as Record<string, unknown>;
   const extras = new Map<string, Float64Array>();
   for (const [name, value] of Object.entries(dict)) {
-    if (name.startsWith("extra:")) extras.set(name.slice("extra:".length), toFloat64(value));
+    if (name.startsWith("extra:")) extras.set(name.slice("extra:".length), readSeries(value));
   }
+  const rewards = readSeries(dict.rewards);
   return {
-    rewards: toFloat64(dict.rewards),
-    returns: toFloat64(dict.returns),
-    terminated: toFloat64(dict.terminated),
-    truncated: toFloat64(dict.truncated),
-    actions: "actions" in dict ? toFloat64(dict.actions) : undefined,
+    rewards,
+    returns: returnsOf(rewards, length),
+    terminated: readSeries(dict.terminated),
+    truncated: readSeries(dict.truncated),
+    actions: "actions" in dict ? readSeries(dict.actions) : undefined,
     extras,
   };
 }

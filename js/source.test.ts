@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { Outbox } from "./outbox.ts";
 import { ChunkSource, type Playhead } from "./source.ts";
 import { FrameStore } from "./store.ts";
-import { FakeModel } from "./test-helpers.ts";
+import { FakeModel, readout } from "./test-helpers.ts";
 import { ChunkTransport } from "./transport.ts";
 
 afterEach(() => {
@@ -21,13 +22,13 @@ function setup(encodedBudget = 64 * 2 ** 20) {
   const answer = (index: number) => {
     const { id, chunks } = model.sent[index];
     const parts = chunks.map((k: number) => ({ chunk: k, start: k * 16, count: 1, height: 1, width: 1, encoding: "raw" }));
-    model.reply({ type: "chunks", id, parts, steps: {} }, chunks.map(() => new Uint8Array(1000)));
+    model.reply({ type: "chunks", id, parts }, [...chunks.map(() => new Uint8Array(1000)), readout()]);
   };
   /** Plays the growing kernel: pushes chunk `k` holding its first `count` positions. */
   const push = (k: number, count: number) => {
-    const steps = Object.fromEntries(Array.from({ length: count }, (_, i) => [k * 16 + i, { action: "", info: {} }]));
+    const table = { [k]: { actions: Array(count).fill(""), infos: Array(count).fill({}) } };
     const parts = [{ chunk: k, start: k * 16, count, height: 1, width: 1, encoding: "raw" }];
-    model.reply({ type: "chunks", id: null, push: true, parts, steps }, [new Uint8Array(count * 3)]);
+    model.reply({ type: "chunks", id: null, push: true, parts }, [new Uint8Array(count * 3), readout(table)]);
   };
   return { model, store, source, errors, shown, answer, push };
 }
@@ -39,6 +40,7 @@ const playhead = (over: Partial<Playhead> = {}): Playhead => ({
   chunkSize: 16,
   fps: 30,
   wrap: false,
+  painting: false,
   ...over,
 });
 
@@ -62,6 +64,36 @@ describe("ChunkSource", () => {
     source.update(playhead({ step: 800, direction: -1 }));
     expect(model.sent[2].chunks).toEqual([50]);
     expect(model.sent[3].chunks).toEqual([49, 48, 47, 51]);
+  });
+
+  it("while the current frame waits to be painted, holds back window requests bigger than a background one", () => {
+    const sent = (chunkBytes: number) => {
+      const model = new FakeModel();
+      const store = new FrameStore(() => 16, { encoded: 2 ** 20, inflated: 1 << 20, decoded: 1 << 20 });
+      const source = new ChunkSource(new ChunkTransport(model, { chunkSize: () => 16 }), store, () => {}, () => {});
+      store.put({ chunk: 0, parts: [], steps: new Map(), bytes: chunkBytes }); // chunk sizes are known
+      source.update(playhead({ step: 40, painting: true }));
+      const held = model.sent.map((m) => m.chunks);
+      const wasHeld = source.held;
+      source.update(playhead({ step: 40, painting: false }));
+      return { held, wasHeld, painted: model.sent.map((m) => m.chunks), heldAfter: source.held };
+    };
+    expect(sent(1000)).toEqual({ held: [[2], [3, 4, 5, 1]], wasHeld: false, painted: [[2], [3, 4, 5, 1]], heldAfter: false });
+    // A 1 MB budget holds one chunk of 300 KB ahead and one behind.
+    expect(sent(300_000)).toEqual({ held: [[2]], wasHeld: true, painted: [[2], [3, 1]], heldAfter: false });
+  });
+
+  it("sends the current chunk's request at once and the window's after the outbox's spacing", () => {
+    vi.useFakeTimers();
+    const model = new FakeModel();
+    const transport = new ChunkTransport(model, { chunkSize: () => 16, outbox: new Outbox(8, () => Date.now()) });
+    const store = new FrameStore(() => 16);
+    const source = new ChunkSource(transport, store, () => {}, () => {});
+    store.put({ chunk: 0, parts: [], steps: new Map(), bytes: 1000 }); // chunk sizes are known
+    source.update(playhead({ step: 40 }));
+    expect(model.sent.map((m) => m.chunks)).toEqual([[2]]);
+    vi.advanceTimersByTime(8);
+    expect(model.sent.map((m) => m.chunks)).toEqual([[2], [3, 4, 5, 1]]);
   });
 
   it("does not ask again for chunks that are cached or on their way", async () => {

@@ -35,6 +35,8 @@ export interface Playhead {
   fps: number;
   /** Looping playback wraps the prefetch window around the end. */
   wrap: boolean;
+  /** The frame at `step` is not painted yet: big requests wait for it (see `held`). */
+  painting: boolean;
 }
 
 export class ChunkSource {
@@ -43,6 +45,8 @@ export class ChunkSource {
   private background = false;
   /** Set when the background fill has nothing left to do or failed; cleared when the episode changes. */
   private fillStopped = false;
+  /** Requests left unsent until the current frame is painted; `update` again then. */
+  private holding = false;
 
   constructor(
     private readonly transport: ChunkTransport,
@@ -56,10 +60,22 @@ export class ChunkSource {
     return this.store.has(k) || this.transport.isPending(k);
   }
 
+  /**
+   * Whether requests wait for the current frame's paint. A big reply arriving while
+   * the current frame is inflated competes with it for the main thread (a 480x480
+   * window is ~1 MB), so while a paint waits only the current chunk and requests of
+   * at most `BACKGROUND_REQUEST_BYTES` (Pong's whole window) are sent; the view
+   * calls `update` again once it has painted.
+   */
+  get held(): boolean {
+    return this.holding;
+  }
+
   /** Re-plans around the playhead and sends the requests the plan needs. */
   update(playhead: Playhead): void {
     if (playhead.length !== this.playhead?.length) this.fillStopped = false;
     this.playhead = playhead;
+    this.holding = false;
     const { step, direction, length, chunkSize, fps, wrap } = playhead;
     if (length <= 0) return;
     const chunkBytes = this.store.averageChunkBytes;
@@ -72,7 +88,12 @@ export class ChunkSource {
       this.present(k),
     );
     const perRequest = chunksPerRequest(chunkBytes, URGENT_REQUEST_BYTES, 16);
-    for (const chunks of toRequests(missing, chunkOf(step, chunkSize), perRequest)) this.request(chunks, false);
+    const current = chunkOf(step, chunkSize);
+    for (const chunks of toRequests(missing, current, perRequest)) {
+      const painting = chunks[0] === current;
+      if (!painting && playhead.painting && chunks.length * chunkBytes > BACKGROUND_REQUEST_BYTES) this.holding = true;
+      else this.request(chunks, false, painting);
+    }
     this.fill();
   }
 
@@ -107,10 +128,11 @@ export class ChunkSource {
     this.fillStopped = false;
   }
 
-  private request(chunks: number[], background: boolean): void {
+  /** `painting`: the request holds the current chunk alone, which a paint waits for. */
+  private request(chunks: number[], background: boolean, painting = false): void {
     if (background) this.background = true;
     else this.urgent++;
-    const settled = this.transport.fetch(chunks).map((promise) =>
+    const settled = this.transport.fetch(chunks, painting).map((promise) =>
       promise.then(
         (data): Outcome => {
           this.receive(data);
@@ -139,7 +161,7 @@ export class ChunkSource {
   /** Sends the next background request, if the episode fits and nothing else is waiting. */
   private fill(): void {
     const p = this.playhead;
-    if (p === undefined || this.urgent > 0 || this.background || this.fillStopped) return;
+    if (p === undefined || this.urgent > 0 || this.background || this.fillStopped || this.holding) return;
     const chunks = numChunks(p.length, p.chunkSize);
     const chunkBytes = this.store.averageChunkBytes;
     if (!fitsBudget(chunkBytes, chunks, this.store.budgets.encoded)) return;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FrameStore } from "./store.ts";
+import { FrameStore, playbackBudgets } from "./store.ts";
 import type { ChunkData } from "./types.ts";
 import { makeFrames, part, rgba } from "./test-helpers.ts";
 
@@ -129,5 +129,35 @@ describe("FrameStore", () => {
     expect(s.holdsAll(0, 19)).toBe(false); // not cached
     s.put(chunk(0));
     expect(s.holdsAll(0, 100)).toBe(true); // whole: 16 positions
+  });
+
+  it("sizes its decoded frames to 2 s of playback and its inflated parts to 1 s, within bounds", () => {
+    const MiB = 2 ** 20;
+    const pong = 210 * 160 * 4;
+    expect(playbackBudgets(60, pong)).toEqual({ decoded: 120 * pong, inflated: 8 * MiB });
+    expect(playbackBudgets(20, 480 * 480 * 4)).toEqual({ decoded: 40 * 480 * 480 * 4, inflated: 20 * 480 * 480 * 3 });
+    expect(playbackBudgets(1, 64)).toEqual({ decoded: 8 * MiB, inflated: 8 * MiB });
+    expect(playbackBudgets(240, 3840 * 2160 * 4)).toEqual({ decoded: 64 * MiB, inflated: 16 * MiB });
+  });
+
+  it("resizes its caches of inflated parts and decoded frames for playback, keeping the frames it can", async () => {
+    const s = store();
+    s.put(chunk(0));
+    for (let t = 0; t < 4; t++) await s.frame(t, false);
+    s.fitPlayback(20, 480 * 480 * 4);
+    expect(s.budgets).toEqual({ encoded: 1 << 20, inflated: 20 * 480 * 480 * 3, decoded: 40 * 480 * 480 * 4 });
+    expect([0, 1, 2, 3].map((t) => s.isDecoded(t))).toEqual([true, true, true, true]);
+  });
+
+  it("decodes into the buffer of a frame it evicted, with the new frame's pixels", async () => {
+    const s = store(2 * 2 * 3 * 4); // room for two 2x3 RGBA frames
+    s.put(chunk(0));
+    const first = (await s.frame(0, false))!;
+    await s.frame(1, false);
+    await s.frame(2, false); // evicts frame 0
+    expect(s.isDecoded(0)).toBe(false);
+    const fourth = (await s.frame(3, false))!;
+    expect(fourth.rgba).toBe(first.rgba);
+    expect(fourth.rgba).toEqual(rgba(FRAMES[3]));
   });
 });

@@ -10,18 +10,45 @@ import type { ChunkData, EncodedPart, Frame, StepMeta } from "./types.ts";
 export interface StoreBudgets {
   /** Encoded chunks (payloads plus meta). */
   encoded: number;
-  /** Inflated parts being decoded: room for two 480x480 parts (current and next). */
+  /** Inflated parts being decoded. */
   inflated: number;
   /** Decoded RGBA frames. */
   decoded: number;
 }
 
+const MiB = 2 ** 20;
 /**
- * ~144 MB at most per view, whatever the episode's length: 64 MB holds a
- * 10,000-step Pong episode (~3 MB) many times over, so most episodes are
- * filled in whole in the background.
+ * 64 MB of encoded chunks holds a 10,000-step Pong episode (~3 MB) many times
+ * over, so most episodes are filled in whole in the background. The other two
+ * start at their floors and follow the playback speed and frame size
+ * (`fitPlayback`): 16 + 8 MB for Pong at 60 fps, 64 + 16 MB at most.
  */
-const DEFAULT_BUDGETS: StoreBudgets = { encoded: 64 * 2 ** 20, inflated: 32 * 2 ** 20, decoded: 48 * 2 ** 20 };
+const DEFAULT_BUDGETS: StoreBudgets = { encoded: 64 * MiB, inflated: 8 * MiB, decoded: 8 * MiB };
+
+/**
+ * Budgets of decoded frames (RGBA) for `DECODED_SECONDS` of playback and of
+ * inflated parts for `INFLATED_SECONDS`, each between a floor and a ceiling.
+ *
+ * Frames are decoded ahead of the playhead at most ~0.5 s (32 frames), and
+ * stepping back re-decodes from an inflated part in about 1 ms, so 2 s of frames
+ * serves playback and scrubbing nearby; more only held memory (fixed 48 + 32 MB
+ * budgets made a Pong view hold 77 MB for a 300 KB episode). The floors keep two
+ * 2 MiB parts (the most a part holds, README "Frame chunks") and a few 480x480
+ * frames; the ceilings bound a view at 4K frames or 240 fps.
+ */
+export function playbackBudgets(fps: number, frameBytes: number): Pick<StoreBudgets, "inflated" | "decoded"> {
+  const clamp = (bytes: number, floor: number, ceiling: number) => Math.max(floor, Math.min(ceiling, Math.ceil(bytes)));
+  const rgb = (frameBytes * 3) / 4;
+  return {
+    decoded: clamp(DECODED_SECONDS * fps * frameBytes, 8 * MiB, 64 * MiB),
+    inflated: clamp(INFLATED_SECONDS * fps * rgb, 8 * MiB, 16 * MiB),
+  };
+}
+
+const DECODED_SECONDS = 2;
+/** Evicted frames' buffers kept for reuse (a few: frames are evicted one per frame decoded). */
+const SPARE_FRAMES = 4;
+const INFLATED_SECONDS = 1;
 
 export class FrameStore {
   readonly chunks: ByteLRU<number, ChunkData>;
@@ -29,16 +56,38 @@ export class FrameStore {
   private readonly frames: ByteLRU<number, Frame>;
   /** Parts of dropped chunks: decodes still running for them must not fill the cache. */
   private retired = new WeakSet<EncodedPart>();
+  /**
+   * RGBA buffers of frames evicted from the cache, for the next frames decoded. During
+   * playback a frame is evicted for every frame decoded; allocating 0.9 MB a frame
+   * instead (480x480 at 30 fps: 28 MB/s) made the garbage collector pause playback.
+   * Safe because no one keeps a frame: each is painted (copied) as soon as it is got.
+   */
+  private spare: Uint8ClampedArray[] = [];
   private received = 0;
   private receivedBytes = 0;
 
   constructor(
     private readonly chunkSize: () => number,
-    readonly budgets: StoreBudgets = DEFAULT_BUDGETS,
+    budgets: StoreBudgets = DEFAULT_BUDGETS,
   ) {
     this.chunks = new ByteLRU(budgets.encoded, (data) => data.bytes);
     this.decoders = new ByteLRU(budgets.inflated, (decoder) => decoder.bytes);
-    this.frames = new ByteLRU(budgets.decoded, (frame) => frame.rgba.byteLength);
+    this.frames = new ByteLRU(
+      budgets.decoded,
+      (frame) => frame.rgba.byteLength,
+      (frame) => this.spare.length < SPARE_FRAMES && this.spare.push(frame.rgba),
+    );
+  }
+
+  get budgets(): StoreBudgets {
+    return { encoded: this.chunks.budget, inflated: this.decoders.budget, decoded: this.frames.budget };
+  }
+
+  /** Sizes the caches of inflated parts and decoded frames to playback at `fps` of frames of `frameBytes` RGBA. */
+  fitPlayback(fps: number, frameBytes: number): void {
+    const { inflated, decoded } = playbackBudgets(fps, frameBytes);
+    this.decoders.resize(inflated);
+    this.frames.resize(decoded);
   }
 
   /** Average bytes of the chunks received so far (0 before the first, at least 1 after). */
@@ -108,7 +157,7 @@ export class FrameStore {
     const part = this.partOf(t);
     if (part === undefined || part === null) return part;
     const decoder = this.decoders.get(part);
-    return decoder?.ready(t) ? this.keep(t, part, decoder.frame(t)) : undefined;
+    return decoder?.ready(t) ? this.keep(t, part, decoder.frame(t, this.spareFor(part))) : undefined;
   }
 
   /**
@@ -126,13 +175,20 @@ export class FrameStore {
       if (!this.retired.has(part)) this.decoders.set(part, decoder);
     }
     await decoder.load(t, urgent);
-    return this.frames.get(t) ?? this.keep(t, part, decoder.frame(t));
+    return this.frames.get(t) ?? this.keep(t, part, decoder.frame(t, this.spareFor(part)));
   }
 
   private partOf(t: number): EncodedPart | null | undefined {
     const data = this.chunks.get(Math.floor(t / this.chunkSize()));
     if (data === undefined) return undefined;
     return data.parts.find((p) => t >= p.start && t < p.start + p.count) ?? null;
+  }
+
+  /** A spare RGBA buffer the size of `part`'s frames, if there is one. */
+  private spareFor(part: EncodedPart): Uint8ClampedArray | undefined {
+    const bytes = part.width * part.height * 4;
+    const i = this.spare.findIndex((rgba) => rgba.length === bytes);
+    return i < 0 ? undefined : this.spare.splice(i, 1)[0];
   }
 
   private keep(t: number, part: EncodedPart, frame: Frame): Frame {

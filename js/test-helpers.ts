@@ -92,3 +92,25 @@ export function rgba(rgb: Uint8Array): Uint8ClampedArray {
   }
   return out;
 }
+
+/** The readout buffer that ends a chunk reply, as the kernel makes it: zlib-compressed JSON, per chunk. */
+export function readout(table: Record<number, { actions: string[]; infos: unknown[] }> = {}): Uint8Array {
+  return new Uint8Array(deflateSync(JSON.stringify(table)));
+}
+
+/** A series as the kernel packs it: the dtype's numpy name padded to 4 bytes, then little-endian values. */
+export function packSeries(dtype: "|u1" | "|i1" | "<i2" | "<f4" | "<f8", values: number[], offset = 0): DataView {
+  const size = { "|u1": 1, "|i1": 1, "<i2": 2, "<f4": 4, "<f8": 8 }[dtype];
+  const bytes = new Uint8Array(offset + 4 + values.length * size);
+  const view = new DataView(bytes.buffer, offset);
+  [...dtype.padEnd(4)].forEach((c, i) => view.setUint8(i, c.charCodeAt(0)));
+  const write = {
+    "|u1": (o: number, v: number) => view.setUint8(o, v),
+    "|i1": (o: number, v: number) => view.setInt8(o, v),
+    "<i2": (o: number, v: number) => view.setInt16(o, v, true),
+    "<f4": (o: number, v: number) => view.setFloat32(o, v, true),
+    "<f8": (o: number, v: number) => view.setFloat64(o, v, true),
+  }[dtype];
+  values.forEach((v, i) => write(4 + i * size, v));
+  return new DataView(bytes.buffer, offset);
+}

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { Outbox } from "./outbox.ts";
 import { ChunkTransport, StaleError } from "./transport.ts";
-import { FakeModel } from "./test-helpers.ts";
+import { FakeModel, readout } from "./test-helpers.ts";
 import type { ChunkData } from "./types.ts";
 
 const header = (chunk: number, start: number, count = 16) => ({
@@ -25,13 +26,11 @@ function setup(timeoutMs = 1000) {
   return { model, transport, pushed, pushErrors };
 }
 
-const push = (parts: ReturnType<typeof header>[], steps: Record<string, unknown> = {}) => ({
-  type: "chunks",
-  id: null,
-  push: true,
-  parts,
-  steps,
-});
+const push = (parts: ReturnType<typeof header>[]) => ({ type: "chunks", id: null, push: true, parts });
+
+/** Plays the kernel: a chunk message with these part payloads, then the readout buffer of `table`. */
+const send = (model: FakeModel, content: unknown, payloads: Uint8Array[] = [], table: Parameters<typeof readout>[0] = {}) =>
+  model.reply(content, [...payloads, readout(table)]);
 
 afterEach(() => {
   vi.useRealTimers();
@@ -51,7 +50,7 @@ describe("ChunkTransport", () => {
   it("resolves each chunk with its parts, payloads taken from the buffers in order", async () => {
     const { model, transport } = setup();
     const [three, four] = transport.fetch([3, 4]);
-    model.reply({ type: "chunks", id: 1, parts: [header(3, 48), header(4, 64, 2)], steps: {} }, [
+    send(model, { type: "chunks", id: 1, parts: [header(3, 48), header(4, 64, 2)] }, [
       Uint8Array.from([1, 2, 3]),
       Uint8Array.from([7, 8]),
     ]);
@@ -65,14 +64,16 @@ describe("ChunkTransport", () => {
   it("groups the per-position action and info by chunk", async () => {
     const { model, transport } = setup();
     const [zero, one] = transport.fetch([0, 1]);
-    model.reply({
-      type: "chunks",
-      id: 1,
-      parts: [],
-      steps: { "15": { action: "2 (RIGHT)", info: { lives: 3 } }, "16": { action: "", info: {} } },
+    const actions = Array.from({ length: 16 }, (_, i) => `${i} (A)`);
+    const infos = Array.from({ length: 16 }, (_, i) => ({ i }));
+    send(model, { type: "chunks", id: 1, parts: [] }, [], {
+      0: { actions, infos },
+      1: { actions: ["2 (RIGHT)", ""], infos: [{ lives: 3 }, {}] },
     });
-    expect((await zero).steps.get(15)).toEqual({ action: "2 (RIGHT)", info: { lives: 3 } });
-    expect((await one).steps.get(16)).toEqual({ action: "", info: {} });
+    expect((await zero).steps.get(15)).toEqual({ action: "15 (A)", info: { i: 15 } });
+    expect((await one).steps.get(16)).toEqual({ action: "2 (RIGHT)", info: { lives: 3 } });
+    expect((await one).steps.get(17)).toEqual({ action: "", info: {} });
+    expect([(await zero).steps.size, (await one).steps.size]).toEqual([16, 2]);
     expect((await zero).parts).toEqual([]);
   });
 
@@ -80,10 +81,32 @@ describe("ChunkTransport", () => {
     const { model, transport } = setup();
     const [first] = transport.fetch([1]);
     const [second] = transport.fetch([2]);
-    model.reply({ type: "chunks", id: 2, parts: [header(2, 32)] }, [Uint8Array.from([2])]);
-    model.reply({ type: "chunks", id: 1, parts: [header(1, 16)] }, [Uint8Array.from([1])]);
+    send(model, { type: "chunks", id: 2, parts: [header(2, 32)] }, [Uint8Array.from([2])]);
+    send(model, { type: "chunks", id: 1, parts: [header(1, 16)] }, [Uint8Array.from([1])]);
     expect([...(await first).parts[0].payload]).toEqual([1]);
     expect([...(await second).parts[0].payload]).toEqual([2]);
+  });
+
+  it("sends an urgent request at once and the requests after it spaced by the outbox", () => {
+    vi.useFakeTimers();
+    const model = new FakeModel();
+    const transport = new ChunkTransport(model, { chunkSize: () => 16, outbox: new Outbox(8, () => Date.now()) });
+    transport.fetch([5], true);
+    transport.fetch([6, 7]);
+    expect(model.sent.map((m) => m.chunks)).toEqual([[5]]);
+    vi.advanceTimersByTime(8);
+    expect(model.sent.map((m) => m.chunks)).toEqual([[5], [6, 7]]);
+  });
+
+  it("does not send a waiting request whose chunks were all forgotten", () => {
+    vi.useFakeTimers();
+    const model = new FakeModel();
+    const transport = new ChunkTransport(model, { chunkSize: () => 16, outbox: new Outbox(8, () => Date.now()) });
+    transport.fetch([5], true);
+    transport.fetch([6]);
+    transport.forget(6);
+    vi.advanceTimersByTime(8);
+    expect(model.sent.map((m) => m.chunks)).toEqual([[5]]);
   });
 
   it("never asks for a chunk that is already in flight", () => {
@@ -103,7 +126,7 @@ describe("ChunkTransport", () => {
   it("asks again for a chunk once its reply has arrived", async () => {
     const { model, transport } = setup();
     const [a] = transport.fetch([5]);
-    model.reply({ type: "chunks", id: 1, parts: [] });
+    send(model, { type: "chunks", id: 1, parts: [] });
     await a;
     transport.fetch([5]);
     expect(model.sent).toHaveLength(2);
@@ -121,14 +144,21 @@ describe("ChunkTransport", () => {
   it("rejects a reply whose parts and buffers do not pair up", async () => {
     const { model, transport } = setup();
     const [a] = transport.fetch([1]);
-    model.reply({ type: "chunks", id: 1, parts: [header(1, 16)] }, []);
-    await expect(a).rejects.toThrow("1 parts but 0 buffers");
+    model.reply({ type: "chunks", id: 1, parts: [header(1, 16)] }, [readout()]);
+    await expect(a).rejects.toThrow("1 parts but 1 buffers");
+  });
+
+  it("rejects a reply whose readout data is not zlib-compressed JSON", async () => {
+    const { model, transport } = setup();
+    const [a] = transport.fetch([1]);
+    model.reply({ type: "chunks", id: 1, parts: [] }, [Uint8Array.from([1, 2, 3])]);
+    await expect(a).rejects.toThrow("chunk reply 1: its readout data cannot be read");
   });
 
   it("ignores replies to ids it never sent", () => {
     const { model, transport } = setup();
     transport.fetch([1]);
-    model.reply({ type: "chunks", id: 99, parts: [] });
+    send(model, { type: "chunks", id: 99, parts: [] });
     model.reply({ type: "other" });
     model.reply(null);
     expect(transport.isPending(1)).toBe(true);
@@ -142,9 +172,9 @@ describe("ChunkTransport", () => {
     await expect(late).rejects.toThrow("timed out");
     const [again] = transport.fetch([4]);
     expect(model.sent).toHaveLength(2);
-    model.reply({ type: "chunks", id: 1, parts: [header(4, 64)] }, [Uint8Array.from([1])]);
+    send(model, { type: "chunks", id: 1, parts: [header(4, 64)] }, [Uint8Array.from([1])]);
     expect(transport.isPending(4)).toBe(true);
-    model.reply({ type: "chunks", id: 2, parts: [header(4, 64)] }, [Uint8Array.from([2])]);
+    send(model, { type: "chunks", id: 2, parts: [header(4, 64)] }, [Uint8Array.from([2])]);
     expect([...(await again).parts[0].payload]).toEqual([2]);
   });
 
@@ -154,9 +184,9 @@ describe("ChunkTransport", () => {
     transport.forget(7);
     await expect(stale).rejects.toBeInstanceOf(StaleError);
     const [fresh] = transport.fetch([7]);
-    model.reply({ type: "chunks", id: 1, parts: [header(7, 112)] }, [Uint8Array.from([1])]);
+    send(model, { type: "chunks", id: 1, parts: [header(7, 112)] }, [Uint8Array.from([1])]);
     expect(transport.isPending(7)).toBe(true);
-    model.reply({ type: "chunks", id: 2, parts: [header(7, 112)] }, [Uint8Array.from([2])]);
+    send(model, { type: "chunks", id: 2, parts: [header(7, 112)] }, [Uint8Array.from([2])]);
     expect([...(await fresh).parts[0].payload]).toEqual([2]);
   });
 
@@ -164,7 +194,11 @@ describe("ChunkTransport", () => {
     const { model, transport } = setup();
     const [a] = transport.fetch([0]);
     const message = Uint8Array.from([9, 9, 1, 2, 3, 9]);
-    model.emit("msg:custom", { type: "chunks", id: 1, parts: [header(0, 0)] }, [new DataView(message.buffer, 2, 3)]);
+    const table = readout();
+    model.emit("msg:custom", { type: "chunks", id: 1, parts: [header(0, 0)] }, [
+      new DataView(message.buffer, 2, 3),
+      new DataView(table.buffer),
+    ]);
     const payload = (await a).parts[0].payload;
     expect([...payload]).toEqual([1, 2, 3]);
     expect(payload.buffer.byteLength).toBe(3);
@@ -173,9 +207,9 @@ describe("ChunkTransport", () => {
   it("counts payload and meta bytes against the cache", async () => {
     const { model, transport } = setup();
     const [a] = transport.fetch([0]);
-    model.reply({ type: "chunks", id: 1, parts: [header(0, 0)], steps: { "0": { action: "ab", info: {} } } }, [
-      new Uint8Array(1000),
-    ]);
+    send(model, { type: "chunks", id: 1, parts: [header(0, 0)] }, [new Uint8Array(1000)], {
+      0: { actions: ["ab"], infos: [{}] },
+    });
     expect((await a).bytes).toBeGreaterThan(1000);
   });
 
@@ -189,7 +223,8 @@ describe("ChunkTransport", () => {
 
   it("hands a pushed chunk nobody asked for to onPush, with its payload and readout data", () => {
     const { model, pushed } = setup();
-    model.reply(push([header(2, 32, 3)], { "34": { action: "1", info: { t: 34 } } }), [Uint8Array.from([5, 6])]);
+    const infos = [{}, {}, { t: 34 }];
+    send(model, push([header(2, 32, 3)]), [Uint8Array.from([5, 6])], { 2: { actions: ["", "", "1"], infos } });
     expect(pushed.map((d) => [d.chunk, d.parts.map((p) => [p.start, p.count, [...p.payload]])])).toEqual([
       [2, [[32, 3, [5, 6]]]],
     ]);
@@ -200,13 +235,13 @@ describe("ChunkTransport", () => {
   it("settles a request in flight with a push of its chunk and ignores the request's late reply", async () => {
     const { model, transport, pushed } = setup();
     const [waiting] = transport.fetch([2]);
-    model.reply(push([header(2, 32, 3)]), [Uint8Array.from([1])]);
+    send(model, push([header(2, 32, 3)]), [Uint8Array.from([1])]);
     expect([...(await waiting).parts[0].payload]).toEqual([1]);
     expect(transport.isPending(2)).toBe(false);
     expect(pushed).toEqual([]); // the requester caches it
-    model.reply({ type: "chunks", id: 1, parts: [header(2, 32, 2)] }, [Uint8Array.from([0])]);
+    send(model, { type: "chunks", id: 1, parts: [header(2, 32, 2)] }, [Uint8Array.from([0])]);
     const [again] = transport.fetch([2]);
-    model.reply({ type: "chunks", id: 2, parts: [header(2, 32, 4)] }, [Uint8Array.from([2])]);
+    send(model, { type: "chunks", id: 2, parts: [header(2, 32, 4)] }, [Uint8Array.from([2])]);
     expect([...(await again).parts[0].payload]).toEqual([2]);
   });
 
@@ -214,7 +249,7 @@ describe("ChunkTransport", () => {
     vi.useFakeTimers();
     const { model, transport } = setup(500);
     const [waiting] = transport.fetch([2]);
-    model.reply(push([header(2, 32, 3)]), [Uint8Array.from([1])]);
+    send(model, push([header(2, 32, 3)]), [Uint8Array.from([1])]);
     expect(vi.getTimerCount()).toBe(0);
     vi.advanceTimersByTime(501);
     await expect(waiting).resolves.toMatchObject({ chunk: 2 });
@@ -224,7 +259,7 @@ describe("ChunkTransport", () => {
     vi.useFakeTimers();
     const { model, transport } = setup(500);
     const [, three] = transport.fetch([2, 3]);
-    model.reply(push([header(2, 32)]), [Uint8Array.from([1])]);
+    send(model, push([header(2, 32)]), [Uint8Array.from([1])]);
     expect(transport.isPending(3)).toBe(true);
     vi.advanceTimersByTime(501);
     await expect(three).rejects.toThrow("timed out");
@@ -234,7 +269,9 @@ describe("ChunkTransport", () => {
     const { model, transport, pushed, pushErrors } = setup();
     transport.fetch([2]);
     model.reply(push([header(2, 32)]), []);
-    expect(pushErrors.map((e) => e.message)).toEqual(["chunk push has 1 parts but 0 buffers"]);
+    expect(pushErrors.map((e) => e.message)).toEqual([
+      "chunk push has 1 parts but 0 buffers (a payload per part, then the readout data)",
+    ]);
     expect(pushed).toEqual([]);
     expect(transport.isPending(2)).toBe(true);
   });

@@ -2,7 +2,10 @@
  * Chunk requests over anywidget custom messages, keyed by id.
  *
  * One message asks for several chunks; the reply's buffers are the part
- * payloads in order. A chunk already in flight is never asked for twice, and
+ * payloads in order, then the readout data of the chunks' positions as one
+ * zlib-compressed JSON buffer (inflated here at once, with fflate: the browser's
+ * `DecompressionStream` is asynchronous only, and a reply must be whole when
+ * it settles its chunks). A chunk already in flight is never asked for twice, and
  * replies that arrive after a timeout or after `forget` are dropped, so stale
  * frames (e.g. of a chunk that grew since) never reach the cache.
  *
@@ -10,6 +13,8 @@
  * cannot answer requests while a cell runs). A pushed chunk that is in flight
  * settles its request (whose own reply is then ignored); any other goes to `onPush`.
  */
+import { strFromU8, unzlibSync } from "fflate";
+import { Outbox } from "./outbox.ts";
 import type { ChunkData, EncodedPart, Encoding, Model, PartHeader, StepMeta } from "./types.ts";
 
 interface Pending {
@@ -24,10 +29,12 @@ interface ChunkReply {
   /** The request's id; `null` in a push. */
   id: number | null;
   parts: PartHeader[];
-  steps?: Record<string, StepMeta>;
   /** Sent unasked by a growing episode. */
   push?: boolean;
 }
+
+/** The readout buffer's JSON: per chunk index, its positions' action texts and infos, in order. */
+type ReadoutTable = Record<string, { actions: unknown[]; infos: unknown[] }>;
 
 interface ErrorReply {
   type: "error";
@@ -44,6 +51,8 @@ export interface TransportOptions {
   onPush?: (data: ChunkData) => void;
   /** A push that could not be read. */
   onPushError?: (error: Error) => void;
+  /** Paces the requests with the view's other messages; by default each is sent at once. */
+  outbox?: Outbox;
 }
 
 export class ChunkTransport {
@@ -51,11 +60,13 @@ export class ChunkTransport {
   private readonly pending = new Map<number, Pending>();
   private readonly timers = new Map<number, ReturnType<typeof setTimeout>>();
   private readonly onMessage = (msg: unknown, buffers?: DataView[]) => this.receive(msg, buffers ?? []);
+  private readonly outbox: Outbox;
 
   constructor(
     private readonly model: Model,
     private readonly options: TransportOptions,
   ) {
+    this.outbox = options.outbox ?? new Outbox(0);
     model.on("msg:custom", this.onMessage);
   }
 
@@ -66,9 +77,10 @@ export class ChunkTransport {
 
   /**
    * Asks for `chunks` in one message (leaving out those already in flight) and
-   * returns one promise per requested chunk, in the same order.
+   * returns one promise per requested chunk, in the same order. `urgent`: a paint
+   * waits for the reply, so the request leaves ahead of the view's other messages.
    */
-  fetch(chunks: readonly number[]): Promise<ChunkData>[] {
+  fetch(chunks: readonly number[], urgent = false): Promise<ChunkData>[] {
     const fresh = [...new Set(chunks)].filter((k) => !this.pending.has(k));
     if (fresh.length > 0) {
       const id = this.nextId++;
@@ -77,7 +89,9 @@ export class ChunkTransport {
         id,
         setTimeout(() => this.fail(id, new TimeoutError(`chunk request ${id} timed out`)), this.options.timeoutMs ?? 20_000),
       );
-      this.model.send({ type: "chunks", id, chunks: fresh });
+      // A request settled or forgotten before its turn came is not sent.
+      const wanted = () => fresh.some((k) => this.pending.get(k)?.id === id);
+      this.outbox.send(() => wanted() && this.model.send({ type: "chunks", id, chunks: fresh }), urgent);
     }
     return chunks.map((k) => this.pending.get(k)!.promise);
   }
@@ -176,9 +190,9 @@ export class TimeoutError extends Error {}
 /** Groups a reply's parts (with their buffers) and per-position meta by chunk. */
 export function parseReply(reply: ChunkReply, buffers: DataView[], chunkSize: number): Map<number, ChunkData> {
   const parts = reply.parts ?? [];
-  if (parts.length !== buffers.length) {
-    const what = reply.push === true ? "chunk push" : `chunk reply ${reply.id}`;
-    throw new Error(`${what} has ${parts.length} parts but ${buffers.length} buffers`);
+  const what = reply.push === true ? "chunk push" : `chunk reply ${reply.id}`;
+  if (parts.length + 1 !== buffers.length) {
+    throw new Error(`${what} has ${parts.length} parts but ${buffers.length} buffers (a payload per part, then the readout data)`);
   }
   const chunks = new Map<number, ChunkData>();
   const entry = (k: number): ChunkData => {
@@ -201,15 +215,37 @@ export function parseReply(reply: ChunkReply, buffers: DataView[], chunkSize: nu
     data.parts.push(part);
     data.bytes += payload.byteLength;
   });
-  for (const [key, raw] of Object.entries(reply.steps ?? {})) {
-    const t = Number(key);
-    const meta: StepMeta = { action: typeof raw?.action === "string" ? raw.action : "", info: raw?.info ?? null };
-    const data = entry(Math.floor(t / chunkSize));
-    data.steps.set(t, meta);
-    // Rough UTF-16 footprint of the meta, so infos count against the cache budget too.
-    data.bytes += 2 * (key.length + meta.action.length + JSON.stringify(meta.info).length);
+  for (const [key, { actions, infos }] of Object.entries(readoutTable(buffers[parts.length], what))) {
+    const k = Number(key);
+    const data = entry(k);
+    infos.forEach((info, i) => {
+      const t = k * chunkSize + i;
+      const meta: StepMeta = { action: typeof actions[i] === "string" ? actions[i] : "", info: info ?? null };
+      data.steps.set(t, meta);
+      // Rough UTF-16 footprint of the meta, so infos count against the cache budget too.
+      data.bytes += 2 * (String(t).length + meta.action.length + JSON.stringify(meta.info).length);
+    });
   }
   return chunks;
+}
+
+/** The readout buffer inflated and parsed; an Error naming the message when it is not a readout table. */
+function readoutTable(buffer: DataView, what: string): ReadoutTable {
+  let table: unknown;
+  try {
+    table = JSON.parse(strFromU8(unzlibSync(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))));
+  } catch (error) {
+    throw new Error(`${what}: its readout data cannot be read (${(error as Error).message})`);
+  }
+  const valid =
+    table !== null &&
+    typeof table === "object" &&
+    Object.entries(table).every(
+      ([key, chunk]) =>
+        Number.isInteger(Number(key)) && Array.isArray(chunk?.actions) && Array.isArray(chunk?.infos),
+    );
+  if (!valid) throw new Error(`${what}: its readout data is not a table of chunks`);
+  return table as ReadoutTable;
 }
 
 /**

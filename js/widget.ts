@@ -9,12 +9,13 @@
 import { FrameCanvas } from "./canvas.ts";
 import { Controls } from "./controls.ts";
 import { DecodeAhead } from "./decoding.ts";
+import { Outbox } from "./outbox.ts";
 import { PanelCards } from "./panels.ts";
 import { chunkOf, decodePlan, type Direction } from "./prefetch.ts";
 import { Player } from "./player.ts";
 import { Readout, readoutFields } from "./readout.ts";
 import { parseSeries, type Series } from "./series.ts";
-import { ChunkSource } from "./source.ts";
+import { ChunkSource, type Playhead } from "./source.ts";
 import { FrameStore } from "./store.ts";
 import { Throttle } from "./throttle.ts";
 import { Timeline } from "./timeline.ts";
@@ -33,6 +34,13 @@ const SAVE_INTERVAL_PLAYING_MS = 250;
 const DECODE_AHEAD_STEPPING = 24;
 const DECODE_AHEAD_PLAYING = 32;
 const DECODE_BEHIND = 4;
+/**
+ * While stepping, frames decoded ahead stop at this many RGBA bytes (Pong: all 24;
+ * 480x480: 4). A step shows a frame of an inflated part in ~1 ms anyway, and on
+ * this 2-core machine decoding 24 large frames after a jump takes the CPU the
+ * kernel and server need for the next jump's reply.
+ */
+const DECODE_AHEAD_STEPPING_BYTES = 4 * 2 ** 20;
 
 type Origin = "user" | "model" | "player";
 
@@ -45,6 +53,7 @@ class EpisodeView {
   private readonly timeline: Timeline;
   private readonly readout: Readout;
   private readonly panels: PanelCards;
+  private readonly outbox = new Outbox();
   private readonly transport: ChunkTransport;
   private readonly store: FrameStore;
   private readonly source: ChunkSource;
@@ -56,6 +65,7 @@ class EpisodeView {
   private series: Series;
   private knownLength: number;
   private step = -1;
+  private paintedStep = -1;
   private direction: Direction = 1;
   /** RGBA bytes of the last painted frame: sizes the decode-ahead window. */
   private frameBytes = 0;
@@ -91,7 +101,7 @@ class EpisodeView {
     });
     this.timeline = new Timeline(main, (t) => this.userGo(t));
     this.readout = new Readout(main);
-    this.panels = new PanelCards(model, body, stage);
+    this.panels = new PanelCards(model, body, stage, this.outbox);
     this.status = this.root.appendChild(document.createElement("div"));
     this.status.className = "aw-status";
 
@@ -100,6 +110,7 @@ class EpisodeView {
       chunkSize: () => this.traits.chunkSize,
       onPush: (data) => this.source.receive(data),
       onPushError: (error) => this.report(error),
+      outbox: this.outbox,
     });
     this.source = new ChunkSource(
       this.transport,
@@ -114,6 +125,7 @@ class EpisodeView {
     );
     this.player = new Player({
       ready: (t) => !this.traits.hasFrames || this.store.frameNow(t) !== undefined,
+      need: (t) => this.decoder.now(t),
       show: (t) => this.go(t, "player"),
       ended: () => this.pause(),
     });
@@ -121,15 +133,19 @@ class EpisodeView {
     // would be overwritten by the kernel's echo of an earlier save (ipywidgets 8 echoes
     // every update), moving the view back. The view paints from its own `this.step`.
     this.saveStep = new Throttle(
-      () => {
-        model.set("step", this.step);
-        model.save_changes();
-      },
+      () =>
+        this.outbox.send(() => {
+          model.set("step", this.step);
+          model.save_changes();
+        }),
       () => (this.player.playing ? SAVE_INTERVAL_PLAYING_MS : SAVE_INTERVAL_MS),
     );
 
-    this.series = parseSeries(this.traits.series);
+    // The first frame's chunk is asked for before the series are parsed and the timeline
+    // drawn: on a long episode those take a while, and meanwhile the reply is on its way.
     this.knownLength = this.traits.length;
+    if (this.knownLength > 0) this.source.update(this.playhead(this.clamp(this.traits.step)));
+    this.series = parseSeries(this.traits.series, this.knownLength);
     this.listen("change:step", () => this.go(this.traits.step, "model"));
     this.listen("change:length", () => this.onLength());
     this.listen("change:series", () => this.onSeries());
@@ -160,6 +176,7 @@ class EpisodeView {
     this.controls.dispose();
     this.panels.dispose();
     this.saveStep.flush();
+    this.outbox.flush();
     for (const [event, callback] of this.listeners) this.model.off(event, callback);
     this.root.remove();
   }
@@ -185,7 +202,7 @@ class EpisodeView {
       this.readout.element.textContent = "empty episode";
       return;
     }
-    t = Math.max(0, Math.min(length - 1, Math.round(Number.isFinite(t) ? t : 0)));
+    t = this.clamp(t);
     if (t === this.step && origin !== "player") return;
     // Looping playback keeps its forward direction across the wrap to 0.
     if (origin === "player") this.direction = 1;
@@ -218,7 +235,10 @@ class EpisodeView {
       this.painted(t);
     } else if (frame !== undefined) {
       this.canvas.paint(frame);
-      this.frameBytes = frame.rgba.byteLength;
+      if (frame.rgba.byteLength !== this.frameBytes) {
+        this.frameBytes = frame.rgba.byteLength;
+        this.store.fitPlayback(this.traits.fps, this.frameBytes);
+      }
       this.painted(t);
     } else if (this.store.has(chunkOf(t, this.traits.chunkSize))) {
       this.store.frame(t, true).then(
@@ -231,6 +251,9 @@ class EpisodeView {
 
   private painted(t: number): void {
     this.root.dataset.paintedStep = String(t);
+    this.paintedStep = t;
+    // Requests held back so as not to slow this paint go now.
+    if (this.source.held) this.plan();
   }
 
   private showReadout(): void {
@@ -241,24 +264,37 @@ class EpisodeView {
 
   /** Requests the chunks and decodes the frames the playhead will need next. */
   private plan(): void {
-    const playing = this.player.playing;
-    this.source.update({
-      step: this.step,
+    this.source.update(this.playhead(this.step));
+    this.planDecode();
+  }
+
+  /** Where the chunk source plans around: position `step`, as the view moves and plays. */
+  private playhead(step: number): Playhead {
+    return {
+      step,
       direction: this.direction,
       length: this.traits.length,
       chunkSize: this.traits.chunkSize,
       fps: this.traits.fps,
-      wrap: playing && this.traits.loop,
-    });
-    this.planDecode();
+      wrap: this.player.playing && this.traits.loop,
+      painting: this.paintedStep !== step,
+    };
+  }
+
+  /** `t` as a position of the episode: rounded, within 0 .. length - 1 (0 when not a number). */
+  private clamp(t: number): number {
+    return Math.max(0, Math.min(this.traits.length - 1, Math.round(Number.isFinite(t) ? t : 0)));
   }
 
   private planDecode(): void {
     const playing = this.player.playing;
-    const affordable = this.frameBytes > 0 ? Math.floor(this.store.budgets.decoded / 2 / this.frameBytes) : Infinity;
-    const ahead = Math.max(1, Math.min(playing ? DECODE_AHEAD_PLAYING : DECODE_AHEAD_STEPPING, affordable - DECODE_BEHIND));
+    const frameBytes = Math.max(1, this.frameBytes);
+    const affordable = this.frameBytes > 0 ? Math.floor(this.store.budgets.decoded / 2 / frameBytes) : Infinity;
+    const stepping = Math.min(DECODE_AHEAD_STEPPING, Math.floor(DECODE_AHEAD_STEPPING_BYTES / frameBytes));
+    const ahead = Math.max(1, Math.min(playing ? DECODE_AHEAD_PLAYING : stepping, affordable - DECODE_BEHIND));
+    const behind = Math.min(DECODE_BEHIND, ahead);
     const wrap = playing && this.traits.loop;
-    this.decoder.schedule(decodePlan(this.step, this.direction, this.traits.length, ahead, DECODE_BEHIND, wrap));
+    this.decoder.schedule(decodePlan(this.step, this.direction, this.traits.length, ahead, behind, wrap));
   }
 
   private onChunk(data: ChunkData): void {
@@ -306,6 +342,7 @@ class EpisodeView {
     const old = this.knownLength;
     const length = this.traits.length;
     this.knownLength = length;
+    this.series = parseSeries(this.traits.series, length); // the returns run to the new length
     if (length < old) {
       this.source.reset();
     } else if (old > 0 && length > old) {
@@ -320,7 +357,7 @@ class EpisodeView {
   }
 
   private onSeries(): void {
-    this.series = parseSeries(this.traits.series);
+    this.series = parseSeries(this.traits.series, this.traits.length);
     this.timeline.setData(this.series, this.traits.length);
     this.showReadout();
   }
@@ -332,6 +369,7 @@ class EpisodeView {
   }
 
   private onPlayback(): void {
+    if (this.frameBytes > 0) this.store.fitPlayback(this.traits.fps, this.frameBytes);
     this.controls.setFps(this.traits.fps);
     this.controls.setLoop(this.traits.loop);
     if (this.player.playing) this.startPlayback();

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from sample_frames import moving_frames
 
+from agent_widget import frames as frames_module
 from agent_widget.frames import (
     CHUNK_SIZE,
     ArrayFrames,
@@ -13,6 +14,7 @@ from agent_widget.frames import (
     decode_frame,
     decode_part,
     encode_part,
+    frames_per_part,
     normalize_frame,
 )
 
@@ -222,6 +224,33 @@ def test_size_change_with_allow_resize_splits_the_chunk_into_parts():
     parts = stored.chunk(0)
     assert [(p.start, p.count, p.height, p.width) for p in parts] == [(0, 5, 4, 4), (5, 4, 6, 8)]
     np.testing.assert_array_equal(decode_part(parts[1]), large)
+
+
+def test_a_part_holds_at_most_part_bytes_of_frames_and_one_frame_at_least():
+    assert frames_per_part(210, 160) == CHUNK_SIZE  # Pong: one part per chunk
+    assert frames_per_part(480, 480) == 3  # 3 x 691,200 B <= 2 MiB
+    assert frames_per_part(1000, 1000) == 1
+
+
+def test_a_chunk_of_large_frames_is_split_into_parts_of_the_same_size(monkeypatch):
+    monkeypatch.setattr(frames_module, "PART_BYTES", 5 * 6 * 8 * 3)  # 5 frames of 6x8
+    frames = moving_frames(20)
+    parts = ArrayFrames(frames).chunk(0)
+    assert [(p.start, p.count) for p in parts] == [(0, 5), (5, 5), (10, 5), (15, 1)]
+    for p in parts:
+        np.testing.assert_array_equal(decode_part(p), frames[p.start : p.start + p.count])
+
+
+def test_a_growing_chunk_of_large_frames_is_handed_out_in_parts(monkeypatch):
+    monkeypatch.setattr(frames_module, "PART_BYTES", 5 * 6 * 8 * 3)
+    frames = moving_frames(12)
+    stored = ArrayFrames()
+    for frame in frames:
+        stored.append(frame)
+        stored.chunk(0)
+    parts = stored.chunk(0)
+    assert [(p.start, p.count) for p in parts] == [(0, 5), (5, 5), (10, 2)]
+    np.testing.assert_array_equal(np.concatenate([decode_part(p) for p in parts]), frames)
 
 
 def test_chunks_are_encoded_once():

@@ -243,6 +243,18 @@ def test_resized_frames_round_trip(tmp_path):
         np.testing.assert_array_equal(loaded.frames[t], frames[t])
 
 
+def test_chunks_of_several_parts_of_one_size_round_trip_as_saved(tmp_path, monkeypatch):
+    monkeypatch.setattr(frames_module, "PART_BYTES", 5 * 6 * 8 * 3)  # 5 frames of 6x8 a part
+    frames = moving_frames(N)
+    saved_frames = Rollout.from_arrays(frames=frames).frames
+    loaded = load(Rollout.from_arrays(frames=frames).save(tmp_path / "parts.rollout")).frames
+    assert [(p.start, p.count) for p in loaded.chunk(1)] == [(16, 5), (21, 5), (26, 5), (31, 1)]
+    assert loaded.chunk(1) == saved_frames.chunk(1)
+    np.testing.assert_array_equal(np.stack(list(loaded)), frames)
+    for t in (0, 20, 21, 31, N - 1):
+        np.testing.assert_array_equal(loaded[t], frames[t])
+
+
 def test_raw_encoded_frames_round_trip(tmp_path):
     rollout = Rollout.from_arrays(frames=ArrayFrames(moving_frames(N), encoding="raw"))
     loaded = load(rollout.save(tmp_path / "raw.rollout"))

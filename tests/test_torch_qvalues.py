@@ -11,6 +11,7 @@ from agent_widget import EpisodeViewer, load
 from agent_widget.rollout import Rollout
 from agent_widget.step import Step
 from agent_widget.torch import ActionBars, QValues
+from agent_widget.transport import unpack_series
 
 
 def test_the_bars_are_a_direct_forward_pass_of_the_step_observation():
@@ -190,7 +191,7 @@ def test_series_go_on_the_viewer_timeline_as_extras():
     series = QValues(mlp()).series(rollout)
     rollout.extras.update(series)
     viewer = EpisodeViewer(rollout, extras=["td_error"])
-    timeline = np.frombuffer(viewer.series["extra:td_error"], "<f8")
+    timeline = unpack_series(viewer.series["extra:td_error"])
     np.testing.assert_array_equal(timeline, series["td_error"])
 
 

@@ -6,7 +6,9 @@ them; replies are captured from ``send``. Everything else is the real thing.
 
 from __future__ import annotations
 
+import json
 import time
+import zlib
 
 import numpy as np
 import pytest
@@ -15,7 +17,7 @@ import traitlets
 from agent_widget.frames import CHUNK_SIZE, Frames, Part, decode_part
 from agent_widget.rollout import Rollout
 from agent_widget.storage import load
-from agent_widget.transport import PUSH_CHUNKS
+from agent_widget.transport import PUSH_CHUNKS, pack_series, unpack_series
 from agent_widget.viewer import EpisodeViewer
 
 
@@ -45,7 +47,7 @@ def request(viewer: EpisodeViewer, chunks: list, monkeypatch, request_id: int = 
 def decoded(reply: dict, buffers: list) -> dict[int, np.ndarray]:
     """Position -> frame, from a chunk reply's part headers and buffers."""
     frames = {}
-    for header, payload in zip(reply["parts"], buffers, strict=True):
+    for header, payload in zip(reply["parts"], buffers[:-1], strict=True):
         part = Part(
             header["start"],
             header["count"],
@@ -59,6 +61,16 @@ def decoded(reply: dict, buffers: list) -> dict[int, np.ndarray]:
     return frames
 
 
+def readouts(buffers: list) -> dict[str, dict]:
+    """Position -> {"action", "info"}, from a chunk reply's last buffer."""
+    table = json.loads(zlib.decompress(bytes(buffers[-1])))
+    return {
+        str(int(k) * CHUNK_SIZE + i): {"action": action, "info": info}
+        for k, chunk in table.items()
+        for i, (action, info) in enumerate(zip(chunk["actions"], chunk["infos"], strict=True))
+    }
+
+
 def pushes(viewer: EpisodeViewer, monkeypatch) -> list[tuple[dict, list]]:
     """The messages the widget sends unasked from now on (its growth pushes), as they go."""
     sent: list[tuple[dict, list]] = []
@@ -68,12 +80,17 @@ def pushes(viewer: EpisodeViewer, monkeypatch) -> list[tuple[dict, list]]:
     return sent
 
 
-def pushed_chunks(push: dict) -> list[int]:
-    return sorted({int(t) // CHUNK_SIZE for t in push["steps"]})
+def pushed_chunks(buffers: list) -> list[int]:
+    return sorted(int(k) for k in json.loads(zlib.decompress(bytes(buffers[-1]))))
 
 
 def series(viewer: EpisodeViewer, name: str) -> np.ndarray:
-    return np.frombuffer(viewer.series[name], "<f8")
+    return unpack_series(viewer.series[name])
+
+
+def returns(viewer: EpisodeViewer) -> np.ndarray:
+    """The return before each position, as the front end sums it from the rewards."""
+    return np.concatenate([[0.0], np.cumsum(series(viewer, "rewards"))])[: viewer.length]
 
 
 class BrokenFrames(Frames):
@@ -112,7 +129,7 @@ def test_reply_names_the_chunk_of_each_part_and_echoes_the_id(monkeypatch):
     assert all(
         p["encoding"] == "zlib-xor" and (p["height"], p["width"]) == (6, 5) for p in reply["parts"]
     )
-    assert len(buffers) == 2
+    assert len(buffers) == 3  # a payload per part, then the readout data
 
 
 def test_raw_encoding_sends_the_frames_rgb_bytes(monkeypatch):
@@ -136,7 +153,7 @@ def test_stored_frames_travel_as_stored(monkeypatch, tmp_path):
     )
     stored = load(tmp_path / "a.rollout")
     reply, buffers = request(EpisodeViewer(stored, encoding="raw"), [0, 2], monkeypatch)
-    assert [bytes(b) for b in buffers] == [
+    assert [bytes(b) for b in buffers[:-1]] == [
         p.payload for k in (0, 2) for p in stored.frames.chunk(k)
     ]
     assert {p["encoding"] for p in reply["parts"]} == {"zlib-xor"}
@@ -160,8 +177,8 @@ def test_vector_observations_leave_the_viewer_without_frames(monkeypatch):
     viewer = EpisodeViewer(Rollout.from_arrays(observations=np.zeros((3, 4)), actions=[0, 1]))
     reply, buffers = request(viewer, [0], monkeypatch)
     assert not viewer.has_frames
-    assert (reply["parts"], buffers) == ([], [])
-    assert sorted(reply["steps"]) == ["0", "1", "2"]
+    assert (reply["parts"], len(buffers)) == ([], 1)
+    assert sorted(readouts(buffers)) == ["0", "1", "2"]
 
 
 # Step readout data
@@ -169,8 +186,8 @@ def test_vector_observations_leave_the_viewer_without_frames(monkeypatch):
 
 def test_steps_cover_every_position_of_the_requested_chunks(monkeypatch):
     viewer = EpisodeViewer(Rollout.from_arrays(frames=random_frames(20), actions=np.zeros(19, int)))
-    reply, _ = request(viewer, [1], monkeypatch)
-    assert sorted(reply["steps"], key=int) == [str(t) for t in range(16, 20)]
+    _, buffers = request(viewer, [1], monkeypatch)
+    assert sorted(readouts(buffers), key=int) == [str(t) for t in range(16, 20)]
 
 
 def test_actions_are_shown_with_their_names_and_the_last_position_has_none(monkeypatch):
@@ -179,8 +196,8 @@ def test_actions_are_shown_with_their_names_and_the_last_position_has_none(monke
         actions=[2, 0],
         metadata={"action_names": ["NOOP", "FIRE", "RIGHT"]},
     )
-    reply, _ = request(EpisodeViewer(rollout), [0], monkeypatch)
-    assert [reply["steps"][t]["action"] for t in "012"] == ["2 (RIGHT)", "0 (NOOP)", ""]
+    _, buffers = request(EpisodeViewer(rollout), [0], monkeypatch)
+    assert [readouts(buffers)[t]["action"] for t in "012"] == ["2 (RIGHT)", "0 (NOOP)", ""]
 
 
 def test_action_names_given_to_the_viewer_win_over_the_metadata(monkeypatch):
@@ -188,30 +205,42 @@ def test_action_names_given_to_the_viewer_win_over_the_metadata(monkeypatch):
         frames=random_frames(2), actions=[1], metadata={"action_names": ["a", "b"]}
     )
     viewer = EpisodeViewer(rollout, action_names=["LEFT", "RIGHT"])
-    reply, _ = request(viewer, [0], monkeypatch)
+    _, buffers = request(viewer, [0], monkeypatch)
     assert viewer.action_names == ["LEFT", "RIGHT"]
-    assert reply["steps"]["0"]["action"] == "1 (RIGHT)"
+    assert readouts(buffers)["0"]["action"] == "1 (RIGHT)"
 
 
 def test_vector_actions_read_as_lists(monkeypatch):
     rollout = Rollout.from_arrays(
         frames=random_frames(2), actions=np.array([[0.1, -0.3]], np.float32)
     )
-    reply, _ = request(EpisodeViewer(rollout), [0], monkeypatch)
-    assert reply["steps"]["0"]["action"] == "[0.1, -0.3]"
+    _, buffers = request(EpisodeViewer(rollout), [0], monkeypatch)
+    assert readouts(buffers)["0"]["action"] == "[0.1, -0.3]"
+
+
+def test_readout_data_travels_as_one_zlib_compressed_json_buffer_per_reply(monkeypatch):
+    infos = [{"lives": 3, "episode_frame_number": 4 * t} for t in range(40)]
+    rollout = Rollout.from_arrays(frames=random_frames(40), actions=np.zeros(39, int), infos=infos)
+    reply, buffers = request(EpisodeViewer(rollout, action_names=["NOOP"]), [0, 2], monkeypatch)
+    table = json.loads(zlib.decompress(bytes(buffers[-1])))
+    assert sorted(table) == ["0", "2"]
+    assert table["2"]["actions"] == ["0 (NOOP)"] * 7 + [""]
+    assert table["2"]["infos"] == infos[32:]
+    assert "steps" not in reply
+    assert len(buffers[-1]) < 0.25 * len(json.dumps(table))
 
 
 def test_with_one_frame_per_action_the_last_position_has_an_action(monkeypatch):
     rollout = Rollout.from_arrays(frames=random_frames(3), actions=[5, 6, 7])
-    reply, _ = request(EpisodeViewer(rollout), [0], monkeypatch)
-    assert reply["steps"]["2"]["action"] == "7"
+    _, buffers = request(EpisodeViewer(rollout), [0], monkeypatch)
+    assert readouts(buffers)["2"]["action"] == "7"
 
 
 def test_infos_are_sent_as_data_never_as_markup(monkeypatch):
     infos = [{}, {"note": "<script>alert(1)</script>", "lives": 3}]
     viewer = EpisodeViewer(Rollout.from_arrays(frames=random_frames(2), actions=[0], infos=infos))
-    reply, _ = request(viewer, [0], monkeypatch)
-    assert reply["steps"]["1"]["info"] == {"note": "<script>alert(1)</script>", "lives": 3}
+    _, buffers = request(viewer, [0], monkeypatch)
+    assert readouts(buffers)["1"]["info"] == {"note": "<script>alert(1)</script>", "lives": 3}
 
 
 # Errors
@@ -261,7 +290,7 @@ def test_frames_that_fail_to_load_give_an_error_reply_not_an_exception(monkeypat
 # The timeline's series
 
 
-def test_series_are_packed_little_endian_float64():
+def test_series_hold_the_rewards_flags_and_scalar_actions():
     rollout = Rollout.from_arrays(
         frames=random_frames(4),
         actions=[1, 0, 1],
@@ -270,12 +299,48 @@ def test_series_are_packed_little_endian_float64():
         truncated=[False, True, False],
     )
     viewer = EpisodeViewer(rollout)
-    assert sorted(viewer.series) == ["actions", "returns", "rewards", "terminated", "truncated"]
+    assert sorted(viewer.series) == ["actions", "rewards", "terminated", "truncated"]
     assert series(viewer, "rewards").tolist() == [1.0, -0.5, 2.0]
-    assert series(viewer, "returns").tolist() == [0.0, 1.0, 0.5, 2.5]
-    assert series(viewer, "terminated").tolist() == [0.0, 0.0, 1.0]
-    assert series(viewer, "truncated").tolist() == [0.0, 1.0, 0.0]
-    assert series(viewer, "actions").tolist() == [1.0, 0.0, 1.0]
+    assert returns(viewer).tolist() == [0.0, 1.0, 0.5, 2.5]
+    assert series(viewer, "terminated").tolist() == [0, 0, 1]
+    assert series(viewer, "truncated").tolist() == [0, 1, 0]
+    assert series(viewer, "actions").tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("values", "header"),
+    [
+        ([True, False], b"|u1 "),
+        ([-1.0, 0.0, 1.0], b"|i1 "),  # Atari rewards
+        ([0, 300], b"<u2 "),
+        ([-70_000, 1], b"<i4 "),
+        ([0.5, -0.25], b"<f4 "),
+        (np.array([0.1], np.float32), b"<f4 "),
+        ([0.1], b"<f8 "),  # not exact in float32
+        ([1e300], b"<f8 "),
+        ([2.0**40 + 1], b"<f8 "),  # integral, beyond int32 and float32
+        ([np.nan, 1.5], b"<f4 "),
+        ([], b"|u1 "),
+    ],
+)
+def test_a_series_travels_in_the_narrowest_dtype_that_holds_it_exactly(values, header):
+    packed = pack_series(values)
+    assert packed[:4] == header
+    unpacked = unpack_series(packed)
+    assert unpacked.dtype.str == header.decode().strip()
+    np.testing.assert_array_equal(unpacked.astype(np.float64), np.asarray(values, np.float64))
+
+
+def test_100000_pong_steps_of_series_take_about_400_kb():
+    rng = np.random.default_rng(0)
+    steps = 100_000
+    rollout = Rollout.from_arrays(
+        actions=rng.integers(6, size=steps),
+        rewards=rng.choice([-1.0, 0.0, 1.0], steps, p=[0.01, 0.98, 0.01]),
+        infos=[{}] * (steps + 1),
+    )
+    viewer = EpisodeViewer(rollout)
+    assert sum(map(len, viewer.series.values())) == 4 * (steps + 4)  # was 4 MB as float64
 
 
 def test_vector_actions_have_no_actions_series():
@@ -402,7 +467,7 @@ def test_append_grows_the_episode_and_its_series():
     viewer.append(frame=random_frames(1, seed=1)[0], action=1, reward=2.0, terminated=True)
     assert viewer.length == 2
     assert series(viewer, "rewards").tolist() == [2.0]
-    assert series(viewer, "returns").tolist() == [0.0, 2.0]
+    assert returns(viewer).tolist() == [0.0, 2.0]
     assert series(viewer, "terminated").tolist() == [1.0]
 
 
@@ -418,8 +483,8 @@ def test_appended_steps_are_served_with_their_frames_and_readout(monkeypatch):
     assert sorted(got) == list(range(20))
     for t in range(20):
         np.testing.assert_array_equal(got[t], frames[t])
-    assert reply["steps"]["14"] == {"action": "1 (R)", "info": {}}
-    assert reply["steps"]["19"] == {"action": "", "info": {"t": 19}}
+    assert readouts(buffers)["14"] == {"action": "1 (R)", "info": {}}
+    assert readouts(buffers)["19"] == {"action": "", "info": {"t": 19}}
 
 
 def test_append_follows_the_newest_step_when_the_user_is_at_the_end(monkeypatch):
@@ -448,7 +513,7 @@ def test_a_burst_of_appends_is_sent_a_few_times_and_ends_complete():
     time.sleep(0.3)
     assert len(lengths) <= 2 + elapsed / 0.1  # at most ~10 updates a second
     assert (lengths[-1], viewer.step) == (201, 200)
-    assert series(viewer, "returns")[-1] == 200.0
+    assert returns(viewer)[-1] == 200.0
 
 
 def test_named_extras_grow_with_the_episode(monkeypatch):
@@ -501,7 +566,7 @@ def test_a_refused_step_leaves_the_episode_unchanged(monkeypatch):
     with pytest.raises(ValueError, match="step 2: this viewer shows frames; pass frame="):
         viewer.append(action=1)
     reply, buffers = request(viewer, [0], monkeypatch)
-    assert (viewer.length, len(decoded(reply, buffers)), sorted(reply["steps"])) == (
+    assert (viewer.length, len(decoded(reply, buffers)), sorted(readouts(buffers))) == (
         2,
         2,
         ["0", "1"],
@@ -531,7 +596,7 @@ def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
     assert sorted(got) == [16, 17]
     for t, frame in got.items():
         np.testing.assert_array_equal(frame, frames[t])
-    assert push["steps"] == {
+    assert readouts(buffers) == {
         "16": {"action": "1", "info": {}},
         "17": {"action": "", "info": {"t": 17}},
     }
@@ -559,7 +624,7 @@ def test_a_push_carries_every_chunk_changed_since_the_last_push(monkeypatch):
     viewer.extend(Rollout.from_arrays(frames=frames[10:40], actions=np.zeros((30, 0))))
     viewer.append(frame=frames[40])
     [(first, first_buffers), (second, second_buffers)] = sent
-    assert (pushed_chunks(first), pushed_chunks(second)) == ([0, 1, 2], [2])
+    assert (pushed_chunks(first_buffers), pushed_chunks(second_buffers)) == ([0, 1, 2], [2])
     got = decoded(first, first_buffers)
     assert sorted(got) == list(range(40))
     got.update(decoded(second, second_buffers))
@@ -575,7 +640,7 @@ def test_a_push_holds_only_the_newest_chunks_however_much_grew(monkeypatch):
     viewer.extend(Rollout.from_arrays(frames=frames[1:], actions=np.zeros((199, 0))))
     [(push, buffers)] = sent
     newest = list(range(12 - PUSH_CHUNKS + 1, 13))
-    assert pushed_chunks(push) == newest
+    assert pushed_chunks(buffers) == newest
     got = decoded(push, buffers)
     assert sorted(got) == list(range(newest[0] * CHUNK_SIZE, 200))
     np.testing.assert_array_equal(got[199], frames[199])
@@ -588,9 +653,9 @@ def test_a_push_keeps_to_its_byte_budget_but_always_carries_the_newest_chunk(mon
     viewer = EpisodeViewer(frames[:10], encoding="raw")
     sent = pushes(viewer, monkeypatch)
     viewer.extend(Rollout.from_arrays(frames=frames[10:], actions=np.zeros((30, 0))))
-    [(push, buffers)] = sent
-    assert pushed_chunks(push) == [2]
-    assert [bytes(b) for b in buffers] == [frames[32:40].tobytes()]
+    [(_, buffers)] = sent
+    assert pushed_chunks(buffers) == [2]
+    assert [bytes(b) for b in buffers[:-1]] == [frames[32:40].tobytes()]
 
 
 def test_the_push_goes_out_before_the_new_length(monkeypatch):
@@ -615,7 +680,7 @@ def test_a_burst_of_appends_is_pushed_a_few_times_and_the_last_push_holds_the_la
     time.sleep(0.3)
     assert len(sent) <= 2 + elapsed / 0.1  # at most ~10 pushes a second
     push, buffers = sent[-1]
-    assert pushed_chunks(push)[-1] == 12
+    assert pushed_chunks(buffers)[-1] == 12
     np.testing.assert_array_equal(decoded(push, buffers)[200], frames[200])
 
 
@@ -625,6 +690,6 @@ def test_a_viewer_without_frames_pushes_the_readout_of_new_steps(monkeypatch):
     sent = pushes(viewer, monkeypatch)
     viewer.append(obs=np.ones(4), action=1, info={"lives": 2})
     [(push, buffers)] = sent
-    assert (push["parts"], buffers) == ([], [])
-    assert push["steps"]["1"] == {"action": "1", "info": {}}
-    assert push["steps"]["2"] == {"action": "", "info": {"lives": 2}}
+    assert (push["parts"], len(buffers)) == ([], 1)
+    assert readouts(buffers)["1"] == {"action": "1", "info": {}}
+    assert readouts(buffers)["2"] == {"action": "", "info": {"lives": 2}}

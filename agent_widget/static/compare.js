@@ -367,7 +367,7 @@ var PlaybackClock = class {
     if (!loop && this.shown >= last) return { step: null, ended: true };
     if (this.waiting) {
       const next = this.shown + 1;
-      if (!ready(this.wrap(next))) return { step: null, ended: false };
+      if (!ready(this.wrap(next))) return { step: null, ended: false, waitingFor: this.wrap(next) };
       this.start(now, next);
       return { step: this.wrap(next), ended: !loop && next >= last };
     }
@@ -408,20 +408,22 @@ var Player = class {
     const clock = new PlaybackClock(options);
     this.clock = clock;
     let started = false;
+    let needed;
     const onFrame = (now) => {
+      this.frame = requestAnimationFrame(onFrame);
       if (!started) {
         clock.start(now, step);
         started = true;
-      } else {
-        const { step: t, ended } = clock.tick(now, this.hooks.ready);
-        if (t !== null) this.hooks.show(t);
-        if (ended) {
-          this.pause();
-          this.hooks.ended();
-          return;
-        }
+        return;
       }
-      this.frame = requestAnimationFrame(onFrame);
+      const { step: t, ended, waitingFor } = clock.tick(now, this.hooks.ready);
+      if (waitingFor !== void 0 && waitingFor !== needed) this.hooks.need?.(waitingFor);
+      needed = waitingFor;
+      if (t !== null) this.hooks.show(t);
+      if (ended) {
+        this.pause();
+        this.hooks.ended();
+      }
     };
     this.frame = requestAnimationFrame(onFrame);
   }
@@ -434,28 +436,55 @@ var Player = class {
 
 // js/series.ts
 var EMPTY = new Float64Array(0);
-function toFloat64(value) {
-  let bytes;
-  if (ArrayBuffer.isView(value)) bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
-  else return EMPTY;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const out = new Float64Array(Math.floor(bytes.byteLength / 8));
-  for (let i = 0; i < out.length; i++) out[i] = view.getFloat64(i * 8, true);
+var HEADER = 4;
+var DTYPES = {
+  "|u1": [1, (v, o) => v.getUint8(o)],
+  "|i1": [1, (v, o) => v.getInt8(o)],
+  "<u2": [2, (v, o) => v.getUint16(o, true)],
+  "<i2": [2, (v, o) => v.getInt16(o, true)],
+  "<u4": [4, (v, o) => v.getUint32(o, true)],
+  "<i4": [4, (v, o) => v.getInt32(o, true)],
+  "<f4": [4, (v, o) => v.getFloat32(o, true)],
+  "<f8": [8, (v, o) => v.getFloat64(o, true)]
+};
+function bytesOf(value) {
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return void 0;
+}
+function readSeries(value) {
+  const bytes = bytesOf(value);
+  if (bytes === void 0 || bytes.byteLength < HEADER) return EMPTY;
+  const name = String.fromCharCode(...bytes.subarray(0, HEADER)).trim();
+  const dtype = DTYPES[name];
+  if (dtype === void 0) {
+    console.warn(`agent-widget: a series in unknown dtype ${JSON.stringify(name)} is left out`);
+    return EMPTY;
+  }
+  const [size, read] = dtype;
+  const view = new DataView(bytes.buffer, bytes.byteOffset + HEADER, bytes.byteLength - HEADER);
+  const out = new Float64Array(Math.floor(view.byteLength / size));
+  for (let i = 0; i < out.length; i++) out[i] = read(view, i * size);
   return out;
 }
-function parseSeries(raw) {
+function returnsOf(rewards, length) {
+  const out = new Float64Array(Math.max(0, length));
+  for (let t = 1; t < out.length; t++) out[t] = out[t - 1] + (t - 1 < rewards.length ? rewards[t - 1] : 0);
+  return out;
+}
+function parseSeries(raw, length) {
   const dict = raw ?? {};
   const extras = /* @__PURE__ */ new Map();
   for (const [name, value] of Object.entries(dict)) {
-    if (name.startsWith("extra:")) extras.set(name.slice("extra:".length), toFloat64(value));
+    if (name.startsWith("extra:")) extras.set(name.slice("extra:".length), readSeries(value));
   }
+  const rewards = readSeries(dict.rewards);
   return {
-    rewards: toFloat64(dict.rewards),
-    returns: toFloat64(dict.returns),
-    terminated: toFloat64(dict.terminated),
-    truncated: toFloat64(dict.truncated),
-    actions: "actions" in dict ? toFloat64(dict.actions) : void 0,
+    rewards,
+    returns: returnsOf(rewards, length),
+    terminated: readSeries(dict.terminated),
+    truncated: readSeries(dict.truncated),
+    actions: "actions" in dict ? readSeries(dict.actions) : void 0,
     extras
   };
 }
@@ -602,7 +631,7 @@ var CompareView = class {
       cell.appendChild(views[i].el);
       const ended = cell.appendChild(el("div", "aw-ended"));
       const length = Math.max(0, Math.floor(Number(model.get("length")) || 0));
-      return { model, view: views[i], series: parseSeries(model.get("series")), length, ended };
+      return { model, view: views[i], series: parseSeries(model.get("series"), length), length, ended };
     });
     const maps = this.model.get("positions").map(toInt32);
     this.alignment = new Alignment(

@@ -65,9 +65,9 @@ function button(className, text2, title) {
   return b;
 }
 function input(className, type) {
-  const i = el("input", className);
-  i.type = type;
-  return i;
+  const i2 = el("input", className);
+  i2.type = type;
+  return i2;
 }
 
 // js/controls.ts
@@ -159,7 +159,7 @@ var Controls = class {
 };
 
 // js/codec.ts
-var SLICE_OUTPUT_BYTES = 512 * 1024;
+var SLICE_OUTPUT_BYTES = 128 * 1024;
 var StreamInflater = class {
   constructor(payload, out) {
     this.payload = payload;
@@ -247,9 +247,9 @@ function undoXor(data, frameBytes, index) {
   }
   for (let j = 0; j < frameBytes; j++) data[begin + j] ^= data[prev + j];
 }
-function rgbToFrame(rgb, offset, width, height) {
+function rgbToFrame(rgb, offset, width, height, into) {
   const pixels = width * height;
-  const rgba = new Uint8ClampedArray(pixels * 4);
+  const rgba = into?.length === pixels * 4 ? into : new Uint8ClampedArray(pixels * 4);
   for (let p = 0, s = offset, d = 0; p < pixels; p++, s += 3, d += 4) {
     rgba[d] = rgb[s];
     rgba[d + 1] = rgb[s + 1];
@@ -303,12 +303,12 @@ var PartDecoder = class {
       throw new Error(`zlib-xor part at position ${this.part.start}: ${error.message}`);
     }
   }
-  /** The RGBA frame at absolute position `t`; it must be `ready`. */
-  frame(t) {
+  /** The RGBA frame at absolute position `t` (written into `into` if it fits); it must be `ready`. */
+  frame(t, into) {
     const index = this.index(t);
     if (!this.ready(t)) throw new Error(`frame ${t} is not inflated yet`);
     for (; this.undone <= index; this.undone++) undoXor(this.data, this.frameBytes, this.undone);
-    return rgbToFrame(this.data, index * this.frameBytes, this.part.width, this.part.height);
+    return rgbToFrame(this.data, index * this.frameBytes, this.part.width, this.part.height, into);
   }
   index(t) {
     const index = t - this.part.start;
@@ -347,6 +347,11 @@ var DecodeAhead = class {
     this.plan = positions.slice();
     if (!this.running && !this.stopped) void this.run();
   }
+  /** Decodes `t` at once and urgently, whatever the plan: playback is waiting for it. */
+  now(t) {
+    if (this.stopped || this.store.isDecoded(t)) return;
+    this.store.frame(t, true).catch((error) => this.onError(error));
+  }
   stop() {
     this.stopped = true;
     this.plan = [];
@@ -371,6 +376,50 @@ var DecodeAhead = class {
   }
 };
 
+// js/outbox.ts
+var SPACING_MS = 8;
+var Outbox = class {
+  constructor(spacingMs = SPACING_MS, now = () => performance.now()) {
+    this.spacingMs = spacingMs;
+    this.now = now;
+  }
+  spacingMs;
+  now;
+  queue = [];
+  last = Number.NEGATIVE_INFINITY;
+  timer;
+  /** Sends now if `urgent`, else once `spacingMs` have passed since the last message (queued in order). */
+  send(message, urgent = false) {
+    if (urgent) {
+      this.last = this.now();
+      message();
+      return;
+    }
+    this.queue.push(message);
+    this.drain();
+  }
+  /** Sends everything queued now (the view is closing: its last step must still be saved). */
+  flush() {
+    clearTimeout(this.timer);
+    this.timer = void 0;
+    for (const message of this.queue.splice(0)) message();
+  }
+  drain() {
+    while (this.timer === void 0 && this.queue.length > 0) {
+      const wait = this.last + this.spacingMs - this.now();
+      if (wait > 0) {
+        this.timer = setTimeout(() => {
+          this.timer = void 0;
+          this.drain();
+        }, wait);
+        return;
+      }
+      this.last = this.now();
+      this.queue.shift()();
+    }
+  }
+};
+
 // js/card-order.ts
 function arrange(previous, names) {
   const present = new Set(names);
@@ -388,11 +437,11 @@ function move(order, name, delta) {
 }
 
 // js/readout.ts
-function formatNumber(x) {
-  if (x === void 0) return "-";
-  if (Number.isInteger(x) || !Number.isFinite(x)) return String(x);
-  if (Math.abs(x) < 1e-3) return x.toPrecision(4);
-  return String(Number.parseFloat(x.toFixed(4)));
+function formatNumber(x2) {
+  if (x2 === void 0) return "-";
+  if (Number.isInteger(x2) || !Number.isFinite(x2)) return String(x2);
+  if (Math.abs(x2) < 1e-3) return x2.toPrecision(4);
+  return String(Number.parseFloat(x2.toFixed(4)));
 }
 var flag = (value) => value === void 0 ? "-" : String(value);
 function formatReadout(f) {
@@ -452,20 +501,20 @@ function layoutBars(values, labels, width, options = {}) {
   const finite = [...values].filter(Number.isFinite);
   const [low, high] = options.scale ?? [Math.min(0, ...finite), Math.max(0, ...finite)];
   const span = high - low || 1;
-  const clamp = (x) => Math.max(left, Math.min(right, x));
+  const clamp = (x2) => Math.max(left, Math.min(right, x2));
   const xOf = (value) => clamp(left + (value - low) / span * (right - left));
   const zeroX = xOf(0);
-  const rows = [...values].map((value, i) => {
+  const rows = [...values].map((value, i2) => {
     const end = Number.isFinite(value) ? xOf(value) : zeroX;
     return {
-      label: labels[i] ?? String(i),
+      label: labels[i2] ?? String(i2),
       value,
       text: Number.isNaN(value) ? "nan" : formatNumber(value),
-      highlight: i === options.highlight,
-      greedy: i === options.greedy,
+      highlight: i2 === options.highlight,
+      greedy: i2 === options.greedy,
       x: Math.min(zeroX, end),
       width: Math.abs(end - zeroX),
-      y: i * ROW_HEIGHT + 2,
+      y: i2 * ROW_HEIGHT + 2,
       height: ROW_HEIGHT - 4
     };
   });
@@ -499,28 +548,63 @@ function drawBars(canvas, layout, textColor) {
 
 // js/series.ts
 var EMPTY = new Float64Array(0);
+var HEADER = 4;
+var DTYPES = {
+  "|u1": [1, (v, o) => v.getUint8(o)],
+  "|i1": [1, (v, o) => v.getInt8(o)],
+  "<u2": [2, (v, o) => v.getUint16(o, true)],
+  "<i2": [2, (v, o) => v.getInt16(o, true)],
+  "<u4": [4, (v, o) => v.getUint32(o, true)],
+  "<i4": [4, (v, o) => v.getInt32(o, true)],
+  "<f4": [4, (v, o) => v.getFloat32(o, true)],
+  "<f8": [8, (v, o) => v.getFloat64(o, true)]
+};
+function bytesOf(value) {
+  if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  return void 0;
+}
 function toFloat64(value) {
-  let bytes;
-  if (ArrayBuffer.isView(value)) bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-  else if (value instanceof ArrayBuffer) bytes = new Uint8Array(value);
-  else return EMPTY;
+  const bytes = bytesOf(value);
+  if (bytes === void 0) return EMPTY;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const out = new Float64Array(Math.floor(bytes.byteLength / 8));
-  for (let i = 0; i < out.length; i++) out[i] = view.getFloat64(i * 8, true);
+  for (let i2 = 0; i2 < out.length; i2++) out[i2] = view.getFloat64(i2 * 8, true);
   return out;
 }
-function parseSeries(raw) {
+function readSeries(value) {
+  const bytes = bytesOf(value);
+  if (bytes === void 0 || bytes.byteLength < HEADER) return EMPTY;
+  const name = String.fromCharCode(...bytes.subarray(0, HEADER)).trim();
+  const dtype = DTYPES[name];
+  if (dtype === void 0) {
+    console.warn(`agent-widget: a series in unknown dtype ${JSON.stringify(name)} is left out`);
+    return EMPTY;
+  }
+  const [size, read] = dtype;
+  const view = new DataView(bytes.buffer, bytes.byteOffset + HEADER, bytes.byteLength - HEADER);
+  const out = new Float64Array(Math.floor(view.byteLength / size));
+  for (let i2 = 0; i2 < out.length; i2++) out[i2] = read(view, i2 * size);
+  return out;
+}
+function returnsOf(rewards, length) {
+  const out = new Float64Array(Math.max(0, length));
+  for (let t = 1; t < out.length; t++) out[t] = out[t - 1] + (t - 1 < rewards.length ? rewards[t - 1] : 0);
+  return out;
+}
+function parseSeries(raw, length) {
   const dict = raw ?? {};
   const extras = /* @__PURE__ */ new Map();
   for (const [name, value] of Object.entries(dict)) {
-    if (name.startsWith("extra:")) extras.set(name.slice("extra:".length), toFloat64(value));
+    if (name.startsWith("extra:")) extras.set(name.slice("extra:".length), readSeries(value));
   }
+  const rewards = readSeries(dict.rewards);
   return {
-    rewards: toFloat64(dict.rewards),
-    returns: toFloat64(dict.returns),
-    terminated: toFloat64(dict.terminated),
-    truncated: toFloat64(dict.truncated),
-    actions: "actions" in dict ? toFloat64(dict.actions) : void 0,
+    rewards,
+    returns: returnsOf(rewards, length),
+    terminated: readSeries(dict.terminated),
+    truncated: readSeries(dict.truncated),
+    actions: "actions" in dict ? readSeries(dict.actions) : void 0,
     extras
   };
 }
@@ -716,7 +800,7 @@ function colorBar(card) {
   strip.width = Math.max(1, entries);
   strip.height = 1;
   const rgba = new Uint8ClampedArray(strip.width * 4);
-  for (let i = 0; i < entries; i++) rgba.set([lut[3 * i], lut[3 * i + 1], lut[3 * i + 2], 255], 4 * i);
+  for (let i2 = 0; i2 < entries; i2++) rgba.set([lut[3 * i2], lut[3 * i2 + 1], lut[3 * i2 + 2], 255], 4 * i2);
   strip.getContext("2d").putImageData(new ImageData(rgba, strip.width, 1), 0, 0);
   bar.prepend(text("span", "aw-min", formatNumber(Number(card.meta.min))));
   bar.append(text("span", "aw-max", formatNumber(Number(card.meta.max))));
@@ -730,15 +814,26 @@ function text(tag, className, content) {
 
 // js/cache.ts
 var ByteLRU = class {
-  constructor(budget, sizeOf) {
-    this.budget = budget;
+  constructor(limit, sizeOf, onEvict) {
+    this.limit = limit;
     this.sizeOf = sizeOf;
+    this.onEvict = onEvict;
   }
-  budget;
+  limit;
   sizeOf;
+  onEvict;
   // A Map iterates in insertion order; re-inserting on access keeps the oldest first.
   entries = /* @__PURE__ */ new Map();
   total = 0;
+  /** The most bytes held (but for one entry bigger than that). */
+  get budget() {
+    return this.limit;
+  }
+  /** Changes the budget, evicting the least recently used entries down to it. */
+  resize(budget) {
+    this.limit = budget;
+    this.evict();
+  }
   /** Bytes currently held. */
   get bytes() {
     return this.total;
@@ -771,10 +866,15 @@ var ByteLRU = class {
     const bytes = this.sizeOf(value);
     this.entries.set(key2, { value, bytes });
     this.total += bytes;
+    this.evict();
+  }
+  /** Drops the least recently used entries until the budget holds, keeping the newest one at least. */
+  evict() {
     for (const [oldest, entry] of this.entries) {
-      if (this.total <= this.budget || oldest === key2) break;
+      if (this.total <= this.limit || this.entries.size === 1) break;
       this.entries.delete(oldest);
       this.total -= entry.bytes;
+      this.onEvict?.(entry.value);
     }
   }
   delete(key2) {
@@ -799,7 +899,7 @@ var ByteLRU = class {
 
 // js/panel-state.ts
 var KINDS = ["bars", "image", "heatmap", "text", "empty", "error"];
-var HEADER = /* @__PURE__ */ new Set(["type", "id", "name", "step", "version", "kind"]);
+var HEADER2 = /* @__PURE__ */ new Set(["type", "id", "name", "step", "version", "kind"]);
 var PanelState = class {
   constructor(options) {
     this.options = options;
@@ -925,7 +1025,7 @@ ${step}`;
 }
 function toCard(msg, buffers) {
   const meta = {};
-  for (const [field, value] of Object.entries(msg)) if (!HEADER.has(field)) meta[field] = value;
+  for (const [field, value] of Object.entries(msg)) if (!HEADER2.has(field)) meta[field] = value;
   return {
     name: String(msg.name),
     step: Number(msg.step),
@@ -942,7 +1042,7 @@ function cardBytes(card) {
 
 // js/panels.ts
 var PanelCards = class {
-  constructor(model, parent, stage) {
+  constructor(model, parent, stage, outbox) {
     this.model = model;
     this.stage = stage;
     this.element = parent.appendChild(el("div", "aw-panels"));
@@ -951,7 +1051,7 @@ var PanelCards = class {
     this.menuList = this.menu.appendChild(el("div", "aw-panel-menu-list"));
     this.list = this.element.appendChild(el("div", "aw-cards"));
     this.state = new PanelState({
-      request: (step, names) => model.send({ type: "panel", id: this.nextId++, step, names }),
+      request: (step, names) => outbox.send(() => this.disposed || model.send({ type: "panel", id: this.nextId++, step, names })),
       show: (name, card) => this.views.get(name)?.show(card)
     });
     model.on("msg:custom", this.onMessage);
@@ -970,6 +1070,7 @@ var PanelCards = class {
   collapsed = /* @__PURE__ */ new Set();
   order = [];
   nextId = 1;
+  disposed = false;
   onMessage = (msg, buffers) => {
     if (this.state.receive(msg, buffers ?? [])) this.refresh();
   };
@@ -985,6 +1086,7 @@ var PanelCards = class {
     this.refresh();
   }
   dispose() {
+    this.disposed = true;
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:panels", this.onPanels);
     for (const view of this.views.values()) this.removeView(view);
@@ -1100,8 +1202,8 @@ function missingInWindow(w, present) {
   const count = numChunks(w.length, w.chunkSize);
   const current = chunkOf(w.step, w.chunkSize);
   const wanted = [current];
-  for (let i = 1; i <= w.ahead; i++) wanted.push(current + i * w.direction);
-  for (let i = 1; i <= w.behind; i++) wanted.push(current - i * w.direction);
+  for (let i2 = 1; i2 <= w.ahead; i2++) wanted.push(current + i2 * w.direction);
+  for (let i2 = 1; i2 <= w.behind; i2++) wanted.push(current - i2 * w.direction);
   const inRange = w.wrap ? wanted.map((k) => mod(k, count)) : wanted.filter((k) => k >= 0 && k < count);
   return [...new Set(inRange)].filter((k) => !present(k));
 }
@@ -1118,7 +1220,7 @@ function toRequests(chunks, current, perRequest) {
     requests.push([current]);
     rest = rest.slice(1);
   }
-  for (let i = 0; i < rest.length; i += perRequest) requests.push(rest.slice(i, i + perRequest));
+  for (let i2 = 0; i2 < rest.length; i2 += perRequest) requests.push(rest.slice(i2, i2 + perRequest));
   return requests;
 }
 function chunksPerRequest(chunkBytes, targetBytes, maxCount) {
@@ -1128,19 +1230,19 @@ function chunksPerRequest(chunkBytes, targetBytes, maxCount) {
 function fitsBudget(chunkBytes, chunks, budget) {
   return chunkBytes > 0 && chunkBytes * chunks <= 0.9 * budget;
 }
-function backgroundBatch(current, direction, chunks, present, max) {
+function backgroundBatch(current, direction, chunks, present, max2) {
   const batch = [];
-  for (let d = 0; batch.length < max && (current + d < chunks || current - d >= 0); d++) {
+  for (let d = 0; batch.length < max2 && (current + d < chunks || current - d >= 0); d++) {
     for (const k of d === 0 ? [current] : [current + d * direction, current - d * direction]) {
-      if (k >= 0 && k < chunks && !present(k) && batch.length < max) batch.push(k);
+      if (k >= 0 && k < chunks && !present(k) && batch.length < max2) batch.push(k);
     }
   }
   return batch;
 }
 function decodePlan(step, direction, length, ahead, behind, wrap) {
   const plan = [step];
-  for (let i = 1; i <= ahead; i++) plan.push(step + i * direction);
-  for (let i = 1; i <= behind; i++) plan.push(step - i * direction);
+  for (let i2 = 1; i2 <= ahead; i2++) plan.push(step + i2 * direction);
+  for (let i2 = 1; i2 <= behind; i2++) plan.push(step - i2 * direction);
   const inRange = wrap ? plan.map((t) => mod(t, length)) : plan.filter((t) => t >= 0 && t < length);
   return [...new Set(inRange)];
 }
@@ -1174,7 +1276,7 @@ var PlaybackClock = class {
     if (!loop && this.shown >= last) return { step: null, ended: true };
     if (this.waiting) {
       const next = this.shown + 1;
-      if (!ready(this.wrap(next))) return { step: null, ended: false };
+      if (!ready(this.wrap(next))) return { step: null, ended: false, waitingFor: this.wrap(next) };
       this.start(now, next);
       return { step: this.wrap(next), ended: !loop && next >= last };
     }
@@ -1215,20 +1317,22 @@ var Player = class {
     const clock = new PlaybackClock(options);
     this.clock = clock;
     let started = false;
+    let needed;
     const onFrame = (now) => {
+      this.frame = requestAnimationFrame(onFrame);
       if (!started) {
         clock.start(now, step);
         started = true;
-      } else {
-        const { step: t, ended } = clock.tick(now, this.hooks.ready);
-        if (t !== null) this.hooks.show(t);
-        if (ended) {
-          this.pause();
-          this.hooks.ended();
-          return;
-        }
+        return;
       }
-      this.frame = requestAnimationFrame(onFrame);
+      const { step: t, ended, waitingFor } = clock.tick(now, this.hooks.ready);
+      if (waitingFor !== void 0 && waitingFor !== needed) this.hooks.need?.(waitingFor);
+      needed = waitingFor;
+      if (t !== null) this.hooks.show(t);
+      if (ended) {
+        this.pause();
+        this.hooks.ended();
+      }
     };
     this.frame = requestAnimationFrame(onFrame);
   }
@@ -1239,11 +1343,416 @@ var Player = class {
   }
 };
 
+// node_modules/fflate/esm/browser.js
+var u8 = Uint8Array;
+var u16 = Uint16Array;
+var i32 = Int32Array;
+var fleb = new u8([
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  1,
+  1,
+  2,
+  2,
+  2,
+  2,
+  3,
+  3,
+  3,
+  3,
+  4,
+  4,
+  4,
+  4,
+  5,
+  5,
+  5,
+  5,
+  0,
+  /* unused */
+  0,
+  0,
+  /* impossible */
+  0
+]);
+var fdeb = new u8([
+  0,
+  0,
+  0,
+  0,
+  1,
+  1,
+  2,
+  2,
+  3,
+  3,
+  4,
+  4,
+  5,
+  5,
+  6,
+  6,
+  7,
+  7,
+  8,
+  8,
+  9,
+  9,
+  10,
+  10,
+  11,
+  11,
+  12,
+  12,
+  13,
+  13,
+  /* unused */
+  0,
+  0
+]);
+var clim = new u8([16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]);
+var freb = function(eb, start) {
+  var b = new u16(31);
+  for (var i2 = 0; i2 < 31; ++i2) {
+    b[i2] = start += 1 << eb[i2 - 1];
+  }
+  var r = new i32(b[30]);
+  for (var i2 = 1; i2 < 30; ++i2) {
+    for (var j = b[i2]; j < b[i2 + 1]; ++j) {
+      r[j] = j - b[i2] << 5 | i2;
+    }
+  }
+  return { b, r };
+};
+var _a = freb(fleb, 2);
+var fl = _a.b;
+var revfl = _a.r;
+fl[28] = 258, revfl[258] = 28;
+var _b = freb(fdeb, 0);
+var fd = _b.b;
+var revfd = _b.r;
+var rev = new u16(32768);
+for (i = 0; i < 32768; ++i) {
+  x = (i & 43690) >> 1 | (i & 21845) << 1;
+  x = (x & 52428) >> 2 | (x & 13107) << 2;
+  x = (x & 61680) >> 4 | (x & 3855) << 4;
+  rev[i] = ((x & 65280) >> 8 | (x & 255) << 8) >> 1;
+}
+var x;
+var i;
+var hMap = (function(cd, mb, r) {
+  var s = cd.length;
+  var i2 = 0;
+  var l = new u16(mb);
+  for (; i2 < s; ++i2) {
+    if (cd[i2])
+      ++l[cd[i2] - 1];
+  }
+  var le = new u16(mb);
+  for (i2 = 1; i2 < mb; ++i2) {
+    le[i2] = le[i2 - 1] + l[i2 - 1] << 1;
+  }
+  var co;
+  if (r) {
+    co = new u16(1 << mb);
+    var rvb = 15 - mb;
+    for (i2 = 0; i2 < s; ++i2) {
+      if (cd[i2]) {
+        var sv = i2 << 4 | cd[i2];
+        var r_1 = mb - cd[i2];
+        var v = le[cd[i2] - 1]++ << r_1;
+        for (var m = v | (1 << r_1) - 1; v <= m; ++v) {
+          co[rev[v] >> rvb] = sv;
+        }
+      }
+    }
+  } else {
+    co = new u16(s);
+    for (i2 = 0; i2 < s; ++i2) {
+      if (cd[i2]) {
+        co[i2] = rev[le[cd[i2] - 1]++] >> 15 - cd[i2];
+      }
+    }
+  }
+  return co;
+});
+var flt = new u8(288);
+for (i = 0; i < 144; ++i)
+  flt[i] = 8;
+var i;
+for (i = 144; i < 256; ++i)
+  flt[i] = 9;
+var i;
+for (i = 256; i < 280; ++i)
+  flt[i] = 7;
+var i;
+for (i = 280; i < 288; ++i)
+  flt[i] = 8;
+var i;
+var fdt = new u8(32);
+for (i = 0; i < 32; ++i)
+  fdt[i] = 5;
+var i;
+var flrm = /* @__PURE__ */ hMap(flt, 9, 1);
+var fdrm = /* @__PURE__ */ hMap(fdt, 5, 1);
+var max = function(a) {
+  var m = a[0];
+  for (var i2 = 1; i2 < a.length; ++i2) {
+    if (a[i2] > m)
+      m = a[i2];
+  }
+  return m;
+};
+var bits = function(d, p, m) {
+  var o = p / 8 | 0;
+  return (d[o] | d[o + 1] << 8) >> (p & 7) & m;
+};
+var bits16 = function(d, p) {
+  var o = p / 8 | 0;
+  return (d[o] | d[o + 1] << 8 | d[o + 2] << 16) >> (p & 7);
+};
+var shft = function(p) {
+  return (p + 7) / 8 | 0;
+};
+var slc = function(v, s, e) {
+  if (s == null || s < 0)
+    s = 0;
+  if (e == null || e > v.length)
+    e = v.length;
+  return new u8(v.subarray(s, e));
+};
+var ec = [
+  "unexpected EOF",
+  "invalid block type",
+  "invalid length/literal",
+  "invalid distance",
+  "stream finished",
+  "no stream handler",
+  ,
+  // determined by compression function
+  "no callback",
+  "invalid UTF-8 data",
+  "extra field too long",
+  "date not in range 1980-2099",
+  "filename too long",
+  "stream finishing",
+  "invalid zip data"
+  // determined by unknown compression method
+];
+var err = function(ind, msg, nt) {
+  var e = new Error(msg || ec[ind]);
+  e.code = ind;
+  if (Error.captureStackTrace)
+    Error.captureStackTrace(e, err);
+  if (!nt)
+    throw e;
+  return e;
+};
+var inflt = function(dat, st, buf, dict) {
+  var sl = dat.length, dl = dict ? dict.length : 0;
+  if (!sl || st.f && !st.l)
+    return buf || new u8(0);
+  var noBuf = !buf;
+  var resize = noBuf || st.i != 2;
+  var noSt = st.i;
+  if (noBuf)
+    buf = new u8(sl * 3);
+  var cbuf = function(l2) {
+    var bl = buf.length;
+    if (l2 > bl) {
+      var nbuf = new u8(Math.max(bl * 2, l2));
+      nbuf.set(buf);
+      buf = nbuf;
+    }
+  };
+  var final = st.f || 0, pos = st.p || 0, bt = st.b || 0, lm = st.l, dm = st.d, lbt = st.m, dbt = st.n;
+  var tbts = sl * 8;
+  do {
+    if (!lm) {
+      final = bits(dat, pos, 1);
+      var type = bits(dat, pos + 1, 3);
+      pos += 3;
+      if (!type) {
+        var s = shft(pos) + 4, l = dat[s - 4] | dat[s - 3] << 8, t = s + l;
+        if (t > sl) {
+          if (noSt)
+            err(0);
+          break;
+        }
+        if (resize)
+          cbuf(bt + l);
+        buf.set(dat.subarray(s, t), bt);
+        st.b = bt += l, st.p = pos = t * 8, st.f = final;
+        continue;
+      } else if (type == 1)
+        lm = flrm, dm = fdrm, lbt = 9, dbt = 5;
+      else if (type == 2) {
+        var hLit = bits(dat, pos, 31) + 257, hcLen = bits(dat, pos + 10, 15) + 4;
+        var tl = hLit + bits(dat, pos + 5, 31) + 1;
+        pos += 14;
+        var ldt = new u8(tl);
+        var clt = new u8(19);
+        for (var i2 = 0; i2 < hcLen; ++i2) {
+          clt[clim[i2]] = bits(dat, pos + i2 * 3, 7);
+        }
+        pos += hcLen * 3;
+        var clb = max(clt), clbmsk = (1 << clb) - 1;
+        var clm = hMap(clt, clb, 1);
+        for (var i2 = 0; i2 < tl; ) {
+          var r = clm[bits(dat, pos, clbmsk)];
+          pos += r & 15;
+          var s = r >> 4;
+          if (s < 16) {
+            ldt[i2++] = s;
+          } else {
+            var c = 0, n = 0;
+            if (s == 16)
+              n = 3 + bits(dat, pos, 3), pos += 2, c = ldt[i2 - 1];
+            else if (s == 17)
+              n = 3 + bits(dat, pos, 7), pos += 3;
+            else if (s == 18)
+              n = 11 + bits(dat, pos, 127), pos += 7;
+            while (n--)
+              ldt[i2++] = c;
+          }
+        }
+        var lt = ldt.subarray(0, hLit), dt = ldt.subarray(hLit);
+        lbt = max(lt);
+        dbt = max(dt);
+        lm = hMap(lt, lbt, 1);
+        dm = hMap(dt, dbt, 1);
+      } else
+        err(1);
+      if (pos > tbts) {
+        if (noSt)
+          err(0);
+        break;
+      }
+    }
+    if (resize)
+      cbuf(bt + 131072);
+    var lms = (1 << lbt) - 1, dms = (1 << dbt) - 1;
+    var lpos = pos;
+    for (; ; lpos = pos) {
+      var c = lm[bits16(dat, pos) & lms], sym = c >> 4;
+      pos += c & 15;
+      if (pos > tbts) {
+        if (noSt)
+          err(0);
+        break;
+      }
+      if (!c)
+        err(2);
+      if (sym < 256)
+        buf[bt++] = sym;
+      else if (sym == 256) {
+        lpos = pos, lm = null;
+        break;
+      } else {
+        var add = sym - 254;
+        if (sym > 264) {
+          var i2 = sym - 257, b = fleb[i2];
+          add = bits(dat, pos, (1 << b) - 1) + fl[i2];
+          pos += b;
+        }
+        var d = dm[bits16(dat, pos) & dms], dsym = d >> 4;
+        if (!d)
+          err(3);
+        pos += d & 15;
+        var dt = fd[dsym];
+        if (dsym > 3) {
+          var b = fdeb[dsym];
+          dt += bits16(dat, pos) & (1 << b) - 1, pos += b;
+        }
+        if (pos > tbts) {
+          if (noSt)
+            err(0);
+          break;
+        }
+        if (resize)
+          cbuf(bt + 131072);
+        var end = bt + add;
+        if (bt < dt) {
+          var shift = dl - dt, dend = Math.min(dt, end);
+          if (shift + bt < 0)
+            err(3);
+          for (; bt < dend; ++bt)
+            buf[bt] = dict[shift + bt];
+        }
+        for (; bt < end; ++bt)
+          buf[bt] = buf[bt - dt];
+      }
+    }
+    st.l = lm, st.p = lpos, st.b = bt, st.f = final;
+    if (lm)
+      final = 1, st.m = lbt, st.d = dm, st.n = dbt;
+  } while (!final);
+  return bt != buf.length && noBuf ? slc(buf, 0, bt) : buf.subarray(0, bt);
+};
+var et = /* @__PURE__ */ new u8(0);
+var zls = function(d, dict) {
+  if ((d[0] & 15) != 8 || d[0] >> 4 > 7 || (d[0] << 8 | d[1]) % 31)
+    err(6, "invalid zlib data");
+  if ((d[1] >> 5 & 1) == +!dict)
+    err(6, "invalid zlib data: " + (d[1] & 32 ? "need" : "unexpected") + " dictionary");
+  return (d[1] >> 3 & 4) + 2;
+};
+function unzlibSync(data, opts) {
+  return inflt(data.subarray(zls(data, opts && opts.dictionary), -4), { i: 2 }, opts && opts.out, opts && opts.dictionary);
+}
+var td = typeof TextDecoder != "undefined" && /* @__PURE__ */ new TextDecoder();
+var tds = 0;
+try {
+  td.decode(et, { stream: true });
+  tds = 1;
+} catch (e) {
+}
+var dutf8 = function(d) {
+  for (var r = "", i2 = 0; ; ) {
+    var c = d[i2++];
+    var eb = (c > 127) + (c > 223) + (c > 239);
+    if (i2 + eb > d.length)
+      return { s: r, r: slc(d, i2 - 1) };
+    if (!eb)
+      r += String.fromCharCode(c);
+    else if (eb == 3) {
+      c = ((c & 15) << 18 | (d[i2++] & 63) << 12 | (d[i2++] & 63) << 6 | d[i2++] & 63) - 65536, r += String.fromCharCode(55296 | c >> 10, 56320 | c & 1023);
+    } else if (eb & 1)
+      r += String.fromCharCode((c & 31) << 6 | d[i2++] & 63);
+    else
+      r += String.fromCharCode((c & 15) << 12 | (d[i2++] & 63) << 6 | d[i2++] & 63);
+  }
+};
+function strFromU8(dat, latin1) {
+  if (latin1) {
+    var r = "";
+    for (var i2 = 0; i2 < dat.length; i2 += 16384)
+      r += String.fromCharCode.apply(null, dat.subarray(i2, i2 + 16384));
+    return r;
+  } else if (td) {
+    return td.decode(dat);
+  } else {
+    var _a2 = dutf8(dat), s = _a2.s, r = _a2.r;
+    if (r.length)
+      err(8);
+    return s;
+  }
+}
+
 // js/transport.ts
 var ChunkTransport = class {
   constructor(model, options) {
     this.model = model;
     this.options = options;
+    this.outbox = options.outbox ?? new Outbox(0);
     model.on("msg:custom", this.onMessage);
   }
   model;
@@ -1252,15 +1761,17 @@ var ChunkTransport = class {
   pending = /* @__PURE__ */ new Map();
   timers = /* @__PURE__ */ new Map();
   onMessage = (msg, buffers) => this.receive(msg, buffers ?? []);
+  outbox;
   /** Whether chunk `k` has been asked for and not yet answered. */
   isPending(k) {
     return this.pending.has(k);
   }
   /**
    * Asks for `chunks` in one message (leaving out those already in flight) and
-   * returns one promise per requested chunk, in the same order.
+   * returns one promise per requested chunk, in the same order. `urgent`: a paint
+   * waits for the reply, so the request leaves ahead of the view's other messages.
    */
-  fetch(chunks) {
+  fetch(chunks, urgent = false) {
     const fresh = [...new Set(chunks)].filter((k) => !this.pending.has(k));
     if (fresh.length > 0) {
       const id = this.nextId++;
@@ -1269,7 +1780,8 @@ var ChunkTransport = class {
         id,
         setTimeout(() => this.fail(id, new TimeoutError(`chunk request ${id} timed out`)), this.options.timeoutMs ?? 2e4)
       );
-      this.model.send({ type: "chunks", id, chunks: fresh });
+      const wanted = () => fresh.some((k) => this.pending.get(k)?.id === id);
+      this.outbox.send(() => wanted() && this.model.send({ type: "chunks", id, chunks: fresh }), urgent);
     }
     return chunks.map((k) => this.pending.get(k).promise);
   }
@@ -1352,9 +1864,9 @@ var TimeoutError = class extends Error {
 };
 function parseReply(reply, buffers, chunkSize) {
   const parts = reply.parts ?? [];
-  if (parts.length !== buffers.length) {
-    const what = reply.push === true ? "chunk push" : `chunk reply ${reply.id}`;
-    throw new Error(`${what} has ${parts.length} parts but ${buffers.length} buffers`);
+  const what = reply.push === true ? "chunk push" : `chunk reply ${reply.id}`;
+  if (parts.length + 1 !== buffers.length) {
+    throw new Error(`${what} has ${parts.length} parts but ${buffers.length} buffers (a payload per part, then the readout data)`);
   }
   const chunks = /* @__PURE__ */ new Map();
   const entry = (k) => {
@@ -1362,8 +1874,8 @@ function parseReply(reply, buffers, chunkSize) {
     if (data === void 0) chunks.set(k, data = { chunk: k, parts: [], steps: /* @__PURE__ */ new Map(), bytes: 0 });
     return data;
   };
-  parts.forEach((header, i) => {
-    const payload = ownBytes(buffers[i]);
+  parts.forEach((header, i2) => {
+    const payload = ownBytes(buffers[i2]);
     const part = {
       chunk: header.chunk,
       start: header.start,
@@ -1377,14 +1889,30 @@ function parseReply(reply, buffers, chunkSize) {
     data.parts.push(part);
     data.bytes += payload.byteLength;
   });
-  for (const [key2, raw] of Object.entries(reply.steps ?? {})) {
-    const t = Number(key2);
-    const meta = { action: typeof raw?.action === "string" ? raw.action : "", info: raw?.info ?? null };
-    const data = entry(Math.floor(t / chunkSize));
-    data.steps.set(t, meta);
-    data.bytes += 2 * (key2.length + meta.action.length + JSON.stringify(meta.info).length);
+  for (const [key2, { actions, infos }] of Object.entries(readoutTable(buffers[parts.length], what))) {
+    const k = Number(key2);
+    const data = entry(k);
+    infos.forEach((info, i2) => {
+      const t = k * chunkSize + i2;
+      const meta = { action: typeof actions[i2] === "string" ? actions[i2] : "", info: info ?? null };
+      data.steps.set(t, meta);
+      data.bytes += 2 * (String(t).length + meta.action.length + JSON.stringify(meta.info).length);
+    });
   }
   return chunks;
+}
+function readoutTable(buffer, what) {
+  let table;
+  try {
+    table = JSON.parse(strFromU8(unzlibSync(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))));
+  } catch (error) {
+    throw new Error(`${what}: its readout data cannot be read (${error.message})`);
+  }
+  const valid = table !== null && typeof table === "object" && Object.entries(table).every(
+    ([key2, chunk]) => Number.isInteger(Number(key2)) && Array.isArray(chunk?.actions) && Array.isArray(chunk?.infos)
+  );
+  if (!valid) throw new Error(`${what}: its readout data is not a table of chunks`);
+  return table;
 }
 function ownBytes(view) {
   const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
@@ -1421,14 +1949,27 @@ var ChunkSource = class {
   background = false;
   /** Set when the background fill has nothing left to do or failed; cleared when the episode changes. */
   fillStopped = false;
+  /** Requests left unsent until the current frame is painted; `update` again then. */
+  holding = false;
   /** Whether chunk `k` is cached or on its way. */
   present(k) {
     return this.store.has(k) || this.transport.isPending(k);
+  }
+  /**
+   * Whether requests wait for the current frame's paint. A big reply arriving while
+   * the current frame is inflated competes with it for the main thread (a 480x480
+   * window is ~1 MB), so while a paint waits only the current chunk and requests of
+   * at most `BACKGROUND_REQUEST_BYTES` (Pong's whole window) are sent; the view
+   * calls `update` again once it has painted.
+   */
+  get held() {
+    return this.holding;
   }
   /** Re-plans around the playhead and sends the requests the plan needs. */
   update(playhead) {
     if (playhead.length !== this.playhead?.length) this.fillStopped = false;
     this.playhead = playhead;
+    this.holding = false;
     const { step, direction, length, chunkSize, fps, wrap } = playhead;
     if (length <= 0) return;
     const chunkBytes = this.store.averageChunkBytes;
@@ -1441,7 +1982,12 @@ var ChunkSource = class {
       (k) => this.present(k)
     );
     const perRequest = chunksPerRequest(chunkBytes, URGENT_REQUEST_BYTES, 16);
-    for (const chunks of toRequests(missing, chunkOf(step, chunkSize), perRequest)) this.request(chunks, false);
+    const current = chunkOf(step, chunkSize);
+    for (const chunks of toRequests(missing, current, perRequest)) {
+      const painting = chunks[0] === current;
+      if (!painting && playhead.painting && chunks.length * chunkBytes > BACKGROUND_REQUEST_BYTES) this.holding = true;
+      else this.request(chunks, false, painting);
+    }
     this.fill();
   }
   /** Caches a chunk that arrived, asked for or pushed, and reports it, unless the cache already holds as much. */
@@ -1471,10 +2017,11 @@ var ChunkSource = class {
     this.store.clear();
     this.fillStopped = false;
   }
-  request(chunks, background) {
+  /** `painting`: the request holds the current chunk alone, which a paint waits for. */
+  request(chunks, background, painting = false) {
     if (background) this.background = true;
     else this.urgent++;
-    const settled = this.transport.fetch(chunks).map(
+    const settled = this.transport.fetch(chunks, painting).map(
       (promise) => promise.then(
         (data) => {
           this.receive(data);
@@ -1500,36 +2047,66 @@ var ChunkSource = class {
   /** Sends the next background request, if the episode fits and nothing else is waiting. */
   fill() {
     const p = this.playhead;
-    if (p === void 0 || this.urgent > 0 || this.background || this.fillStopped) return;
+    if (p === void 0 || this.urgent > 0 || this.background || this.fillStopped || this.holding) return;
     const chunks = numChunks(p.length, p.chunkSize);
     const chunkBytes = this.store.averageChunkBytes;
     if (!fitsBudget(chunkBytes, chunks, this.store.budgets.encoded)) return;
-    const max = chunksPerRequest(chunkBytes, BACKGROUND_REQUEST_BYTES, 32);
-    const batch = backgroundBatch(chunkOf(p.step, p.chunkSize), p.direction, chunks, (k) => this.present(k), max);
+    const max2 = chunksPerRequest(chunkBytes, BACKGROUND_REQUEST_BYTES, 32);
+    const batch = backgroundBatch(chunkOf(p.step, p.chunkSize), p.direction, chunks, (k) => this.present(k), max2);
     if (batch.length > 0) this.request(batch, true);
     else this.fillStopped = true;
   }
 };
 
 // js/store.ts
-var DEFAULT_BUDGETS = { encoded: 64 * 2 ** 20, inflated: 32 * 2 ** 20, decoded: 48 * 2 ** 20 };
+var MiB = 2 ** 20;
+var DEFAULT_BUDGETS = { encoded: 64 * MiB, inflated: 8 * MiB, decoded: 8 * MiB };
+function playbackBudgets(fps, frameBytes) {
+  const clamp = (bytes, floor, ceiling) => Math.max(floor, Math.min(ceiling, Math.ceil(bytes)));
+  const rgb = frameBytes * 3 / 4;
+  return {
+    decoded: clamp(DECODED_SECONDS * fps * frameBytes, 8 * MiB, 64 * MiB),
+    inflated: clamp(INFLATED_SECONDS * fps * rgb, 8 * MiB, 16 * MiB)
+  };
+}
+var DECODED_SECONDS = 2;
+var SPARE_FRAMES = 4;
+var INFLATED_SECONDS = 1;
 var FrameStore = class {
   constructor(chunkSize, budgets = DEFAULT_BUDGETS) {
     this.chunkSize = chunkSize;
-    this.budgets = budgets;
     this.chunks = new ByteLRU(budgets.encoded, (data) => data.bytes);
     this.decoders = new ByteLRU(budgets.inflated, (decoder) => decoder.bytes);
-    this.frames = new ByteLRU(budgets.decoded, (frame) => frame.rgba.byteLength);
+    this.frames = new ByteLRU(
+      budgets.decoded,
+      (frame) => frame.rgba.byteLength,
+      (frame) => this.spare.length < SPARE_FRAMES && this.spare.push(frame.rgba)
+    );
   }
   chunkSize;
-  budgets;
   chunks;
   decoders;
   frames;
   /** Parts of dropped chunks: decodes still running for them must not fill the cache. */
   retired = /* @__PURE__ */ new WeakSet();
+  /**
+   * RGBA buffers of frames evicted from the cache, for the next frames decoded. During
+   * playback a frame is evicted for every frame decoded; allocating 0.9 MB a frame
+   * instead (480x480 at 30 fps: 28 MB/s) made the garbage collector pause playback.
+   * Safe because no one keeps a frame: each is painted (copied) as soon as it is got.
+   */
+  spare = [];
   received = 0;
   receivedBytes = 0;
+  get budgets() {
+    return { encoded: this.chunks.budget, inflated: this.decoders.budget, decoded: this.frames.budget };
+  }
+  /** Sizes the caches of inflated parts and decoded frames to playback at `fps` of frames of `frameBytes` RGBA. */
+  fitPlayback(fps, frameBytes) {
+    const { inflated, decoded } = playbackBudgets(fps, frameBytes);
+    this.decoders.resize(inflated);
+    this.frames.resize(decoded);
+  }
   /** Average bytes of the chunks received so far (0 before the first, at least 1 after). */
   get averageChunkBytes() {
     return this.received === 0 ? 0 : Math.max(1, this.receivedBytes / this.received);
@@ -1589,7 +2166,7 @@ var FrameStore = class {
     const part = this.partOf(t);
     if (part === void 0 || part === null) return part;
     const decoder = this.decoders.get(part);
-    return decoder?.ready(t) ? this.keep(t, part, decoder.frame(t)) : void 0;
+    return decoder?.ready(t) ? this.keep(t, part, decoder.frame(t, this.spareFor(part))) : void 0;
   }
   /**
    * The frame at `t`, inflating its part as far as needed; `undefined` when its
@@ -1606,12 +2183,18 @@ var FrameStore = class {
       if (!this.retired.has(part)) this.decoders.set(part, decoder);
     }
     await decoder.load(t, urgent);
-    return this.frames.get(t) ?? this.keep(t, part, decoder.frame(t));
+    return this.frames.get(t) ?? this.keep(t, part, decoder.frame(t, this.spareFor(part)));
   }
   partOf(t) {
     const data = this.chunks.get(Math.floor(t / this.chunkSize()));
     if (data === void 0) return void 0;
     return data.parts.find((p) => t >= p.start && t < p.start + p.count) ?? null;
+  }
+  /** A spare RGBA buffer the size of `part`'s frames, if there is one. */
+  spareFor(part) {
+    const bytes = part.width * part.height * 4;
+    const i2 = this.spare.findIndex((rgba) => rgba.length === bytes);
+    return i2 < 0 ? void 0 : this.spare.splice(i2, 1)[0];
   }
   keep(t, part, frame) {
     if (!this.retired.has(part)) this.frames.set(t, frame);
@@ -1658,25 +2241,25 @@ var Throttle = class {
 // js/timeline.ts
 function binMinMax(values, domain, columns) {
   const min = new Float64Array(columns).fill(Number.NaN);
-  const max = new Float64Array(columns).fill(Number.NaN);
+  const max2 = new Float64Array(columns).fill(Number.NaN);
   for (let c = 0; c < columns; c++) {
     const first = Math.floor(c * domain / columns);
     const end = Math.min(values.length, Math.max(first + 1, Math.ceil((c + 1) * domain / columns)));
     let lo = Number.POSITIVE_INFINITY;
     let hi = Number.NEGATIVE_INFINITY;
-    for (let i = first; i < end; i++) {
-      if (values[i] < lo) lo = values[i];
-      if (values[i] > hi) hi = values[i];
+    for (let i2 = first; i2 < end; i2++) {
+      if (values[i2] < lo) lo = values[i2];
+      if (values[i2] > hi) hi = values[i2];
     }
     if (lo <= hi) {
       min[c] = lo;
-      max[c] = hi;
+      max2[c] = hi;
     }
   }
-  return { min, max };
+  return { min, max: max2 };
 }
-function positionAt(x, width, length) {
-  return Math.max(0, Math.min(length - 1, Math.floor(x / width * length)));
+function positionAt(x2, width, length) {
+  return Math.max(0, Math.min(length - 1, Math.floor(x2 / width * length)));
 }
 function cursorX(t, width, length) {
   return (t + 0.5) / length * width;
@@ -1751,9 +2334,9 @@ var Strip = class {
     c.drawImage(this.background, 0, 0);
     if (this.length <= 0) return;
     c.fillStyle = this.cursorColor;
-    const x = cursorX(this.step, width, this.length);
+    const x2 = cursorX(this.step, width, this.length);
     const w = Math.max(2, Math.round(window.devicePixelRatio || 1));
-    c.fillRect(Math.round(x - w / 2), 0, w, height);
+    c.fillRect(Math.round(x2 - w / 2), 0, w, height);
   }
 };
 var Timeline = class {
@@ -1764,8 +2347,8 @@ var Timeline = class {
     this.strip = new Strip(parent, "aw-timeline", HEIGHT, COLORS.cursor, (c, width, height, ratio) => {
       if (this.series === void 0) return;
       drawBars2(c, binMinMax(this.series.rewards, this.length, width), height);
-      [...this.series.extras.values()].forEach((values, i) => {
-        drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i % COLORS.extras.length], ratio);
+      [...this.series.extras.values()].forEach((values, i2) => {
+        drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i2 % COLORS.extras.length], ratio);
       });
       drawLine(c, binMinMax(this.series.returns, this.length, width), height, COLORS.return, 1.5 * ratio);
     }, onSeek);
@@ -1795,17 +2378,17 @@ function drawBars2(c, bins, height) {
   if (top === bottom) return;
   const y = (v) => (top - v) / (top - bottom) * (height - 2) + 1;
   const zero = y(0);
-  for (let x = 0; x < bins.min.length; x++) {
-    const mn = bins.min[x];
-    const mx = bins.max[x];
+  for (let x2 = 0; x2 < bins.min.length; x2++) {
+    const mn = bins.min[x2];
+    const mx = bins.max[x2];
     if (Number.isNaN(mn)) continue;
     if (mx > 0) {
       c.fillStyle = COLORS.reward;
-      c.fillRect(x, y(mx), 1, Math.max(1, zero - y(mx)));
+      c.fillRect(x2, y(mx), 1, Math.max(1, zero - y(mx)));
     }
     if (mn < 0) {
       c.fillStyle = COLORS.penalty;
-      c.fillRect(x, zero, 1, Math.max(1, y(mn) - zero));
+      c.fillRect(x2, zero, 1, Math.max(1, y(mn) - zero));
     }
   }
 }
@@ -1818,11 +2401,11 @@ function drawLine(c, bins, height, color, lineWidth, scale = range(bins)) {
   c.lineWidth = lineWidth;
   c.beginPath();
   let started = false;
-  for (let x = 0; x < bins.min.length; x++) {
-    if (Number.isNaN(bins.min[x])) continue;
-    if (started) c.lineTo(x + 0.5, y(bins.min[x]));
-    else c.moveTo(x + 0.5, y(bins.min[x]));
-    c.lineTo(x + 0.5, y(bins.max[x]));
+  for (let x2 = 0; x2 < bins.min.length; x2++) {
+    if (Number.isNaN(bins.min[x2])) continue;
+    if (started) c.lineTo(x2 + 0.5, y(bins.min[x2]));
+    else c.moveTo(x2 + 0.5, y(bins.min[x2]));
+    c.lineTo(x2 + 0.5, y(bins.max[x2]));
     started = true;
   }
   c.stroke();
@@ -1830,9 +2413,9 @@ function drawLine(c, bins, height, color, lineWidth, scale = range(bins)) {
 function range(bins) {
   let lo = Number.POSITIVE_INFINITY;
   let hi = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < bins.min.length; i++) {
-    if (bins.min[i] < lo) lo = bins.min[i];
-    if (bins.max[i] > hi) hi = bins.max[i];
+  for (let i2 = 0; i2 < bins.min.length; i2++) {
+    if (bins.min[i2] < lo) lo = bins.min[i2];
+    if (bins.max[i2] > hi) hi = bins.max[i2];
   }
   return { lo, hi };
 }
@@ -1889,6 +2472,7 @@ var SAVE_INTERVAL_PLAYING_MS = 250;
 var DECODE_AHEAD_STEPPING = 24;
 var DECODE_AHEAD_PLAYING = 32;
 var DECODE_BEHIND = 4;
+var DECODE_AHEAD_STEPPING_BYTES = 4 * 2 ** 20;
 var EpisodeView = class {
   constructor(model, el2) {
     this.model = model;
@@ -1916,14 +2500,15 @@ var EpisodeView = class {
     });
     this.timeline = new Timeline(main, (t) => this.userGo(t));
     this.readout = new Readout(main);
-    this.panels = new PanelCards(model, body, stage);
+    this.panels = new PanelCards(model, body, stage, this.outbox);
     this.status = this.root.appendChild(document.createElement("div"));
     this.status.className = "aw-status";
     this.store = new FrameStore(() => this.traits.chunkSize);
     this.transport = new ChunkTransport(model, {
       chunkSize: () => this.traits.chunkSize,
       onPush: (data) => this.source.receive(data),
-      onPushError: (error) => this.report(error)
+      onPushError: (error) => this.report(error),
+      outbox: this.outbox
     });
     this.source = new ChunkSource(
       this.transport,
@@ -1938,18 +2523,20 @@ var EpisodeView = class {
     );
     this.player = new Player({
       ready: (t) => !this.traits.hasFrames || this.store.frameNow(t) !== void 0,
+      need: (t) => this.decoder.now(t),
       show: (t) => this.go(t, "player"),
       ended: () => this.pause()
     });
     this.saveStep = new Throttle(
-      () => {
+      () => this.outbox.send(() => {
         model.set("step", this.step);
         model.save_changes();
-      },
+      }),
       () => this.player.playing ? SAVE_INTERVAL_PLAYING_MS : SAVE_INTERVAL_MS
     );
-    this.series = parseSeries(this.traits.series);
     this.knownLength = this.traits.length;
+    if (this.knownLength > 0) this.source.update(this.playhead(this.clamp(this.traits.step)));
+    this.series = parseSeries(this.traits.series, this.knownLength);
     this.listen("change:step", () => this.go(this.traits.step, "model"));
     this.listen("change:length", () => this.onLength());
     this.listen("change:series", () => this.onSeries());
@@ -1979,6 +2566,7 @@ var EpisodeView = class {
   timeline;
   readout;
   panels;
+  outbox = new Outbox();
   transport;
   store;
   source;
@@ -1990,6 +2578,7 @@ var EpisodeView = class {
   series;
   knownLength;
   step = -1;
+  paintedStep = -1;
   direction = 1;
   /** RGBA bytes of the last painted frame: sizes the decode-ahead window. */
   frameBytes = 0;
@@ -2001,6 +2590,7 @@ var EpisodeView = class {
     this.controls.dispose();
     this.panels.dispose();
     this.saveStep.flush();
+    this.outbox.flush();
     for (const [event, callback] of this.listeners) this.model.off(event, callback);
     this.root.remove();
   }
@@ -2023,7 +2613,7 @@ var EpisodeView = class {
       this.readout.element.textContent = "empty episode";
       return;
     }
-    t = Math.max(0, Math.min(length - 1, Math.round(Number.isFinite(t) ? t : 0)));
+    t = this.clamp(t);
     if (t === this.step && origin !== "player") return;
     if (origin === "player") this.direction = 1;
     else if (t !== this.step) this.direction = t > this.step ? 1 : -1;
@@ -2053,7 +2643,10 @@ var EpisodeView = class {
       this.painted(t);
     } else if (frame !== void 0) {
       this.canvas.paint(frame);
-      this.frameBytes = frame.rgba.byteLength;
+      if (frame.rgba.byteLength !== this.frameBytes) {
+        this.frameBytes = frame.rgba.byteLength;
+        this.store.fitPlayback(this.traits.fps, this.frameBytes);
+      }
       this.painted(t);
     } else if (this.store.has(chunkOf(t, this.traits.chunkSize))) {
       this.store.frame(t, true).then(
@@ -2064,6 +2657,8 @@ var EpisodeView = class {
   }
   painted(t) {
     this.root.dataset.paintedStep = String(t);
+    this.paintedStep = t;
+    if (this.source.held) this.plan();
   }
   showReadout() {
     if (this.step < 0) return;
@@ -2072,23 +2667,34 @@ var EpisodeView = class {
   }
   /** Requests the chunks and decodes the frames the playhead will need next. */
   plan() {
-    const playing = this.player.playing;
-    this.source.update({
-      step: this.step,
+    this.source.update(this.playhead(this.step));
+    this.planDecode();
+  }
+  /** Where the chunk source plans around: position `step`, as the view moves and plays. */
+  playhead(step) {
+    return {
+      step,
       direction: this.direction,
       length: this.traits.length,
       chunkSize: this.traits.chunkSize,
       fps: this.traits.fps,
-      wrap: playing && this.traits.loop
-    });
-    this.planDecode();
+      wrap: this.player.playing && this.traits.loop,
+      painting: this.paintedStep !== step
+    };
+  }
+  /** `t` as a position of the episode: rounded, within 0 .. length - 1 (0 when not a number). */
+  clamp(t) {
+    return Math.max(0, Math.min(this.traits.length - 1, Math.round(Number.isFinite(t) ? t : 0)));
   }
   planDecode() {
     const playing = this.player.playing;
-    const affordable = this.frameBytes > 0 ? Math.floor(this.store.budgets.decoded / 2 / this.frameBytes) : Infinity;
-    const ahead = Math.max(1, Math.min(playing ? DECODE_AHEAD_PLAYING : DECODE_AHEAD_STEPPING, affordable - DECODE_BEHIND));
+    const frameBytes = Math.max(1, this.frameBytes);
+    const affordable = this.frameBytes > 0 ? Math.floor(this.store.budgets.decoded / 2 / frameBytes) : Infinity;
+    const stepping = Math.min(DECODE_AHEAD_STEPPING, Math.floor(DECODE_AHEAD_STEPPING_BYTES / frameBytes));
+    const ahead = Math.max(1, Math.min(playing ? DECODE_AHEAD_PLAYING : stepping, affordable - DECODE_BEHIND));
+    const behind = Math.min(DECODE_BEHIND, ahead);
     const wrap = playing && this.traits.loop;
-    this.decoder.schedule(decodePlan(this.step, this.direction, this.traits.length, ahead, DECODE_BEHIND, wrap));
+    this.decoder.schedule(decodePlan(this.step, this.direction, this.traits.length, ahead, behind, wrap));
   }
   onChunk(data) {
     this.status.textContent = "";
@@ -2130,6 +2736,7 @@ var EpisodeView = class {
     const old = this.knownLength;
     const length = this.traits.length;
     this.knownLength = length;
+    this.series = parseSeries(this.traits.series, length);
     if (length < old) {
       this.source.reset();
     } else if (old > 0 && length > old) {
@@ -2143,7 +2750,7 @@ var EpisodeView = class {
     this.go(Math.min(Math.max(step, 0), length - 1), "model");
   }
   onSeries() {
-    this.series = parseSeries(this.traits.series);
+    this.series = parseSeries(this.traits.series, this.traits.length);
     this.timeline.setData(this.series, this.traits.length);
     this.showReadout();
   }
@@ -2153,6 +2760,7 @@ var EpisodeView = class {
     this.plan();
   }
   onPlayback() {
+    if (this.frameBytes > 0) this.store.fitPlayback(this.traits.fps, this.frameBytes);
     this.controls.setFps(this.traits.fps);
     this.controls.setLoop(this.traits.loop);
     if (this.player.playing) this.startPlayback();
