@@ -21,6 +21,7 @@ from ipywidgets import widget_serialization
 from agent_widget.alignment import Key, by_key
 from agent_widget.divergence import first_divergence
 from agent_widget.panels import PanelDecorator
+from agent_widget.playback import PlaybackChecks
 from agent_widget.rollout import Rollout
 from agent_widget.step import Step
 from agent_widget.viewer import EpisodeViewer
@@ -30,7 +31,7 @@ DiffFunction = Callable[[Step, Step], Any]
 D = TypeVar("D", bound=DiffFunction)
 
 
-class CompareViewer(PanelDecorator, anywidget.AnyWidget):
+class CompareViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
     """Step through several rollouts of one env together: one slider, one playback.
 
     Args:
@@ -255,16 +256,6 @@ class CompareViewer(PanelDecorator, anywidget.AnyWidget):
         mine, theirs = (np.frombuffer(self.positions[k], "<i4") for k in (j, i))
         shared = min(int(np.searchsorted(mine, t)), len(mine) - 1)
         return int(theirs[shared])
-
-    @traitlets.validate("step")
-    def _clamp_step(self, proposal: traitlets.Bunch) -> int:
-        return min(max(int(proposal["value"]), 0), max(self.length - 1, 0))
-
-    @traitlets.validate("fps")
-    def _check_fps(self, proposal: traitlets.Bunch) -> float:
-        if not 0 < proposal["value"] < float("inf"):
-            raise traitlets.TraitError(f"fps must be a positive number, got {proposal['value']}")
-        return float(proposal["value"])
 
     @traitlets.validate("columns")
     def _check_columns(self, proposal: traitlets.Bunch) -> int:

@@ -21,6 +21,7 @@ from agent_widget.episode import ServedEpisode
 from agent_widget.frames import CHUNK_SIZE, ENCODINGS, ArrayFrames, Frames
 from agent_widget.panel_runner import PanelRunner
 from agent_widget.panels import Panel, PanelDecorator, registered
+from agent_widget.playback import PlaybackChecks
 from agent_widget.rollout import Rollout
 from agent_widget.step import Step
 from agent_widget.transport import answer, growth_push, panel_request
@@ -32,7 +33,7 @@ _STATIC = pathlib.Path(__file__).parent / "static"
 _SYNC_INTERVAL = 0.1
 
 
-class EpisodeViewer(PanelDecorator, anywidget.AnyWidget):
+class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
     """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
 
     Args:
@@ -263,16 +264,6 @@ class EpisodeViewer(PanelDecorator, anywidget.AnyWidget):
                 self._timer.cancel()
                 self._timer = None
         super().close()
-
-    @traitlets.validate("step")
-    def _clamp_step(self, proposal: traitlets.Bunch) -> int:
-        return min(max(int(proposal["value"]), 0), max(self.length - 1, 0))
-
-    @traitlets.validate("fps")
-    def _check_fps(self, proposal: traitlets.Bunch) -> float:
-        if not 0 < proposal["value"] < float("inf"):
-            raise traitlets.TraitError(f"fps must be a positive number, got {proposal['value']}")
-        return float(proposal["value"])
 
     @traitlets.validate("height", "scale")
     def _check_size(self, proposal: traitlets.Bunch) -> Any:
