@@ -1,11 +1,13 @@
 # Two commands for a newcomer: `make demo` and `make test`. Both set everything up first.
 PY := .venv/bin/python
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Jupyter refuses to run as root without this flag (containers and CI machines run as root).
+AS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: demo test setup lint build bench screenshot
 
 demo: setup
-	.venv/bin/jupyter lab notebooks/quickstart.ipynb
+	.venv/bin/jupyter lab $(AS_ROOT) notebooks/quickstart.ipynb
 
 test: setup build lint
 	npm run typecheck
