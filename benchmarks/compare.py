@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from agent_widget.recording import record
-from benchmarks.results import arguments, today, write_section
+from benchmarks.results import arguments, publish, today
 from tests.e2e.lab import CHROMIUM, CHROMIUM_ARGS, Server, opened
 
 TITLE = "Side by side"
@@ -151,9 +151,7 @@ def main(argv: list[str] | None = None) -> None:
         f"- 4-way Pong comparison sustains {FPS} fps: slowest child {lowest:.1f} positions "
         f"per second, {'meets' if ok else 'MISSES'} the bar"
     )
-    print(body)
-    if not args.no_write:
-        write_section(TITLE, body)
+    publish(TITLE, body, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from agent_widget.frames import ArrayFrames
 from agent_widget.gridworld import TrainingViewer, ValueMap
 from agent_widget.gridworld.training import CELL_SIZE, INTERVAL
 from agent_widget.snapshots import Snapshots
-from benchmarks.results import arguments, today, write_section
+from benchmarks.results import arguments, publish, today
 
 TITLE = "Grid worlds"
 COMMAND = ".venv/bin/python -m benchmarks.gridworld"
@@ -225,9 +225,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{rows}\n\n"
         f"{verdicts}"
     )
-    print(body)
-    if not args.no_write:
-        write_section(TITLE, body)
+    publish(TITLE, body, write=not args.no_write)
 
 
 if __name__ == "__main__":

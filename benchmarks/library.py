@@ -25,7 +25,7 @@ from agent_widget import library
 from agent_widget.leaderboard import Leaderboard
 from agent_widget.library import RunLibrary
 from agent_widget.rollout import Rollout
-from benchmarks.results import arguments, today, write_section
+from benchmarks.results import arguments, publish, today
 
 TITLE = "Run library"
 COMMAND = ".venv/bin/python -m benchmarks.library"
@@ -134,9 +134,7 @@ def main(argv: list[str] | None = None) -> None:
         f"- leaderboard of 1,000 runs under 1 s: {median * 1e3:.0f} ms, "
         f"{'meets' if median < 1 else 'MISSES'} the bar"
     )
-    print(body)
-    if not args.no_write:
-        write_section(TITLE, body)
+    publish(TITLE, body, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ from agent_widget.recording import record
 from benchmarks import scenes
 from benchmarks.browser import ProbedPage, chromium
 from benchmarks.report import ms, verdict
-from benchmarks.results import arguments, today, write_section
+from benchmarks.results import arguments, publish, today
 from benchmarks.viewer import code_version, log, saved_scene
 from tests.e2e.lab import Notebook, Server
 
@@ -830,9 +830,8 @@ def main() -> None:
     if args.raw:
         args.raw.write_text(json.dumps(raw, indent=1))
     text = markdown(raw)
-    print(text)
-    if not (args.no_write or raw["run"]["command"].endswith("--quick")):
-        write_section(TITLE, text)
+    quick = raw["run"]["command"].endswith("--quick")
+    publish(TITLE, text, write=not (args.no_write or quick))
 
 
 if __name__ == "__main__":

@@ -33,3 +33,10 @@ def write_section(title: str, body: str) -> None:
         end = text.find("\n## ", start + 1)
         text = text[: start + 1] + section + ("" if end == -1 else text[end:])
     RESULTS.write_text(text)
+
+
+def publish(title: str, body: str, write: bool) -> None:
+    """Print a benchmark's section and, when ``write``, put it in RESULTS.md."""
+    print(body)
+    if write:
+        write_section(title, body)

@@ -33,7 +33,7 @@ from PIL import Image
 from agent_widget.frames import CHUNK_SIZE, Frames, Part, decode_frame, decode_part, encode_part
 from agent_widget.rollout import Rollout
 from agent_widget.storage import load
-from benchmarks.results import arguments, today, write_section
+from benchmarks.results import arguments, publish, today
 
 TITLE = "Storage"
 COMMAND = ".venv/bin/python -m benchmarks.storage"
@@ -267,9 +267,7 @@ def main(argv: list[str] | None = None) -> None:
         "extras.\n\n"
         f"{verdicts}"
     )
-    print(body)
-    if not args.no_write:
-        write_section(TITLE, body)
+    publish(TITLE, body, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ from agent_widget.rollout import Rollout
 from agent_widget.step import Step
 from agent_widget.torch import QValues, Saliency
 from agent_widget.torch.perturbation import BATCH_SIZE, grid_shape
-from benchmarks.results import arguments, today, write_section
+from benchmarks.results import arguments, publish, today
 
 TITLE = "Torch panels"
 COMMAND = ".venv/bin/python -m benchmarks.torch_panels"
@@ -187,9 +187,7 @@ def main() -> None:
         "torch's two threads wait on each other and medians grow several-fold; "
         "the best runs barely move."
     )
-    print(body)
-    if not args.no_write:
-        write_section(TITLE, body)
+    publish(TITLE, body, write=not args.no_write)
 
 
 if __name__ == "__main__":

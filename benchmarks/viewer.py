@@ -53,7 +53,7 @@ from agent_widget.storage import load
 from agent_widget.transport import action_text
 from benchmarks import report, scenes
 from benchmarks.browser import ProbedPage, chromium
-from benchmarks.results import arguments, today, write_section
+from benchmarks.results import arguments, publish, today
 from tests.e2e.lab import Notebook, Server
 
 TITLE = "Viewer in the browser"
@@ -458,9 +458,8 @@ def main() -> None:
     if args.raw:
         args.raw.write_text(json.dumps(raw, indent=1))
     text = report.markdown(raw)
-    print(text)
-    if not (args.no_write or raw["run"]["command"].endswith("--quick")):
-        write_section(TITLE, text)
+    quick = raw["run"]["command"].endswith("--quick")
+    publish(TITLE, text, write=not (args.no_write or quick))
 
 
 if __name__ == "__main__":
