@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from agent_widget.archive import Archive
-from agent_widget.frames import CHUNK_SIZE, chunk_count
+from agent_widget.codec import CHUNK_SIZE, chunk_count
 
 INDEX, BLOB = "chunks.index.npy", "chunks.bin"
 COLUMNS = (

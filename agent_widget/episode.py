@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.frames import CHUNK_SIZE, ArrayFrames, Frames
+from agent_widget.codec import CHUNK_SIZE
+from agent_widget.frames import ArrayFrames, Frames
 from agent_widget.rollout import Rollout
 from agent_widget.transport import Message, action_text, pack_series
 

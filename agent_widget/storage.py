@@ -17,7 +17,7 @@ and extract it. Members, in this order:
     2 + i the i-th large observation entry. Encodings: 0 raw, 1 zlib-xor, 2 zlib-json.
 ``chunks.bin``
     the payloads, chunk by chunk (chunk k = positions 16k..16k+15): the frame parts
-    of chunk k exactly as the browser receives them (see :mod:`agent_widget.frames`),
+    of chunk k exactly as the browser receives them (see :mod:`agent_widget.codec`),
     its large observations (zlib-xor over their raw bytes, any dtype), and its infos
     (a zlib-compressed JSON list). Identical payloads are stored once, so Atari
     observations that equal the rendered frames cost nothing.
@@ -69,7 +69,8 @@ from agent_widget.chunk_index import (
     ZLIB_XOR,
     ChunkIndex,
 )
-from agent_widget.frames import CHUNK_SIZE, Frames, Part, chunk_count, deflate_deltas
+from agent_widget.codec import CHUNK_SIZE, Part, chunk_count, deflate_deltas
+from agent_widget.frames import Frames
 from agent_widget.rollout import Rollout
 from agent_widget.stored import StoredArray, StoredFrames, StoredInfos
 

@@ -28,19 +28,17 @@ from agent_widget.chunk_index import (
     ZLIB_XOR,
     ChunkIndex,
 )
-from agent_widget.frames import (
+from agent_widget.codec import (
     CHUNK_SIZE,
     MAX_FRAME_BYTES,
-    DecodedPart,
-    Frames,
     Part,
     chunk_count,
     decode_part,
     inflate_deltas,
-    position,
     xor_accumulate,
     xor_reduce,
 )
+from agent_widget.frames import DecodedPart, Frames, position
 
 _MAX_INFO_CHUNK_BYTES = 64 * 2**20
 

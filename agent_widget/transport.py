@@ -21,7 +21,8 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from agent_widget.frames import CHUNK_SIZE, Frames
+from agent_widget.codec import CHUNK_SIZE
+from agent_widget.frames import Frames
 
 Message = dict[str, Any]
 # A growth push carries at most this many chunks and payload bytes (the newest chunk goes

@@ -17,8 +17,9 @@ import numpy as np
 import traitlets
 
 from agent_widget.card_cache import DEFAULT_CACHE_BYTES
+from agent_widget.codec import CHUNK_SIZE, ENCODINGS
 from agent_widget.episode import ServedEpisode
-from agent_widget.frames import CHUNK_SIZE, ENCODINGS, ArrayFrames, Frames
+from agent_widget.frames import ArrayFrames, Frames
 from agent_widget.panel_runner import PanelRunner
 from agent_widget.panels import Panel, PanelDecorator, registered
 from agent_widget.playback import PlaybackChecks

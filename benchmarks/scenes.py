@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agent_widget.frames import CHUNK_SIZE
+from agent_widget.codec import CHUNK_SIZE
 from agent_widget.recording import record
 from agent_widget.rollout import Rollout
 from benchmarks.storage import RepeatedFrames

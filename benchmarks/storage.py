@@ -30,7 +30,8 @@ import gymnasium as gym
 import numpy as np
 from PIL import Image
 
-from agent_widget.frames import CHUNK_SIZE, Frames, Part, decode_frame, decode_part, encode_part
+from agent_widget.codec import CHUNK_SIZE, Part, decode_frame, decode_part, encode_part
+from agent_widget.frames import Frames
 from agent_widget.rollout import Rollout
 from agent_widget.storage import load
 from benchmarks.results import arguments, publish, today

@@ -47,7 +47,7 @@ import nbformat
 import numpy as np
 from playwright.sync_api import Browser
 
-from agent_widget.frames import CHUNK_SIZE, chunk_count
+from agent_widget.codec import CHUNK_SIZE, chunk_count
 from agent_widget.rollout import Rollout
 from agent_widget.storage import load
 from agent_widget.transport import action_text

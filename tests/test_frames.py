@@ -6,17 +6,16 @@ import numpy as np
 import pytest
 from sample_frames import moving_frames
 
-from agent_widget import frames as frames_module
-from agent_widget.frames import (
+from agent_widget import codec as codec_module
+from agent_widget.codec import (
     CHUNK_SIZE,
-    ArrayFrames,
     Part,
     decode_frame,
     decode_part,
     encode_part,
     frames_per_part,
-    normalize_frame,
 )
+from agent_widget.frames import ArrayFrames, normalize_frame
 
 # ----------------------------------------------------------------- normalize_frame
 
@@ -233,7 +232,7 @@ def test_a_part_holds_at_most_part_bytes_of_frames_and_one_frame_at_least():
 
 
 def test_a_chunk_of_large_frames_is_split_into_parts_of_the_same_size(monkeypatch):
-    monkeypatch.setattr(frames_module, "PART_BYTES", 5 * 6 * 8 * 3)  # 5 frames of 6x8
+    monkeypatch.setattr(codec_module, "PART_BYTES", 5 * 6 * 8 * 3)  # 5 frames of 6x8
     frames = moving_frames(20)
     parts = ArrayFrames(frames).chunk(0)
     assert [(p.start, p.count) for p in parts] == [(0, 5), (5, 5), (10, 5), (15, 1)]
@@ -242,7 +241,7 @@ def test_a_chunk_of_large_frames_is_split_into_parts_of_the_same_size(monkeypatc
 
 
 def test_a_growing_chunk_of_large_frames_is_handed_out_in_parts(monkeypatch):
-    monkeypatch.setattr(frames_module, "PART_BYTES", 5 * 6 * 8 * 3)
+    monkeypatch.setattr(codec_module, "PART_BYTES", 5 * 6 * 8 * 3)
     frames = moving_frames(12)
     stored = ArrayFrames()
     for frame in frames:

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from sample_frames import moving_frames
 
-from agent_widget import frames as frames_module
-from agent_widget.frames import CHUNK_SIZE, ArrayFrames
+from agent_widget import codec as codec_module
+from agent_widget.codec import CHUNK_SIZE
+from agent_widget.frames import ArrayFrames
 from agent_widget.rollout import Rollout
 from agent_widget.storage import RolloutFileError, load, save
 from agent_widget.stored import StoredArray
@@ -85,13 +86,13 @@ def flip_byte(path, offset):
 def count_inflated_rows(monkeypatch):
     """From now on, the number of rows each zlib-xor inflate produces (its cost)."""
     inflated = []
-    inflate = frames_module.inflate_deltas
+    inflate = codec_module.inflate_deltas
 
     def counting(payload, row_bytes, count, stop):
         inflated.append(stop)
         return inflate(payload, row_bytes, count, stop)
 
-    monkeypatch.setattr(frames_module, "inflate_deltas", counting)
+    monkeypatch.setattr(codec_module, "inflate_deltas", counting)
     return inflated
 
 
@@ -244,7 +245,7 @@ def test_resized_frames_round_trip(tmp_path):
 
 
 def test_chunks_of_several_parts_of_one_size_round_trip_as_saved(tmp_path, monkeypatch):
-    monkeypatch.setattr(frames_module, "PART_BYTES", 5 * 6 * 8 * 3)  # 5 frames of 6x8 a part
+    monkeypatch.setattr(codec_module, "PART_BYTES", 5 * 6 * 8 * 3)  # 5 frames of 6x8 a part
     frames = moving_frames(N)
     saved_frames = Rollout.from_arrays(frames=frames).frames
     loaded = load(Rollout.from_arrays(frames=frames).save(tmp_path / "parts.rollout")).frames

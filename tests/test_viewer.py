@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 import traitlets
 
-from agent_widget.frames import CHUNK_SIZE, Frames, Part, decode_part
+from agent_widget.codec import CHUNK_SIZE, Part, decode_part
+from agent_widget.frames import Frames
 from agent_widget.rollout import Rollout
 from agent_widget.storage import load
 from agent_widget.transport import PUSH_CHUNKS, pack_series, unpack_series
