@@ -197,7 +197,7 @@ class ServedEpisode:
             if isinstance(self.frames, ArrayFrames):  # in the viewer's encoding (_frames_of)
                 self.frames = self.frames.copy()  # shares the encoded chunks, decodes none
             else:
-                self.frames = ArrayFrames(list(self.frames), encoding=self._encoding)
+                self.frames = ArrayFrames.after(self.frames, encoding=self._encoding)
             self._frames_owned = True
         assert isinstance(self.frames, ArrayFrames)
         for i in positions:

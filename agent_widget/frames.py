@@ -281,8 +281,35 @@ class ArrayFrames(Frames):
         self._sealed: dict[int, list[Part]] = {}  # chunks encoded for good, frames let go
         self._open: dict[int, _OpenChunk] = {}  # the others: every frame is in one of the two
         self._decoded = DecodedPart()
+        # Frames this one continues (see :meth:`after`): its first full chunks, as they are.
+        self._base: Frames | None = None
+        self._base_chunks = 0
         for frame in frames:
             self._add(frame)
+
+    @classmethod
+    def after(cls, base: Frames, *, encoding: str = "zlib-xor") -> ArrayFrames:
+        """``base``'s frames, to append to without copying or decoding them.
+
+        The full chunks of ``base`` are handed out as they are (a loaded file's stay on
+        disk, encoded); only the frames of its last, partial chunk are read, to encode
+        that chunk again with the frames appended to it. Appended frames must keep the
+        size of ``base``'s last frame.
+
+        Example:
+            >>> frames = ArrayFrames.after(ArrayFrames(np.zeros((20, 4, 6, 3), np.uint8)))
+            >>> frames.append(np.ones((4, 6, 3), np.uint8))
+            >>> len(frames), int(frames[20].max())
+            (21, 1)
+        """
+        frames = cls(encoding=encoding)
+        frames._base, frames._base_chunks = base, len(base) // CHUNK_SIZE
+        frames._length = frames._base_chunks * CHUNK_SIZE
+        if len(base) > 0:
+            frames._shape = base[len(base) - 1].shape
+        for t in range(frames._length, len(base)):
+            frames._add(base[t])
+        return frames
 
     def append(self, frame: Any) -> None:
         """Add the frame of the next position (live growth while recording or viewing).
@@ -297,6 +324,7 @@ class ArrayFrames(Frames):
         """These frames, to grow apart from them; what is held is shared (it never changes)."""
         other = ArrayFrames(allow_resize=self.allow_resize, encoding=self.encoding)
         other._length, other._shape = self._length, self._shape
+        other._base, other._base_chunks = self._base, self._base_chunks
         other._sealed = dict(self._sealed)
         other._open = {k: chunk.copy() for k, chunk in self._open.items()}
         return other
@@ -305,7 +333,8 @@ class ArrayFrames(Frames):
     def nbytes(self) -> int:
         """Bytes of frame data held: encoded chunks, frames not encoded yet, frames decoded last.
 
-        Not counted: object overheads and the state of the one zlib stream kept open.
+        Not counted: object overheads, the state of the one zlib stream kept open, and
+        the frames this one continues (:meth:`after`), which are not held here.
         """
         sealed = sum(len(p.payload) for parts in list(self._sealed.values()) for p in parts)
         unsealed = sum(chunk.nbytes for chunk in list(self._open.values()))
@@ -345,6 +374,8 @@ class ArrayFrames(Frames):
 
     def _frame(self, t: int) -> np.ndarray:
         k = t // CHUNK_SIZE
+        if self._base is not None and k < self._base_chunks:
+            return self._base[t]
         chunk = self._open.get(k)
         if chunk is not None:
             return chunk.frames[t - chunk.start]
@@ -352,6 +383,8 @@ class ArrayFrames(Frames):
         return self._decoded.frame(part.start, t - part.start, lambda: part, self._decode)
 
     def _encode_chunk(self, k: int) -> list[Part]:
+        if self._base is not None and k < self._base_chunks:
+            return self._base.chunk(k)
         parts = self._sealed.get(k)
         if parts is not None:
             return parts

@@ -414,3 +414,19 @@ def test_a_copy_grows_apart_sharing_the_encoded_chunks():
     assert copy.chunk(0) is stored.chunk(0)
     np.testing.assert_array_equal(decode_part(copy.chunk(1)[0]), frames[CHUNK_SIZE:])
     np.testing.assert_array_equal(decode_part(stored.chunk(1)[0]), frames[CHUNK_SIZE:-1])
+
+
+def test_frames_after_others_hand_out_the_others_full_chunks_as_they_are():
+    base = ArrayFrames(moving_frames(40))
+    frames = ArrayFrames.after(base)
+    frames.append(moving_frames(41)[40])
+    assert frames.chunk(0) is base.chunk(0)
+    assert frames.chunk(1) is base.chunk(1)
+    assert [p.start for p in frames.chunk(2)] == [32]
+    np.testing.assert_array_equal(np.stack(list(frames)), moving_frames(41))
+
+
+def test_frames_after_others_keep_the_size_of_their_last_frame():
+    frames = ArrayFrames.after(ArrayFrames(moving_frames(16)))
+    with pytest.raises(ValueError, match="size changed"):
+        frames.append(np.zeros((3, 3, 3), np.uint8))

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import traitlets
 
+from agent_widget import codec as codec_module
 from agent_widget.codec import CHUNK_SIZE, Part, decode_part
 from agent_widget.frames import Frames
 from agent_widget.rollout import Rollout
@@ -486,6 +487,28 @@ def test_appended_steps_are_served_with_their_frames_and_readout(monkeypatch):
         np.testing.assert_array_equal(got[t], frames[t])
     assert readouts(buffers)["14"] == {"action": "1 (R)", "info": {}}
     assert readouts(buffers)["19"] == {"action": "", "info": {"t": 19}}
+
+
+def test_appending_to_a_loaded_episode_reads_only_its_last_partial_chunk(monkeypatch, tmp_path):
+    frames = random_frames(40)
+    Rollout.from_arrays(frames=frames, actions=np.zeros(39, int)).save(tmp_path / "a.rollout")
+    stored = load(tmp_path / "a.rollout")
+    viewer = EpisodeViewer(stored)
+    inflated = []
+    inflate = codec_module.inflate_deltas
+    monkeypatch.setattr(
+        codec_module,
+        "inflate_deltas",
+        lambda payload, *args: inflated.append(args) or inflate(payload, *args),
+    )
+    viewer.append(frame=random_frames(1, seed=1)[0], action=0)
+    assert [stop for _, count, stop in inflated] == [8]  # chunk 2's 8 frames, nothing before
+    reply, buffers = request(viewer, [0, 1, 2], monkeypatch)
+    stored_payloads = [p.payload for k in (0, 1) for p in stored.frames.chunk(k)]
+    assert [bytes(b) for b in buffers[: len(stored_payloads)]] == stored_payloads
+    got = decoded(reply, buffers)
+    np.testing.assert_array_equal(got[39], frames[39])
+    np.testing.assert_array_equal(got[40], random_frames(1, seed=1)[0])
 
 
 def test_append_follows_the_newest_step_when_the_user_is_at_the_end(monkeypatch):
