@@ -16,7 +16,8 @@ test: setup build lint
 
 setup: .venv/.installed node_modules/.installed /usr/bin/chromium
 
-.venv/.installed: pyproject.toml
+# npm first: installing the package builds the front end (hatch_build.py).
+.venv/.installed: pyproject.toml hatch_build.py node_modules/.installed
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e ".[dev]"
