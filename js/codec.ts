@@ -202,8 +202,20 @@ export class PartDecoder {
   }
 }
 
-/** Resolves in a new task (not a microtask), letting the browser handle input and paint first. */
+interface TaskScheduler {
+  postTask(callback: () => void, options: { priority: "background" }): Promise<void>;
+}
+
+/**
+ * Resolves in a new task (not a microtask), letting the browser handle input,
+ * paint and arriving messages first. Where the browser has a task scheduler
+ * (Chromium), the task has background priority: a panel's card or a chunk that
+ * arrives while frames are decoded ahead is handled before the next frame's
+ * decode, not after every queued one.
+ */
 export function nextTask(): Promise<void> {
+  const scheduler = (globalThis as { scheduler?: TaskScheduler }).scheduler;
+  if (scheduler !== undefined) return scheduler.postTask(() => undefined, { priority: "background" });
   return new Promise((resolve) => {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {
