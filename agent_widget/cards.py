@@ -1,14 +1,16 @@
 """A panel function's result, converted by its type into a card the front end draws.
 
-A card is a kind, a small JSON-able ``meta`` dict and binary buffers (PNG bytes or
-packed arrays, never base64):
+A card is a kind, a small JSON-able ``meta`` dict and binary buffers (PNG bytes,
+packed arrays or a map's compressed levels, never base64):
 
 =========================================  =========  ==========================================
 result                                     kind       meta / buffers
 =========================================  =========  ==========================================
 1-D real array, or ``dict[str, number]``   bars       labels, highlight / values as float64 LE
 2-D real array                             heatmap    width, height, min, max, colormap,
-                                                      overlay / PNG, colormap (256 RGB bytes)
+                                                      overlay / zlib levels (one byte per cell,
+                                                      see :mod:`agent_widget.heatmap`),
+                                                      colormap (256 RGB bytes)
 HxWx3 or HxWx4 uint8 array                 image      width, height, overlay / PNG
 matplotlib ``Figure``                      image      width, height, overlay / PNG (closed)
 ``str``                                    text       text (the front end shows it as text)
@@ -17,8 +19,9 @@ anything else, or an exception             error      error, message, traceback
 =========================================  =========  ==========================================
 
 Objects with ``__array__`` (torch tensors, JAX arrays) count as arrays. A panel
-registered with ``overlay=True`` draws its heatmap or image over the frame: the
-card then holds it resized to the frame's size.
+registered with ``overlay=True`` draws its heatmap or image over the frame (when
+the episode has frames): the card holds it at its own size, and the page scales it
+to the frame's, so the kernel never reads a frame to learn its size.
 
 A mapping may say more about its bars through optional attributes (e.g.
 :class:`agent_widget.torch.bars.ActionBars`): ``taken`` (the index to highlight,
@@ -41,7 +44,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from agent_widget.heatmap import COLORMAP, LUT, heatmap, png_bytes, resized_image
+from agent_widget.heatmap import COLORMAP, LUT, heatmap
 from agent_widget.step import Step
 
 ACCEPTED = (
@@ -49,9 +52,11 @@ ACCEPTED = (
     "uint8 array (image), a matplotlib Figure, a str (text), or None (nothing to show)"
 )
 MAX_TEXT = 100_000  # characters of a text card; more is cut, with a note
-MAX_PIXELS = 4096 * 4096  # of an image or heatmap, to keep a card's PNG sane
+MAX_PIXELS = 4096 * 4096  # of an image or heatmap, to keep a card's size sane
 TRACEBACK_FRAMES = 5  # of the user's code, most recent last
 _MAX_MESSAGE = 2_000
+# Speed over size: images are encoded per step while the user scrubs.
+_PNG_LEVEL = 1
 
 
 @dataclass(frozen=True)
@@ -137,11 +142,10 @@ def _array(array: np.ndarray, what: str, step: Step, overlay: bool) -> Card:
         return _bars(array, _array_labels(len(array), step), _action_highlight(len(array), step))
     if array.ndim == 2:
         _check_pixels(array.shape, what)
-        size = _frame_size(step) if overlay else None
-        return _heatmap(array, size)
+        return _heatmap(array, _over_frame(step, overlay))
     if array.ndim == 3 and array.shape[2] in (3, 4) and array.dtype == np.uint8:
         _check_pixels(array.shape, what)
-        return _image(array, step, overlay)
+        return _image(array, _over_frame(step, overlay))
     raise PanelResultError(
         f"the panel returned {what} of shape {array.shape} and dtype {array.dtype}; "
         f"{_array_hint(array)}return {ACCEPTED}"
@@ -223,29 +227,30 @@ def _action_highlight(count: int, step: Step) -> int | None:
     return index if per_action and index is not None and 0 <= index < count else None
 
 
-def _heatmap(values: np.ndarray, size: tuple[int, int] | None) -> Card:
+def _heatmap(values: np.ndarray, overlay: bool) -> Card:
     try:
-        drawn = heatmap(values, size)
+        drawn = heatmap(values)
     except ValueError as error:
         raise PanelResultError(f"the panel returned a map that cannot be drawn: {error}") from None
+    height, width = drawn.levels.shape
     meta = {
-        "width": drawn.width,
-        "height": drawn.height,
+        "width": width,
+        "height": height,
         "min": drawn.min,
         "max": drawn.max,
         "colormap": COLORMAP,
-        "overlay": size is not None,
+        "overlay": overlay,
     }
-    return Card("heatmap", meta, (drawn.png, LUT.tobytes()))
+    return Card("heatmap", meta, (drawn.payload, LUT.tobytes()))
 
 
-def _image(pixels: np.ndarray, step: Step, overlay: bool) -> Card:
-    size = _frame_size(step) if overlay else None
-    if size is not None:
-        pixels = resized_image(pixels, size)
-    height, width = pixels.shape[:2]
-    meta = {"width": width, "height": height, "overlay": size is not None}
-    return Card("image", meta, (png_bytes(pixels),))
+def _image(pixels: np.ndarray, overlay: bool) -> Card:
+    buffer = io.BytesIO()
+    Image.fromarray(np.ascontiguousarray(pixels)).save(
+        buffer, format="PNG", compress_level=_PNG_LEVEL
+    )
+    meta = {"width": pixels.shape[1], "height": pixels.shape[0], "overlay": overlay}
+    return Card("image", meta, (buffer.getvalue(),))
 
 
 def _figure(figure: Any, step: Step, overlay: bool) -> Card:
@@ -257,10 +262,8 @@ def _figure(figure: Any, step: Step, overlay: bool) -> Card:
         pyplot = sys.modules.get("matplotlib.pyplot")
         if pyplot is not None:  # a figure pyplot never saw needs no closing
             pyplot.close(figure)
-    image = Image.open(buffer)
-    if overlay and _frame_size(step) is not None:
-        return _image(np.asarray(image.convert("RGBA")), step, overlay)
-    meta = {"width": image.width, "height": image.height, "overlay": False}
+    width, height = Image.open(buffer).size
+    meta = {"width": width, "height": height, "overlay": _over_frame(step, overlay)}
     return Card("image", meta, (buffer.getvalue(),))
 
 
@@ -269,9 +272,9 @@ def _is_figure(result: Any) -> bool:
     return figure is not None and isinstance(result, figure.Figure)
 
 
-def _frame_size(step: Step) -> tuple[int, int] | None:
-    frame = step.frame
-    return None if frame is None else (int(frame.shape[0]), int(frame.shape[1]))
+def _over_frame(step: Step, overlay: bool) -> bool:
+    """An overlay panel's picture goes over the frame, unless the episode has no frames."""
+    return overlay and step.rollout.frames is not None
 
 
 def _check_pixels(shape: tuple[int, ...], what: str) -> None:

@@ -7,7 +7,7 @@ notebook:
   torch MLP (4-64-64-2, random weights) of ``step.obs``, drawn as bars;
 - an ALE/Pong-v5 episode (1,000 steps) with a "saliency" overlay: the gradient of a
   small CNN's top Q-value with respect to the 210x160 frame, a noisy map like a
-  real saliency map (so its PNG is not flattered), drawn over the frame;
+  real saliency map (so its compressed levels are not flattered), drawn over the frame;
 - a comm echo (the floor of any kernel round trip);
 - for playback, Pong tiled to an episode too long for the front end's background
   fill (frames keep coming from the kernel as it plays) in three viewers: no panel,
@@ -16,7 +16,7 @@ notebook:
 
 Seeks: a random jump (the slider) to a step no panel has seen, then two arrow-key
 steps. Latency is timed in the page from the input to the card painted for that
-step and marked current (bars: drawn; overlay: its PNG decoded and drawn over the
+step and marked current (bars: drawn; overlay: its levels coloured and drawn over the
 frame). The kernel logs, on one clock, when each panel request had been handled,
 when the user's function ran and when the card was sent, so each seek splits into
 the function's own time, the rest of the kernel's and the time outside it. The
@@ -48,7 +48,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agent_widget.frames import CHUNK_SIZE, chunk_count
+from agent_widget.codec import CHUNK_SIZE, chunk_count
 from agent_widget.recording import record
 from benchmarks import scenes
 from benchmarks.browser import ProbedPage, chromium
@@ -120,7 +120,7 @@ def q_network() -> nn.Module:
 
 class GradientSaliency:
     """|d max Q / d pixel| of a small CNN over a 210x160 RGB frame (random weights): a
-    map as noisy as a real saliency map, for the overlay's PNG to be of realistic size."""
+    map as noisy as a real saliency map, for the overlay's data to be of realistic size."""
 
     def __init__(self) -> None:
         torch.manual_seed(SEED)
@@ -288,7 +288,7 @@ PAGE = r"""() => {
   const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
   const card = (root, name) => root.querySelector(`div.aw-card[data-name="${name}"]`);
   // Card `name` shows step t, marked current, drawn: bars at once; an overlay once its
-  // PNG is decoded and drawn over the frame.
+  // levels are coloured and drawn over the frame.
   const cardDone = (root, name, t, overlay) => {
     const c = card(root, name);
     if (c === null || c.dataset.step !== String(t) || c.dataset.current !== "true") return false;
@@ -526,8 +526,8 @@ class Run:
 
 def split(kernel: dict[str, Any], row: dict[str, Any]) -> dict[str, float]:
     """A seek's card latency split: from the request handled to the user's function
-    called, the function, from its return to the card sent (the card made: colours,
-    PNG), the rest until the page's websocket handler saw the card's message (transit
+    called, the function, from its return to the card sent (the card made: levels,
+    compressed), the rest until the page's websocket handler saw the card's message (transit
     both ways, waiting for the main thread), and from there to the card painted."""
     key = str(row["t"])
     (start, end), sent, asked = kernel["calls"][key], kernel["sent"][key], kernel["asked"][key]
@@ -767,14 +767,14 @@ def markdown(raw: dict[str, Any]) -> str:
     method = (
         "Seek latency is timed in the page from the input (the slider moved, or an "
         "ArrowRight key) to the card painted for that step and marked current: bars "
-        "drawn on their canvas, the overlay's PNG decoded and drawn over the frame (the "
+        "drawn on their canvas, the overlay's levels coloured and drawn over the frame (the "
         "card's `data-step`, `data-current` and, for the overlay, `data-painted`). Every "
         "seek goes to a step no panel had been asked for (no cache hit, in the page or "
         "the kernel), after the episode's frames were all in the page. The kernel logs "
         "on one clock when each panel request had been handled (an extra `on_msg` "
         "callback, after the viewer's), the user's function's start and end, and when "
         "the card went to `send`; from the function's return to `send` the result is "
-        "made into a card (for the overlay: coloured and PNG-encoded). The page notes when "
+        "made into a card (for the overlay: 8-bit levels, zlib-compressed). The page notes when "
         'its websocket handler saw the card\'s message; "the rest until" then is the '
         "time from the input minus the kernel's span from request handled to card sent: "
         "the request and the card in transit (front end, server, ZMQ) and the message "
@@ -789,7 +789,7 @@ def markdown(raw: dict[str, Any]) -> str:
         'the kernel\'s "busy" status message for its request. The Q-network is '
         "4-64-64-2 with random weights on CartPole's 4-d observation; the saliency map "
         "is the gradient of a 2-conv CNN's top output with respect to the 210x160 frame, "
-        "as noisy as a real one (its PNG's size is in the last column).\n\n"
+        "as noisy as a real one (its compressed size is in the last column).\n\n"
         f"Playback: Pong tiled to {episodes['long_positions']:,} positions, too long for "
         "the front end's background fill, so frames come from the kernel as it plays (the "
         f"prefetch window only); played at {FPS} fps from a jump to a stretch no viewer "

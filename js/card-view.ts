@@ -3,12 +3,15 @@
  * move and hide buttons) and a body drawn from the panel's result by kind.
  *
  * User data only ever reaches the page as text (`textContent`) or pixels: a
- * panel's text, labels and error messages can never become HTML. Images are
- * decoded off the main thread with `createImageBitmap`; a decode that finishes
- * after a newer result arrived is dropped.
+ * panel's text, labels and error messages can never become HTML. Images (PNG)
+ * are decoded off the main thread with `createImageBitmap`; a decode that
+ * finishes after a newer result arrived is dropped. Heatmaps come as levels and
+ * are coloured here at once (`levels.ts`). An overlay is drawn at the frame's
+ * pixel size, so CSS stretches it exactly as it stretches the frame.
  */
 import { BAR_COLOR, drawBars, layoutBars } from "./bars.ts";
 import { button, el, input } from "./dom.ts";
+import { colourLevels, inflateLevels, levelColours, smoothScaling } from "./levels.ts";
 import type { CardData, PanelSpec, Progress } from "./panel-state.ts";
 import { formatNumber } from "./readout.ts";
 import { toFloat64 } from "./series.ts";
@@ -18,6 +21,11 @@ const SMALL_IMAGE_WIDTH = 240;
 const DEFAULT_OPACITY = 0.6;
 /** An overlay of another step than the frame's is drawn this much fainter. */
 const STALE_OVERLAY = 0.35;
+
+interface Size {
+  width: number;
+  height: number;
+}
 
 export interface CardActions {
   move(delta: number): void;
@@ -36,12 +44,16 @@ export class CardView {
   private card: CardData | undefined;
   private current = false;
   private renders = 0;
+  /** Holds a map's pixels while they are scaled onto the overlay. */
+  private scratch: HTMLCanvasElement | undefined;
 
   constructor(
     private spec: PanelSpec,
     actions: CardActions,
     /** The canvas stacked over the frame, for overlay panels. */
     private readonly overlay: HTMLCanvasElement | undefined,
+    /** The frame's pixel size (undefined before there is a frame canvas). */
+    private readonly frameSize: () => Size | undefined,
   ) {
     this.element = el("div", "aw-card");
     this.element.dataset.name = spec.name;
@@ -146,10 +158,10 @@ export class CardView {
       case "bars":
         return this.drawBars(card);
       case "image":
+        return this.drawImage(card, render);
       case "heatmap":
-        if (card.kind === "heatmap") this.body.append(colorBar(card));
-        this.drawImage(card, render);
-        return;
+        this.body.append(colorBar(card));
+        return this.drawHeatmap(card);
       case "text":
         this.body.append(text("pre", "aw-text", String(meta.text ?? "")));
         return;
@@ -180,30 +192,81 @@ export class CardView {
     if (typeof card.meta.caption === "string") this.body.append(text("div", "aw-caption", card.meta.caption));
   }
 
-  /** Decodes the PNG off the main thread, then paints it in the card or over the frame. */
+  /** Decodes the PNG off the main thread, then paints it. */
   private drawImage(card: CardData, render: number): void {
-    const onFrame = card.meta.overlay === true && this.overlay !== undefined;
-    const canvas = onFrame ? this.overlay! : this.body.appendChild(el("canvas", "aw-image"));
-    const width = Number(card.meta.width);
-    const height = Number(card.meta.height);
-    canvas.width = width;
-    canvas.height = height;
-    if (!onFrame) canvas.style.width = `${width < SMALL_IMAGE_WIDTH ? width * Math.max(1, Math.floor(SMALL_IMAGE_WIDTH / width)) : width}px`;
+    const canvas = this.canvasFor(card);
     const png = card.buffers[0] as Uint8Array<ArrayBuffer>;
     createImageBitmap(new Blob([png], { type: "image/png" })).then(
       (bitmap) => {
-        if (render === this.renders) {
-          canvas.getContext("2d")!.drawImage(bitmap, 0, 0);
-          canvas.dataset.step = String(card.step);
-          if (onFrame) canvas.hidden = this.element.hidden;
-          this.element.dataset.painted = String(card.step);
-        }
+        if (render === this.renders) this.paint(card, canvas, bitmap);
         bitmap.close();
       },
       (error: Error) => {
         if (render === this.renders) this.body.append(text("div", "aw-error", `could not decode the image: ${error.message}`));
       },
     );
+  }
+
+  /** Colours the map's levels and paints them. */
+  private drawHeatmap(card: CardData): void {
+    const width = Number(card.meta.width);
+    const height = Number(card.meta.height);
+    let pixels: ImageData;
+    try {
+      const colours = levelColours(card.buffers[1] ?? new Uint8Array(0), this.isOverlay(card));
+      pixels = new ImageData(colourLevels(inflateLevels(card.buffers[0], width, height), colours), width, height);
+    } catch (error) {
+      this.body.append(text("div", "aw-error", `could not draw the map: ${(error as Error).message}`));
+      return;
+    }
+    this.paint(card, this.canvasFor(card), pixels);
+  }
+
+  private isOverlay(card: CardData): boolean {
+    return card.meta.overlay === true && this.overlay !== undefined;
+  }
+
+  /** The overlay, or a new canvas in the card's body, sized at once so the card keeps its place. */
+  private canvasFor(card: CardData): HTMLCanvasElement {
+    if (this.isOverlay(card)) return this.overlay!;
+    const canvas = this.body.appendChild(el("canvas", "aw-image"));
+    const width = Number(card.meta.width);
+    canvas.width = width;
+    canvas.height = Number(card.meta.height);
+    canvas.style.width = `${width < SMALL_IMAGE_WIDTH ? width * Math.max(1, Math.floor(SMALL_IMAGE_WIDTH / width)) : width}px`;
+    return canvas;
+  }
+
+  /**
+   * Paints `picture` on its canvas in the card (small ones are scaled up by CSS),
+   * or over the frame scaled to the frame's pixel size: in blocks when the frame
+   * is a whole multiple of it (a grid world's cells), smoothly otherwise.
+   */
+  private paint(card: CardData, canvas: HTMLCanvasElement, picture: ImageData | ImageBitmap): void {
+    const onFrame = canvas === this.overlay;
+    const size = onFrame ? (this.frameSize() ?? picture) : canvas;
+    if (onFrame) {
+      canvas.width = size.width;
+      canvas.height = size.height;
+    }
+    const context = canvas.getContext("2d")!;
+    if (picture instanceof ImageData && size.width === picture.width && size.height === picture.height) {
+      context.putImageData(picture, 0, 0);
+    } else {
+      context.imageSmoothingEnabled = smoothScaling(picture, size);
+      context.drawImage(picture instanceof ImageData ? this.scratchWith(picture) : picture, 0, 0, size.width, size.height);
+    }
+    canvas.dataset.step = String(card.step);
+    if (onFrame) canvas.hidden = this.element.hidden;
+    this.element.dataset.painted = String(card.step);
+  }
+
+  private scratchWith(pixels: ImageData): HTMLCanvasElement {
+    this.scratch ??= document.createElement("canvas");
+    this.scratch.width = pixels.width;
+    this.scratch.height = pixels.height;
+    this.scratch.getContext("2d")!.putImageData(pixels, 0, 0);
+    return this.scratch;
   }
 
   private clearOverlay(): void {

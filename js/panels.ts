@@ -1,7 +1,8 @@
 /**
  * The panel cards of one view: a card per panel beside the frame (below it when
  * the widget is narrow: the layout is CSS flex-wrap), a "Panels" menu to show
- * hidden ones again, and the overlay canvases stacked over the frame.
+ * hidden ones again, and the overlay canvases stacked over the frame (drawn at
+ * the size of the stage's frame canvas).
  *
  * Requests and staleness are decided by `PanelState`; card order by `card-order`;
  * this module wires them to the model and the DOM. Collapsing, moving and hiding
@@ -94,6 +95,7 @@ export class PanelCards {
   }
 
   private createView(spec: PanelSpec): CardView {
+    const frame = this.stage.querySelector<HTMLCanvasElement>("canvas.aw-frame");
     let overlay: HTMLCanvasElement | undefined;
     if (spec.overlay) {
       overlay = this.stage.appendChild(el("canvas", "aw-overlay"));
@@ -115,6 +117,7 @@ export class PanelCards {
         },
       },
       overlay,
+      () => (frame === null ? undefined : { width: frame.width, height: frame.height }),
     );
     // A card that keeps its DOM across a version change shows what the state holds.
     view.show(this.state.shown(name));

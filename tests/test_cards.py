@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import zlib
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -40,6 +41,12 @@ def values(card: Card) -> list[float]:
 
 def pixels(png: bytes) -> np.ndarray:
     return np.asarray(Image.open(io.BytesIO(png)))
+
+
+def levels(card: Card) -> np.ndarray:
+    """A heatmap card's levels: its first buffer inflated, at the map's size."""
+    cells = np.frombuffer(zlib.decompress(card.buffers[0]), np.uint8)
+    return cells.reshape(card.meta["height"], card.meta["width"])
 
 
 def assert_error(card: Card, error: str, *phrases: str) -> None:
@@ -111,9 +118,8 @@ def test_an_empty_array_is_an_error_that_points_to_none():
 # Heatmaps
 
 
-def test_a_2d_array_becomes_a_heatmap_coloured_from_its_min_to_its_max():
-    values_ = np.array([[-1.0, 0.0], [1.0, 3.0]])
-    card = card_of(values_)
+def test_a_2d_array_becomes_a_heatmap_of_levels_from_its_min_to_its_max():
+    card = card_of(np.array([[-1.0, 0.0], [1.0, 3.0]]))
     assert card.kind == "heatmap"
     assert card.meta == {
         "width": 2,
@@ -123,8 +129,14 @@ def test_a_2d_array_becomes_a_heatmap_coloured_from_its_min_to_its_max():
         "colormap": "viridis",
         "overlay": False,
     }
-    levels = np.round((values_ + 1) / 4 * 255).astype(int)
-    np.testing.assert_array_equal(pixels(card.buffers[0]), LUT[levels])
+    # level = 1 + round(254 * (v - min) / (max - min)): the minimum 1, the maximum 255
+    assert levels(card).tolist() == [[1, 65], [128, 255]]
+
+
+def test_a_heatmap_travels_at_its_own_size_as_one_level_per_cell_deflated():
+    card = card_of(np.linspace(0.0, 1.0, 15).reshape(3, 5))
+    assert card.buffers[0][:1] == b"\x78"  # a zlib stream (RFC 1950)
+    assert levels(card).ravel().tolist() == [1 + round(254 * i / 14) for i in range(15)]
 
 
 def test_a_heatmap_carries_its_colormap_for_the_colour_bar():
@@ -139,44 +151,30 @@ def test_the_colormap_is_viridis():
 
 
 def test_integer_and_boolean_maps_are_heatmaps_too():
-    assert card_of(np.eye(2, dtype=bool)).kind == "heatmap"
+    card = card_of(np.eye(2, dtype=bool))
+    assert (card.kind, levels(card).tolist()) == ("heatmap", [[255, 1], [1, 255]])
     assert card_of(np.arange(6, dtype=np.int16).reshape(2, 3)).meta["max"] == 5.0
 
 
-def test_non_finite_values_are_transparent_and_left_out_of_the_range():
-    card = card_of(np.array([[0.0, np.nan], [np.inf, 2.0]]))
-    drawn = pixels(card.buffers[0])
+def test_non_finite_values_are_level_0_and_left_out_of_the_range():
+    card = card_of(np.array([[0.0, np.nan], [np.inf, -np.inf], [2.0, 1.0]]))
     assert (card.meta["min"], card.meta["max"]) == (0.0, 2.0)
-    assert drawn[0, 1, 3] == 0
-    assert drawn[1, 0, 3] == 0
-    np.testing.assert_array_equal(drawn[1, 1], [*LUT[255], 255])
+    assert levels(card).tolist() == [[1, 0], [0, 0], [255, 128]]
 
 
 def test_a_map_without_finite_values_is_an_error():
     assert_error(card_of(np.full((2, 2), np.nan)), "PanelResultError", "no finite values")
 
 
-def test_a_constant_map_takes_the_lowest_colour():
-    drawn = pixels(card_of(np.full((2, 2), 7.0)).buffers[0])
-    assert (drawn == LUT[0]).all()
+def test_a_constant_map_is_the_lowest_level():
+    assert (levels(card_of(np.full((2, 2), 7.0))) == 1).all()
 
 
-def test_an_overlay_map_is_resized_to_the_frame_with_alpha_following_the_value():
-    card = card_of(np.array([[0.0, 1.0], [0.5, 0.25]]), overlay=True)
-    drawn = pixels(card.buffers[0])
+def test_an_overlay_map_stays_at_its_own_size_for_the_page_to_scale():
+    card = card_of(np.array([[0.0, 1.0, 0.5]]), overlay=True)
     assert card.meta["overlay"] is True
-    assert (card.meta["width"], card.meta["height"]) == (8, 6)
-    assert drawn.shape == (*FRAME_SIZE, 4)
-    # 2x2 divides 6x8 exactly: each value fills a 3x4 block (a gridworld's cells).
-    np.testing.assert_array_equal(drawn[:3, :4, 3], np.zeros((3, 4)))
-    np.testing.assert_array_equal(drawn[:3, 4:], np.broadcast_to([*LUT[255], 255], (3, 4, 4)))
-    assert (drawn[3:, :4, 3] == 128).all()
-
-
-def test_an_overlay_map_that_does_not_divide_the_frame_is_smoothed():
-    drawn = pixels(card_of(np.array([[0.0, 1.0, 0.0]]), overlay=True).buffers[0])
-    assert drawn.shape == (*FRAME_SIZE, 4)
-    assert len(np.unique(drawn[0, :, 3])) > 3  # interpolated, not three blocks
+    assert (card.meta["width"], card.meta["height"]) == (3, 1)
+    assert levels(card).tolist() == [[1, 255, 128]]
 
 
 def test_an_overlay_without_frames_is_an_ordinary_heatmap():
@@ -196,10 +194,16 @@ def test_a_uint8_image_becomes_a_png_of_exactly_its_pixels(channels):
     np.testing.assert_array_equal(pixels(card.buffers[0]), image)
 
 
-def test_an_overlay_image_is_resized_to_the_frame():
-    card = card_of(np.full((3, 4, 4), 200, np.uint8), overlay=True)
-    assert card.meta == {"width": 8, "height": 6, "overlay": True}
-    assert (pixels(card.buffers[0]) == 200).all()
+def test_an_overlay_image_stays_at_its_own_size_for_the_page_to_scale():
+    image = np.random.default_rng(1).integers(0, 256, (3, 4, 4), np.uint8)
+    card = card_of(image, overlay=True)
+    assert card.meta == {"width": 4, "height": 3, "overlay": True}
+    np.testing.assert_array_equal(pixels(card.buffers[0]), image)
+
+
+def test_an_overlay_image_without_frames_is_an_ordinary_image():
+    card = card_of(np.zeros((3, 4, 3), np.uint8), step_at(frames=False), overlay=True)
+    assert card.meta == {"width": 4, "height": 3, "overlay": False}
 
 
 def test_a_float_colour_image_is_an_error_saying_to_convert_it():
@@ -255,10 +259,10 @@ def test_a_figure_made_without_pyplot_is_shown_too():
     assert card.meta == {"width": 40, "height": 40, "overlay": False}
 
 
-def test_an_overlay_figure_is_resized_to_the_frame():
+def test_an_overlay_figure_is_its_png_at_its_own_size():
     card = card_of(Figure(figsize=(1, 1), dpi=30), overlay=True)
-    assert card.meta == {"width": 8, "height": 6, "overlay": True}
-    assert pixels(card.buffers[0]).shape == (*FRAME_SIZE, 4)
+    assert card.meta == {"width": 30, "height": 30, "overlay": True}
+    assert pixels(card.buffers[0]).shape[:2] == (30, 30)
 
 
 def test_a_figure_that_fails_to_draw_is_an_error_and_still_closed():

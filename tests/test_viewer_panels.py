@@ -7,7 +7,6 @@ panel_comm.py).
 
 from __future__ import annotations
 
-import io
 import json
 import threading
 import zlib
@@ -16,7 +15,6 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from panel_comm import WAIT, Outbox, ask, deliver
-from PIL import Image
 
 from agent_widget import panels
 from agent_widget.rollout import Rollout
@@ -137,12 +135,13 @@ def test_a_request_without_names_is_answered_for_every_panel(viewer, outbox):
     assert [(c["name"], c["kind"]) for c, _ in answers] == [("first", "text"), ("second", "empty")]
 
 
-def test_an_overlay_heatmap_is_sized_to_the_frame(viewer, outbox):
-    viewer.add_panel("saliency", lambda step: np.eye(2), overlay=True)
+def test_an_overlay_heatmap_travels_as_levels_at_the_map_size(viewer, outbox):
+    viewer.add_panel("saliency", lambda step: np.array([[0.0, 1.0, np.nan]]), overlay=True)
     ask(viewer, 0)
     [(content, buffers)] = outbox.wait(1)
-    assert (content["kind"], content["width"], content["height"]) == ("heatmap", 6, 4)
-    assert Image.open(io.BytesIO(buffers[0])).size == (6, 4)
+    assert (content["kind"], content["width"], content["height"]) == ("heatmap", 3, 1)
+    assert content["overlay"] is True
+    assert list(zlib.decompress(bytes(buffers[0]))) == [1, 255, 0]
 
 
 def test_a_failing_panel_answers_an_error_card_and_frames_are_still_served(viewer, outbox):

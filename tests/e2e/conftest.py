@@ -1,17 +1,27 @@
-"""Session-wide JupyterLab server and Chromium for the end-to-end tests."""
+"""Session-wide JupyterLab and Notebook 7 servers and Chromium for the end-to-end tests.
+
+Each server starts when a test first asks for it, so a run that needs only one front
+end pays for one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
 import pytest
-from lab import CHROMIUM, CHROMIUM_ARGS, Server
+from lab import CHROMIUM, CHROMIUM_ARGS, NOTEBOOK7, Server
 from playwright.sync_api import Browser, Page, sync_playwright
 
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     server = Server(tmp_path_factory.mktemp("jupyter"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def notebook7_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = Server(tmp_path_factory.mktemp("notebook7"), NOTEBOOK7)
     yield server
     server.stop()
 

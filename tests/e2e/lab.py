@@ -1,10 +1,15 @@
-"""Driving a real JupyterLab in Debian's Chromium: server, notebook page, widget view.
+"""Driving a real JupyterLab or Notebook 7 in Debian's Chromium: server, notebook page,
+widget view.
 
-One server per test session (server, kernels and browser share two cores). Each
-test module writes its notebook afresh (JupyterLab would otherwise restore stale
-outputs that satisfy waits), opens it in its own workspace, runs all cells through
-``window.jupyterapp`` and then talks to the same kernel directly for later code
-(``viewer.step = 40``, reading ``viewer.step`` back).
+One server of each front end per test session (server, kernels and browser share
+two cores). Notebook 7 is built from JupyterLab's components and, like JupyterLab
+with ``--expose-app-in-browser``, exposes its application as ``window.jupyterapp``
+with the same shell, notebook panel and commands; so one harness drives both and
+only the page that opens a notebook differs. Each test module writes its notebook
+afresh (JupyterLab would otherwise restore stale outputs that satisfy waits), opens
+it (in JupyterLab in its own workspace), runs all cells with the command
+``notebook:run-all-cells`` and then talks to the same kernel directly for later
+code (``viewer.step = 40``, reading ``viewer.step`` back).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import time
 import urllib.request
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import nbformat
 from playwright.sync_api import ElementHandle, Locator, Page
@@ -46,10 +51,28 @@ SETTINGS = {
 }
 
 
-class Server:
-    """A JupyterLab server on 127.0.0.1 whose config, settings and runtime live in ``root``."""
+class FrontEnd(NamedTuple):
+    """A Jupyter front end: its name, the module that serves it (``python -m``) and the
+    page that opens notebook ``{name}`` (``{stem}``: the name without its suffix),
+    logged in with ``{token}``."""
 
-    def __init__(self, root: Path) -> None:
+    name: str
+    module: str
+    page: str
+
+
+# JupyterLab opens each notebook in a workspace of its own, reset so no stale layout
+# is restored.
+LAB = FrontEnd("JupyterLab", "jupyterlab", "lab/workspaces/{stem}/tree/{name}?token={token}&reset")
+NOTEBOOK7 = FrontEnd("Notebook 7", "notebook", "notebooks/{name}?token={token}")
+
+
+class Server:
+    """A JupyterLab or Notebook 7 server on 127.0.0.1 whose config, settings and runtime
+    live in ``root``."""
+
+    def __init__(self, root: Path, front_end: FrontEnd = LAB) -> None:
+        self.front_end = front_end
         self.notebooks = root / "notebooks"
         self.notebooks.mkdir(parents=True)
         self.token = secrets.token_hex(16)
@@ -70,10 +93,10 @@ class Server:
             env[var] = str(root / sub)
         self.log = root / "server.log"
         command = [
-            sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+            sys.executable, "-m", front_end.module, "--no-browser", "--allow-root",
             "--ip=127.0.0.1", f"--port={self.port}", "--ServerApp.port_retries=0",
             f"--IdentityProvider.token={self.token}", f"--ServerApp.root_dir={self.notebooks}",
-            "--LabApp.expose_app_in_browser=True",
+            "--expose-app-in-browser",
         ]  # fmt: skip
         with self.log.open("wb") as log:
             self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -88,6 +111,11 @@ class Server:
         with urllib.request.urlopen(request, timeout=10) as response:
             body = response.read()
         return json.loads(body) if body else None
+
+    def page_url(self, name: str) -> str:
+        """The page of the front end that opens notebook ``name``, logged in."""
+        page = self.front_end.page.format(name=name, stem=Path(name).stem, token=self.token)
+        return f"{self.url}/{page}"
 
     def shut_down_kernels(self) -> None:
         for session in self.api("GET", "sessions"):
@@ -105,19 +133,21 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"JupyterLab exited early:\n{self.log_tail()}")
+                raise RuntimeError(f"{self.front_end.name} exited early:\n{self.log_tail()}")
             with contextlib.suppress(OSError):
                 self.api("GET", "status")
                 return
             time.sleep(0.25)
-        raise RuntimeError(f"JupyterLab did not answer within {timeout} s:\n{self.log_tail()}")
+        raise RuntimeError(
+            f"{self.front_end.name} did not answer within {timeout} s:\n{self.log_tail()}"
+        )
 
     def log_tail(self, lines: int = 40) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
 
 class Notebook:
-    """A notebook written afresh, opened in its own workspace, with all its cells run."""
+    """A notebook written afresh, opened in the server's front end, with all its cells run."""
 
     def __init__(self, server: Server, page: Page, name: str, cells: Sequence[str]) -> None:
         self.server, self.page, self.name = server, page, name
@@ -131,8 +161,7 @@ class Notebook:
             },
         )
         nbformat.write(notebook, server.notebooks / name)
-        workspace = Path(name).stem
-        page.goto(f"{server.url}/lab/workspaces/{workspace}/tree/{name}?token={server.token}&reset")
+        page.goto(server.page_url(name))
         self.wait_for(
             """(name) => {
                 const panel = window.jupyterapp?.shell?.currentWidget;
@@ -291,6 +320,21 @@ class View:
                 return {step: step === null ? null : Number(step), width, height, opaque, sha256};
             }"""
         )
+
+    def card(self, name: str) -> Locator:
+        """The card of panel ``name``."""
+        return self.root.locator(f'div.aw-card[data-name="{name}"]')
+
+    def wait_card(self, name: str, t: int, kind: str) -> dict[str, Any]:
+        """Waits until card ``name`` shows the current step ``t`` as ``kind``; its data
+        attributes."""
+        self.notebook.wait_for(
+            """([el, t, kind]) => el.dataset.step === String(t) && el.dataset.current === "true"
+                && el.dataset.kind === kind""",
+            [self.card(name).element_handle(), t, kind],
+            what=f"card {name!r} to show step {t} as {kind}",
+        )
+        return dict(self.card(name).evaluate("(el) => ({...el.dataset})"))
 
     def slider(self) -> Locator:
         return self.root.locator("input.aw-slider[type=range]")

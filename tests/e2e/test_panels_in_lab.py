@@ -1,8 +1,9 @@
 """Panel cards in a real JupyterLab and Chromium: bars, overlays, errors, and their recovery.
 
-One notebook holds a 200-position synthetic episode with three panels: Q-value bars
-(the taken action is t % 4), a saliency overlay whose right half is hot, and a panel
-that raises. Checks read the cards' data attributes and their canvas pixels.
+One notebook holds a 200-position synthetic episode with four panels: Q-value bars
+(the taken action is t % 4), a saliency overlay whose right half is hot, a panel
+that raises, and a 2x2 heatmap card with a missing value. Checks read the cards'
+data attributes and their canvas pixels.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import io
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -50,7 +50,11 @@ def saliency(step):
 
 @viewer.panel("broken")
 def broken(step):
-    raise ValueError(f"bad step {{step.t}}")""",
+    raise ValueError(f"bad step {{step.t}}")
+
+@viewer.panel("map")
+def value_map(step):
+    return np.array([[0.0, np.nan], [1.0, 0.5]])""",
     "viewer",
 ]
 
@@ -66,22 +70,6 @@ def view(notebook: Notebook) -> View:
     return notebook.view(VIEWER)
 
 
-def card(view: View, name: str):
-    return view.root.locator(f'div.aw-card[data-name="{name}"]')
-
-
-def wait_card(notebook: Notebook, view: View, name: str, t: int, kind: str) -> dict[str, Any]:
-    """Waits until card ``name`` shows the current step ``t`` as ``kind``; its data attributes."""
-    handle = card(view, name).element_handle()
-    notebook.wait_for(
-        """([el, t, kind]) => el.dataset.step === String(t) && el.dataset.current === "true"
-            && el.dataset.kind === kind""",
-        [handle, t, kind],
-        what=f"card {name!r} to show step {t} as {kind}",
-    )
-    return card(view, name).evaluate("(el) => ({...el.dataset})")
-
-
 def go_to(view: View, t: int) -> None:
     """Seek as a user does, and check the frame painted is exactly frame t."""
     view.slide_to(t)
@@ -93,7 +81,7 @@ def go_to(view: View, t: int) -> None:
 def bar_rows(view: View) -> list[str]:
     """The colour of each bar row of the Q card, read from its canvas pixels."""
     colours = (
-        card(view, "Q")
+        view.card("Q")
         .locator("canvas.aw-bars")
         .evaluate(
             """(canvas, [rowHeight, highlight, bar]) => {
@@ -121,7 +109,7 @@ def bar_rows(view: View) -> list[str]:
 def test_a_bar_chart_shows_the_sought_step_with_the_taken_action_highlighted(notebook, view):
     for t in (37, 122):
         go_to(view, t)
-        data = wait_card(notebook, view, "Q", t, "bars")
+        data = view.wait_card("Q", t, "bars")
         assert data["highlight"] == str(t % 4)
         expected = ["bar"] * 4
         expected[t % 4] = "highlight"
@@ -130,7 +118,7 @@ def test_a_bar_chart_shows_the_sought_step_with_the_taken_action_highlighted(not
 
 def test_an_overlay_is_drawn_over_the_frame_and_changes_its_pixels(notebook, view):
     go_to(view, 50)
-    wait_card(notebook, view, "saliency", 50, "heatmap")
+    view.wait_card("saliency", 50, "heatmap")
     overlay = view.root.locator('canvas.aw-overlay[data-name="saliency"]')
     notebook.wait_for(
         "(el) => el.dataset.step === '50'", overlay.element_handle(), what="the overlay painted"
@@ -147,7 +135,7 @@ def test_an_overlay_is_drawn_over_the_frame_and_changes_its_pixels(notebook, vie
 
     stage = view.root.locator("div.aw-stage")
     with_overlay = screenshot(stage)
-    card(view, "saliency").locator("input.aw-opacity").evaluate(
+    view.card("saliency").locator("input.aw-opacity").evaluate(
         """(el) => { el.value = "0"; el.dispatchEvent(new Event("input", {bubbles: true})); }"""
     )
     without = screenshot(stage)
@@ -157,26 +145,44 @@ def test_an_overlay_is_drawn_over_the_frame_and_changes_its_pixels(notebook, vie
     assert (changed > 30).mean() > 0.9
 
 
+def test_a_heatmap_card_is_coloured_from_its_levels_with_missing_values_clear(notebook, view):
+    go_to(view, 30)
+    view.wait_card("map", 30, "heatmap")
+    canvas = view.card("map").locator("canvas.aw-image")
+    notebook.wait_for(
+        "(el) => el.dataset.step === '30'", canvas.element_handle(), what="the map painted"
+    )
+    pixels = canvas.evaluate(
+        """(canvas) => Array.from(
+            canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data)"""
+    )
+    rgba = np.array(pixels, np.uint8).reshape(2, 2, 4)  # the map's own size
+    assert rgba[0, 0].tolist() == [*LUT[0], 255]  # the minimum
+    assert rgba[0, 1, 3] == 0  # NaN
+    assert rgba[1, 0].tolist() == [*LUT[255], 255]  # the maximum
+    assert rgba[1, 1].tolist() == [*LUT[128], 255]  # level 128, entry round(127 * 255 / 254)
+
+
 def test_an_exception_shows_an_error_card_and_the_frame_still_scrubs(notebook, view):
     go_to(view, 20)
-    wait_card(notebook, view, "broken", 20, "error")
-    error = card(view, "broken").locator("div.aw-error-title").inner_text()
+    view.wait_card("broken", 20, "error")
+    error = view.card("broken").locator("div.aw-error-title").inner_text()
     assert error == "ValueError: bad step 20"
-    trace = card(view, "broken").locator("pre.aw-traceback").inner_text()
+    trace = view.card("broken").locator("pre.aw-traceback").inner_text()
     assert 'raise ValueError(f"bad step {step.t}")' in trace
     for t in (21, 90, 91):
         go_to(view, t)
-    wait_card(notebook, view, "broken", 91, "error")
-    wait_card(notebook, view, "Q", 91, "bars")
+    view.wait_card("broken", 91, "error")
+    view.wait_card("Q", 91, "bars")
 
 
 def test_re_registering_a_fixed_panel_replaces_its_error_card(notebook, view):
     go_to(view, 64)
-    wait_card(notebook, view, "broken", 64, "error")
+    view.wait_card("broken", 64, "error")
     notebook.execute('viewer.add_panel("broken", lambda step: f"fixed at {step.t}")')
-    wait_card(notebook, view, "broken", 64, "text")
-    assert card(view, "broken").locator("pre.aw-text").inner_text() == "fixed at 64"
-    assert card(view, "broken").locator("div.aw-error").count() == 0
+    view.wait_card("broken", 64, "text")
+    assert view.card("broken").locator("pre.aw-text").inner_text() == "fixed at 64"
+    assert view.card("broken").locator("div.aw-error").count() == 0
 
 
 def test_a_slow_panel_is_dimmed_while_the_frames_keep_coming(notebook, view):
@@ -189,10 +195,10 @@ viewer.add_panel("slow", lambda step: gate.wait(30) and f"slow {step.t}")"""
         go_to(view, 100)
         for t in range(101, 106):  # the slow panel is still computing step 100
             go_to(view, t)
-            assert card(view, "slow").get_attribute("data-current") != "true"
+            assert view.card("slow").get_attribute("data-current") != "true"
         notebook.execute("gate.set()")
-        wait_card(notebook, view, "slow", 105, "text")  # caught up with the newest step
-        wait_card(notebook, view, "Q", 105, "bars")
+        view.wait_card("slow", 105, "text")  # caught up with the newest step
+        view.wait_card("Q", 105, "bars")
     finally:
         notebook.execute('gate.set(); viewer.remove_panel("slow")')
 
@@ -205,14 +211,14 @@ viewer.add_panel("all", lambda step: computed.append(step.t) or f"pre {step.t}",
     )
     notebook.wait_for(
         "(el) => el.dataset.progress === '200/200'",
-        card(view, "all").element_handle(),
+        view.card("all").element_handle(),
         timeout=60,
         what="precompute to finish",
     )
     assert sorted(notebook.python("computed")) == list(range(N))
     for t in (7, 150):
         go_to(view, t)
-        wait_card(notebook, view, "all", t, "text")
+        view.wait_card("all", t, "text")
     assert len(notebook.python("computed")) == N  # served from the cache
     notebook.execute('viewer.remove_panel("all")')
 
@@ -225,13 +231,13 @@ def test_cards_can_be_moved_collapsed_and_hidden(notebook, view):
 
     start = names()
     assert start[:2] == ["Q", "saliency"]
-    card(view, "Q").locator("button.aw-down").click()
+    view.card("Q").locator("button.aw-down").click()
     assert names()[:2] == ["saliency", "Q"]
-    card(view, "Q").locator("button.aw-up").click()
-    card(view, "Q").locator("button.aw-collapse").click()
-    assert not card(view, "Q").locator("div.aw-card-body").is_visible()
-    card(view, "Q").locator("button.aw-collapse").click()
-    card(view, "Q").locator("button.aw-hide").click()
+    view.card("Q").locator("button.aw-up").click()
+    view.card("Q").locator("button.aw-collapse").click()
+    assert not view.card("Q").locator("div.aw-card-body").is_visible()
+    view.card("Q").locator("button.aw-collapse").click()
+    view.card("Q").locator("button.aw-hide").click()
     assert "Q" not in names()
     view.root.locator("summary.aw-panel-menu-title").click()
     view.root.locator('input.aw-show[data-name="Q"]').check()
