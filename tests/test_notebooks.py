@@ -18,8 +18,11 @@ NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 WIDGET = "application/vnd.jupyter.widget-view+json"
 
 
-def executed(name: str, folder: Path) -> nbformat.NotebookNode:
+def executed(name: str, folder: Path, extra: str = "") -> nbformat.NotebookNode:
+    """The notebook run on a fresh kernel, with the code ``extra`` as a last cell."""
     notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    if extra:
+        notebook.cells.append(nbformat.v4.new_code_cell(extra))
     client = NotebookClient(
         notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(folder)}}
     )
@@ -48,8 +51,18 @@ def test_the_notebook_is_valid_and_committed_without_outputs(path):
     assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
 
 
-def test_the_quickstart_shows_one_viewer(tmp_path):
-    assert widgets_in(executed("quickstart.ipynb", tmp_path)) == 1
+def test_the_quickstart_shows_its_viewer_twice_and_its_panels_draw_bars(tmp_path):
+    check = """from agent_widget.cards import compute
+from agent_widget.step import Step
+print("kinds:", {compute(fn, Step(loaded, t, viewer.action_names)).kind
+                 for fn in (lean, observation) for t in (0, 40, loaded.num_steps)})"""
+    notebook = executed("quickstart.ipynb", tmp_path, extra=check)
+    views = [
+        o["data"][WIDGET]["model_id"] for o in outputs_of(notebook) if WIDGET in o.get("data", {})
+    ]
+    assert len(views) == 2
+    assert len(set(views)) == 1  # one viewer, shown twice
+    assert "kinds: {'bars'}" in text_of(notebook)
 
 
 def test_the_cartpole_dqn_learns_to_balance_and_shows_its_q_values(tmp_path):
