@@ -50,4 +50,4 @@ bench: setup build
 	$(PY) -m benchmarks.torch_panels
 
 screenshot: setup build
-	AW_README_SCREENSHOT=1 $(PY) -m pytest -q tests/e2e -k screenshot
+	$(PY) docs/screenshot.py

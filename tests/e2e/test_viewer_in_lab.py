@@ -6,7 +6,6 @@ displayed twice, a viewer that grows live, and a recorded CartPole episode.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,6 @@ from lab import Notebook, Server, View, opened
 pytestmark = pytest.mark.e2e
 
 E2E = Path(__file__).parent
-SCREENSHOT = E2E.parent.parent / "docs" / "screenshot.png"
 N = 200
 FRAMES = synthetic_frames(N)
 DIGESTS = frame_digests(FRAMES)
@@ -232,21 +230,3 @@ def test_a_viewer_without_frames_paints_a_placeholder_and_reads_out(notebook):
     frameless.press("ArrowRight")
     frameless.wait_painted(1)
     assert "action: 0" in frameless.readout()
-
-
-def test_screenshot_for_the_readme(notebook, tmp_path):
-    """Writes docs/screenshot.png when AW_README_SCREENSHOT=1 (`make screenshot`), so a
-    test run leaves the working tree clean."""
-    target = SCREENSHOT if os.environ.get("AW_README_SCREENSHOT") == "1" else tmp_path / "s.png"
-    cartpole = notebook.view(CARTPOLE)
-    cartpole.wait_painted(60)
-    # Make another cell the active one, so the picture has no selection marks.
-    notebook.page.evaluate(
-        "() => { window.jupyterapp.shell.currentWidget.content.activeCellIndex = 0; }"
-    )
-    notebook.page.mouse.move(0, 0)
-    cell = notebook.page.locator(".jp-Notebook .jp-Cell").nth(CARTPOLE)
-    cell.scroll_into_view_if_needed()
-    target.parent.mkdir(exist_ok=True)
-    cell.screenshot(path=str(target))
-    assert target.stat().st_size > 10_000
