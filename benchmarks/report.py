@@ -207,6 +207,7 @@ def scene_targets(scene: Scene) -> list[str]:
     a_step = median(lat["interact"]["step"])
     jump, echo = median(lat["uncached"]["jump"]), median(lat["echo"]["jump"])
     nudged = median(lat["uncached_nudged"]["jump"])
+    chunk_echo = median(lat["echo_chunk"]["jump"])
     hit = median(lat["ours"]["jump"])
     a_jump, b_jump = median(lat["interact"]["jump"]), median(lat["image"]["jump"])
     play = r["playback"]["ours"]
@@ -222,7 +223,9 @@ def scene_targets(scene: Scene) -> list[str]:
         f"{jump:.1f} ms = {jump / echo:.2f}x the echo's {echo:.1f} ms; (a) {a_jump:.0f} ms, "
         f"(b) {b_jump:.0f} ms: {verdict(jump <= 1.25 * echo and jump < min(a_jump, b_jump))} "
         f"(with a second message 8 ms after the request: {nudged:.1f} ms = "
-        f"{nudged / echo:.2f}x)",
+        f"{nudged / echo:.2f}x). The echo that only sends one chunk's bytes back, with "
+        f"nothing to decode or paint, (e'), takes {chunk_echo:.1f} ms = "
+        f"{chunk_echo / echo:.2f}x the floor itself",
         f"- after the background fill ({r['fill_ms'] / 1000:.2f} s), random jumps under 8 ms: "
         f"{hit:.1f} ms: {verdict(hit < 8)}",
         f"- playback at {fps:.0f} fps, no dropped frames after the first second: "
