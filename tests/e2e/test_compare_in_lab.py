@@ -148,3 +148,22 @@ def test_playback_moves_every_episode_and_pauses_on_one_shared_step(notebook, ro
 def test_the_legend_names_each_episode_with_its_return(root):
     items = root.locator(".aw-legend .aw-legend-item")
     assert [items.nth(i).inner_text() for i in range(2)] == ["long: return 8", "short: return 5"]
+
+
+def test_a_diff_panel_compares_both_episodes_at_each_shared_step(notebook, root, views):
+    notebook.execute(
+        """compare.add_diff_panel(
+    "actions", lambda a, b: f"long {a.t}: {a.action}, short {b.t}: {b.action}", a="long", b="short"
+)"""
+    )
+    try:
+        for t in (10, DIVERGENCE):
+            slide_to(root, t)
+            assert_show(views, [t, t])
+            views[1].wait_card("actions", t, "text")
+            a, b = t % 4, (t % 4 + (t == DIVERGENCE)) % 4
+            text = views[1].card("actions").locator("pre.aw-text").inner_text()
+            assert text == f"long {t}: {a}, short {t}: {b}"
+        assert views[0].card("actions").count() == 0  # the card is in b's viewer only
+    finally:
+        notebook.execute('compare.remove_panel("actions")')
