@@ -32,8 +32,9 @@ COLUMNS = (
     "crc32",
 )
 STREAM, CHUNK, START, COUNT, HEIGHT, WIDTH, ENCODING, OFFSET, LENGTH, CRC = range(len(COLUMNS))
-ENCODINGS = ("raw", "zlib-xor", "zlib-json")
-RAW, ZLIB_XOR, ZLIB_JSON = range(len(ENCODINGS))
+# Appended to, never reordered: a file's numbers keep their meaning.
+ENCODINGS = ("raw", "zlib-xor", "zlib-json", "zlib-runs")
+RAW, ZLIB_XOR, ZLIB_JSON, ZLIB_RUNS = range(len(ENCODINGS))
 FRAMES, INFOS, OBSERVATIONS = 0, 1, 2
 
 

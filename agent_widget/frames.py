@@ -3,14 +3,18 @@
 :class:`Frames` is what a rollout's frames are: a sequence of HxWx3 uint8 images
 that also hands out its encoded chunks (:mod:`agent_widget.codec`), in memory
 (:class:`ArrayFrames`) or read lazily from a file (:mod:`agent_widget.stored`).
+
+Where a chunk is cut into parts is decided here (:func:`encode_chunk`): a part ends
+where the frame size changes, or where the next frame's change would take the part's
+inflated payload past :data:`PART_BYTES`; the next part starts with that frame whole.
 """
 
 from __future__ import annotations
 
 import operator
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -22,8 +26,17 @@ from agent_widget.codec import (
     RunEncoder,
     chunk_count,
     decode_part,
-    frames_per_part,
 )
+
+# A part's payload inflates to at most this many bytes, unless its first frame alone
+# does. The browser inflates a part as far as the frame it shows, and a zlib-runs part
+# inflates to its first frame plus the bytes changed since: frames that change little
+# (Pong, a 480x480 render of a few moving objects) fill a chunk with one part, while
+# frames that change everywhere (a moving camera) get a whole frame every ~2 MiB, which
+# caps what showing one costs. Bounding the frames' bytes instead (3 480x480 frames a
+# part) started parts over from a whole frame needlessly: the 480x480 benchmark scene
+# took 12.7 KB a frame, 8.7 KB in one part a chunk.
+PART_BYTES = 2 * 2**20
 
 
 def normalize_frame(frame: Any, t: int) -> np.ndarray:
@@ -162,20 +175,48 @@ class DecodedPart:
         return decoded[1][i]
 
 
+def encode_chunk(
+    frames: Iterable[np.ndarray], start: int, encoding: str = "zlib-runs"
+) -> list[Part]:
+    """The parts of one chunk's frames (C-contiguous HxWx3 uint8), positions ``start ..``,
+    cut as :class:`ArrayFrames` cuts them (see the module's docstring).
+
+    Example:
+        >>> [p.count for p in encode_chunk(np.zeros((16, 4, 6, 3), np.uint8), start=0)]
+        [16]
+    """
+    chunk = _OpenChunk(start, encoding)
+    for frame in frames:
+        chunk.append(frame)
+    return chunk.seal()
+
+
+class _Run(NamedTuple):
+    """The part being encoded: consecutive frames of one size from position ``start``."""
+
+    start: int
+    shape: tuple[int, ...]
+    encoder: RunEncoder
+
+    def part(self, payload: bytes) -> Part:
+        height, width = self.shape[:2]
+        return Part(self.start, self.encoder.count, height, width, self.encoder.encoding, payload)
+
+
 class _OpenChunk:
     """A chunk whose frames are still held as they are: the newest one while it fills,
     or one given at construction that nobody has asked for yet.
 
-    Its frames are encoded when its parts are asked for, those already encoded are not
-    encoded again (:class:`RunEncoder`), and each run of one frame size is a part, or
-    several when its frames are large (:func:`frames_per_part`).
+    Its frames are encoded when its parts are asked for, and those already encoded are
+    not encoded again (:class:`RunEncoder`). Each run of one frame size is a part, or
+    several when its frames change too much to stay within :data:`PART_BYTES`.
     """
 
     def __init__(self, start: int, encoding: str) -> None:
         self.start, self.encoding = start, encoding
         self.frames: list[np.ndarray] = []
-        self._ended: list[Part] = []  # runs followed by a frame of another size
-        self._run: RunEncoder | None = None  # the last run, as far as it is encoded
+        self._ended: list[Part] = []  # runs followed by a frame they could not take
+        self._run: _Run | None = None  # the last run, as far as it is encoded
         self._parts: list[Part] | None = None  # handed out last; good until the next frame
 
     @property
@@ -186,7 +227,7 @@ class _OpenChunk:
     def nbytes(self) -> int:
         # The parts handed out share the ended runs' payloads; only the last one is its own.
         held = [*self._ended, *self._parts[-1:]] if self._parts else self._ended
-        encoding = 0 if self._run is None else self._run.nbytes
+        encoding = 0 if self._run is None else self._run.encoder.nbytes
         return sum(f.nbytes for f in self.frames) + sum(len(p.payload) for p in held) + encoding
 
     def append(self, frame: np.ndarray) -> None:
@@ -196,14 +237,14 @@ class _OpenChunk:
     def parts(self) -> list[Part]:
         """The parts as they stand; more frames may follow."""
         if self._parts is None:
-            last = self._encode().part()
-            self._parts = [*self._ended, last]
+            run = self._encode()
+            self._parts = [*self._ended, run.part(run.encoder.payload())]
         return self._parts
 
     def seal(self) -> list[Part]:
         """The parts for good: no frame follows."""
-        last = self._encode().finish()
-        return [*self._ended, last]
+        run = self._encode()
+        return [*self._ended, run.part(run.encoder.finish())]
 
     def copy(self) -> _OpenChunk:
         """The same frames, to grow apart (encoded again when asked: encoders cannot be shared)."""
@@ -211,19 +252,18 @@ class _OpenChunk:
         other.frames = list(self.frames)
         return other
 
-    def _encode(self) -> RunEncoder:
+    def _encode(self) -> _Run:
         """Encode the frames not encoded yet; return the run they end in."""
         run = self._run
-        done = 0 if run is None else run.start + run.count - self.start
+        done = 0 if run is None else run.start + run.encoder.count - self.start
         for t, frame in enumerate(self.frames[done:], self.start + done):
-            if run is not None and (
-                frame.shape != run.shape or run.count == frames_per_part(*run.shape[:2])
-            ):
-                self._ended.append(run.finish())
-                run = None
-            if run is None:
-                run = RunEncoder(t, frame.shape, self.encoding)
-            run.add(frame)
+            row = frame.reshape(-1)  # a view: frames are C-contiguous (normalize_frame)
+            if run is not None and frame.shape == run.shape and run.encoder.add(row, PART_BYTES):
+                continue
+            if run is not None:  # the frame's size changed, or its change did not fit
+                self._ended.append(run.part(run.encoder.finish()))
+            run = _Run(t, frame.shape, RunEncoder(self.encoding))
+            run.encoder.add(row)
         assert run is not None  # an open chunk holds a frame at least
         self._run = run
         return run
@@ -257,7 +297,7 @@ class ArrayFrames(Frames):
             modify it afterwards.
         allow_resize: accept frames whose size changes mid-episode (each run of one
             size becomes its own part).
-        encoding: how chunks are encoded, ``"zlib-xor"`` or ``"raw"``.
+        encoding: how chunks are encoded, ``"zlib-runs"`` or ``"raw"``.
 
     Example:
         >>> frames = ArrayFrames(np.zeros((20, 4, 6, 3), np.uint8))
@@ -270,7 +310,7 @@ class ArrayFrames(Frames):
         frames: Sequence[Any] | np.ndarray = (),
         *,
         allow_resize: bool = False,
-        encoding: str = "zlib-xor",
+        encoding: str = "zlib-runs",
     ) -> None:
         if encoding not in ENCODINGS:
             raise ValueError(f"unknown frame encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
@@ -288,7 +328,7 @@ class ArrayFrames(Frames):
             self._add(frame)
 
     @classmethod
-    def after(cls, base: Frames, *, encoding: str = "zlib-xor") -> ArrayFrames:
+    def after(cls, base: Frames, *, encoding: str = "zlib-runs") -> ArrayFrames:
         """``base``'s frames, to append to without copying or decoding them.
 
         The full chunks of ``base`` are handed out as they are (a loaded file's stay on

@@ -14,13 +14,20 @@ and extract it. Members, in this order:
 ``chunks.index.npy``
     int64 table, one row per payload in ``chunks.bin``: ``stream, chunk, start, count,
     height, width, encoding, offset, length, crc32``. Streams: 0 frames, 1 infos,
-    2 + i the i-th large observation entry. Encodings: 0 raw, 1 zlib-xor, 2 zlib-json.
+    2 + i the i-th large observation entry. Encodings: 0 raw, 1 zlib-xor, 2 zlib-json,
+    3 zlib-runs.
 ``chunks.bin``
     the payloads, chunk by chunk (chunk k = positions 16k..16k+15): the frame parts
-    of chunk k exactly as the browser receives them (see :mod:`agent_widget.codec`),
-    its large observations (zlib-xor over their raw bytes, any dtype), and its infos
-    (a zlib-compressed JSON list). Identical payloads are stored once, so Atari
-    observations that equal the rendered frames cost nothing.
+    of chunk k exactly as the browser receives them (zlib-runs or raw, see
+    :mod:`agent_widget.codec`), its large observations (zlib-runs over their raw
+    bytes, any dtype, one payload a chunk), and its infos (a zlib-compressed JSON
+    list). Identical payloads are stored once: an observation that is the frame
+    (Pong's) has the frame part's payload when the chunk is one part.
+
+Version 2 (this one) stores frames and large observations as zlib-runs; version 1
+stored them as zlib-xor. Version-1 files still load: their frames and observations
+decode as they are, and their frame chunks are re-encoded as zlib-runs when handed
+out (:mod:`agent_widget.stored`), so saving one again writes version 2.
 
 Why this layout:
 
@@ -66,10 +73,11 @@ from agent_widget.chunk_index import (
     INFOS,
     OBSERVATIONS,
     ZLIB_JSON,
-    ZLIB_XOR,
+    ZLIB_RUNS,
     ChunkIndex,
 )
-from agent_widget.codec import CHUNK_SIZE, Part, chunk_count, deflate_deltas
+from agent_widget.codec import CHUNK_SIZE, Part, chunk_count, encode_rows
+from agent_widget.codec import ENCODINGS as FRAME_ENCODINGS
 from agent_widget.frames import Frames
 from agent_widget.rollout import Rollout
 from agent_widget.stored import StoredArray, StoredFrames, StoredInfos
@@ -77,7 +85,7 @@ from agent_widget.stored import StoredArray, StoredFrames, StoredInfos
 __all__ = ["RolloutFileError", "load", "save"]
 
 FORMAT = "agent-widget.rollout"
-VERSION = 1
+VERSION = 2  # 2: frames and observations as zlib-runs (version 1: zlib-xor, still read)
 
 _META = "meta.json"
 _PER_STEP = ("actions", "rewards", "terminated", "truncated")
@@ -233,7 +241,7 @@ def _add_chunk(writer: _Writer, rollout: Rollout, k: int, chunked: dict[int, Any
         writer.payload(part.payload, FRAMES, (part.start, part.count), encoding, size)
     for stream, value in chunked.items():
         rows = np.ascontiguousarray(value[start:stop]).reshape(stop - start, -1).view(np.uint8)
-        writer.payload(deflate_deltas(rows), stream, (start, stop - start), ZLIB_XOR)
+        writer.payload(encode_rows(rows), stream, (start, stop - start), ZLIB_RUNS)
     infos = [rollout.infos[t] for t in range(start, stop)] if rollout.infos is not None else []
     text = _json_text(infos, f"the infos of positions {start}..{stop - 1}")
     writer.payload(zlib.compress(text.encode(), 6), INFOS, (start, stop - start), ZLIB_JSON)
@@ -244,7 +252,7 @@ def _checked_parts(frames: Frames, k: int, stop: int) -> list[Part]:
     parts = frames.chunk(k)
     covered = k * CHUNK_SIZE
     for part in parts:
-        if part.start != covered or part.count < 1 or part.encoding not in ("raw", "zlib-xor"):
+        if part.start != covered or part.count < 1 or part.encoding not in FRAME_ENCODINGS:
             raise ValueError(f"cannot save frames: chunk {k} has a bad part {part[:5]}")
         covered += part.count
     if covered != stop:

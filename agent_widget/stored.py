@@ -25,6 +25,7 @@ from agent_widget.chunk_index import (
     RAW,
     START,
     WIDTH,
+    ZLIB_RUNS,
     ZLIB_XOR,
     ChunkIndex,
 )
@@ -34,11 +35,9 @@ from agent_widget.codec import (
     Part,
     chunk_count,
     decode_part,
-    inflate_deltas,
-    xor_accumulate,
-    xor_reduce,
+    decode_rows,
 )
-from agent_widget.frames import DecodedPart, Frames, position
+from agent_widget.frames import DecodedPart, Frames, encode_chunk, position
 
 _MAX_INFO_CHUNK_BYTES = 64 * 2**20
 
@@ -46,20 +45,24 @@ _MAX_INFO_CHUNK_BYTES = 64 * 2**20
 class StoredFrames(Frames):
     """Frames read from a ``.rollout`` file on demand; chunks are handed out as stored.
 
-    Frames are read through a :class:`DecodedPart`, so reading in order inflates
-    each part about once.
+    Version-1 files' zlib-xor parts excepted: their chunk is re-encoded as zlib-runs
+    (and cut into parts as new chunks are) when handed out, so the browser has one
+    compressed encoding to decode (the chunk re-encoded last is kept, for a request
+    repeated). Frames are read through a :class:`DecodedPart`, so reading in order
+    inflates each part about once.
     """
 
     def __init__(self, index: ChunkIndex, rows: np.ndarray) -> None:
         heights, widths = rows[:, HEIGHT], rows[:, WIDTH]
         valid = (heights >= 1) & (heights <= 2**16) & (widths >= 1) & (widths <= 2**16)
         valid &= heights * widths * 3 <= MAX_FRAME_BYTES
-        valid &= (rows[:, ENCODING] == RAW) | (rows[:, ENCODING] == ZLIB_XOR)
+        valid &= np.isin(rows[:, ENCODING], [RAW, ZLIB_XOR, ZLIB_RUNS])
         if not valid.all():
             raise index.archive.error(f"{INDEX}: frame sizes or encodings are invalid")
         self._index, self._rows = index, rows
         self._bounds = np.searchsorted(rows[:, CHUNK], np.arange(chunk_count(len(self)) + 1))
         self._decoded = DecodedPart()
+        self._transcoded: tuple[int, list[Part]] | None = None  # (chunk, its parts as zlib-runs)
 
     def __len__(self) -> int:
         return self._index.num_positions
@@ -70,8 +73,19 @@ class StoredFrames(Frames):
         frame = self._decoded.frame(r, t - int(row[START]), lambda: self._part(row), self._decode)
         return frame.copy()  # the caller's own: changing it cannot touch the cache
 
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for row in self._rows:  # parts as stored: reading a version-1 file re-encodes nothing
+            yield from self._decode(self._part(row))
+
     def _encode_chunk(self, k: int) -> list[Part]:
-        return [self._part(row) for row in self._rows[self._bounds[k] : self._bounds[k + 1]]]
+        rows = self._rows[self._bounds[k] : self._bounds[k + 1]]
+        if not (rows[:, ENCODING] == ZLIB_XOR).any():
+            return [self._part(row) for row in rows]
+        transcoded = self._transcoded
+        if transcoded is None or transcoded[0] != k:
+            frames = (frame for row in rows for frame in self._decode(self._part(row)))
+            transcoded = self._transcoded = (k, encode_chunk(frames, int(rows[0, START])))
+        return transcoded[1]
 
     def _part(self, row: np.ndarray) -> Part:
         start, count, height, width, encoding = (
@@ -93,7 +107,8 @@ class StoredArray:
     """A lazily read (n, ...) array of large observations, decoded a chunk at a time.
 
     Indexing with an int or a slice reads only the chunks involved;
-    ``np.asarray(stored)`` reads everything.
+    ``np.asarray(stored)`` reads everything. A chunk's rows are zlib-runs (version 2)
+    or zlib-xor (version 1), as its index row says.
     """
 
     def __init__(self, index: ChunkIndex, spec: Any, what: str) -> None:
@@ -116,6 +131,8 @@ class StoredArray:
             )
         self._index, self._what = index, what
         self._rows = index.one_row_per_chunk(stream, what)
+        if not np.isin(self._rows[:, ENCODING], [ZLIB_XOR, ZLIB_RUNS]).all():
+            raise index.archive.error(f"{INDEX}: the {what} rows have unknown encodings")
 
     @property
     def ndim(self) -> int:
@@ -147,14 +164,16 @@ class StoredArray:
         row = self._rows[k]
         what = f"{self._what}, chunk {k}"
         payload = self._index.payload(row, what)
-        count = int(row[COUNT])
+        count, encoding = int(row[COUNT]), ENCODINGS[int(row[ENCODING])]
+        stop = count if i is None else i + 1
         try:
-            deltas = inflate_deltas(payload, self._row_bytes, count, count if i is None else i + 1)
+            rows = decode_rows(payload, encoding, self._row_bytes, count, stop, every=i is None)
         except ValueError as error:
             raise self._index.archive.error(f"{what}: {error}") from None
+        values = rows.view(self.dtype)
         if i is None:
-            return xor_accumulate(deltas).view(self.dtype).reshape(count, *self.shape[1:])
-        return xor_reduce(deltas).view(self.dtype).reshape(self.shape[1:])
+            return values.reshape(count, *self.shape[1:])
+        return values[0].reshape(self.shape[1:])
 
 
 class StoredInfos(Sequence[dict[str, Any]]):

@@ -42,8 +42,10 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
             ``(N, H, W, 4)`` or ``(N, H, W)``, or a list of such frames. A rollout
             without frames shows its observations when they are images (HxW, HxWx1,
             HxWx3 or HxWx4, uint8 or floats in [0, 1]), and otherwise only the readout.
-        encoding: how frames held in memory are sent, ``"zlib-xor"`` (lossless,
-            compact) or ``"raw"``. Frames loaded from a file travel as stored.
+        encoding: how frames held in memory are sent, ``"zlib-runs"`` (lossless,
+            compact: the bytes that change between frames, deflated) or ``"raw"``.
+            Frames loaded from a file travel as stored (a version-1 file's as
+            zlib-runs, re-encoded a chunk at a time).
         extras: names of scalar per-step extras of the rollout to draw on the timeline.
         action_names: names of the discrete actions; defaults to the rollout's
             ``metadata["action_names"]``.
@@ -132,7 +134,7 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
         self,
         episode: Rollout | np.ndarray | Sequence[Any],
         *,
-        encoding: str = "zlib-xor",
+        encoding: str = "zlib-runs",
         extras: Sequence[str] = (),
         action_names: Sequence[str] | None = None,
         title: str | None = None,

@@ -18,6 +18,7 @@ but real payloads: every frame decodes).
 
 from __future__ import annotations
 
+import io
 import shutil
 import statistics
 import tempfile
@@ -30,6 +31,7 @@ import gymnasium as gym
 import numpy as np
 from PIL import Image
 
+from agent_widget.chunk_index import INDEX, LENGTH, OBSERVATIONS, OFFSET, STREAM
 from agent_widget.codec import CHUNK_SIZE, Part, decode_frame, decode_part, encode_part
 from agent_widget.frames import Frames
 from agent_widget.rollout import Rollout
@@ -95,10 +97,20 @@ def bench_rollout(episode: dict, folder: Path) -> dict:
     return {
         "bytes": path.stat().st_size,
         "frame_bytes": frame_bytes,
+        "observation_bytes": observation_bytes(path),
         "save": save,
         "read": times,
         "in_order": in_order_time(path, episode["frames"]),
     }
+
+
+def observation_bytes(path: Path) -> int:
+    """Bytes of chunks.bin holding observations only (a payload shared with frames is not)."""
+    with zipfile.ZipFile(path) as archive:
+        table = np.load(io.BytesIO(archive.read(INDEX)))
+    frames = set(table[table[:, STREAM] < OBSERVATIONS, OFFSET].tolist())
+    rows = table[table[:, STREAM] >= OBSERVATIONS]
+    return sum(int(row[LENGTH]) for row in rows if int(row[OFFSET]) not in frames)
 
 
 def in_order_time(path: Path, frames: np.ndarray) -> float:
@@ -244,18 +256,21 @@ def main(argv: list[str] | None = None) -> None:
         f"`{COMMAND}` ({today()}, 2-core machine shared with other jobs, medians).\n"
         f"{n:,} frames of ALE/Pong-v5 (210x160 RGB), seeded random policy, reset when an "
         "episode ends. The .rollout file holds everything record() keeps (frames, "
-        "observations, actions, rewards, flags, infos; Pong's observations equal its frames "
-        "and are stored once); the other two hold frames only. Random access = open the "
+        "observations, actions, rewards, flags, infos); the other two hold frames only. "
+        "Random access = open the "
         "store and read frame i, checked against the original (200 random i; .npz: 10, as it "
         "inflates the whole array each time).\n\n"
         f"{result}\n\n"
         f"The .rollout file is {png['bytes'] / rollout['bytes']:.1f}x smaller than one PNG "
-        f"per frame; its frames alone ({rollout['frame_bytes'] / n:.0f} B/frame) are "
-        f"{npz['bytes'] / rollout['frame_bytes']:.1f}x smaller than np.savez_compressed. "
-        f"Reading one frame is {npz_read / read:,.0f}x faster than from the .npz but "
-        f"{read / png_read:.1f}x slower than opening its PNG: frame i of a chunk needs the "
-        "chunk's earlier XOR deltas inflated too (on average half of 16 frames), the price "
-        "of the small files and of payloads the browser takes as they are. Reading every "
+        f"per frame; its frames alone ({rollout['frame_bytes'] / n:.0f} B/frame, zlib-runs) "
+        f"are {npz['bytes'] / rollout['frame_bytes']:.1f}x smaller than np.savez_compressed. "
+        "Pong's observations are its frames, and large observations are encoded as frames "
+        "are (zlib-runs over their bytes), so a chunk's observations have its frame part's "
+        "payload, stored once: observation payloads not shared with frames take "
+        f"{rollout['observation_bytes'] / n:.0f} B/frame of the file. "
+        f"Reading one frame is {npz_read / read:,.0f}x faster than from the .npz and "
+        f"{read / png_read:.1f}x the time of opening its PNG: frame i of a part needs the "
+        "part's first frame inflated and the changes up to frame i replayed. Reading every "
         f"frame in order (`frames[t]`, t = 0, 1, ...) costs {ms(rollout['in_order'])} ms per "
         "frame: the frames decoded last are kept, so each chunk is inflated about once.\n\n"
         f"load() of a {LONG_STEPS:,}-step file: {ms(load_median)} ms (median of "

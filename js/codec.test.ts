@@ -1,103 +1,179 @@
-import { deflateSync } from "node:zlib";
+import { deflateSync, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { PartDecoder, StreamInflater, undoXor } from "./codec.ts";
-import { makeFrames, part, rgba } from "./test-helpers.ts";
+import { PartDecoder } from "./codec.ts";
+import { concat, makeFrames, part, rgba, u32, zlibRuns } from "./test-helpers.ts";
+import type { EncodedPart } from "./types.ts";
 
-async function inflateAll(data: Uint8Array, expected: number): Promise<Uint8Array> {
-  const out = new Uint8Array(expected);
-  await new StreamInflater(data, out).fill(expected, true);
-  return out;
+/** 2x3 frames (18 bytes) for hand-made payloads. */
+const B = 18;
+const FRAME_0 = Uint8Array.from({ length: B }, (_, i) => 100 + i);
+
+/** A 2x3 zlib-runs part at position 64 whose payload inflates to `pieces`. */
+function handMade(count: number, ...pieces: (Uint8Array | number[])[]): EncodedPart {
+  const payload = new Uint8Array(deflateSync(concat(pieces.map((piece) => Uint8Array.from(piece)))));
+  return { chunk: 4, start: 64, count, height: 2, width: 3, encoding: "zlib-runs", payload };
 }
 
-describe("StreamInflater", () => {
-  it("inflates a zlib stream made by node:zlib deflateSync", async () => {
-    const data = Uint8Array.from({ length: 5000 }, (_, i) => (i * 7) & 0xff);
-    expect(await inflateAll(new Uint8Array(deflateSync(data)), data.length)).toEqual(data);
-  });
-
-  it("stops early: asking for the first bytes does not inflate the whole stream", async () => {
-    const data = new Uint8Array(4 * 2 ** 20);
-    for (let i = 0; i < data.length; i++) data[i] = (i >> 10) & 0xff;
-    const out = new Uint8Array(data.length);
-    const inflater = new StreamInflater(new Uint8Array(deflateSync(data)), out);
-    await inflater.fill(1000, false);
-    expect(inflater.bytes).toBeGreaterThanOrEqual(1000);
-    expect(inflater.bytes).toBeLessThan(data.length / 2);
-    expect(out.subarray(0, 1000)).toEqual(data.subarray(0, 1000));
-    await inflater.fill(data.length, false);
-    expect(Buffer.compare(out, data)).toBe(0);
-  });
-
-  it("rejects a stream that inflates to more than expected", async () => {
-    const data = new Uint8Array(100);
-    await expect(inflateAll(new Uint8Array(deflateSync(data)), 99)).rejects.toThrow(/larger than the expected 99 bytes/);
-  });
-
-  it("rejects a stream that inflates to less than expected", async () => {
-    const data = new Uint8Array(100);
-    await expect(inflateAll(new Uint8Array(deflateSync(data)), 101)).rejects.toThrow(/inflated 100 bytes, expected 101/);
-  });
-
-  it("rejects bytes that are not a zlib stream", async () => {
-    await expect(inflateAll(Uint8Array.from([1, 2, 3, 4, 5]), 10)).rejects.toThrow();
-  });
-});
-
-describe("undoXor", () => {
-  it("turns a delta into the frame using the previous, already undone frame (word-sized frames)", () => {
-    const data = Uint8Array.from([1, 2, 3, 4, 1 ^ 9, 2 ^ 8, 3 ^ 7, 4 ^ 6]);
-    undoXor(data, 4, 1);
-    expect([...data]).toEqual([1, 2, 3, 4, 9, 8, 7, 6]);
-  });
-
-  it("handles frames whose size is not a multiple of 4", () => {
-    const data = Uint8Array.from([10, 20, 30, 10 ^ 5, 20 ^ 6, 30 ^ 7, 5 ^ 0, 6 ^ 0, 7 ^ 1]);
-    undoXor(data, 3, 1);
-    undoXor(data, 3, 2);
-    expect([...data]).toEqual([10, 20, 30, 5, 6, 7, 0, 0, 1]);
-  });
-});
-
-async function decoded(p: ReturnType<typeof part>, t: number): Promise<Uint8ClampedArray> {
-  const decoder = new PartDecoder(p);
-  await decoder.load(t, true);
-  return decoder.frame(t).rgba;
+/**
+ * `count` frames of 8x8 where a few pixels move from frame to frame, like a ball
+ * and paddles, over a background that stays.
+ */
+function sparseFrames(count: number): Uint8Array[] {
+  const frames = [Uint8Array.from({ length: 8 * 8 * 3 }, (_, i) => (i * 29) & 0xff)];
+  for (let f = 1; f < count; f++) {
+    const frame = frames[f - 1].slice();
+    frame.fill(f * 40, (f * 13) % 150, ((f * 13) % 150) + 3); // a pixel, 3 bytes
+    frame[(f * 71) % frame.length] ^= 0xff; // a byte far away
+    frame[(f * 71 + 5) % frame.length] ^= 0x0f; // 4 bytes later: merged into the same run
+    frames.push(frame);
+  }
+  return frames;
 }
 
-describe("PartDecoder", () => {
-  it("decodes every frame of a zlib-xor part to its exact RGB with alpha 255", async () => {
-    const frames = makeFrames(5, 4, 6);
-    const decoder = new PartDecoder(part(frames, 32, 4, 6));
-    await decoder.load(36, true);
+const decode = (p: EncodedPart, t: number) => new PartDecoder(p).frame(t).rgba;
+
+describe("PartDecoder, zlib-runs", () => {
+  it("decodes every frame of a part in order to its exact RGB with alpha 255", () => {
+    const frames = sparseFrames(16);
+    const decoder = new PartDecoder(part(frames, 32, 8, 8));
     frames.forEach((rgb, i) => {
       const frame = decoder.frame(32 + i);
-      expect(frame.width).toBe(6);
-      expect(frame.height).toBe(4);
+      expect([frame.width, frame.height]).toEqual([8, 8]);
       expect(frame.rgba).toEqual(rgba(rgb));
     });
   });
 
-  it("decodes frames out of order (a later frame first, then an earlier one)", async () => {
-    const frames = makeFrames(4, 3, 5); // 45-byte frames: the byte-wise XOR path
+  it("decodes frames in any order: later, earlier, the same again, frame 0 last", () => {
+    const frames = sparseFrames(16);
+    const decoder = new PartDecoder(part(frames, 0, 8, 8));
+    for (const t of [9, 3, 15, 14, 14, 1, 8, 2, 0]) expect(decoder.frame(t).rgba).toEqual(rgba(frames[t]));
+  });
+
+  it("decodes frames where nothing changes", () => {
+    const frames = Array.from({ length: 5 }, () => FRAME_0);
+    const decoder = new PartDecoder(part(frames, 0, 2, 3));
+    for (const t of [4, 2, 0]) expect(decoder.frame(t).rgba).toEqual(rgba(FRAME_0));
+  });
+
+  it("decodes frames where every byte changes", () => {
+    const frames = makeFrames(6, 3, 5);
     const decoder = new PartDecoder(part(frames, 0, 3, 5));
-    await decoder.load(3, true);
-    expect(decoder.frame(3).rgba).toEqual(rgba(frames[3]));
-    expect(decoder.frame(1).rgba).toEqual(rgba(frames[1]));
-    expect(decoder.frame(2).rgba).toEqual(rgba(frames[2]));
+    for (const t of [5, 1, 3, 0, 4, 2]) expect(decoder.frame(t).rgba).toEqual(rgba(frames[t]));
   });
 
-  it("is not ready for a frame before its bytes are inflated", async () => {
-    const decoder = new PartDecoder(part(makeFrames(2, 2, 2), 0, 2, 2));
-    expect(decoder.ready(0)).toBe(false);
-    expect(() => decoder.frame(0)).toThrow(/not inflated yet/);
-    await decoder.load(1, true);
-    expect(decoder.ready(1)).toBe(true);
+  it("decodes a part of one frame", () => {
+    const [frame] = makeFrames(1, 2, 3);
+    expect(decode(part([frame], 16, 2, 3), 16)).toEqual(rgba(frame));
   });
 
-  it("decodes a raw part without inflating", async () => {
+  it("decodes changing frames of one pixel, whose run header outweighs the frame", () => {
+    const frames = [0, 1, 2, 3].map((f) => Uint8Array.from([f, 255 - f, 7 * f]));
+    const decoder = new PartDecoder(part(frames, 0, 1, 1));
+    for (const t of [3, 1, 2, 0]) expect(decoder.frame(t).rgba).toEqual(rgba(frames[t]));
+  });
+
+  it("counts each run's skip from the end of the run before it, the first from byte 0", () => {
+    // Frame 1 changes bytes 2..4 and 9; frame 2 changes byte 0 and byte 17, the last.
+    const p = handMade(3, FRAME_0, u32(2, 2, 3, 4, 1), [1, 2, 3, 4], u32(2, 0, 1, 16, 1), [5, 6]);
+    const frame1 = FRAME_0.slice();
+    frame1.set([1, 2, 3], 2);
+    frame1[9] = 4;
+    const frame2 = frame1.slice();
+    frame2[0] = 5;
+    frame2[17] = 6;
+    const decoder = new PartDecoder(p);
+    expect(decoder.frame(66).rgba).toEqual(rgba(frame2));
+    expect(decoder.frame(65).rgba).toEqual(rgba(frame1));
+  });
+
+  it("holds the inflated bytes and one working frame, not every frame", () => {
+    const frames = sparseFrames(16);
+    const p = part(frames, 0, 8, 8);
+    const decoder = new PartDecoder(p);
+    decoder.frame(15);
+    expect(decoder.bytes).toBe(inflateSync(p.payload).byteLength + frames[0].length);
+  });
+
+  it("writes each frame into the buffer it is given", () => {
+    const frames = sparseFrames(3);
+    const into = new Uint8ClampedArray(8 * 8 * 4);
+    const frame = new PartDecoder(part(frames, 0, 8, 8)).frame(2, into);
+    expect(frame.rgba).toBe(into);
+    expect(into).toEqual(rgba(frames[2]));
+  });
+});
+
+describe("zlib-runs test data", () => {
+  it("merges runs at most 8 unchanged bytes apart, the kernel's choice", () => {
+    const next = FRAME_0.slice();
+    for (const i of [0, 9, 17]) next[i] = 0; // 8 unchanged bytes between 0 and 9, then 7
+    const far = next.slice();
+    for (const i of [0, 10]) far[i] = 1; // 9 unchanged bytes between: two runs
+    expect(new Uint8Array(inflateSync(zlibRuns([FRAME_0, next, far])))).toEqual(
+      concat([FRAME_0, u32(1, 0, 18), next, u32(2, 0, 1, 9, 1), Uint8Array.from([1, 1])]),
+    );
+  });
+});
+
+describe("PartDecoder, malformed zlib-runs payloads", () => {
+  const rejects = (p: EncodedPart, message: RegExp) => expect(() => new PartDecoder(p)).toThrow(message);
+
+  it("rejects a run that ends past the frame", () => {
+    rejects(handMade(2, FRAME_0, u32(1, 16, 3), [1, 2, 3]), /position 64: run 0 of frame 1 \(bytes 16 to 19\) ends past the frame's 18 bytes/);
+  });
+
+  it("rejects a run whose skip puts it past the frame", () => {
+    rejects(handMade(2, FRAME_0, u32(2, 0, 1, 2 ** 32 - 1, 1), [1, 2]), /position 64: run 1 of frame 1 .* ends past/);
+  });
+
+  it("rejects an empty run", () => {
+    rejects(handMade(2, FRAME_0, u32(2, 0, 1, 3, 0), [1]), /position 64: run 1 of frame 1 is empty/);
+  });
+
+  it("rejects a payload that ends inside frame 0", () => {
+    rejects(handMade(1, FRAME_0.subarray(1)), /position 64: holds 17 bytes, fewer than frame 0's 18/);
+  });
+
+  it("rejects a payload that ends before a frame's run count", () => {
+    rejects(handMade(3, FRAME_0, u32(0)), /position 64: ends before frame 2's run count/);
+  });
+
+  it("rejects a run count larger than the bytes left", () => {
+    rejects(handMade(2, FRAME_0, u32(2 ** 32 - 1, 0, 1)), /position 64: ends inside the headers of frame 1's 4294967295 runs/);
+  });
+
+  it("rejects a payload that ends inside a frame's changed bytes", () => {
+    rejects(handMade(2, FRAME_0, u32(1, 0, 4), [1, 2, 3]), /position 64: ends inside frame 1's changed bytes/);
+  });
+
+  it("rejects bytes after the last frame", () => {
+    rejects(handMade(2, FRAME_0, u32(1, 0, 1), [1], [0, 0]), /position 64: has 2 bytes after its last frame/);
+  });
+
+  it("rejects a zlib stream cut short", () => {
+    const p = part(makeFrames(4, 2, 3), 64, 2, 3);
+    rejects({ ...p, payload: p.payload.subarray(0, p.payload.byteLength - 8) }, /zlib-runs part at position 64/);
+  });
+
+  it("rejects bytes that are not a zlib stream", () => {
+    rejects({ ...handMade(1, FRAME_0), payload: Uint8Array.from([1, 2, 3, 4, 5]) }, /zlib-runs part at position 64/);
+  });
+
+  it("stops inflating a stream that inflates past what the frames can take", () => {
+    // 2 frames of 18 bytes take at most 18 + 12 + 36 = 66 bytes; this inflates to 64 MB.
+    const bomb = { ...handMade(2, FRAME_0), payload: new Uint8Array(deflateSync(new Uint8Array(64 * 2 ** 20))) };
+    rejects(bomb, /position 64: inflates to more than 66 bytes/);
+  });
+
+  it("rejects a header that does not match the payload", () => {
+    rejects({ ...part(makeFrames(2, 2, 2), 64, 2, 2), width: 3 }, /zlib-runs part at position 64/);
+  });
+});
+
+describe("PartDecoder, raw and headers", () => {
+  it("decodes a raw part", () => {
     const frames = makeFrames(3, 2, 2);
     const decoder = new PartDecoder(part(frames, 16, 2, 2, "raw"));
-    expect(decoder.ready(18)).toBe(true);
     expect(decoder.frame(18).rgba).toEqual(rgba(frames[2]));
     expect(decoder.frame(16).rgba).toEqual(rgba(frames[0]));
   });
@@ -107,18 +183,14 @@ describe("PartDecoder", () => {
     expect(() => new PartDecoder(bad)).toThrow(/position 48 holds 24 bytes, expected 36/);
   });
 
-  it("rejects a zlib-xor payload that does not match the header, naming the position", async () => {
-    const bad = { ...part(makeFrames(2, 2, 2), 64, 2, 2), width: 3 };
-    await expect(decoded(bad, 65)).rejects.toThrow(/zlib-xor part at position 64/);
-  });
-
-  it("rejects an unknown encoding", () => {
-    const bad = { ...part(makeFrames(1, 1, 1), 0, 1, 1), encoding: "png" as "raw" };
-    expect(() => new PartDecoder(bad)).toThrow(/unknown frame encoding "png"/);
+  it("rejects an encoding it does not read, such as the retired zlib-xor", () => {
+    const bad = { ...part(makeFrames(1, 1, 1), 0, 1, 1), encoding: "zlib-xor" as "raw" };
+    expect(() => new PartDecoder(bad)).toThrow(/unknown frame encoding "zlib-xor" at position 0/);
   });
 
   it("refuses a position outside the part", () => {
     const decoder = new PartDecoder(part(makeFrames(2, 1, 1), 16, 1, 1, "raw"));
     expect(() => decoder.frame(18)).toThrow(RangeError);
+    expect(() => decoder.frame(15)).toThrow(RangeError);
   });
 });

@@ -1,118 +1,109 @@
 /**
- * Frame part decoding: inflate, undo the XOR chain, expand RGB to RGBA.
+ * Frame part decoding: inflate, replay the runs of changed bytes, expand RGB to RGBA.
  *
- * Inflating is streamed a slice of input at a time: the browser's
- * `DecompressionStream` inflates each written chunk in one go on the main
- * thread (~40 ms for a 480x480 chunk), so slicing keeps every task short, and
- * lets a random jump stop as soon as the frame it needs is out. A zlib-xor part
- * is then un-XORed in place lazily (frame i = frame i-1 XOR delta i), and each
- * frame is expanded to RGBA only when asked for.
+ * A zlib-runs part (README "Frame chunks") inflates to frame 0 followed by each
+ * later frame's changed bytes: about one frame's worth of bytes (a Pong part:
+ * 110 KB, not the 1.6 MB of its 16 frames), so it is inflated whole, at once and
+ * synchronously, with fflate. Frames are then replayed in order into one working
+ * frame only as far as asked (a frame before the working one starts over from
+ * frame 0: a copy of one frame), and each is expanded to RGBA only when asked for.
  */
+import { Unzlib } from "fflate";
 import type { EncodedPart, Frame } from "./types.ts";
 
 /**
- * Inflated bytes per input slice: ~0.5 ms of work, short enough not to hold up a
- * paint, and fine enough that a random frame is inflated barely past its end
- * (a random Pong frame decodes in ~3.7 ms instead of ~5.3 with 512 KB slices).
+ * The most deflate inflates one input byte to (a 258-byte match coded in 2 bits):
+ * what bounds the output of pushing one slice of input.
  */
-const SLICE_OUTPUT_BYTES = 128 * 1024;
+const DEFLATE_MAX_RATIO = 1032;
 
-/** Streams a zlib (RFC 1950) payload into `out`, only as far as asked. */
-export class StreamInflater {
-  private filled = 0;
-  private demand = 0;
-  private urgent = false;
-  private error: Error | undefined;
-  private wake: (() => void) | undefined;
-  private waiters: { target: number; resolve: () => void; reject: (error: Error) => void }[] = [];
-
-  constructor(
-    private readonly payload: Uint8Array,
-    private readonly out: Uint8Array,
-  ) {
-    const stream = new DecompressionStream("deflate");
-    void this.write(stream.writable.getWriter());
-    void this.read(stream.readable.getReader());
+/**
+ * Inflates a zlib stream (RFC 1950) synchronously, throwing as soon as it exceeds
+ * `limit` bytes. Input goes in slices that can each inflate to about `limit` (1 MB
+ * at least), so a stream made to inflate to gigabytes stops within a slice of it.
+ */
+export function inflateBounded(payload: Uint8Array, limit: number): Uint8Array {
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  const inflater = new Unzlib((data) => {
+    total += data.byteLength;
+    if (total > limit) throw new Error(`inflates to more than ${limit} bytes`);
+    if (data.byteLength > 0) pieces.push(data);
+  });
+  const slice = Math.max(1024, Math.ceil(limit / DEFLATE_MAX_RATIO));
+  let sent = 0;
+  do {
+    inflater.push(payload.subarray(sent, sent + slice), sent + slice >= payload.byteLength);
+    sent += slice;
+  } while (sent < payload.byteLength);
+  if (pieces.length === 1) return pieces[0];
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const piece of pieces) {
+    out.set(piece, offset);
+    offset += piece.byteLength;
   }
-
-  /** Bytes of `out` inflated so far. */
-  get bytes(): number {
-    return this.filled;
-  }
-
-  /**
-   * Resolves once `out[0, target)` is inflated. `urgent` (someone is waiting to
-   * paint) inflates without yielding to the browser between slices.
-   */
-  fill(target: number, urgent: boolean): Promise<void> {
-    if (this.error !== undefined) return Promise.reject(this.error);
-    if (this.filled >= target) return Promise.resolve();
-    this.demand = Math.max(this.demand, target);
-    this.urgent ||= urgent;
-    this.wake?.();
-    return new Promise((resolve, reject) => this.waiters.push({ target, resolve, reject }));
-  }
-
-  private async write(writer: WritableStreamDefaultWriter<BufferSource>): Promise<void> {
-    const slice = Math.max(256, Math.ceil((this.payload.byteLength * SLICE_OUTPUT_BYTES) / Math.max(1, this.out.byteLength)));
-    try {
-      for (let sent = 0; sent < this.payload.byteLength; sent += slice) {
-        while (this.filled >= this.demand) await new Promise<void>((resolve) => (this.wake = resolve));
-        await writer.write(this.payload.subarray(sent, sent + slice) as Uint8Array<ArrayBuffer>);
-        if (!this.urgent) await nextTask();
-      }
-      await writer.close();
-    } catch (error) {
-      this.fail(error as Error);
-    }
-  }
-
-  private async read(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (this.filled + value.byteLength > this.out.byteLength) {
-          void reader.cancel();
-          throw new Error(`inflated data is larger than the expected ${this.out.byteLength} bytes`);
-        }
-        this.out.set(value, this.filled);
-        this.filled += value.byteLength;
-        this.settle();
-      }
-      if (this.filled !== this.out.byteLength) {
-        throw new Error(`inflated ${this.filled} bytes, expected ${this.out.byteLength}`);
-      }
-    } catch (error) {
-      this.fail(error as Error);
-    }
-  }
-
-  private settle(): void {
-    this.waiters = this.waiters.filter((w) => (this.filled >= w.target ? (w.resolve(), false) : true));
-    if (this.waiters.length === 0) this.urgent = false;
-  }
-
-  private fail(error: Error): void {
-    this.error ??= error;
-    for (const w of this.waiters) w.reject(this.error);
-    this.waiters = [];
-  }
+  return out;
 }
 
-/** Turns delta `index` into frame `index` in place: `d_i ^= f_{i-1}` (frame `index-1` already undone). */
-export function undoXor(data: Uint8Array, frameBytes: number, index: number): void {
-  const begin = index * frameBytes;
-  const prev = begin - frameBytes;
-  if (frameBytes % 4 === 0 && data.byteOffset % 4 === 0) {
-    // Word-wise XOR: 4x fewer iterations; frames of W*H*3 bytes are usually a multiple of 4.
-    const words = new Uint32Array(data.buffer, data.byteOffset, data.byteLength >>> 2);
-    const w0 = begin >>> 2;
-    const p0 = prev >>> 2;
-    for (let j = 0, n = frameBytes >>> 2; j < n; j++) words[w0 + j] ^= words[p0 + j];
-    return;
+/**
+ * The most a zlib-runs part of `count` frames of `frameBytes` may inflate to: frame 0,
+ * then per frame its run count, one run header and twice the frame's bytes. An encoder
+ * merging runs fewer than 9 bytes apart writes at most `12 + B` bytes a frame, so this
+ * leaves room; without the run header (`B + (n-1)(4+2B)`), a changed frame of one or
+ * two pixels (`B` = 3 or 6) would be refused.
+ */
+function maxRunsBytes(frameBytes: number, count: number): number {
+  return frameBytes + (count - 1) * (12 + 2 * frameBytes);
+}
+
+/**
+ * Where each frame's change starts in an inflated zlib-runs part (entry `i` for
+ * frame `i >= 1`), after checking that every run is non-empty and inside the frame,
+ * and that the bytes end exactly after the last frame: replaying then needs no check.
+ */
+function indexRuns(data: Uint8Array, frameBytes: number, count: number): number[] {
+  if (data.byteLength < frameBytes) throw new Error(`holds ${data.byteLength} bytes, fewer than frame 0's ${frameBytes}`);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const starts = [0];
+  let at = frameBytes;
+  for (let i = 1; i < count; i++) {
+    starts.push(at);
+    if (at + 4 > data.byteLength) throw new Error(`ends before frame ${i}'s run count`);
+    const runs = view.getUint32(at, true);
+    const header = at + 4;
+    if (header + 8 * runs > data.byteLength) throw new Error(`ends inside the headers of frame ${i}'s ${runs} runs`);
+    let end = 0;
+    let changed = 0;
+    for (let r = 0; r < runs; r++) {
+      const start = end + view.getUint32(header + 8 * r, true);
+      const length = view.getUint32(header + 8 * r + 4, true);
+      end = start + length;
+      if (length === 0) throw new Error(`run ${r} of frame ${i} is empty`);
+      if (end > frameBytes) {
+        throw new Error(`run ${r} of frame ${i} (bytes ${start} to ${end}) ends past the frame's ${frameBytes} bytes`);
+      }
+      changed += length;
+    }
+    at = header + 8 * runs + changed;
+    if (at > data.byteLength) throw new Error(`ends inside frame ${i}'s changed bytes`);
   }
-  for (let j = 0; j < frameBytes; j++) data[begin + j] ^= data[prev + j];
+  if (at !== data.byteLength) throw new Error(`has ${data.byteLength - at} bytes after its last frame`);
+  return starts;
+}
+
+/** Writes the runs at `data[at..]` (indexed by `indexRuns`) into `frame`: frame i-1 becomes frame i. */
+function applyRuns(data: Uint8Array, view: DataView, at: number, frame: Uint8Array): void {
+  const runs = view.getUint32(at, true);
+  let source = at + 4 + 8 * runs;
+  let end = 0;
+  for (let header = at + 4; header < at + 4 + 8 * runs; header += 8) {
+    const start = end + view.getUint32(header, true);
+    const length = view.getUint32(header + 4, true);
+    end = start + length;
+    frame.set(data.subarray(source, source + length), start);
+    source += length;
+  }
 }
 
 /**
@@ -137,68 +128,67 @@ export function rgbToFrame(
   return { width, height, rgba };
 }
 
-/** Random access to the frames of one part; inflates and decodes no further than asked. */
+/** Random access to the frames of one part, checked and inflated whole when made. */
 export class PartDecoder {
-  /** Memory held: the part's inflated (or raw) RGB bytes. */
+  /** Memory held: the part's inflated (or raw) bytes, and the working frame. */
   readonly bytes: number;
   private readonly frameBytes: number;
+  /** A raw part's frames, or a zlib-runs part inflated: frame 0, then each later frame's runs. */
   private readonly data: Uint8Array;
-  private readonly inflater: StreamInflater | undefined;
-  /** Frames 0..undone-1 of `data` are plain RGB; later ones are still XOR deltas. */
-  private undone: number;
+  private readonly view: DataView;
+  /** zlib-runs only: where each frame's runs start in `data` (`indexRuns`). */
+  private readonly changes: number[] | undefined;
+  /** zlib-runs only: frame `at` (>= 1), replayed from frame 0. */
+  private working: Uint8Array | undefined;
+  private at = 0;
 
-  /** Checks the header and payload size; throws an Error naming the part's position when wrong. */
+  /** Checks the header and payload, inflating it; throws an Error naming the part's position when wrong. */
   constructor(readonly part: EncodedPart) {
     const { start, count, width, height, encoding, payload } = part;
     if (!(count > 0 && width > 0 && height > 0)) {
       throw new Error(`invalid part at position ${start}: ${count} frames of ${width}x${height}`);
     }
     this.frameBytes = width * height * 3;
-    const expected = count * this.frameBytes;
     if (encoding === "raw") {
-      if (payload.byteLength !== expected) {
-        throw new Error(`raw part at position ${start} holds ${payload.byteLength} bytes, expected ${expected}`);
+      if (payload.byteLength !== count * this.frameBytes) {
+        throw new Error(`raw part at position ${start} holds ${payload.byteLength} bytes, expected ${count * this.frameBytes}`);
       }
       this.data = payload;
-      this.undone = count;
-    } else if (encoding === "zlib-xor") {
-      this.data = new Uint8Array(expected);
-      this.inflater = new StreamInflater(payload, this.data);
-      this.undone = 1;
+    } else if (encoding === "zlib-runs") {
+      try {
+        this.data = inflateBounded(payload, maxRunsBytes(this.frameBytes, count));
+        this.changes = indexRuns(this.data, this.frameBytes, count);
+      } catch (error) {
+        throw new Error(`zlib-runs part at position ${start}: ${(error as Error).message}`);
+      }
     } else {
       throw new Error(`unknown frame encoding ${JSON.stringify(encoding)} at position ${start}`);
     }
-    this.bytes = this.data.byteLength;
+    this.view = new DataView(this.data.buffer, this.data.byteOffset, this.data.byteLength);
+    this.bytes = this.data.byteLength + (this.changes !== undefined && count > 1 ? this.frameBytes : 0);
   }
 
-  /** Whether `frame(t)` can run now, without inflating more. */
-  ready(t: number): boolean {
-    return this.inflater === undefined || this.inflater.bytes >= (this.index(t) + 1) * this.frameBytes;
-  }
-
-  /** Inflates as far as frame `t`; `urgent` when someone waits to paint it. */
-  async load(t: number, urgent: boolean): Promise<void> {
-    try {
-      await this.inflater?.fill((this.index(t) + 1) * this.frameBytes, urgent);
-    } catch (error) {
-      throw new Error(`zlib-xor part at position ${this.part.start}: ${(error as Error).message}`);
-    }
-  }
-
-  /** The RGBA frame at absolute position `t` (written into `into` if it fits); it must be `ready`. */
+  /** The RGBA frame at absolute position `t` (written into `into` if it fits). */
   frame(t: number, into?: Uint8ClampedArray): Frame {
-    const index = this.index(t);
-    if (!this.ready(t)) throw new Error(`frame ${t} is not inflated yet`);
-    for (; this.undone <= index; this.undone++) undoXor(this.data, this.frameBytes, this.undone);
-    return rgbToFrame(this.data, index * this.frameBytes, this.part.width, this.part.height, into);
-  }
-
-  private index(t: number): number {
     const index = t - this.part.start;
     if (!(index >= 0 && index < this.part.count)) {
       throw new RangeError(`position ${t} is not in the part starting at ${this.part.start}`);
     }
-    return index;
+    const { width, height } = this.part;
+    if (this.changes === undefined) return rgbToFrame(this.data, index * this.frameBytes, width, height, into);
+    if (index === 0) return rgbToFrame(this.data, 0, width, height, into);
+    return rgbToFrame(this.replay(this.changes, index), 0, width, height, into);
+  }
+
+  /** The working frame moved to frame `index`: forward from where it is, else from frame 0. */
+  private replay(changes: number[], index: number): Uint8Array {
+    if (this.working === undefined || this.at > index) {
+      this.working ??= new Uint8Array(this.frameBytes);
+      this.working.set(this.data.subarray(0, this.frameBytes));
+      this.at = 0;
+    }
+    for (; this.at < index; this.at++) applyRuns(this.data, this.view, changes[this.at + 1], this.working);
+    return this.working;
   }
 }
 

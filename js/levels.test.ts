@@ -16,6 +16,11 @@ describe("inflateLevels", () => {
   it("refuses a stream that is not width x height cells", () => {
     expect(() => inflateLevels(zlibSync(new Uint8Array(5)), 3, 2)).toThrow("the map holds 5 levels, expected 3x2");
   });
+
+  it("stops inflating a payload that holds more cells than the map", () => {
+    const bomb = zlibSync(new Uint8Array(16 * 2 ** 20));
+    expect(() => inflateLevels(bomb, 3, 2)).toThrow("inflates to more than 6 bytes");
+  });
 });
 
 describe("levelColours", () => {

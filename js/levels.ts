@@ -11,13 +11,13 @@
  *
  * Pure (no DOM): the card view puts the pixels in an ImageData and scales them.
  */
-import { unzlibSync } from "fflate";
+import { inflateBounded } from "./codec.ts";
 
 const LEVELS = 256;
 
 /** The 2-D map's cells, one level each, row-major; throws when they are not width x height. */
 export function inflateLevels(payload: Uint8Array, width: number, height: number): Uint8Array {
-  const levels = unzlibSync(payload);
+  const levels = inflateBounded(payload, width * height);
   if (levels.length !== width * height) {
     throw new Error(`the map holds ${levels.length} levels, expected ${width}x${height}`);
   }

@@ -1,6 +1,6 @@
 /** Test doubles and fixtures shared by the vitest specs (not part of the bundle). */
 import { deflateSync } from "node:zlib";
-import type { EncodedPart, Model } from "./types.ts";
+import type { EncodedPart, Encoding, Model } from "./types.ts";
 
 type Callback = (...args: any[]) => void;
 
@@ -51,22 +51,43 @@ export function makeFrames(count: number, height: number, width: number): Uint8A
   );
 }
 
-/** The zlib-xor payload of `frames`, produced the way the kernel does (node:zlib). */
-export function zlibXor(frames: Uint8Array[]): Uint8Array {
-  const size = frames[0].length;
-  const deltas = new Uint8Array(frames.length * size);
-  frames.forEach((frame, i) => {
-    for (let j = 0; j < size; j++) deltas[i * size + j] = i === 0 ? frame[j] : frame[j] ^ frames[i - 1][j];
-  });
-  return new Uint8Array(deflateSync(deltas));
+/** Runs of changed bytes at most this many unchanged bytes apart are written as one (fewer 8-byte headers). */
+const RUNS_GAP = 8;
+
+/** The zlib-runs payload of `frames`, encoded as the kernel does (zlib level 6): frame 0, then each frame's runs. */
+export function zlibRuns(frames: Uint8Array[]): Uint8Array {
+  const changes = frames.slice(1).map((frame, i) => changeOf(frames[i], frame));
+  return new Uint8Array(deflateSync(concat([frames[0], ...changes]), { level: 6 }));
 }
 
-export function raw(frames: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(frames.reduce((n, f) => n + f.length, 0));
+/** The change from `prev` to `next`: the run count, (skip, length) per run, then the runs' new bytes. */
+function changeOf(prev: Uint8Array, next: Uint8Array): Uint8Array {
+  const runs: { start: number; end: number }[] = [];
+  for (let j = 0; j < next.length; j++) {
+    if (prev[j] === next[j]) continue;
+    const last = runs.at(-1);
+    if (last !== undefined && j - last.end <= RUNS_GAP) last.end = j + 1;
+    else runs.push({ start: j, end: j + 1 });
+  }
+  const header = runs.flatMap((run, r) => [run.start - (r === 0 ? 0 : runs[r - 1].end), run.end - run.start]);
+  return concat([u32(runs.length, ...header), ...runs.map((run) => next.subarray(run.start, run.end))]);
+}
+
+/** Little-endian u32s, the integers of a zlib-runs change. */
+export function u32(...values: number[]): Uint8Array {
+  const out = new Uint8Array(4 * values.length);
+  const view = new DataView(out.buffer);
+  values.forEach((v, i) => view.setUint32(4 * i, v, true));
+  return out;
+}
+
+/** The pieces' bytes one after the other. */
+export function concat(pieces: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
   let offset = 0;
-  for (const f of frames) {
-    out.set(f, offset);
-    offset += f.length;
+  for (const p of pieces) {
+    out.set(p, offset);
+    offset += p.length;
   }
   return out;
 }
@@ -76,10 +97,10 @@ export function part(
   start: number,
   height: number,
   width: number,
-  encoding: "zlib-xor" | "raw" = "zlib-xor",
+  encoding: Encoding = "zlib-runs",
   chunkSize = 16,
 ): EncodedPart {
-  const payload = encoding === "raw" ? raw(frames) : zlibXor(frames);
+  const payload = encoding === "raw" ? concat(frames) : zlibRuns(frames);
   return { chunk: Math.floor(start / chunkSize), start, count: frames.length, height, width, encoding, payload };
 }
 

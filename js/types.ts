@@ -10,7 +10,7 @@ export interface Model {
   send(content: unknown, callbacks?: unknown, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
 }
 
-export type Encoding = "zlib-xor" | "raw";
+export type Encoding = "zlib-runs" | "raw";
 
 /** One run of same-size frames inside a chunk, as the kernel describes it. */
 export interface PartHeader {

@@ -10,9 +10,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from sample_frames import moving_frames
+from sample_frames import as_version_1, changing_frames, moving_frames
 
 from agent_widget import codec as codec_module
+from agent_widget import frames as frames_module
+from agent_widget.chunk_index import ENCODING, OBSERVATIONS, OFFSET, RAW, ZLIB_RUNS, ZLIB_XOR
 from agent_widget.codec import CHUNK_SIZE
 from agent_widget.frames import ArrayFrames
 from agent_widget.rollout import Rollout
@@ -83,16 +85,16 @@ def flip_byte(path, offset):
     path.write_bytes(bytes(data))
 
 
-def count_inflated_rows(monkeypatch):
-    """From now on, the number of rows each zlib-xor inflate produces (its cost)."""
+def count_inflated_rows(monkeypatch, inflater="inflate_runs"):
+    """From now on, how many frames each inflate of a part goes through (its cost)."""
     inflated = []
-    inflate = codec_module.inflate_deltas
+    inflate = getattr(codec_module, inflater)
 
-    def counting(payload, row_bytes, count, stop):
+    def counting(payload, row_bytes, count, stop, *more):
         inflated.append(stop)
-        return inflate(payload, row_bytes, count, stop)
+        return inflate(payload, row_bytes, count, stop, *more)
 
-    monkeypatch.setattr(codec_module, "inflate_deltas", counting)
+    monkeypatch.setattr(codec_module, inflater, counting)
     return inflated
 
 
@@ -198,6 +200,31 @@ def test_large_observations_are_read_lazily_by_index_and_slice(saved):
     np.testing.assert_array_equal(image[10:30:3], rollout.observations["image"][10:30:3])
 
 
+def test_large_observations_are_stored_as_zlib_runs(saved):
+    _, path = saved
+    assert set(index_rows(path, stream=OBSERVATIONS)[:, ENCODING]) == {ZLIB_RUNS}
+
+
+def test_an_observation_that_is_the_frame_is_stored_once(tmp_path):
+    frames = moving_frames(N, 30, 40)  # 3,600 bytes: a large observation
+    path = make_rollout(frames=frames, observations=frames).save(tmp_path / "pong.rollout")
+    observation_offsets = index_rows(path, stream=OBSERVATIONS)[:, OFFSET]
+    assert observation_offsets.tolist() == index_rows(path, stream=0)[:, OFFSET].tolist()
+    np.testing.assert_array_equal(np.asarray(load(path).observations), frames)
+
+
+def test_observation_rows_of_an_unknown_encoding_are_refused(saved):
+    _, path = saved
+    with zipfile.ZipFile(path) as archive:
+        table = np.load(io.BytesIO(archive.read("chunks.index.npy")))
+    table[table[:, 0] == OBSERVATIONS, ENCODING] = RAW
+    buffer = io.BytesIO()
+    np.save(buffer, table)
+    rewrite(path, chunks_index_npy=buffer.getvalue())
+    with pytest.raises(RolloutFileError, match=r"observations 'image' rows have unknown enc"):
+        load(path)
+
+
 def test_array_observations_of_any_dtype_round_trip(tmp_path):
     observations = np.random.default_rng(2).normal(size=(N, 20, 20)).astype(np.float64)
     rollout = make_rollout(observations=observations)
@@ -245,11 +272,19 @@ def test_resized_frames_round_trip(tmp_path):
 
 
 def test_chunks_of_several_parts_of_one_size_round_trip_as_saved(tmp_path, monkeypatch):
-    monkeypatch.setattr(codec_module, "PART_BYTES", 5 * 6 * 8 * 3)  # 5 frames of 6x8 a part
-    frames = moving_frames(N)
+    # A 6x8 frame and two changes of all its bytes a part.
+    monkeypatch.setattr(frames_module, "PART_BYTES", 144 + 2 * (12 + 144))
+    frames = changing_frames(N)
     saved_frames = Rollout.from_arrays(frames=frames).frames
     loaded = load(Rollout.from_arrays(frames=frames).save(tmp_path / "parts.rollout")).frames
-    assert [(p.start, p.count) for p in loaded.chunk(1)] == [(16, 5), (21, 5), (26, 5), (31, 1)]
+    assert [(p.start, p.count) for p in loaded.chunk(1)] == [
+        (16, 3),
+        (19, 3),
+        (22, 3),
+        (25, 3),
+        (28, 3),
+        (31, 1),
+    ]
     assert loaded.chunk(1) == saved_frames.chunk(1)
     np.testing.assert_array_equal(np.stack(list(loaded)), frames)
     for t in (0, 20, 21, 31, N - 1):
@@ -311,12 +346,12 @@ def test_frame_payloads_sit_in_chunks_bin_at_their_index_offsets(saved):
         assert payload == rollout.frames.chunk(int(chunk))[0].payload
 
 
-def test_observations_equal_to_frames_are_stored_once(tmp_path):
-    frames = np.random.default_rng(3).integers(0, 256, (N, 30, 30, 3), dtype=np.uint8)
-    without = Rollout.from_arrays(frames=frames).save(tmp_path / "a.rollout")
-    with_obs = Rollout.from_arrays(frames=frames, observations=frames).save(tmp_path / "b.rollout")
-    assert with_obs.stat().st_size - without.stat().st_size < 1000
-    np.testing.assert_array_equal(np.asarray(load(with_obs).observations), frames)
+def test_equal_payloads_are_stored_once(tmp_path):
+    still = np.repeat(moving_frames(1, 30, 30), 3 * CHUNK_SIZE, axis=0)
+    path = Rollout.from_arrays(frames=still).save(tmp_path / "still.rollout")
+    rows = index_rows(path, stream=0)
+    assert len(set(rows[:, 7])) == 1  # three chunks, one payload
+    np.testing.assert_array_equal(np.stack(list(load(path).frames)), still)
 
 
 def test_saving_twice_gives_identical_bytes(saved, tmp_path):
@@ -327,6 +362,97 @@ def test_saving_twice_gives_identical_bytes(saved, tmp_path):
 def test_rollout_save_and_storage_save_agree(saved, tmp_path):
     rollout, path = saved
     assert save(rollout, tmp_path / "other.rollout").read_bytes() == path.read_bytes()
+
+
+# ----------------------------------------------------------------- versions
+
+
+def test_files_are_written_as_version_2_with_zlib_runs_frame_parts(saved):
+    _, path = saved
+    with zipfile.ZipFile(path) as archive:
+        meta = json.loads(archive.read("meta.json"))
+    assert meta["version"] == 2
+    assert meta["chunks"]["encodings"] == ["raw", "zlib-xor", "zlib-json", "zlib-runs"]
+    assert set(index_rows(path, stream=0)[:, ENCODING]) == {ZLIB_RUNS}
+
+
+@pytest.fixture
+def version_1(saved):
+    rollout, path = saved
+    return rollout, as_version_1(path)
+
+
+def test_a_version_1_file_loads_with_its_frames_exact(version_1):
+    rollout, path = version_1
+    loaded = load(path)
+    np.testing.assert_array_equal(np.stack(list(loaded.frames)), moving_frames(N))
+    for t in (0, 17, N - 1):
+        np.testing.assert_array_equal(loaded.frames[t], moving_frames(N)[t])
+    assert list(loaded.infos) == list(rollout.infos)
+
+
+def test_a_version_1_files_zlib_xor_observations_read_exact(version_1):
+    rollout, path = version_1
+    assert set(index_rows(path, stream=OBSERVATIONS)[:, ENCODING]) == {ZLIB_XOR}
+    image = load(path).observations["image"]
+    np.testing.assert_array_equal(np.asarray(image), rollout.observations["image"])
+    np.testing.assert_array_equal(image[20], rollout.observations["image"][20])
+
+
+def test_a_version_1_file_reads_a_frame_inflating_its_zlib_xor_part_no_further(
+    version_1, monkeypatch
+):
+    _, path = version_1
+    frames = load(path).frames
+    inflated = count_inflated_rows(monkeypatch, "inflate_deltas")
+    np.testing.assert_array_equal(frames[CHUNK_SIZE + 3], moving_frames(N)[CHUNK_SIZE + 3])
+    assert inflated == [4]
+
+
+def test_iterating_a_version_1_file_decodes_its_parts_as_stored(version_1, monkeypatch):
+    _, path = version_1
+    frames = load(path).frames
+    runs = count_inflated_rows(monkeypatch)
+    xor = count_inflated_rows(monkeypatch, "inflate_deltas")
+    np.testing.assert_array_equal(np.stack(list(frames)), moving_frames(N))
+    assert (xor, runs) == ([16, 16, 5], [])
+
+
+def test_a_version_1_files_chunks_are_handed_out_as_zlib_runs(version_1):
+    rollout, path = version_1
+    loaded = load(path)
+    for k in range(loaded.frames.num_chunks):
+        parts = loaded.frames.chunk(k)
+        assert {p.encoding for p in parts} == {"zlib-runs"}
+        assert parts == rollout.frames.chunk(k)  # as if encoded from the frames today
+
+
+def test_a_version_1_chunk_of_several_parts_is_handed_out_cut_as_chunks_are_now(
+    tmp_path, monkeypatch
+):
+    with monkeypatch.context() as patch:
+        patch.setattr(frames_module, "PART_BYTES", 100)  # a part a frame
+        path = Rollout.from_arrays(frames=moving_frames(N)).save(tmp_path / "v1.rollout")
+    assert len(index_rows(as_version_1(path), stream=0)) == N
+    parts = load(path).frames.chunk(1)
+    assert [(p.start, p.count) for p in parts] == [(CHUNK_SIZE, CHUNK_SIZE)]
+    assert parts == ArrayFrames(moving_frames(N)).chunk(1)
+
+
+def test_handing_out_a_version_1_chunk_decodes_that_chunk_once(version_1, monkeypatch):
+    _, path = version_1
+    frames = load(path).frames
+    inflated = count_inflated_rows(monkeypatch, "inflate_deltas")
+    first = frames.chunk(1)
+    assert frames.chunk(1) is first
+    assert inflated == [CHUNK_SIZE]
+
+
+def test_a_version_1_file_saved_again_is_the_version_2_file(saved, tmp_path):
+    _, path = saved
+    version_2 = path.read_bytes()
+    again = load(as_version_1(path)).save(tmp_path / "again.rollout")
+    assert again.read_bytes() == version_2
 
 
 # ----------------------------------------------------------------- damaged and foreign files

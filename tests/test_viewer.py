@@ -13,6 +13,7 @@ import zlib
 import numpy as np
 import pytest
 import traitlets
+from sample_frames import as_version_1
 
 from agent_widget import codec as codec_module
 from agent_widget.codec import CHUNK_SIZE, Part, decode_part
@@ -129,7 +130,7 @@ def test_reply_names_the_chunk_of_each_part_and_echoes_the_id(monkeypatch):
         (1, 16, 16),
     ]
     assert all(
-        p["encoding"] == "zlib-xor" and (p["height"], p["width"]) == (6, 5) for p in reply["parts"]
+        p["encoding"] == "zlib-runs" and (p["height"], p["width"]) == (6, 5) for p in reply["parts"]
     )
     assert len(buffers) == 3  # a payload per part, then the readout data
 
@@ -158,7 +159,20 @@ def test_stored_frames_travel_as_stored(monkeypatch, tmp_path):
     assert [bytes(b) for b in buffers[:-1]] == [
         p.payload for k in (0, 2) for p in stored.frames.chunk(k)
     ]
-    assert {p["encoding"] for p in reply["parts"]} == {"zlib-xor"}
+    assert {p["encoding"] for p in reply["parts"]} == {"zlib-runs"}
+
+
+def test_a_version_1_files_frames_travel_as_zlib_runs(monkeypatch, tmp_path):
+    frames = random_frames(40)
+    path = Rollout.from_arrays(frames=frames, actions=np.zeros(39, int)).save(
+        tmp_path / "a.rollout"
+    )
+    reply, buffers = request(EpisodeViewer(load(as_version_1(path))), [0, 2], monkeypatch)
+    assert {p["encoding"] for p in reply["parts"]} == {"zlib-runs"}
+    got = decoded(reply, buffers)
+    assert sorted(got) == [*range(16), *range(32, 40)]
+    for t, frame in got.items():
+        np.testing.assert_array_equal(frame, frames[t])
 
 
 def test_grayscale_frames_are_sent_as_rgb(monkeypatch):
@@ -495,14 +509,14 @@ def test_appending_to_a_loaded_episode_reads_only_its_last_partial_chunk(monkeyp
     stored = load(tmp_path / "a.rollout")
     viewer = EpisodeViewer(stored)
     inflated = []
-    inflate = codec_module.inflate_deltas
+    inflate = codec_module.inflate_runs
     monkeypatch.setattr(
         codec_module,
-        "inflate_deltas",
+        "inflate_runs",
         lambda payload, *args: inflated.append(args) or inflate(payload, *args),
     )
     viewer.append(frame=random_frames(1, seed=1)[0], action=0)
-    assert [stop for _, count, stop in inflated] == [8]  # chunk 2's 8 frames, nothing before
+    assert [args[2] for args in inflated] == [8]  # chunk 2's 8 frames, nothing before
     reply, buffers = request(viewer, [0, 1, 2], monkeypatch)
     stored_payloads = [p.payload for k in (0, 1) for p in stored.frames.chunk(k)]
     assert [bytes(b) for b in buffers[: len(stored_payloads)]] == stored_payloads
