@@ -30,12 +30,19 @@ function sparseFrames(count: number): Uint8Array[] {
   return frames;
 }
 
-const decode = (p: EncodedPart, t: number) => new PartDecoder(p).frame(t).rgba;
+/** A decoder with its part inflated, as the store makes them. */
+async function opened(p: EncodedPart): Promise<PartDecoder> {
+  const decoder = new PartDecoder(p);
+  await decoder.load(p.start, true);
+  return decoder;
+}
+
+const decode = async (p: EncodedPart, t: number) => (await opened(p)).frame(t).rgba;
 
 describe("PartDecoder, zlib-runs", () => {
-  it("decodes every frame of a part in order to its exact RGB with alpha 255", () => {
+  it("decodes every frame of a part in order to its exact RGB with alpha 255", async () => {
     const frames = sparseFrames(16);
-    const decoder = new PartDecoder(part(frames, 32, 8, 8));
+    const decoder = await opened(part(frames, 32, 8, 8));
     frames.forEach((rgb, i) => {
       const frame = decoder.frame(32 + i);
       expect([frame.width, frame.height]).toEqual([8, 8]);
@@ -43,36 +50,36 @@ describe("PartDecoder, zlib-runs", () => {
     });
   });
 
-  it("decodes frames in any order: later, earlier, the same again, frame 0 last", () => {
+  it("decodes frames in any order: later, earlier, the same again, frame 0 last", async () => {
     const frames = sparseFrames(16);
-    const decoder = new PartDecoder(part(frames, 0, 8, 8));
+    const decoder = await opened(part(frames, 0, 8, 8));
     for (const t of [9, 3, 15, 14, 14, 1, 8, 2, 0]) expect(decoder.frame(t).rgba).toEqual(rgba(frames[t]));
   });
 
-  it("decodes frames where nothing changes", () => {
+  it("decodes frames where nothing changes", async () => {
     const frames = Array.from({ length: 5 }, () => FRAME_0);
-    const decoder = new PartDecoder(part(frames, 0, 2, 3));
+    const decoder = await opened(part(frames, 0, 2, 3));
     for (const t of [4, 2, 0]) expect(decoder.frame(t).rgba).toEqual(rgba(FRAME_0));
   });
 
-  it("decodes frames where every byte changes", () => {
+  it("decodes frames where every byte changes", async () => {
     const frames = makeFrames(6, 3, 5);
-    const decoder = new PartDecoder(part(frames, 0, 3, 5));
+    const decoder = await opened(part(frames, 0, 3, 5));
     for (const t of [5, 1, 3, 0, 4, 2]) expect(decoder.frame(t).rgba).toEqual(rgba(frames[t]));
   });
 
-  it("decodes a part of one frame", () => {
+  it("decodes a part of one frame", async () => {
     const [frame] = makeFrames(1, 2, 3);
-    expect(decode(part([frame], 16, 2, 3), 16)).toEqual(rgba(frame));
+    expect(await decode(part([frame], 16, 2, 3), 16)).toEqual(rgba(frame));
   });
 
-  it("decodes changing frames of one pixel, whose run header outweighs the frame", () => {
+  it("decodes changing frames of one pixel, whose run header outweighs the frame", async () => {
     const frames = [0, 1, 2, 3].map((f) => Uint8Array.from([f, 255 - f, 7 * f]));
-    const decoder = new PartDecoder(part(frames, 0, 1, 1));
+    const decoder = await opened(part(frames, 0, 1, 1));
     for (const t of [3, 1, 2, 0]) expect(decoder.frame(t).rgba).toEqual(rgba(frames[t]));
   });
 
-  it("counts each run's skip from the end of the run before it, the first from byte 0", () => {
+  it("counts each run's skip from the end of the run before it, the first from byte 0", async () => {
     // Frame 1 changes bytes 2..4 and 9; frame 2 changes byte 0 and byte 17, the last.
     const p = handMade(3, FRAME_0, u32(2, 2, 3, 4, 1), [1, 2, 3, 4], u32(2, 0, 1, 16, 1), [5, 6]);
     const frame1 = FRAME_0.slice();
@@ -81,23 +88,33 @@ describe("PartDecoder, zlib-runs", () => {
     const frame2 = frame1.slice();
     frame2[0] = 5;
     frame2[17] = 6;
-    const decoder = new PartDecoder(p);
+    const decoder = await opened(p);
     expect(decoder.frame(66).rgba).toEqual(rgba(frame2));
     expect(decoder.frame(65).rgba).toEqual(rgba(frame1));
   });
 
-  it("holds the inflated bytes and one working frame, not every frame", () => {
+  it("holds the inflated bytes and one working frame, not every frame", async () => {
     const frames = sparseFrames(16);
     const p = part(frames, 0, 8, 8);
-    const decoder = new PartDecoder(p);
+    const decoder = await opened(p);
     decoder.frame(15);
     expect(decoder.bytes).toBe(inflateSync(p.payload).byteLength + frames[0].length);
   });
 
-  it("writes each frame into the buffer it is given", () => {
+  it("reads no frame before its part is inflated, and inflates it once", async () => {
+    const decoder = new PartDecoder(part(sparseFrames(2), 0, 8, 8));
+    expect(decoder.ready(0)).toBe(false);
+    expect(() => decoder.frame(0)).toThrow("frame 0 is not inflated yet");
+    const loading = decoder.load(1, false);
+    expect(decoder.load(0, true)).toBe(loading);
+    await loading;
+    expect(decoder.ready(1)).toBe(true);
+  });
+
+  it("writes each frame into the buffer it is given", async () => {
     const frames = sparseFrames(3);
     const into = new Uint8ClampedArray(8 * 8 * 4);
-    const frame = new PartDecoder(part(frames, 0, 8, 8)).frame(2, into);
+    const frame = (await opened(part(frames, 0, 8, 8))).frame(2, into);
     expect(frame.rgba).toBe(into);
     expect(into).toEqual(rgba(frames[2]));
   });
@@ -116,57 +133,57 @@ describe("zlib-runs test data", () => {
 });
 
 describe("PartDecoder, malformed zlib-runs payloads", () => {
-  const rejects = (p: EncodedPart, message: RegExp) => expect(() => new PartDecoder(p)).toThrow(message);
+  const rejects = (p: EncodedPart, message: RegExp) => expect(opened(p)).rejects.toThrow(message);
 
-  it("rejects a run that ends past the frame", () => {
-    rejects(handMade(2, FRAME_0, u32(1, 16, 3), [1, 2, 3]), /position 64: run 0 of frame 1 \(bytes 16 to 19\) ends past the frame's 18 bytes/);
+  it("rejects a run that ends past the frame", async () => {
+    await rejects(handMade(2, FRAME_0, u32(1, 16, 3), [1, 2, 3]), /position 64: run 0 of frame 1 \(bytes 16 to 19\) ends past the frame's 18 bytes/);
   });
 
-  it("rejects a run whose skip puts it past the frame", () => {
-    rejects(handMade(2, FRAME_0, u32(2, 0, 1, 2 ** 32 - 1, 1), [1, 2]), /position 64: run 1 of frame 1 .* ends past/);
+  it("rejects a run whose skip puts it past the frame", async () => {
+    await rejects(handMade(2, FRAME_0, u32(2, 0, 1, 2 ** 32 - 1, 1), [1, 2]), /position 64: run 1 of frame 1 .* ends past/);
   });
 
-  it("rejects an empty run", () => {
-    rejects(handMade(2, FRAME_0, u32(2, 0, 1, 3, 0), [1]), /position 64: run 1 of frame 1 is empty/);
+  it("rejects an empty run", async () => {
+    await rejects(handMade(2, FRAME_0, u32(2, 0, 1, 3, 0), [1]), /position 64: run 1 of frame 1 is empty/);
   });
 
-  it("rejects a payload that ends inside frame 0", () => {
-    rejects(handMade(1, FRAME_0.subarray(1)), /position 64: holds 17 bytes, fewer than frame 0's 18/);
+  it("rejects a payload that ends inside frame 0", async () => {
+    await rejects(handMade(1, FRAME_0.subarray(1)), /position 64: holds 17 bytes, fewer than frame 0's 18/);
   });
 
-  it("rejects a payload that ends before a frame's run count", () => {
-    rejects(handMade(3, FRAME_0, u32(0)), /position 64: ends before frame 2's run count/);
+  it("rejects a payload that ends before a frame's run count", async () => {
+    await rejects(handMade(3, FRAME_0, u32(0)), /position 64: ends before frame 2's run count/);
   });
 
-  it("rejects a run count larger than the bytes left", () => {
-    rejects(handMade(2, FRAME_0, u32(2 ** 32 - 1, 0, 1)), /position 64: ends inside the headers of frame 1's 4294967295 runs/);
+  it("rejects a run count larger than the bytes left", async () => {
+    await rejects(handMade(2, FRAME_0, u32(2 ** 32 - 1, 0, 1)), /position 64: ends inside the headers of frame 1's 4294967295 runs/);
   });
 
-  it("rejects a payload that ends inside a frame's changed bytes", () => {
-    rejects(handMade(2, FRAME_0, u32(1, 0, 4), [1, 2, 3]), /position 64: ends inside frame 1's changed bytes/);
+  it("rejects a payload that ends inside a frame's changed bytes", async () => {
+    await rejects(handMade(2, FRAME_0, u32(1, 0, 4), [1, 2, 3]), /position 64: ends inside frame 1's changed bytes/);
   });
 
-  it("rejects bytes after the last frame", () => {
-    rejects(handMade(2, FRAME_0, u32(1, 0, 1), [1], [0, 0]), /position 64: has 2 bytes after its last frame/);
+  it("rejects bytes after the last frame", async () => {
+    await rejects(handMade(2, FRAME_0, u32(1, 0, 1), [1], [0, 0]), /position 64: has 2 bytes after its last frame/);
   });
 
-  it("rejects a zlib stream cut short", () => {
+  it("rejects a zlib stream cut short", async () => {
     const p = part(makeFrames(4, 2, 3), 64, 2, 3);
-    rejects({ ...p, payload: p.payload.subarray(0, p.payload.byteLength - 8) }, /zlib-runs part at position 64/);
+    await rejects({ ...p, payload: p.payload.subarray(0, p.payload.byteLength - 8) }, /zlib-runs part at position 64/);
   });
 
-  it("rejects bytes that are not a zlib stream", () => {
-    rejects({ ...handMade(1, FRAME_0), payload: Uint8Array.from([1, 2, 3, 4, 5]) }, /zlib-runs part at position 64/);
+  it("rejects bytes that are not a zlib stream", async () => {
+    await rejects({ ...handMade(1, FRAME_0), payload: Uint8Array.from([1, 2, 3, 4, 5]) }, /zlib-runs part at position 64/);
   });
 
-  it("stops inflating a stream that inflates past what the frames can take", () => {
+  it("stops inflating a stream that inflates past what the frames can take", async () => {
     // 2 frames of 18 bytes take at most 18 + 12 + 36 = 66 bytes; this inflates to 64 MB.
     const bomb = { ...handMade(2, FRAME_0), payload: new Uint8Array(deflateSync(new Uint8Array(64 * 2 ** 20))) };
-    rejects(bomb, /position 64: inflates to more than 66 bytes/);
+    await rejects(bomb, /position 64: inflates to more than 66 bytes/);
   });
 
-  it("rejects a header that does not match the payload", () => {
-    rejects({ ...part(makeFrames(2, 2, 2), 64, 2, 2), width: 3 }, /zlib-runs part at position 64/);
+  it("rejects a header that does not match the payload", async () => {
+    await rejects({ ...part(makeFrames(2, 2, 2), 64, 2, 2), width: 3 }, /zlib-runs part at position 64/);
   });
 });
 

@@ -3,8 +3,8 @@
  *
  * A zlib-runs part (README "Frame chunks") inflates to frame 0 followed by each
  * later frame's changed bytes: about one frame's worth of bytes (a Pong part:
- * 110 KB, not the 1.6 MB of its 16 frames), so it is inflated whole, at once and
- * synchronously, with fflate. Frames are then replayed in order into one working
+ * 110 KB, not the 1.6 MB of its 16 frames), so it is inflated whole, natively
+ * (`inflateNative`). Frames are then replayed in order into one working
  * frame only as far as asked (a frame before the working one starts over from
  * frame 0: a copy of one frame), and each is expanded to RGBA only when asked for.
  */
@@ -36,6 +36,45 @@ export function inflateBounded(payload: Uint8Array, limit: number): Uint8Array {
     inflater.push(payload.subarray(sent, sent + slice), sent + slice >= payload.byteLength);
     sent += slice;
   } while (sent < payload.byteLength);
+  return concat(pieces, total);
+}
+
+/**
+ * Inflates a zlib stream (RFC 1950) with the browser's native `DecompressionStream`,
+ * rejecting as soon as it exceeds `limit` bytes. Frame parts go this way: a
+ * 480x480 part inflates in ~5 ms natively against ~9 ms with fflate. The input is
+ * written in slices that can each inflate to about `limit`, since the stream inflates
+ * a written slice whole, so a stream made to inflate to gigabytes stops within one.
+ */
+export async function inflateNative(payload: Uint8Array, limit: number): Promise<Uint8Array> {
+  const stream = new DecompressionStream("deflate");
+  const writer = stream.writable.getWriter();
+  const reader = stream.readable.getReader();
+  const slice = Math.max(1024, Math.ceil(limit / DEFLATE_MAX_RATIO));
+  const written = (async () => {
+    for (let sent = 0; sent < payload.byteLength; sent += slice) {
+      await writer.write(payload.subarray(sent, sent + slice) as Uint8Array<ArrayBuffer>);
+    }
+    await writer.close();
+  })();
+  written.catch(() => undefined); // its error, if any, also fails a read below
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      void reader.cancel();
+      throw new Error(`inflates to more than ${limit} bytes`);
+    }
+    pieces.push(value);
+  }
+  await written;
+  return concat(pieces, total);
+}
+
+function concat(pieces: Uint8Array[], total: number): Uint8Array {
   if (pieces.length === 1) return pieces[0];
   const out = new Uint8Array(total);
   let offset = 0;
@@ -128,21 +167,23 @@ export function rgbToFrame(
   return { width, height, rgba };
 }
 
-/** Random access to the frames of one part, checked and inflated whole when made. */
+/**
+ * Random access to the frames of one part. A zlib-runs part is inflated whole
+ * (`load`) and checked before any frame is read.
+ */
 export class PartDecoder {
-  /** Memory held: the part's inflated (or raw) bytes, and the working frame. */
-  readonly bytes: number;
   private readonly frameBytes: number;
   /** A raw part's frames, or a zlib-runs part inflated: frame 0, then each later frame's runs. */
-  private readonly data: Uint8Array;
-  private readonly view: DataView;
+  private data: Uint8Array | undefined;
+  private view: DataView | undefined;
   /** zlib-runs only: where each frame's runs start in `data` (`indexRuns`). */
-  private readonly changes: number[] | undefined;
+  private changes: number[] | undefined;
+  private loading: Promise<void> | undefined;
   /** zlib-runs only: frame `at` (>= 1), replayed from frame 0. */
   private working: Uint8Array | undefined;
   private at = 0;
 
-  /** Checks the header and payload, inflating it; throws an Error naming the part's position when wrong. */
+  /** Checks the header (and a raw part's size); throws an Error naming the part's position when wrong. */
   constructor(readonly part: EncodedPart) {
     const { start, count, width, height, encoding, payload } = part;
     if (!(count > 0 && width > 0 && height > 0)) {
@@ -154,40 +195,62 @@ export class PartDecoder {
         throw new Error(`raw part at position ${start} holds ${payload.byteLength} bytes, expected ${count * this.frameBytes}`);
       }
       this.data = payload;
-    } else if (encoding === "zlib-runs") {
-      try {
-        this.data = inflateBounded(payload, maxRunsBytes(this.frameBytes, count));
-        this.changes = indexRuns(this.data, this.frameBytes, count);
-      } catch (error) {
-        throw new Error(`zlib-runs part at position ${start}: ${(error as Error).message}`);
-      }
-    } else {
+    } else if (encoding !== "zlib-runs") {
       throw new Error(`unknown frame encoding ${JSON.stringify(encoding)} at position ${start}`);
     }
-    this.view = new DataView(this.data.buffer, this.data.byteOffset, this.data.byteLength);
-    this.bytes = this.data.byteLength + (this.changes !== undefined && count > 1 ? this.frameBytes : 0);
   }
 
-  /** The RGBA frame at absolute position `t` (written into `into` if it fits). */
+  /** Memory held: the part's payload until inflated, then its inflated bytes and the working frame. */
+  get bytes(): number {
+    if (this.data === undefined) return this.part.payload.byteLength;
+    const working = this.changes !== undefined && this.part.count > 1 ? this.frameBytes : 0;
+    return this.data.byteLength + working;
+  }
+
+  /** Whether `frame(t)` can run now (the part is inflated). */
+  ready(_t: number): boolean {
+    return this.data !== undefined;
+  }
+
+  /** Inflates and checks the part (once, however often it is asked). */
+  load(_t: number, _urgent: boolean): Promise<void> {
+    this.loading ??= this.inflate();
+    return this.loading;
+  }
+
+  /** The RGBA frame at absolute position `t` (written into `into` if it fits); it must be `ready`. */
   frame(t: number, into?: Uint8ClampedArray): Frame {
     const index = t - this.part.start;
     if (!(index >= 0 && index < this.part.count)) {
       throw new RangeError(`position ${t} is not in the part starting at ${this.part.start}`);
     }
+    if (this.data === undefined) throw new Error(`frame ${t} is not inflated yet`);
     const { width, height } = this.part;
     if (this.changes === undefined) return rgbToFrame(this.data, index * this.frameBytes, width, height, into);
     if (index === 0) return rgbToFrame(this.data, 0, width, height, into);
-    return rgbToFrame(this.replay(this.changes, index), 0, width, height, into);
+    return rgbToFrame(this.replay(this.data, this.changes, index), 0, width, height, into);
+  }
+
+  private async inflate(): Promise<void> {
+    const { start, count, payload } = this.part;
+    try {
+      const data = await inflateNative(payload, maxRunsBytes(this.frameBytes, count));
+      this.changes = indexRuns(data, this.frameBytes, count);
+      this.view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+      this.data = data;
+    } catch (error) {
+      throw new Error(`zlib-runs part at position ${start}: ${(error as Error).message}`);
+    }
   }
 
   /** The working frame moved to frame `index`: forward from where it is, else from frame 0. */
-  private replay(changes: number[], index: number): Uint8Array {
+  private replay(data: Uint8Array, changes: number[], index: number): Uint8Array {
     if (this.working === undefined || this.at > index) {
       this.working ??= new Uint8Array(this.frameBytes);
-      this.working.set(this.data.subarray(0, this.frameBytes));
+      this.working.set(data.subarray(0, this.frameBytes));
       this.at = 0;
     }
-    for (; this.at < index; this.at++) applyRuns(this.data, this.view, changes[this.at + 1], this.working);
+    for (; this.at < index; this.at++) applyRuns(data, this.view!, changes[this.at + 1], this.working);
     return this.working;
   }
 }

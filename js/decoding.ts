@@ -12,13 +12,20 @@ export class DecodeAhead {
 
   constructor(
     private readonly store: FrameStore,
+    private readonly hasChunk: (t: number) => boolean,
     private readonly onError: (error: Error) => void,
   ) {}
 
-  /** Replaces the plan (positions, most urgent first); frames already decoded or not yet received are skipped. */
+  /** Replaces the plan (positions, most urgent first); frames already decoded are skipped. */
   schedule(positions: number[]): void {
     this.plan = positions.slice();
     if (!this.running && !this.stopped) void this.run();
+  }
+
+  /** Decodes `t` at once and urgently, whatever the plan: playback is waiting for it. */
+  now(t: number): void {
+    if (this.stopped || this.store.isDecoded(t)) return;
+    this.store.frame(t, true).catch((error: Error) => this.onError(error));
   }
 
   stop(): void {
@@ -32,9 +39,9 @@ export class DecodeAhead {
       while (!this.stopped) {
         const t = this.plan.shift();
         if (t === undefined) break;
-        if (this.store.isDecoded(t) || !this.store.available(t)) continue;
+        if (this.store.isDecoded(t) || !this.hasChunk(t)) continue;
         try {
-          this.store.frameNow(t);
+          await this.store.frame(t, false);
         } catch (error) {
           this.onError(error as Error);
         }

@@ -98,6 +98,25 @@ describe("Player", () => {
     vi.unstubAllGlobals();
   });
 
+  it("asks for the frame it waits for, so playback never hangs on a frame no plan decodes", () => {
+    const frame = animationFrames();
+    // Frames are decoded only when asked for: nothing else (no decode-ahead plan) will do it.
+    const decoded = new Set<number>([0]);
+    const shown: number[] = [];
+    const player = new Player({
+      ready: (t) => decoded.has(t),
+      need: (t) => decoded.add(t),
+      show: (t) => shown.push(t),
+      ended: () => {},
+    });
+    player.play(0, { fps: 60, length: 100, loop: false });
+    for (let i = 0; i <= 20; i++) frame((i * 1000) / 60);
+    // One display frame to notice a frame is missing, one to show it: half speed at worst.
+    expect(shown.length).toBeGreaterThanOrEqual(9);
+    expect(shown).toEqual(shown.map((_, i) => i + 1));
+    player.pause();
+  });
+
   it("keeps playing when showing a frame throws", () => {
     const frame = animationFrames();
     const shown: number[] = [];

@@ -18,6 +18,8 @@ export interface Tick {
   step: number | null;
   /** Playback reached the last position (without loop) and should stop. */
   ended: boolean;
+  /** The position whose frame playback is waiting for, if any. */
+  waitingFor?: number;
 }
 
 export class PlaybackClock {
@@ -47,7 +49,7 @@ export class PlaybackClock {
     if (!loop && this.shown >= last) return { step: null, ended: true };
     if (this.waiting) {
       const next = this.shown + 1;
-      if (!ready(this.wrap(next))) return { step: null, ended: false };
+      if (!ready(this.wrap(next))) return { step: null, ended: false, waitingFor: this.wrap(next) };
       this.start(now, next);
       return { step: this.wrap(next), ended: !loop && next >= last };
     }
@@ -72,6 +74,12 @@ export class PlaybackClock {
 
 export interface PlayerHooks {
   ready(t: number): boolean;
+  /**
+   * Playback waits for frame `t` (called once per frame waited for): decode it now.
+   * Whatever else was planned, the frame playback needs next must never wait for a
+   * plan to come round to it, or for a new step or chunk to reschedule one.
+   */
+  need?(t: number): void;
   show(t: number): void;
   /** Playback stopped by itself (reached the end without loop). */
   ended(): void;
@@ -100,6 +108,7 @@ export class Player {
     const clock = new PlaybackClock(options);
     this.clock = clock;
     let started = false;
+    let needed: number | undefined;
     const onFrame = (now: number) => {
       // The next animation frame is asked for first: a hook that throws must not end playback.
       this.frame = requestAnimationFrame(onFrame);
@@ -108,7 +117,9 @@ export class Player {
         started = true;
         return;
       }
-      const { step: t, ended } = clock.tick(now, this.hooks.ready);
+      const { step: t, ended, waitingFor } = clock.tick(now, this.hooks.ready);
+      if (waitingFor !== undefined && waitingFor !== needed) this.hooks.need?.(waitingFor);
+      needed = waitingFor;
       if (t !== null) this.hooks.show(t);
       if (ended) {
         this.pause();

@@ -30,51 +30,32 @@ function partial(k: number, count: number): ChunkData {
 const store = (decoded = 1 << 20) => new FrameStore(() => 16, { encoded: 1 << 20, inflated: 1 << 20, decoded });
 
 describe("FrameStore", () => {
-  it("decodes any position of a cached chunk at once", () => {
+  it("decodes a position from its cached chunk", async () => {
     const s = store();
     s.put(chunk(1));
-    expect(s.frameNow(19)!.rgba).toEqual(rgba(FRAMES[19]));
-    expect(s.frameNow(17)!.rgba).toEqual(rgba(FRAMES[17]));
+    expect((await s.frame(17, true))!.rgba).toEqual(rgba(FRAMES[17]));
     expect(s.isDecoded(17)).toBe(true);
   });
 
-  it("has nothing to give before the chunk arrives", () => {
+  it("has nothing to give before the chunk arrives", async () => {
     const s = store();
-    expect(s.available(3)).toBe(false);
     expect(s.frameNow(3)).toBeUndefined();
+    expect(await s.frame(3, true)).toBeUndefined();
   });
 
-  it("says null for a cached position without a frame (an episode without frames)", () => {
+  it("says null for a cached position without a frame (an episode without frames)", async () => {
     const s = store();
     s.put({ chunk: 0, parts: [], steps: new Map(), bytes: 10 });
-    expect(s.available(3)).toBe(true);
     expect(s.frameNow(3)).toBeNull();
+    expect(await s.frame(3, true)).toBeNull();
   });
 
-  it("can show a decoded frame whose chunk it no longer holds", () => {
+  it("decodes synchronously once the part is inflated, so stepping never waits", async () => {
     const s = store();
     s.put(chunk(0));
-    s.frameNow(3);
-    s.chunks.delete(0); // evicted for newer chunks, not dropped
-    expect([s.available(3), s.available(4)]).toEqual([true, false]);
-    expect(s.frameNow(3)!.rgba).toEqual(rgba(FRAMES[3]));
-  });
-
-  it("throws an Error naming a malformed part's position, reading the part only once", () => {
-    const s = store();
-    const bad = { ...part(FRAMES.slice(0, 16), 0, 2, 3), width: 2 };
-    s.put({ chunk: 0, parts: [bad], steps: new Map(), bytes: 100 });
-    const thrown = (t: number): unknown => {
-      try {
-        s.frameNow(t);
-        return undefined;
-      } catch (error) {
-        return error;
-      }
-    };
-    const first = thrown(5);
-    expect(String(first)).toMatch(/zlib-runs part at position 0/);
-    expect(thrown(9)).toBe(first); // the same Error: the part is not inflated again
+    expect(s.frameNow(5)).toBeUndefined(); // needs inflating first
+    await s.frame(0, true);
+    expect(s.frameNow(5)!.rgba).toEqual(rgba(FRAMES[5]));
   });
 
   it("serves the kernel's action and info for a position of a cached chunk", () => {
@@ -84,12 +65,12 @@ describe("FrameStore", () => {
     expect(s.meta(0)).toBeUndefined();
   });
 
-  it("forgets a dropped chunk and everything decoded from it", () => {
+  it("forgets a dropped chunk and everything decoded from it", async () => {
     const s = store();
     s.put(chunk(0));
     s.put(chunk(1));
-    s.frameNow(3);
-    s.frameNow(16);
+    await s.frame(3, true);
+    await s.frame(16, true);
     s.drop(0);
     expect(s.has(0)).toBe(false);
     expect(s.isDecoded(3)).toBe(false);
@@ -97,10 +78,19 @@ describe("FrameStore", () => {
     expect(s.isDecoded(16)).toBe(true);
   });
 
-  it("bounds the decoded frames by bytes, keeping the most recent", () => {
+  it("does not cache a frame whose decode finished after its chunk was dropped", async () => {
+    const s = store();
+    s.put(chunk(0));
+    const pending = s.frame(2, true);
+    s.drop(0);
+    expect((await pending)!.rgba).toEqual(rgba(FRAMES[2]));
+    expect(s.isDecoded(2)).toBe(false);
+  });
+
+  it("bounds the decoded frames by bytes, keeping the most recent", async () => {
     const s = store(2 * 24); // two 2x3 RGBA frames
     s.put(chunk(0));
-    for (const t of [0, 1, 2]) s.frameNow(t);
+    for (const t of [0, 1, 2]) await s.frame(t, true);
     expect([0, 1, 2].map((t) => s.isDecoded(t))).toEqual([false, true, true]);
   });
 
@@ -111,20 +101,20 @@ describe("FrameStore", () => {
     expect(s.averageChunkBytes).toBe(200);
   });
 
-  it("replaces a chunk cut short with a copy reaching further, forgetting what it decoded", () => {
+  it("replaces a chunk cut short with a copy reaching further, forgetting what it decoded", async () => {
     const s = store();
     s.put(partial(1, 3)); // positions 16..18, pushed while the episode grew
-    s.frameNow(17);
+    await s.frame(17, true);
     expect(s.put(partial(1, 4))).toBe(true);
     expect(s.isDecoded(17)).toBe(false);
-    expect(s.frameNow(19)!.rgba).toEqual(rgba(FRAMES[19]));
+    expect((await s.frame(19, true))!.rgba).toEqual(rgba(FRAMES[19]));
     expect(s.meta(19)).toEqual({ action: "", info: { t: 19 } });
   });
 
-  it("keeps a cached chunk when a copy reaching no further arrives", () => {
+  it("keeps a cached chunk when a copy reaching no further arrives", async () => {
     const s = store();
     s.put(partial(1, 4));
-    s.frameNow(17);
+    await s.frame(17, true);
     expect(s.put(partial(1, 3))).toBe(false);
     expect(s.put(partial(1, 4))).toBe(false);
     expect(s.isDecoded(17)).toBe(true);
@@ -150,23 +140,23 @@ describe("FrameStore", () => {
     expect(playbackBudgets(240, 3840 * 2160 * 4)).toEqual({ decoded: 64 * MiB, inflated: 16 * MiB });
   });
 
-  it("resizes its caches of inflated parts and decoded frames for playback, keeping the frames it can", () => {
+  it("resizes its caches of inflated parts and decoded frames for playback, keeping the frames it can", async () => {
     const s = store();
     s.put(chunk(0));
-    for (let t = 0; t < 4; t++) s.frameNow(t);
+    for (let t = 0; t < 4; t++) await s.frame(t, false);
     s.fitPlayback(20, 480 * 480 * 4);
     expect(s.budgets).toEqual({ encoded: 1 << 20, inflated: 20 * 480 * 480 * 3, decoded: 40 * 480 * 480 * 4 });
     expect([0, 1, 2, 3].map((t) => s.isDecoded(t))).toEqual([true, true, true, true]);
   });
 
-  it("decodes into the buffer of a frame it evicted, with the new frame's pixels", () => {
+  it("decodes into the buffer of a frame it evicted, with the new frame's pixels", async () => {
     const s = store(2 * 2 * 3 * 4); // room for two 2x3 RGBA frames
     s.put(chunk(0));
-    const first = s.frameNow(0)!;
-    s.frameNow(1);
-    s.frameNow(2); // evicts frame 0
+    const first = (await s.frame(0, false))!;
+    await s.frame(1, false);
+    await s.frame(2, false); // evicts frame 0
     expect(s.isDecoded(0)).toBe(false);
-    const fourth = s.frameNow(3)!;
+    const fourth = (await s.frame(3, false))!;
     expect(fourth.rgba).toBe(first.rgba);
     expect(fourth.rgba).toEqual(rgba(FRAMES[3]));
   });

@@ -54,8 +54,8 @@ export class FrameStore {
   readonly chunks: ByteLRU<number, ChunkData>;
   private readonly decoders: ByteLRU<EncodedPart, PartDecoder>;
   private readonly frames: ByteLRU<number, Frame>;
-  /** Why each malformed part could not be read: it is inflated and checked once, not at every ask. */
-  private readonly broken = new WeakMap<EncodedPart, Error>();
+  /** Parts of dropped chunks: decodes still running for them must not fill the cache. */
+  private retired = new WeakSet<EncodedPart>();
   /**
    * RGBA buffers of frames evicted from the cache, for the next frames decoded. During
    * playback a frame is evicted for every frame decoded; allocating 0.9 MB a frame
@@ -122,6 +122,8 @@ export class FrameStore {
 
   /** Forgets chunk `k` and everything decoded from it (its data changed, e.g. the episode grew). */
   drop(k: number): void {
+    const data = this.chunks.peek(k);
+    if (data !== undefined) for (const part of data.parts) this.retired.add(part);
     this.chunks.delete(k);
     this.decoders.deleteWhere((part) => part.chunk === k);
     this.frames.deleteWhere((t) => Math.floor(t / this.chunkSize()) === k);
@@ -131,6 +133,7 @@ export class FrameStore {
     for (const k of [...this.chunks.keys()]) this.drop(k);
     this.frames.clear();
     this.decoders.clear();
+    this.retired = new WeakSet();
   }
 
   /** Whether the RGBA frame at `t` is decoded and cached. */
@@ -143,41 +146,38 @@ export class FrameStore {
     return this.chunks.peek(Math.floor(t / this.chunkSize()))?.steps.get(t);
   }
 
-  /** Whether `frameNow(t)` has what to show (a frame, or `null` for none) without waiting for a chunk. */
-  available(t: number): boolean {
-    return this.frames.has(t) || this.chunks.has(Math.floor(t / this.chunkSize()));
-  }
-
   /**
-   * The frame at `t`, from the decoded cache or decoded now from its cached chunk
-   * (under a millisecond for a Pong frame). `null` when `t`'s chunk is cached but
-   * holds no frame for it, `undefined` when it is not cached. Throws an Error naming
-   * the part's position when its payload is malformed.
+   * The frame at `t` without waiting: from the decoded cache, or decoded now if
+   * its part is inflated that far (a few ms at most). `null` when `t`'s chunk is
+   * cached but holds no frame for it, `undefined` when it is not ready yet.
    */
   frameNow(t: number): Frame | null | undefined {
     const cached = this.frames.get(t);
     if (cached !== undefined) return cached;
     const part = this.partOf(t);
     if (part === undefined || part === null) return part;
-    const frame = this.decoderOf(part).frame(t, this.spareFor(part));
-    this.frames.set(t, frame);
-    return frame;
+    const decoder = this.decoders.get(part);
+    return decoder?.ready(t) ? this.keep(t, part, decoder.frame(t, this.spareFor(part))) : undefined;
   }
 
-  private decoderOf(part: EncodedPart): PartDecoder {
-    const cached = this.decoders.get(part);
-    if (cached !== undefined) return cached;
-    const failure = this.broken.get(part);
-    if (failure !== undefined) throw failure;
-    let decoder: PartDecoder;
-    try {
+  /**
+   * The frame at `t`, inflating its part as far as needed; `undefined` when its
+   * chunk is not cached. `urgent` when it is about to be painted.
+   */
+  async frame(t: number, urgent: boolean): Promise<Frame | null | undefined> {
+    const ready = this.frameNow(t);
+    if (ready !== undefined) return ready;
+    const part = this.partOf(t);
+    if (part === undefined || part === null) return part;
+    let decoder = this.decoders.get(part);
+    if (decoder === undefined) {
       decoder = new PartDecoder(part);
-    } catch (error) {
-      this.broken.set(part, error as Error);
-      throw error;
+      if (!this.retired.has(part)) this.decoders.set(part, decoder);
     }
-    this.decoders.set(part, decoder);
-    return decoder;
+    await decoder.load(t, urgent);
+    // Inflated, it holds more than its payload: weigh it again.
+    if (this.decoders.peek(part) === decoder) this.decoders.set(part, decoder);
+    return this.frames.get(t) ?? this.keep(t, part, decoder.frame(t, this.spareFor(part)));
   }
 
   private partOf(t: number): EncodedPart | null | undefined {
@@ -191,6 +191,11 @@ export class FrameStore {
     const bytes = part.width * part.height * 4;
     const i = this.spare.findIndex((rgba) => rgba.length === bytes);
     return i < 0 ? undefined : this.spare.splice(i, 1)[0];
+  }
+
+  private keep(t: number, part: EncodedPart, frame: Frame): Frame {
+    if (!this.retired.has(part)) this.frames.set(t, frame);
+    return frame;
   }
 }
 
