@@ -33,7 +33,7 @@ function sparseFrames(count: number): Uint8Array[] {
 /** A decoder with its part inflated, as the store makes them. */
 async function opened(p: EncodedPart): Promise<PartDecoder> {
   const decoder = new PartDecoder(p);
-  await decoder.load(p.start, true);
+  await decoder.load();
   return decoder;
 }
 
@@ -103,12 +103,12 @@ describe("PartDecoder, zlib-runs", () => {
 
   it("reads no frame before its part is inflated, and inflates it once", async () => {
     const decoder = new PartDecoder(part(sparseFrames(2), 0, 8, 8));
-    expect(decoder.ready(0)).toBe(false);
+    expect(decoder.ready).toBe(false);
     expect(() => decoder.frame(0)).toThrow("frame 0 is not inflated yet");
-    const loading = decoder.load(1, false);
-    expect(decoder.load(0, true)).toBe(loading);
+    const loading = decoder.load();
+    expect(decoder.load()).toBe(loading);
     await loading;
-    expect(decoder.ready(1)).toBe(true);
+    expect(decoder.ready).toBe(true);
   });
 
   it("writes each frame into the buffer it is given", async () => {

@@ -207,13 +207,13 @@ export class PartDecoder {
     return this.data.byteLength + working;
   }
 
-  /** Whether `frame(t)` can run now (the part is inflated). */
-  ready(_t: number): boolean {
+  /** Whether `frame` can run now (the part is inflated). */
+  get ready(): boolean {
     return this.data !== undefined;
   }
 
   /** Inflates and checks the part (once, however often it is asked). */
-  load(_t: number, _urgent: boolean): Promise<void> {
+  load(): Promise<void> {
     this.loading ??= this.inflate();
     return this.loading;
   }

@@ -22,10 +22,10 @@ export class DecodeAhead {
     if (!this.running && !this.stopped) void this.run();
   }
 
-  /** Decodes `t` at once and urgently, whatever the plan: playback is waiting for it. */
+  /** Decodes `t` at once, whatever the plan: playback is waiting for it. */
   now(t: number): void {
     if (this.stopped || this.store.isDecoded(t)) return;
-    this.store.frame(t, true).catch((error: Error) => this.onError(error));
+    this.store.frame(t).catch((error: Error) => this.onError(error));
   }
 
   stop(): void {
@@ -41,7 +41,7 @@ export class DecodeAhead {
         if (t === undefined) break;
         if (this.store.isDecoded(t) || !this.hasChunk(t)) continue;
         try {
-          await this.store.frame(t, false);
+          await this.store.frame(t);
         } catch (error) {
           this.onError(error as Error);
         }

@@ -33,28 +33,28 @@ describe("FrameStore", () => {
   it("decodes a position from its cached chunk", async () => {
     const s = store();
     s.put(chunk(1));
-    expect((await s.frame(17, true))!.rgba).toEqual(rgba(FRAMES[17]));
+    expect((await s.frame(17))!.rgba).toEqual(rgba(FRAMES[17]));
     expect(s.isDecoded(17)).toBe(true);
   });
 
   it("has nothing to give before the chunk arrives", async () => {
     const s = store();
     expect(s.frameNow(3)).toBeUndefined();
-    expect(await s.frame(3, true)).toBeUndefined();
+    expect(await s.frame(3)).toBeUndefined();
   });
 
   it("says null for a cached position without a frame (an episode without frames)", async () => {
     const s = store();
     s.put({ chunk: 0, parts: [], steps: new Map(), bytes: 10 });
     expect(s.frameNow(3)).toBeNull();
-    expect(await s.frame(3, true)).toBeNull();
+    expect(await s.frame(3)).toBeNull();
   });
 
   it("decodes synchronously once the part is inflated, so stepping never waits", async () => {
     const s = store();
     s.put(chunk(0));
     expect(s.frameNow(5)).toBeUndefined(); // needs inflating first
-    await s.frame(0, true);
+    await s.frame(0);
     expect(s.frameNow(5)!.rgba).toEqual(rgba(FRAMES[5]));
   });
 
@@ -69,8 +69,8 @@ describe("FrameStore", () => {
     const s = store();
     s.put(chunk(0));
     s.put(chunk(1));
-    await s.frame(3, true);
-    await s.frame(16, true);
+    await s.frame(3);
+    await s.frame(16);
     s.drop(0);
     expect(s.has(0)).toBe(false);
     expect(s.isDecoded(3)).toBe(false);
@@ -81,7 +81,7 @@ describe("FrameStore", () => {
   it("does not cache a frame whose decode finished after its chunk was dropped", async () => {
     const s = store();
     s.put(chunk(0));
-    const pending = s.frame(2, true);
+    const pending = s.frame(2);
     s.drop(0);
     expect((await pending)!.rgba).toEqual(rgba(FRAMES[2]));
     expect(s.isDecoded(2)).toBe(false);
@@ -90,7 +90,7 @@ describe("FrameStore", () => {
   it("bounds the decoded frames by bytes, keeping the most recent", async () => {
     const s = store(2 * 24); // two 2x3 RGBA frames
     s.put(chunk(0));
-    for (const t of [0, 1, 2]) await s.frame(t, true);
+    for (const t of [0, 1, 2]) await s.frame(t);
     expect([0, 1, 2].map((t) => s.isDecoded(t))).toEqual([false, true, true]);
   });
 
@@ -104,17 +104,17 @@ describe("FrameStore", () => {
   it("replaces a chunk cut short with a copy reaching further, forgetting what it decoded", async () => {
     const s = store();
     s.put(partial(1, 3)); // positions 16..18, pushed while the episode grew
-    await s.frame(17, true);
+    await s.frame(17);
     expect(s.put(partial(1, 4))).toBe(true);
     expect(s.isDecoded(17)).toBe(false);
-    expect((await s.frame(19, true))!.rgba).toEqual(rgba(FRAMES[19]));
+    expect((await s.frame(19))!.rgba).toEqual(rgba(FRAMES[19]));
     expect(s.meta(19)).toEqual({ action: "", info: { t: 19 } });
   });
 
   it("keeps a cached chunk when a copy reaching no further arrives", async () => {
     const s = store();
     s.put(partial(1, 4));
-    await s.frame(17, true);
+    await s.frame(17);
     expect(s.put(partial(1, 3))).toBe(false);
     expect(s.put(partial(1, 4))).toBe(false);
     expect(s.isDecoded(17)).toBe(true);
@@ -143,7 +143,7 @@ describe("FrameStore", () => {
   it("resizes its caches of inflated parts and decoded frames for playback, keeping the frames it can", async () => {
     const s = store();
     s.put(chunk(0));
-    for (let t = 0; t < 4; t++) await s.frame(t, false);
+    for (let t = 0; t < 4; t++) await s.frame(t);
     s.fitPlayback(20, 480 * 480 * 4);
     expect(s.budgets).toEqual({ encoded: 1 << 20, inflated: 20 * 480 * 480 * 3, decoded: 40 * 480 * 480 * 4 });
     expect([0, 1, 2, 3].map((t) => s.isDecoded(t))).toEqual([true, true, true, true]);
@@ -152,11 +152,11 @@ describe("FrameStore", () => {
   it("decodes into the buffer of a frame it evicted, with the new frame's pixels", async () => {
     const s = store(2 * 2 * 3 * 4); // room for two 2x3 RGBA frames
     s.put(chunk(0));
-    const first = (await s.frame(0, false))!;
-    await s.frame(1, false);
-    await s.frame(2, false); // evicts frame 0
+    const first = (await s.frame(0))!;
+    await s.frame(1);
+    await s.frame(2); // evicts frame 0
     expect(s.isDecoded(0)).toBe(false);
-    const fourth = (await s.frame(3, false))!;
+    const fourth = (await s.frame(3))!;
     expect(fourth.rgba).toBe(first.rgba);
     expect(fourth.rgba).toEqual(rgba(FRAMES[3]));
   });

@@ -157,14 +157,14 @@ export class FrameStore {
     const part = this.partOf(t);
     if (part === undefined || part === null) return part;
     const decoder = this.decoders.get(part);
-    return decoder?.ready(t) ? this.keep(t, part, decoder.frame(t, this.spareFor(part))) : undefined;
+    return decoder?.ready ? this.keep(t, part, decoder.frame(t, this.spareFor(part))) : undefined;
   }
 
   /**
-   * The frame at `t`, inflating its part as far as needed; `undefined` when its
-   * chunk is not cached. `urgent` when it is about to be painted.
+   * The frame at `t`, inflating its part if need be; `undefined` when its chunk is
+   * not cached.
    */
-  async frame(t: number, urgent: boolean): Promise<Frame | null | undefined> {
+  async frame(t: number): Promise<Frame | null | undefined> {
     const ready = this.frameNow(t);
     if (ready !== undefined) return ready;
     const part = this.partOf(t);
@@ -174,7 +174,7 @@ export class FrameStore {
       decoder = new PartDecoder(part);
       if (!this.retired.has(part)) this.decoders.set(part, decoder);
     }
-    await decoder.load(t, urgent);
+    await decoder.load();
     // Inflated, it holds more than its payload: weigh it again.
     if (this.decoders.peek(part) === decoder) this.decoders.set(part, decoder);
     return this.frames.get(t) ?? this.keep(t, part, decoder.frame(t, this.spareFor(part)));

@@ -241,7 +241,7 @@ class EpisodeView {
       }
       this.painted(t);
     } else if (this.store.has(chunkOf(t, this.traits.chunkSize))) {
-      this.store.frame(t, true).then(
+      this.store.frame(t).then(
         () => this.step === t && this.paint(),
         (error: Error) => this.report(error),
       );
