@@ -100,6 +100,8 @@ def compute(fn: Callable[[Step], Any], step: Step, overlay: bool = False) -> Car
 
 def to_card(result: Any, step: Step, overlay: bool = False) -> Card:
     """The card for ``result``; raises PanelResultError for results it cannot show."""
+    # An overlay panel's picture goes over the frame, unless the episode has no frames.
+    overlay = overlay and step.rollout.frames is not None
     if result is None:
         return Card("empty")
     if isinstance(result, str):
@@ -107,7 +109,7 @@ def to_card(result: Any, step: Step, overlay: bool = False) -> Card:
     if isinstance(result, Mapping):
         return _dict_bars(result, step)
     if _is_figure(result):
-        return _figure(result, step, overlay)
+        return _figure(result, overlay)
     if isinstance(result, np.ndarray) or hasattr(result, "__array__"):
         return _array(np.asarray(result), type(result).__name__, step, overlay)
     raise PanelResultError(f"the panel returned {_type_name(result)}; return {ACCEPTED}")
@@ -142,10 +144,10 @@ def _array(array: np.ndarray, what: str, step: Step, overlay: bool) -> Card:
         return _bars(array, _array_labels(len(array), step), _action_highlight(len(array), step))
     if array.ndim == 2:
         _check_pixels(array.shape, what)
-        return _heatmap(array, _over_frame(step, overlay))
+        return _heatmap(array, overlay)
     if array.ndim == 3 and array.shape[2] in (3, 4) and array.dtype == np.uint8:
         _check_pixels(array.shape, what)
-        return _image(array, _over_frame(step, overlay))
+        return _image(array, overlay)
     raise PanelResultError(
         f"the panel returned {what} of shape {array.shape} and dtype {array.dtype}; "
         f"{_array_hint(array)}return {ACCEPTED}"
@@ -253,7 +255,7 @@ def _image(pixels: np.ndarray, overlay: bool) -> Card:
     return Card("image", meta, (buffer.getvalue(),))
 
 
-def _figure(figure: Any, step: Step, overlay: bool) -> Card:
+def _figure(figure: Any, overlay: bool) -> Card:
     """The figure as a PNG at its own size and dpi, closed afterwards so figures never pile up."""
     try:
         buffer = io.BytesIO()
@@ -263,18 +265,13 @@ def _figure(figure: Any, step: Step, overlay: bool) -> Card:
         if pyplot is not None:  # a figure pyplot never saw needs no closing
             pyplot.close(figure)
     width, height = Image.open(buffer).size
-    meta = {"width": width, "height": height, "overlay": _over_frame(step, overlay)}
+    meta = {"width": width, "height": height, "overlay": overlay}
     return Card("image", meta, (buffer.getvalue(),))
 
 
 def _is_figure(result: Any) -> bool:
     figure = sys.modules.get("matplotlib.figure")
     return figure is not None and isinstance(result, figure.Figure)
-
-
-def _over_frame(step: Step, overlay: bool) -> bool:
-    """An overlay panel's picture goes over the frame, unless the episode has no frames."""
-    return overlay and step.rollout.frames is not None
 
 
 def _check_pixels(shape: tuple[int, ...], what: str) -> None:

@@ -29,8 +29,8 @@ from agent_widget.codec import (
 )
 
 # A part's payload inflates to at most this many bytes, unless its first frame alone
-# does. The browser inflates a part as far as the frame it shows, and a zlib-runs part
-# inflates to its first frame plus the bytes changed since: frames that change little
+# does. The browser inflates a whole part to show any of its frames, and a zlib-runs
+# part inflates to its first frame plus the bytes changed since: frames that change little
 # (Pong, a 480x480 render of a few moving objects) fill a chunk with one part, while
 # frames that change everywhere (a moving camera) get a whole frame every ~2 MiB, which
 # caps what showing one costs. Bounding the frames' bytes instead (3 480x480 frames a
