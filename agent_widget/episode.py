@@ -15,7 +15,7 @@ import numpy as np
 from agent_widget.codec import CHUNK_SIZE
 from agent_widget.frames import ArrayFrames, Frames
 from agent_widget.rollout import Rollout
-from agent_widget.transport import Message, action_text, pack_series
+from agent_widget.transport import action_text, pack_series
 
 
 class _Column:
@@ -140,18 +140,23 @@ class ServedEpisode:
         grown = {name: column.values for name, column in self._extras.items()}
         return {**self._other_extras, **grown}
 
-    def readout(self, t: int) -> Message:
+    def action_text(self, t: int) -> str | None:
+        if self._actions_in_series:
+            return None
         actions = self._actions.values
-        action = action_text(actions[t], self.action_names) if t < len(actions) else ""
-        old = len(self._infos)
-        return {"action": action, "info": self._infos[t] if t < old else self._new_infos[t - old]}
+        return action_text(actions[t], self.action_names) if t < len(actions) else ""
+
+    @property
+    def _actions_in_series(self) -> bool:
+        actions = self._actions.values
+        return actions.ndim == 1 and actions.dtype.kind in "biuf"
 
     def series(self) -> dict[str, bytes]:
-        """The timeline's series (see :func:`pack_series`); the front end sums the returns."""
+        """The timeline's series (see :func:`pack_series`); the front end sums the returns
+        and writes scalar actions, with their names, from the ``actions`` series."""
         series = {name: pack_series(column.values) for name, column in self._flags.items()}
-        actions = self._actions.values
-        if actions.ndim == 1 and actions.dtype.kind in "biuf":
-            series["actions"] = pack_series(actions)
+        if self._actions_in_series:
+            series["actions"] = pack_series(self._actions.values)
         for name, column in self._extras.items():
             series[f"extra:{name}"] = pack_series(column.values)
         return series

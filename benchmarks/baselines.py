@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -145,12 +146,13 @@ class SendCounter:
         send = widget.send
 
         def counted(content: dict, buffers: list | None = None) -> None:
-            parts = content.get("parts", [])
+            buffers = list(buffers or [])
+            # The frame payloads: a buffer per part, then the index (headers, readout data).
+            parts = json.loads(zlib.decompress(buffers[-1]))["parts"] if buffers else []
             self.replies += 1
             self.json_bytes += len(json.dumps(content))
-            self.buffer_bytes += sum(len(b) for b in buffers or [])
-            # The frame payloads: one buffer per part, first (then the readout data).
-            self.payload_bytes += sum(len(b) for b in (buffers or [])[: len(parts)])
+            self.buffer_bytes += sum(len(b) for b in buffers)
+            self.payload_bytes += sum(len(b) for b in buffers[: len(parts)])
             self.frames += sum(part["count"] for part in parts)
             send(content, buffers)
 

@@ -138,12 +138,14 @@ def saved_scene(name: str, slug: str, rollout: Rollout, folder: Path, fps: float
 
 def readout_bytes(rollout: Rollout) -> float:
     """Mean bytes per position js/transport.ts counts against the cache for the readout
-    data (action text and info: its UTF-16 estimate)."""
+    data (its UTF-16 estimate of the info, and of the action text the kernel sends
+    for actions that are not scalars)."""
     names = rollout.metadata.get("action_names") or []
     infos = rollout.infos or []
+    texts = rollout.actions.ndim > 1 or rollout.actions.dtype.kind not in "biuf"
     total = 0
     for t, info in enumerate(infos):
-        action = action_text(rollout.actions[t], names) if t < rollout.num_steps else ""
+        action = action_text(rollout.actions[t], names) if texts and t < rollout.num_steps else ""
         total += 2 * (len(str(t)) + len(action) + len(json.dumps(info, separators=(",", ":"))))
     return total / max(len(infos), 1)
 

@@ -61,6 +61,8 @@ describe("readoutFields", () => {
       "[0.1, -0.3]",
     );
     expect(readoutFields(1, series(), undefined, ["NOOP", "FIRE", "RIGHT"], 4).action).toBe("2 (RIGHT)");
+    expect(readoutFields(1, series(), { info: {} }, ["NOOP", "FIRE", "RIGHT"], 4).action).toBe("2 (RIGHT)");
+    expect(readoutFields(3, series(), { info: {} }, ["NOOP", "FIRE", "RIGHT"], 4).action).toBe("");
     expect(readoutFields(1, series(), undefined, [], 4).action).toBe("2");
     expect(readoutFields(1, series({ actions: undefined }), undefined, [], 4).action).toBe("");
   });

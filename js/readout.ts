@@ -42,11 +42,11 @@ export function formatReadout(f: ReadoutFields): string {
 }
 
 /**
- * The action text: the kernel's (it knows vector actions and names) once the
- * chunk has arrived, else the scalar action series with the action's name.
+ * The action text: a scalar action from the `actions` series, with its name;
+ * the kernel's text for the others (vectors), once the chunk has arrived.
  */
 export function actionText(t: number, meta: StepMeta | undefined, series: Series, names: readonly string[]): string {
-  if (meta !== undefined) return meta.action;
+  if (meta?.action !== undefined) return meta.action;
   const actions = series.actions;
   if (actions === undefined || t >= actions.length) return "";
   const a = actions[t];

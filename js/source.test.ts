@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { Outbox } from "./outbox.ts";
 import { ChunkSource, type Playhead } from "./source.ts";
 import { FrameStore } from "./store.ts";
-import { FakeModel, readout } from "./test-helpers.ts";
+import { FakeModel, kernelReply } from "./test-helpers.ts";
 import { ChunkTransport } from "./transport.ts";
 
 afterEach(() => {
@@ -22,13 +22,13 @@ function setup(encodedBudget = 64 * 2 ** 20) {
   const answer = (index: number) => {
     const { id, chunks } = model.sent[index];
     const parts = chunks.map((k: number) => ({ chunk: k, start: k * 16, count: 1, height: 1, width: 1, encoding: "raw" }));
-    model.reply({ type: "chunks", id, parts }, [...chunks.map(() => new Uint8Array(1000)), readout()]);
+    model.reply(...kernelReply({ type: "chunks", id, parts }, chunks.map(() => new Uint8Array(1000))));
   };
   /** Plays the growing kernel: pushes chunk `k` holding its first `count` positions. */
   const push = (k: number, count: number) => {
-    const table = { [k]: { actions: Array(count).fill(""), infos: Array(count).fill({}) } };
+    const table = { [k]: { infos: Array(count).fill({}) } };
     const parts = [{ chunk: k, start: k * 16, count, height: 1, width: 1, encoding: "raw" }];
-    model.reply({ type: "chunks", id: null, push: true, parts }, [new Uint8Array(count * 3), readout(table)]);
+    model.reply(...kernelReply({ type: "chunks", id: null, push: true, parts }, [new Uint8Array(count * 3)], table));
   };
   return { model, store, source, errors, shown, answer, push };
 }

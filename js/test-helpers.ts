@@ -1,6 +1,6 @@
 /** Test doubles and fixtures shared by the vitest specs (not part of the bundle). */
 import { deflateSync } from "node:zlib";
-import type { EncodedPart, Encoding, Model } from "./types.ts";
+import type { EncodedPart, Encoding, Model, PartHeader } from "./types.ts";
 
 type Callback = (...args: any[]) => void;
 
@@ -114,9 +114,41 @@ export function rgba(rgb: Uint8Array): Uint8ClampedArray {
   return out;
 }
 
-/** The readout buffer that ends a chunk reply, as the kernel makes it: zlib-compressed JSON, per chunk. */
-export function readout(table: Record<number, { actions: string[]; infos: unknown[] }> = {}): Uint8Array {
-  return new Uint8Array(deflateSync(JSON.stringify(table)));
+/** Readout data of a reply, per chunk: its positions' infos and, for vector actions, their texts. */
+export type ReadoutTable = Record<number, { actions?: string[]; infos: unknown[] }>;
+
+/**
+ * A chunk message as the kernel sends it, from `content` as the tests write it
+ * (with its part headers in `parts`): the content without them, and the
+ * buffers: the payloads, then the index (agent_widget/transport.py `reply_index`)
+ * holding the headers and `table`'s readout data, infos in columns.
+ */
+export function kernelReply(
+  content: { parts?: PartHeader[] | object[] } & Record<string, unknown>,
+  payloads: Uint8Array[] = [],
+  table: ReadoutTable = {},
+): [Record<string, unknown>, Uint8Array[]] {
+  const { parts = [], ...rest } = content;
+  const chunks = [...new Set([...(parts as PartHeader[]).map((p) => p.chunk), ...Object.keys(table).map(Number)])];
+  chunks.sort((a, b) => a - b);
+  const rows = chunks.flatMap((k) => table[k]?.infos ?? []) as Record<string, unknown>[];
+  const keys: string[][] = [];
+  const columns: Record<string, unknown[]> = {};
+  const keySet = rows.map((info) => {
+    const names = Object.keys(info);
+    let s = keys.findIndex((known) => known.join("\0") === names.join("\0"));
+    if (s < 0) s = keys.push(names) - 1;
+    for (const name of names) (columns[name] ??= []).push(info[name]);
+    return s;
+  });
+  const index: Record<string, unknown> = {
+    chunks,
+    counts: chunks.map((k) => table[k]?.infos.length ?? 0),
+    parts,
+    infos: { keys, key_set: keySet, columns },
+  };
+  if (chunks.some((k) => table[k]?.actions !== undefined)) index.actions = chunks.flatMap((k) => table[k]?.actions ?? []);
+  return [rest, [...payloads, new Uint8Array(deflateSync(JSON.stringify(index)))]];
 }
 
 /** A series as the kernel packs it: the dtype's numpy name padded to 4 bytes, then little-endian values. */

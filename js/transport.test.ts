@@ -1,7 +1,8 @@
+import { deflateSync } from "node:zlib";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Outbox } from "./outbox.ts";
 import { ChunkTransport, StaleError } from "./transport.ts";
-import { FakeModel, readout } from "./test-helpers.ts";
+import { FakeModel, kernelReply, type ReadoutTable } from "./test-helpers.ts";
 import type { ChunkData } from "./types.ts";
 
 const header = (chunk: number, start: number, count = 16) => ({
@@ -28,9 +29,9 @@ function setup(timeoutMs = 1000) {
 
 const push = (parts: ReturnType<typeof header>[]) => ({ type: "chunks", id: null, push: true, parts });
 
-/** Plays the kernel: a chunk message with these part payloads, then the readout buffer of `table`. */
-const send = (model: FakeModel, content: unknown, payloads: Uint8Array[] = [], table: Parameters<typeof readout>[0] = {}) =>
-  model.reply(content, [...payloads, readout(table)]);
+/** Plays the kernel: a chunk message with these part payloads, then its index with `table`'s readout data. */
+const send = (model: FakeModel, content: Record<string, unknown>, payloads: Uint8Array[] = [], table: ReadoutTable = {}) =>
+  model.reply(...kernelReply(content, payloads, table));
 
 afterEach(() => {
   vi.useRealTimers();
@@ -64,17 +65,24 @@ describe("ChunkTransport", () => {
   it("groups the per-position action and info by chunk", async () => {
     const { model, transport } = setup();
     const [zero, one] = transport.fetch([0, 1]);
-    const actions = Array.from({ length: 16 }, (_, i) => `${i} (A)`);
+    const actions = Array.from({ length: 16 }, (_, i) => `[${i}, 0]`);
     const infos = Array.from({ length: 16 }, (_, i) => ({ i }));
     send(model, { type: "chunks", id: 1, parts: [] }, [], {
       0: { actions, infos },
-      1: { actions: ["2 (RIGHT)", ""], infos: [{ lives: 3 }, {}] },
+      1: { actions: ["[2, 1]", ""], infos: [{ lives: 3, seed: 5 }, {}] },
     });
-    expect((await zero).steps.get(15)).toEqual({ action: "15 (A)", info: { i: 15 } });
-    expect((await one).steps.get(16)).toEqual({ action: "2 (RIGHT)", info: { lives: 3 } });
+    expect((await zero).steps.get(15)).toEqual({ action: "[15, 0]", info: { i: 15 } });
+    expect((await one).steps.get(16)).toEqual({ action: "[2, 1]", info: { lives: 3, seed: 5 } });
     expect((await one).steps.get(17)).toEqual({ action: "", info: {} });
     expect([(await zero).steps.size, (await one).steps.size]).toEqual([16, 2]);
     expect((await zero).parts).toEqual([]);
+  });
+
+  it("leaves the action text out where the kernel sends none (the series shows scalar actions)", async () => {
+    const { model, transport } = setup();
+    const [zero] = transport.fetch([0]);
+    send(model, { type: "chunks", id: 1, parts: [] }, [], { 0: { infos: [{ t: 0 }, { t: 1 }] } });
+    expect((await zero).steps.get(1)).toEqual({ info: { t: 1 } });
   });
 
   it("matches replies to requests by id, whatever the order they arrive in", async () => {
@@ -144,15 +152,27 @@ describe("ChunkTransport", () => {
   it("rejects a reply whose parts and buffers do not pair up", async () => {
     const { model, transport } = setup();
     const [a] = transport.fetch([1]);
-    model.reply({ type: "chunks", id: 1, parts: [header(1, 16)] }, [readout()]);
+    model.reply(...kernelReply({ type: "chunks", id: 1, parts: [header(1, 16)] }));
     await expect(a).rejects.toThrow("1 parts but 1 buffers");
   });
 
-  it("rejects a reply whose readout data is not zlib-compressed JSON", async () => {
+  it("rejects a reply whose index is not zlib-compressed JSON", async () => {
     const { model, transport } = setup();
     const [a] = transport.fetch([1]);
-    model.reply({ type: "chunks", id: 1, parts: [] }, [Uint8Array.from([1, 2, 3])]);
-    await expect(a).rejects.toThrow("chunk reply 1: its readout data cannot be read");
+    model.reply({ type: "chunks", id: 1 }, [Uint8Array.from([1, 2, 3])]);
+    await expect(a).rejects.toThrow("chunk reply 1: its index cannot be read");
+  });
+
+  it("rejects a reply whose index does not add up", async () => {
+    const { model, transport } = setup();
+    const [a, b] = transport.fetch([1]).concat(transport.fetch([2]));
+    const [content, buffers] = kernelReply({ type: "chunks", id: 1 }, [], { 1: { infos: [{}], actions: ["a", "b"] } });
+    model.reply(content, buffers);
+    await expect(a).rejects.toThrow("chunk reply 1: its index does not describe its chunks");
+    const columns = { keys: [["x"]], key_set: [0, 0], columns: { x: [1] } };
+    const index = { chunks: [2], counts: [2], parts: [], infos: columns };
+    model.reply({ type: "chunks", id: 2 }, [new Uint8Array(deflateSync(JSON.stringify(index)))]);
+    await expect(b).rejects.toThrow('chunk reply 2: the info column "x" runs out');
   });
 
   it("ignores replies to ids it never sent", () => {
@@ -194,11 +214,8 @@ describe("ChunkTransport", () => {
     const { model, transport } = setup();
     const [a] = transport.fetch([0]);
     const message = Uint8Array.from([9, 9, 1, 2, 3, 9]);
-    const table = readout();
-    model.emit("msg:custom", { type: "chunks", id: 1, parts: [header(0, 0)] }, [
-      new DataView(message.buffer, 2, 3),
-      new DataView(table.buffer),
-    ]);
+    const [content, [index]] = kernelReply({ type: "chunks", id: 1, parts: [header(0, 0)] });
+    model.emit("msg:custom", content, [new DataView(message.buffer, 2, 3), new DataView(index.buffer)]);
     const payload = (await a).parts[0].payload;
     expect([...payload]).toEqual([1, 2, 3]);
     expect(payload.buffer.byteLength).toBe(3);
@@ -224,11 +241,11 @@ describe("ChunkTransport", () => {
   it("hands a pushed chunk nobody asked for to onPush, with its payload and readout data", () => {
     const { model, pushed } = setup();
     const infos = [{}, {}, { t: 34 }];
-    send(model, push([header(2, 32, 3)]), [Uint8Array.from([5, 6])], { 2: { actions: ["", "", "1"], infos } });
+    send(model, push([header(2, 32, 3)]), [Uint8Array.from([5, 6])], { 2: { actions: ["", "", "[1]"], infos } });
     expect(pushed.map((d) => [d.chunk, d.parts.map((p) => [p.start, p.count, [...p.payload]])])).toEqual([
       [2, [[32, 3, [5, 6]]]],
     ]);
-    expect(pushed[0].steps.get(34)).toEqual({ action: "1", info: { t: 34 } });
+    expect(pushed[0].steps.get(34)).toEqual({ action: "[1]", info: { t: 34 } });
     expect(model.sent).toEqual([]);
   });
 
@@ -268,9 +285,11 @@ describe("ChunkTransport", () => {
   it("reports a push whose parts and buffers do not pair up, and settles nothing with it", () => {
     const { model, transport, pushed, pushErrors } = setup();
     transport.fetch([2]);
+    model.reply(...kernelReply(push([header(2, 32)])));
     model.reply(push([header(2, 32)]), []);
     expect(pushErrors.map((e) => e.message)).toEqual([
-      "chunk push has 1 parts but 0 buffers (a payload per part, then the readout data)",
+      "chunk push has 1 parts but 1 buffers (a payload per part, then the index)",
+      "chunk push has no buffers (a payload per part, then the index)",
     ]);
     expect(pushed).toEqual([]);
     expect(transport.isPending(2)).toBe(true);

@@ -2,10 +2,10 @@
  * Chunk requests over anywidget custom messages, keyed by id.
  *
  * One message asks for several chunks; the reply's buffers are the part
- * payloads in order, then the readout data of the chunks' positions as one
- * zlib-compressed JSON buffer (inflated here at once, with fflate: the browser's
- * `DecompressionStream` is asynchronous only, and a reply must be whole when
- * it settles its chunks). A chunk already in flight is never asked for twice, and
+ * payloads in order, then its index: zlib-compressed JSON with the parts' headers
+ * and the readout data of the chunks' positions (inflated here at once, with
+ * fflate: the browser's `DecompressionStream` is asynchronous only, and a reply
+ * must be whole when it settles its chunks). A chunk already in flight is never asked for twice, and
  * replies that arrive after a timeout or after `forget` are dropped, so stale
  * frames (e.g. of a chunk that grew since) never reach the cache.
  *
@@ -14,6 +14,7 @@
  * settles its request (whose own reply is then ignored); any other goes to `onPush`.
  */
 import { strFromU8, unzlibSync } from "fflate";
+import { type InfoColumns, infoRows } from "./info-columns.ts";
 import { Outbox } from "./outbox.ts";
 import type { ChunkData, EncodedPart, Encoding, Model, PartHeader, StepMeta } from "./types.ts";
 
@@ -28,13 +29,23 @@ interface ChunkReply {
   type: "chunks";
   /** The request's id; `null` in a push. */
   id: number | null;
-  parts: PartHeader[];
   /** Sent unasked by a growing episode. */
   push?: boolean;
 }
 
-/** The readout buffer's JSON: per chunk index, its positions' action texts and infos, in order. */
-type ReadoutTable = Record<string, { actions: unknown[]; infos: unknown[] }>;
+/**
+ * A reply's last buffer (agent_widget/transport.py `reply_index`): the chunks and how
+ * many positions each holds, the headers of the payload buffers, and the infos (and,
+ * for actions the `actions` series cannot show, their texts) of those positions,
+ * chunk after chunk.
+ */
+interface ReplyIndex {
+  chunks: number[];
+  counts: number[];
+  parts: PartHeader[];
+  infos: InfoColumns;
+  actions?: string[];
+}
 
 interface ErrorReply {
   type: "error";
@@ -189,10 +200,11 @@ export class TimeoutError extends Error {}
 
 /** Groups a reply's parts (with their buffers) and per-position meta by chunk. */
 export function parseReply(reply: ChunkReply, buffers: DataView[], chunkSize: number): Map<number, ChunkData> {
-  const parts = reply.parts ?? [];
   const what = reply.push === true ? "chunk push" : `chunk reply ${reply.id}`;
+  const index = replyIndex(buffers.at(-1), what);
+  const { parts } = index;
   if (parts.length + 1 !== buffers.length) {
-    throw new Error(`${what} has ${parts.length} parts but ${buffers.length} buffers (a payload per part, then the readout data)`);
+    throw new Error(`${what} has ${parts.length} parts but ${buffers.length} buffers (a payload per part, then the index)`);
   }
   const chunks = new Map<number, ChunkData>();
   const entry = (k: number): ChunkData => {
@@ -215,37 +227,44 @@ export function parseReply(reply: ChunkReply, buffers: DataView[], chunkSize: nu
     data.parts.push(part);
     data.bytes += payload.byteLength;
   });
-  for (const [key, { actions, infos }] of Object.entries(readoutTable(buffers[parts.length], what))) {
-    const k = Number(key);
+  const { infos } = index;
+  let j = 0;
+  index.chunks.forEach((k, i) => {
     const data = entry(k);
-    infos.forEach((info, i) => {
-      const t = k * chunkSize + i;
-      const meta: StepMeta = { action: typeof actions[i] === "string" ? actions[i] : "", info: info ?? null };
+    for (let t = k * chunkSize; t < k * chunkSize + index.counts[i]; t++, j++) {
+      const meta: StepMeta = { info: infos[j] };
+      if (index.actions !== undefined) meta.action = index.actions[j];
       data.steps.set(t, meta);
       // Rough UTF-16 footprint of the meta, so infos count against the cache budget too.
-      data.bytes += 2 * (String(t).length + meta.action.length + JSON.stringify(meta.info).length);
-    });
-  }
+      data.bytes += 2 * (String(t).length + (meta.action?.length ?? 0) + JSON.stringify(meta.info).length);
+    }
+  });
   return chunks;
 }
 
-/** The readout buffer inflated and parsed; an Error naming the message when it is not a readout table. */
-function readoutTable(buffer: DataView, what: string): ReadoutTable {
-  let table: unknown;
+/** The index inflated, parsed and checked, its infos made rows; an Error naming the message when it is not one. */
+function replyIndex(buffer: DataView | undefined, what: string): Omit<ReplyIndex, "infos"> & { infos: unknown[] } {
+  if (buffer === undefined) throw new Error(`${what} has no buffers (a payload per part, then the index)`);
+  let index: ReplyIndex;
   try {
-    table = JSON.parse(strFromU8(unzlibSync(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))));
+    index = JSON.parse(strFromU8(unzlibSync(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))));
   } catch (error) {
-    throw new Error(`${what}: its readout data cannot be read (${(error as Error).message})`);
+    throw new Error(`${what}: its index cannot be read (${(error as Error).message})`);
   }
+  const integers = (values: unknown) => Array.isArray(values) && values.every(Number.isInteger);
+  const positions = integers(index?.counts) ? index.counts.reduce((a, b) => a + b, 0) : -1;
   const valid =
-    table !== null &&
-    typeof table === "object" &&
-    Object.entries(table).every(
-      ([key, chunk]) =>
-        Number.isInteger(Number(key)) && Array.isArray(chunk?.actions) && Array.isArray(chunk?.infos),
-    );
-  if (!valid) throw new Error(`${what}: its readout data is not a table of chunks`);
-  return table as ReadoutTable;
+    integers(index?.chunks) &&
+    index.chunks.length === index.counts.length &&
+    Array.isArray(index.parts) &&
+    index.infos?.key_set?.length === positions &&
+    (index.actions === undefined || (Array.isArray(index.actions) && index.actions.length === positions));
+  if (!valid) throw new Error(`${what}: its index does not describe its chunks`);
+  try {
+    return { ...index, infos: infoRows(index.infos) };
+  } catch (error) {
+    throw new Error(`${what}: ${(error as Error).message}`);
+  }
 }
 
 /**

@@ -29,7 +29,8 @@ export interface EncodedPart extends PartHeader {
 
 /** What the kernel says about one position besides its frame. */
 export interface StepMeta {
-  action: string;
+  /** Only for actions the `actions` series cannot show (vectors); the readout writes the others. */
+  action?: string;
   info: unknown;
 }
 

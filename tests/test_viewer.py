@@ -47,10 +47,20 @@ def request(viewer: EpisodeViewer, chunks: list, monkeypatch, request_id: int = 
     return reply, buffers
 
 
+def index(buffers: list) -> dict:
+    """A chunk message's last buffer: its part headers, chunks and readout data."""
+    return json.loads(zlib.decompress(bytes(buffers[-1])))
+
+
+def parts(buffers: list) -> list[dict]:
+    return index(buffers)["parts"]
+
+
 def decoded(reply: dict, buffers: list) -> dict[int, np.ndarray]:
-    """Position -> frame, from a chunk reply's part headers and buffers."""
+    """Position -> frame, from a chunk message's part headers and buffers."""
+    assert set(reply) <= {"type", "id", "push"}
     frames = {}
-    for header, payload in zip(reply["parts"], buffers[:-1], strict=True):
+    for header, payload in zip(parts(buffers), buffers[:-1], strict=True):
         part = Part(
             header["start"],
             header["count"],
@@ -65,13 +75,22 @@ def decoded(reply: dict, buffers: list) -> dict[int, np.ndarray]:
 
 
 def readouts(buffers: list) -> dict[str, dict]:
-    """Position -> {"action", "info"}, from a chunk reply's last buffer."""
-    table = json.loads(zlib.decompress(bytes(buffers[-1])))
-    return {
-        str(int(k) * CHUNK_SIZE + i): {"action": action, "info": info}
-        for k, chunk in table.items()
-        for i, (action, info) in enumerate(zip(chunk["actions"], chunk["infos"], strict=True))
-    }
+    """Position -> {"info"} (and "action" where the kernel sends its text), from a
+    chunk message's index, infos rebuilt from their columns as js/info-columns.ts does."""
+    table = index(buffers)
+    infos = table["infos"]
+    columns = {key: iter(values) for key, values in infos["columns"].items()}
+    rows = [{key: next(columns[key]) for key in infos["keys"][s]} for s in infos["key_set"]]
+    positions = [
+        t
+        for k, count in zip(table["chunks"], table["counts"], strict=True)
+        for t in range(k * CHUNK_SIZE, k * CHUNK_SIZE + count)
+    ]
+    assert len(positions) == len(rows)
+    out = {str(t): {"info": info} for t, info in zip(positions, rows, strict=True)}
+    for t, text in zip(positions, table.get("actions", []), strict=False):
+        out[str(t)]["action"] = text
+    return out
 
 
 def pushes(viewer: EpisodeViewer, monkeypatch) -> list[tuple[dict, list]]:
@@ -84,7 +103,7 @@ def pushes(viewer: EpisodeViewer, monkeypatch) -> list[tuple[dict, list]]:
 
 
 def pushed_chunks(buffers: list) -> list[int]:
-    return sorted(int(k) for k in json.loads(zlib.decompress(bytes(buffers[-1]))))
+    return index(buffers)["chunks"]
 
 
 def series(viewer: EpisodeViewer, name: str) -> np.ndarray:
@@ -125,28 +144,28 @@ def test_reply_names_the_chunk_of_each_part_and_echoes_the_id(monkeypatch):
     reply, buffers = request(EpisodeViewer(random_frames(40)), [2, 1], monkeypatch, 41)
     assert reply["type"] == "chunks"
     assert reply["id"] == 41
-    assert [(p["chunk"], p["start"], p["count"]) for p in reply["parts"]] == [
+    assert [(p["chunk"], p["start"], p["count"]) for p in parts(buffers)] == [
         (2, 32, 8),
         (1, 16, 16),
     ]
     assert all(
-        p["encoding"] == "zlib-runs" and (p["height"], p["width"]) == (6, 5) for p in reply["parts"]
+        p["encoding"] == "zlib-runs" and (p["height"], p["width"]) == (6, 5) for p in parts(buffers)
     )
     assert len(buffers) == 3  # a payload per part, then the readout data
 
 
 def test_raw_encoding_sends_the_frames_rgb_bytes(monkeypatch):
     frames = random_frames(20)
-    reply, buffers = request(EpisodeViewer(frames, encoding="raw"), [1], monkeypatch)
-    assert reply["parts"][0]["encoding"] == "raw"
+    _reply, buffers = request(EpisodeViewer(frames, encoding="raw"), [1], monkeypatch)
+    assert parts(buffers)[0]["encoding"] == "raw"
     assert bytes(buffers[0]) == frames[16:20].tobytes()
 
 
 def test_encoding_override_applies_to_a_rollouts_in_memory_frames(monkeypatch):
     frames = random_frames(3)
     viewer = EpisodeViewer(Rollout.from_arrays(frames=frames), encoding="raw")
-    reply, buffers = request(viewer, [0], monkeypatch)
-    assert reply["parts"][0]["encoding"] == "raw"
+    _reply, buffers = request(viewer, [0], monkeypatch)
+    assert parts(buffers)[0]["encoding"] == "raw"
     assert bytes(buffers[0]) == frames.tobytes()
 
 
@@ -155,11 +174,11 @@ def test_stored_frames_travel_as_stored(monkeypatch, tmp_path):
         tmp_path / "a.rollout"
     )
     stored = load(tmp_path / "a.rollout")
-    reply, buffers = request(EpisodeViewer(stored, encoding="raw"), [0, 2], monkeypatch)
+    _reply, buffers = request(EpisodeViewer(stored, encoding="raw"), [0, 2], monkeypatch)
     assert [bytes(b) for b in buffers[:-1]] == [
         p.payload for k in (0, 2) for p in stored.frames.chunk(k)
     ]
-    assert {p["encoding"] for p in reply["parts"]} == {"zlib-runs"}
+    assert {p["encoding"] for p in parts(buffers)} == {"zlib-runs"}
 
 
 def test_a_version_1_files_frames_travel_as_zlib_runs(monkeypatch, tmp_path):
@@ -168,7 +187,7 @@ def test_a_version_1_files_frames_travel_as_zlib_runs(monkeypatch, tmp_path):
         tmp_path / "a.rollout"
     )
     reply, buffers = request(EpisodeViewer(load(as_version_1(path))), [0, 2], monkeypatch)
-    assert {p["encoding"] for p in reply["parts"]} == {"zlib-runs"}
+    assert {p["encoding"] for p in parts(buffers)} == {"zlib-runs"}
     got = decoded(reply, buffers)
     assert sorted(got) == [*range(16), *range(32, 40)]
     for t, frame in got.items():
@@ -191,9 +210,9 @@ def test_image_observations_are_shown_when_there_are_no_frames(monkeypatch):
 
 def test_vector_observations_leave_the_viewer_without_frames(monkeypatch):
     viewer = EpisodeViewer(Rollout.from_arrays(observations=np.zeros((3, 4)), actions=[0, 1]))
-    reply, buffers = request(viewer, [0], monkeypatch)
+    _reply, buffers = request(viewer, [0], monkeypatch)
     assert not viewer.has_frames
-    assert (reply["parts"], len(buffers)) == ([], 1)
+    assert (parts(buffers), len(buffers)) == ([], 1)
     assert sorted(readouts(buffers)) == ["0", "1", "2"]
 
 
@@ -206,14 +225,20 @@ def test_steps_cover_every_position_of_the_requested_chunks(monkeypatch):
     assert sorted(readouts(buffers), key=int) == [str(t) for t in range(16, 20)]
 
 
-def test_actions_are_shown_with_their_names_and_the_last_position_has_none(monkeypatch):
+def test_scalar_actions_reach_the_readout_as_a_series_with_names_not_as_text(monkeypatch):
     rollout = Rollout.from_arrays(
         frames=random_frames(3),
         actions=[2, 0],
         metadata={"action_names": ["NOOP", "FIRE", "RIGHT"]},
     )
-    _, buffers = request(EpisodeViewer(rollout), [0], monkeypatch)
-    assert [readouts(buffers)[t]["action"] for t in "012"] == ["2 (RIGHT)", "0 (NOOP)", ""]
+    viewer = EpisodeViewer(rollout)
+    _, buffers = request(viewer, [0], monkeypatch)
+    assert (series(viewer, "actions").tolist(), viewer.action_names) == (
+        [2, 0],
+        ["NOOP", "FIRE", "RIGHT"],
+    )
+    assert "actions" not in index(buffers)
+    assert [readouts(buffers)[t] for t in "012"] == [{"info": {}}] * 3
 
 
 def test_action_names_given_to_the_viewer_win_over_the_metadata(monkeypatch):
@@ -221,9 +246,7 @@ def test_action_names_given_to_the_viewer_win_over_the_metadata(monkeypatch):
         frames=random_frames(2), actions=[1], metadata={"action_names": ["a", "b"]}
     )
     viewer = EpisodeViewer(rollout, action_names=["LEFT", "RIGHT"])
-    _, buffers = request(viewer, [0], monkeypatch)
     assert viewer.action_names == ["LEFT", "RIGHT"]
-    assert readouts(buffers)["0"]["action"] == "1 (RIGHT)"
 
 
 def test_vector_actions_read_as_lists(monkeypatch):
@@ -231,25 +254,31 @@ def test_vector_actions_read_as_lists(monkeypatch):
         frames=random_frames(2), actions=np.array([[0.1, -0.3]], np.float32)
     )
     _, buffers = request(EpisodeViewer(rollout), [0], monkeypatch)
-    assert readouts(buffers)["0"]["action"] == "[0.1, -0.3]"
+    assert [readouts(buffers)[t]["action"] for t in "01"] == ["[0.1, -0.3]", ""]
 
 
-def test_readout_data_travels_as_one_zlib_compressed_json_buffer_per_reply(monkeypatch):
+def test_part_headers_and_infos_travel_in_one_zlib_compressed_index_per_reply(monkeypatch):
     infos = [{"lives": 3, "episode_frame_number": 4 * t} for t in range(40)]
+    infos[33]["seed"] = 7
     rollout = Rollout.from_arrays(frames=random_frames(40), actions=np.zeros(39, int), infos=infos)
     reply, buffers = request(EpisodeViewer(rollout, action_names=["NOOP"]), [0, 2], monkeypatch)
-    table = json.loads(zlib.decompress(bytes(buffers[-1])))
-    assert sorted(table) == ["0", "2"]
-    assert table["2"]["actions"] == ["0 (NOOP)"] * 7 + [""]
-    assert table["2"]["infos"] == infos[32:]
-    assert "steps" not in reply
-    assert len(buffers[-1]) < 0.25 * len(json.dumps(table))
+    assert reply == {"type": "chunks", "id": 7}
+    table = index(buffers)
+    assert (table["chunks"], table["counts"], len(table["parts"])) == ([0, 2], [16, 8], 2)
+    assert table["infos"]["keys"] == [
+        ["lives", "episode_frame_number"],
+        ["lives", "episode_frame_number", "seed"],
+    ]
+    assert table["infos"]["columns"]["seed"] == [7]
+    got = readouts(buffers)
+    assert [got[str(t)]["info"] for t in [*range(16), *range(32, 40)]] == infos[:16] + infos[32:]
+    as_rows = json.dumps([table["parts"], infos[:16] + infos[32:]])
+    assert len(buffers[-1]) < 0.25 * len(as_rows)
 
 
-def test_with_one_frame_per_action_the_last_position_has_an_action(monkeypatch):
+def test_with_one_frame_per_action_the_last_position_has_an_action():
     rollout = Rollout.from_arrays(frames=random_frames(3), actions=[5, 6, 7])
-    _, buffers = request(EpisodeViewer(rollout), [0], monkeypatch)
-    assert readouts(buffers)["2"]["action"] == "7"
+    assert series(EpisodeViewer(rollout), "actions").tolist() == [5, 6, 7]
 
 
 def test_infos_are_sent_as_data_never_as_markup(monkeypatch):
@@ -499,8 +528,8 @@ def test_appended_steps_are_served_with_their_frames_and_readout(monkeypatch):
     assert sorted(got) == list(range(20))
     for t in range(20):
         np.testing.assert_array_equal(got[t], frames[t])
-    assert readouts(buffers)["14"] == {"action": "1 (R)", "info": {}}
-    assert readouts(buffers)["19"] == {"action": "", "info": {"t": 19}}
+    assert readouts(buffers)["14"] == {"info": {}}
+    assert readouts(buffers)["19"] == {"info": {"t": 19}}
 
 
 def test_appending_to_a_loaded_episode_reads_only_its_last_partial_chunk(monkeypatch, tmp_path):
@@ -634,10 +663,7 @@ def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
     assert sorted(got) == [16, 17]
     for t, frame in got.items():
         np.testing.assert_array_equal(frame, frames[t])
-    assert readouts(buffers) == {
-        "16": {"action": "1", "info": {}},
-        "17": {"action": "", "info": {"t": 17}},
-    }
+    assert readouts(buffers) == {"16": {"info": {}}, "17": {"info": {"t": 17}}}
 
 
 def test_every_push_of_the_growing_chunk_decodes_to_the_exact_frames(monkeypatch):
@@ -727,7 +753,7 @@ def test_a_viewer_without_frames_pushes_the_readout_of_new_steps(monkeypatch):
     viewer = EpisodeViewer(Rollout.from_arrays(observations=np.zeros((2, 4)), actions=[0]))
     sent = pushes(viewer, monkeypatch)
     viewer.append(obs=np.ones(4), action=1, info={"lives": 2})
-    [(push, buffers)] = sent
-    assert (push["parts"], len(buffers)) == ([], 1)
-    assert readouts(buffers)["1"] == {"action": "1", "info": {}}
-    assert readouts(buffers)["2"] == {"action": "", "info": {"lives": 2}}
+    [(_push, buffers)] = sent
+    assert (parts(buffers), len(buffers)) == ([], 1)
+    assert readouts(buffers)["1"] == {"info": {}}
+    assert readouts(buffers)["2"] == {"info": {"lives": 2}}

@@ -150,10 +150,10 @@ def test_a_failing_panel_answers_an_error_card_and_frames_are_still_served(viewe
     [(card, _)] = outbox.wait(1)
     assert (card["kind"], card["error"], card["message"]) == ("error", "KeyError", "'missing'")
     deliver(viewer, {"type": "chunks", "id": 5, "chunks": [0]})
-    [(reply, buffers)] = outbox.wait(1, kind="chunks")
-    assert [(p["start"], p["count"]) for p in reply["parts"]] == [(0, 5)]
-    table = json.loads(zlib.decompress(bytes(buffers[-1])))
-    assert len(table["0"]["infos"]) == 5
+    [(_reply, buffers)] = outbox.wait(1, kind="chunks")
+    index = json.loads(zlib.decompress(bytes(buffers[-1])))
+    assert [(p["start"], p["count"]) for p in index["parts"]] == [(0, 5)]
+    assert (index["chunks"], index["counts"], len(index["infos"]["key_set"])) == ([0], [5], 5)
 
 
 def test_frames_are_served_while_a_slow_panel_runs(viewer, outbox):
