@@ -5,8 +5,9 @@ that also hands out its encoded chunks (:mod:`agent_widget.codec`), in memory
 (:class:`ArrayFrames`) or read lazily from a file (:mod:`agent_widget.stored`).
 
 Where a chunk is cut into parts is decided here (:func:`encode_chunk`): a part ends
-where the frame size changes, or where the next frame's change would take the part's
-inflated payload past :data:`PART_BYTES`; the next part starts with that frame whole.
+where the frame size changes, or where the next frame's change would take the changes
+after the part's first frame past :data:`CHANGE_BYTES`; the next part starts with that
+frame whole.
 """
 
 from __future__ import annotations
@@ -28,15 +29,18 @@ from agent_widget.codec import (
     decode_part,
 )
 
-# A part's payload inflates to at most this many bytes, unless its first frame alone
-# does. The browser inflates a whole part to show any of its frames, and a zlib-runs
-# part inflates to its first frame plus the bytes changed since: frames that change little
-# (Pong, a 480x480 render of a few moving objects) fill a chunk with one part, while
-# frames that change everywhere (a moving camera) get a whole frame every ~2 MiB, which
-# caps what showing one costs. Bounding the frames' bytes instead (3 480x480 frames a
-# part) started parts over from a whole frame needlessly: the 480x480 benchmark scene
-# took 12.7 KB a frame, 8.7 KB in one part a chunk.
-PART_BYTES = 2 * 2**20
+# A part inflates to its first frame plus at most this many bytes of changes. The browser
+# inflates a whole part to show any of its frames, so this caps what showing one costs
+# beyond the frame itself, whatever the frame's size; each part starting over from a
+# whole frame costs bytes. Frames that change little (Pong) fill a chunk with one part;
+# the 480x480 benchmark scene (two balls moving over a still background) gets two a
+# chunk (11 + 5 frames, 911 KB inflated on average instead of 1.16 MB in one part: a
+# random frame after the fill painted in 6.1 ms instead of 7.4 in the browser, medians
+# of 50 paired jumps, for 9.6 KB a position instead of 8.8); frames that change
+# everywhere (a moving camera) a part each, stored whole. Bounding the whole part
+# instead (2 MiB) left frames of over 2 MiB one to a part, stored whole however little
+# they changed.
+CHANGE_BYTES = 320 * 2**10
 
 
 def normalize_frame(frame: Any, t: int) -> np.ndarray:
@@ -209,7 +213,7 @@ class _OpenChunk:
 
     Its frames are encoded when its parts are asked for, and those already encoded are
     not encoded again (:class:`RunEncoder`). Each run of one frame size is a part, or
-    several when its frames change too much to stay within :data:`PART_BYTES`.
+    several when its frames change too much to stay within :data:`CHANGE_BYTES`.
     """
 
     def __init__(self, start: int, encoding: str) -> None:
@@ -258,7 +262,11 @@ class _OpenChunk:
         done = 0 if run is None else run.start + run.encoder.count - self.start
         for t, frame in enumerate(self.frames[done:], self.start + done):
             row = frame.reshape(-1)  # a view: frames are C-contiguous (normalize_frame)
-            if run is not None and frame.shape == run.shape and run.encoder.add(row, PART_BYTES):
+            if (
+                run is not None
+                and frame.shape == run.shape
+                and run.encoder.add(row, limit=row.nbytes + CHANGE_BYTES)
+            ):
                 continue
             if run is not None:  # the frame's size changed, or its change did not fit
                 self._ended.append(run.part(run.encoder.finish()))

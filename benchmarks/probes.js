@@ -6,7 +6,7 @@
   // when the recent messages big enough to carry a frame arrived (status messages
   // are ~550 B).
   const FRAME_MESSAGE_BYTES = 1000;
-  const wire = { in: 0, out: 0, arrivals: [] };
+  const wire = { in: 0, out: 0, arrivals: [], departures: [] };
   const size = (data) => (typeof data === "string" ? data.length : (data.byteLength ?? data.size ?? 0));
   const NativeWebSocket = window.WebSocket;
   window.WebSocket = class extends NativeWebSocket {
@@ -22,6 +22,8 @@
     }
     send(data) {
       wire.out += size(data);
+      wire.departures.push(performance.now());
+      if (wire.departures.length > 256) wire.departures.splice(0, 128);
       super.send(data);
     }
   };
@@ -174,8 +176,9 @@
 
     /**
      * ms from `action` on `variant` in cell `cell` to its new frame; websocket bytes
-     * received by the time the kernel is quiet; and ms to the first message big enough
-     * to carry a frame, when one arrived before the paint (null for a cache hit).
+     * received by the time the kernel is quiet; ms to the first message big enough
+     * to carry a frame, when one arrived before the paint (null for a cache hit), and
+     * to the page's first message out before it.
      * `nudge` ({cell, ms}): the Echo widget in that cell sends a message `ms` after the input.
      */
     async measure(cell, variant, action, t, timeout, quietMs, nudge) {
@@ -188,8 +191,14 @@
       if (nudge) setTimeout(() => cellNode(nudge.cell).querySelector(".bench-echo").benchNudge(), nudge.ms);
       const end = await shown;
       const reply = wire.arrivals.find((time) => time >= start && time <= end);
+      const sent = wire.departures.find((time) => time >= start && time <= (reply ?? -1));
       await settle(quietMs);
-      return { ms: end - start, bytes: wire.in - before, replyMs: reply === undefined ? null : reply - start };
+      return {
+        ms: end - start,
+        bytes: wire.in - before,
+        replyMs: reply === undefined ? null : reply - start,
+        sentMs: sent === undefined ? null : sent - start,
+      };
     },
 
     /**

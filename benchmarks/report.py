@@ -125,14 +125,17 @@ def scene_table(scene: Scene, seconds: float) -> str:
 
 
 def breakdown(latency: dict[str, Any]) -> str:
-    """Where random jumps' time went: until the message carrying the frame arrived, and after."""
+    """Where random jumps' time went: until the page's request left, until the message
+    carrying the frame arrived, and after."""
     parts = []
     for key in ("uncached", "uncached_nudged", "interact", "image", "base64"):
         timed = [s for s in latency[key]["jump"] if s.get("replyMs") is not None]
         if timed:
+            sent = [s["sentMs"] for s in timed if s.get("sentMs") is not None]
             arrived = np.median([s["replyMs"] for s in timed])
             after = np.median([s["ms"] - s["replyMs"] for s in timed])
-            parts.append(f"{LABELS[key]} {arrived:.1f} / {after:.1f}")
+            left = f"{np.median(sent):.1f} / " if sent else ""
+            parts.append(f"{LABELS[key]} {left}{arrived:.1f} / {after:.1f}")
     return "; ".join(parts)
 
 
@@ -159,8 +162,9 @@ def scene_notes(scene: Scene) -> str:
             f"({reply_bytes(scene) / scene['frame_bytes']:.2f}x); the page's websockets "
             f"received {size(r['fill_wire'] / scene['positions'])} per position from running "
             f"the cell to the end of the fill.",
-            f"- Random jumps, median ms until the message carrying the frame arrived / from "
-            f"there to the paint: {breakdown(r['latency'])}.",
+            f"- Random jumps, median ms from the input until the page's first message out "
+            f"(the request; where it was timed) / until the message carrying the frame "
+            f"arrived / from there to the paint: {breakdown(r['latency'])}.",
             f"- Uncached: {scene['long_positions']:,} positions; the view held "
             f"{r['uncached_cached_chunks']:,} of its {long_chunks:,} chunks at the end.",
             f"- Playback: display rate {play['ours']['displayFps']:.0f} Hz; longest gap "

@@ -400,8 +400,8 @@ def test_size_change_with_allow_resize_splits_the_chunk_into_parts():
     np.testing.assert_array_equal(decode_part(parts[1]), large)
 
 
-# A 6x8 frame (144 bytes) and two changes of all its bytes (12 + 144 bytes each).
-SMALL_PART_BYTES = 144 + 2 * 156
+# Two changes of all of a 6x8 frame's 144 bytes (12 + 144 bytes each).
+SMALL_CHANGE_BYTES = 2 * 156
 
 
 def spans(parts):
@@ -411,37 +411,43 @@ def spans(parts):
 def test_frames_that_change_everywhere_are_split_and_frames_that_stay_still_are_not(
     monkeypatch,
 ):
-    monkeypatch.setattr(frames_module, "PART_BYTES", SMALL_PART_BYTES)
+    monkeypatch.setattr(frames_module, "CHANGE_BYTES", SMALL_CHANGE_BYTES)
     dense = ArrayFrames(changing_frames(CHUNK_SIZE)).chunk(0)
     still = ArrayFrames(still_frames(CHUNK_SIZE, 6, 8)).chunk(0)
     assert spans(dense) == [(0, 3), (3, 3), (6, 3), (9, 3), (12, 3), (15, 1)]
     assert spans(still) == [(0, CHUNK_SIZE)]
 
 
-def test_a_part_ends_where_the_next_change_would_inflate_it_past_part_bytes(monkeypatch):
-    monkeypatch.setattr(frames_module, "PART_BYTES", SMALL_PART_BYTES)
+def test_a_part_ends_where_the_next_change_would_take_its_changes_past_change_bytes(
+    monkeypatch,
+):
+    monkeypatch.setattr(frames_module, "CHANGE_BYTES", SMALL_CHANGE_BYTES)
     frames = changing_frames(CHUNK_SIZE)
     frames[9:] = frames[8]  # still from frame 8 on: 4 bytes a frame
     parts = ArrayFrames(frames).chunk(0)
     # Frame 9 costs 4 bytes, but its part of 3 frames is full: it starts the next one whole.
     assert spans(parts) == [(0, 3), (3, 3), (6, 3), (9, 7)]
     for p in parts:
-        assert len(zlib.decompress(p.payload)) <= SMALL_PART_BYTES
+        assert len(zlib.decompress(p.payload)) <= 144 + SMALL_CHANGE_BYTES
         np.testing.assert_array_equal(decode_part(p), frames[p.start : p.start + p.count])
 
 
-def test_a_frame_larger_than_part_bytes_is_a_part_on_its_own(monkeypatch):
-    monkeypatch.setattr(frames_module, "PART_BYTES", 100)
-    assert spans(ArrayFrames(still_frames(3, 6, 8)).chunk(0)) == [(0, 1), (1, 1), (2, 1)]
+def test_frames_larger_than_change_bytes_still_share_a_part_when_they_change_little(
+    monkeypatch,
+):
+    monkeypatch.setattr(frames_module, "CHANGE_BYTES", 100)
+    assert spans(ArrayFrames(still_frames(3, 6, 8)).chunk(0)) == [(0, 3)]
 
 
-def test_480x480_frames_take_three_a_part_when_they_change_everywhere_and_one_when_still():
-    assert spans(encode_chunk(changing_frames(4, 480, 480), 0)) == [(0, 3), (3, 1)]
+def test_480x480_frames_take_a_part_each_when_they_change_everywhere_and_one_when_still():
+    assert spans(encode_chunk(changing_frames(3, 480, 480), 0)) == [(0, 1), (1, 1), (2, 1)]
     assert spans(encode_chunk(still_frames(CHUNK_SIZE, 480, 480), 0)) == [(0, CHUNK_SIZE)]
+    big = still_frames(CHUNK_SIZE, 1080, 1920)  # 6.2 MB a frame
+    assert spans(encode_chunk(big, 0)) == [(0, CHUNK_SIZE)]
 
 
 def test_a_growing_chunk_is_handed_out_in_the_parts_it_is_saved_in(monkeypatch):
-    monkeypatch.setattr(frames_module, "PART_BYTES", SMALL_PART_BYTES)
+    monkeypatch.setattr(frames_module, "CHANGE_BYTES", SMALL_CHANGE_BYTES)
     frames = changing_frames(12)
     stored = ArrayFrames()
     handed_out = []

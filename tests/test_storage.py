@@ -273,7 +273,7 @@ def test_resized_frames_round_trip(tmp_path):
 
 def test_chunks_of_several_parts_of_one_size_round_trip_as_saved(tmp_path, monkeypatch):
     # A 6x8 frame and two changes of all its bytes a part.
-    monkeypatch.setattr(frames_module, "PART_BYTES", 144 + 2 * (12 + 144))
+    monkeypatch.setattr(frames_module, "CHANGE_BYTES", 2 * (12 + 144))
     frames = changing_frames(N)
     saved_frames = Rollout.from_arrays(frames=frames).frames
     loaded = load(Rollout.from_arrays(frames=frames).save(tmp_path / "parts.rollout")).frames
@@ -431,7 +431,7 @@ def test_a_version_1_chunk_of_several_parts_is_handed_out_cut_as_chunks_are_now(
     tmp_path, monkeypatch
 ):
     with monkeypatch.context() as patch:
-        patch.setattr(frames_module, "PART_BYTES", 100)  # a part a frame
+        patch.setattr(frames_module, "CHANGE_BYTES", 0)  # a part a frame
         path = Rollout.from_arrays(frames=moving_frames(N)).save(tmp_path / "v1.rollout")
     assert len(index_rows(as_version_1(path), stream=0)) == N
     parts = load(path).frames.chunk(1)
