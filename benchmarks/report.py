@@ -203,6 +203,12 @@ def verdict(ok: bool) -> str:
     return "**met**" if ok else "**missed**"
 
 
+def held(samples: list[dict[str, float]]) -> str:
+    """How many of ``samples`` took over 30 ms: a reply jupyter_server's socket held back
+    for the browser's delayed ACK (~40 ms), as a fraction."""
+    return f"{sum(s['ms'] > 30 for s in samples)}/{len(samples)}"
+
+
 def scene_targets(scene: Scene) -> list[str]:
     r = scene["results"]
     lat = r["latency"]
@@ -227,9 +233,10 @@ def scene_targets(scene: Scene) -> list[str]:
         f"{jump:.1f} ms = {jump / echo:.2f}x the echo's {echo:.1f} ms; (a) {a_jump:.0f} ms, "
         f"(b) {b_jump:.0f} ms: {verdict(jump <= 1.25 * echo and jump < min(a_jump, b_jump))} "
         f"(with a second message 8 ms after the request: {nudged:.1f} ms = "
-        f"{nudged / echo:.2f}x). The echo that only sends one chunk's bytes back, with "
-        f"nothing to decode or paint, (e'), takes {chunk_echo:.1f} ms = "
-        f"{chunk_echo / echo:.2f}x the floor itself",
+        f"{nudged / echo:.2f}x). (e'), the echo bringing one chunk's bytes back with "
+        f"nothing to decode or paint: {chunk_echo:.1f} ms = {chunk_echo / echo:.2f}x. "
+        f"Round trips TCP held back (over 30 ms): {held(lat['echo']['jump'])} of the "
+        f"echo's, {held(lat['uncached']['jump'])} of ours",
         f"- after the background fill ({r['fill_ms'] / 1000:.2f} s), random jumps under 8 ms: "
         f"{hit:.1f} ms: {verdict(hit < 8)}",
         f"- playback at {fps:.0f} fps, no dropped frames after the first second: "

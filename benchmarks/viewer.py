@@ -293,13 +293,13 @@ class Run:
         current["uncached"] = t
 
     def echoes(self, samples: dict[str, dict[str, list]]) -> None:
-        """One bare round trip, one bringing back a chunk's bytes, and the same nudged."""
+        """One bare round trip, one bringing back a chunk's bytes, and the same nudged, in
+        a random order: whether TCP holds a reply back (~40 ms) depends on what went
+        before it, and a fixed order gave the same variant the unlucky turn each time."""
         cell, size = self.cells["echo"], int(self.scene.chunk_bytes)
-        for key, (reply, nudge) in {
-            "echo": (0, -1),
-            "echo_chunk": (size, -1),
-            "echo_nudged": (size, NUDGE_MS),
-        }.items():
+        kinds = {"echo": (0, -1), "echo_chunk": (size, -1), "echo_nudged": (size, NUDGE_MS)}
+        for key in self.rng.permutation(list(kinds)):
+            reply, nudge = kinds[key]
             samples[key]["jump"].append(self.probed.call("echo", cell, reply, nudge, QUIET_MS))
 
     def playback(self) -> None:
