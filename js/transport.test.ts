@@ -169,6 +169,10 @@ describe("ChunkTransport", () => {
     const [content, buffers] = kernelReply({ type: "chunks", id: 1 }, [], { 1: { infos: [{}], actions: ["a", "b"] } });
     model.reply(content, buffers);
     await expect(a).rejects.toThrow("chunk reply 1: its index does not describe its chunks");
+    const [, [texts]] = kernelReply({ type: "chunks", id: 3 }, [], { 3: { infos: [{}], actions: [7 as never] } });
+    const [c] = transport.fetch([3]);
+    model.reply({ type: "chunks", id: 3 }, [texts]);
+    await expect(c).rejects.toThrow("chunk reply 3: its index does not describe its chunks");
     const columns = { keys: [["x"]], key_set: [0, 0], columns: { x: [1] } };
     const index = { chunks: [2], counts: [2], parts: [], infos: columns };
     model.reply({ type: "chunks", id: 2 }, [new Uint8Array(deflateSync(JSON.stringify(index)))]);

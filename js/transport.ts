@@ -5,9 +5,9 @@
  * payloads in order, then its index: zlib-compressed JSON with the parts' headers
  * and the readout data of the chunks' positions (inflated here at once, with
  * fflate: the browser's `DecompressionStream` is asynchronous only, and a reply
- * must be whole when it settles its chunks). A chunk already in flight is never asked for twice, and
- * replies that arrive after a timeout or after `forget` are dropped, so stale
- * frames (e.g. of a chunk that grew since) never reach the cache.
+ * must be whole when it settles its chunks). A chunk already in flight is never
+ * asked for twice, and replies that arrive after a timeout or after `forget` are
+ * dropped, so stale frames (e.g. of a chunk that grew since) never reach the cache.
  *
  * While the episode grows the kernel also pushes its newest chunks unasked (it
  * cannot answer requests while a cell runs). A pushed chunk that is in flight
@@ -258,7 +258,10 @@ function replyIndex(buffer: DataView | undefined, what: string): Omit<ReplyIndex
     index.chunks.length === index.counts.length &&
     Array.isArray(index.parts) &&
     index.infos?.key_set?.length === positions &&
-    (index.actions === undefined || (Array.isArray(index.actions) && index.actions.length === positions));
+    (index.actions === undefined ||
+      (Array.isArray(index.actions) &&
+        index.actions.length === positions &&
+        index.actions.every((text) => typeof text === "string")));
   if (!valid) throw new Error(`${what}: its index does not describe its chunks`);
   try {
     return { ...index, infos: infoRows(index.infos) };
