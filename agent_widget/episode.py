@@ -15,7 +15,7 @@ import numpy as np
 from agent_widget.codec import CHUNK_SIZE
 from agent_widget.frames import ArrayFrames, Frames
 from agent_widget.rollout import Rollout
-from agent_widget.transport import action_text, pack_series
+from agent_widget.transport import action_text, pack_series, shows_actions
 
 
 class _Column:
@@ -141,21 +141,16 @@ class ServedEpisode:
         return {**self._other_extras, **grown}
 
     def action_text(self, t: int) -> str | None:
-        if self._actions_in_series:
+        actions = self._actions.values
+        if shows_actions(actions):
             return None
-        actions = self._actions.values
         return action_text(actions[t], self.action_names) if t < len(actions) else ""
-
-    @property
-    def _actions_in_series(self) -> bool:
-        actions = self._actions.values
-        return actions.ndim == 1 and actions.dtype.kind in "biuf"
 
     def series(self) -> dict[str, bytes]:
         """The timeline's series (see :func:`pack_series`); the front end sums the returns
         and writes scalar actions, with their names, from the ``actions`` series."""
         series = {name: pack_series(column.values) for name, column in self._flags.items()}
-        if self._actions_in_series:
+        if shows_actions(self._actions.values):
             series["actions"] = pack_series(self._actions.values)
         for name, column in self._extras.items():
             series[f"extra:{name}"] = pack_series(column.values)

@@ -79,6 +79,13 @@ def pack_series(values: Any) -> bytes:
     return dtype.str.ljust(_HEADER).encode() + array.astype(dtype).tobytes()
 
 
+def shows_actions(actions: np.ndarray) -> bool:
+    """Whether the timeline's ``actions`` series holds ``actions`` (scalar numbers or
+    booleans, what :func:`pack_series` takes): the readout then writes them from it, and
+    the kernel sends no action text."""
+    return actions.ndim == 1 and actions.dtype.kind in "biuf"
+
+
 def unpack_series(data: bytes) -> np.ndarray:
     """The values :func:`pack_series` packed.
 

@@ -50,7 +50,7 @@ from playwright.sync_api import Browser
 from agent_widget.codec import CHUNK_SIZE, chunk_count
 from agent_widget.rollout import Rollout
 from agent_widget.storage import load
-from agent_widget.transport import action_text
+from agent_widget.transport import action_text, shows_actions
 from benchmarks import report, scenes
 from benchmarks.browser import ProbedPage, chromium
 from benchmarks.results import arguments, publish, today
@@ -142,7 +142,7 @@ def readout_bytes(rollout: Rollout) -> float:
     for actions that are not scalars)."""
     names = rollout.metadata.get("action_names") or []
     infos = rollout.infos or []
-    texts = rollout.actions.ndim > 1 or rollout.actions.dtype.kind not in "biuf"
+    texts = not shows_actions(rollout.actions)
     total = 0
     for t, info in enumerate(infos):
         action = action_text(rollout.actions[t], names) if texts and t < rollout.num_steps else ""
