@@ -38,6 +38,7 @@ lint: .venv/.installed
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
+	.venv/bin/lint-imports
 
 bench: setup build
 	$(PY) -m benchmarks.storage

@@ -1,17 +1,25 @@
 """agent-widget: step through a reinforcement-learning episode inside a Jupyter notebook.
 
-The public API is the handful of names below; every other module is internal.
-Grid worlds live in :mod:`agent_widget.gridworld`, torch panels in
-:mod:`agent_widget.torch`, the panel registry in :mod:`agent_widget.panels`.
+The names below are the everyday API. The subpackages hold the rest, one layer each,
+lower layers never importing higher ones (docs/architecture.md): :mod:`~agent_widget.episodes`
+(rollouts, recording, files), :mod:`~agent_widget.panels`, :mod:`~agent_widget.viewer`,
+:mod:`~agent_widget.torch`, :mod:`~agent_widget.compare`, :mod:`~agent_widget.gridworld`,
+:mod:`~agent_widget.library`, and :mod:`~agent_widget.agents` (reference tabular agents).
+Modules whose names start with ``_`` are internal.
 """
 
-from agent_widget.compare import CompareViewer
-from agent_widget.divergence import first_divergence
+from agent_widget.compare import CompareViewer, first_divergence
+from agent_widget.episodes import (
+    RecordRollout,
+    Rollout,
+    RolloutFileError,
+    load,
+    record,
+    record_vector,
+    save,
+)
 from agent_widget.library import RunLibrary
-from agent_widget.recording import RecordRollout, record, record_vector
-from agent_widget.rollout import Rollout
-from agent_widget.step import Step
-from agent_widget.storage import RolloutFileError, load, save
+from agent_widget.panels import Step
 from agent_widget.viewer import EpisodeViewer
 
 __version__ = "0.1.0"

@@ -1,35 +1,7 @@
-"""Where two episodes of the same env and seed stop agreeing: the first differing action."""
+"""Kept so code that imports ``agent_widget.divergence.first_divergence`` still works: it
+lives in :mod:`agent_widget.compare` and is importable as ``from agent_widget import
+first_divergence``."""
 
-from __future__ import annotations
+from agent_widget.compare import first_divergence
 
-import numpy as np
-
-from agent_widget.rollout import Rollout
-
-
-def first_divergence(a: Rollout, b: Rollout) -> int | None:
-    """The first step at which ``a`` and ``b`` take different actions, or None if none does.
-
-    Meant for rollouts of the same env and seed: up to that step they saw the same
-    states, so it is where the agents' behaviour parts. When one episode's actions
-    are a strict prefix of the other's, they part where the shorter one ends (its
-    ``num_steps``). Actions are compared exactly, element by element.
-
-    Example:
-        >>> a = Rollout.from_arrays(actions=[0, 1, 1, 0])
-        >>> b = Rollout.from_arrays(actions=[0, 1, 2, 0])
-        >>> first_divergence(a, b)
-        2
-    """
-    actions_a, actions_b = np.asarray(a.actions), np.asarray(b.actions)
-    if actions_a.shape[1:] != actions_b.shape[1:]:
-        raise ValueError(
-            f"cannot compare actions of shapes {actions_a.shape[1:]} and {actions_b.shape[1:]} "
-            "(per step): are the rollouts of the same env?"
-        )
-    common = min(len(actions_a), len(actions_b))
-    differs = actions_a[:common] != actions_b[:common]
-    differing = np.flatnonzero(differs.any(axis=tuple(range(1, differs.ndim))))
-    if len(differing):
-        return int(differing[0])
-    return None if len(actions_a) == len(actions_b) else common
+__all__ = ["first_divergence"]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agent_widget.recording import record
+from agent_widget.episodes import record
 from benchmarks.results import arguments, publish, today
 from tests.e2e.lab import CHROMIUM, CHROMIUM_ARGS, Server, opened
 
@@ -74,7 +74,7 @@ def cells(paths: list[Path]) -> list[str]:
     names = {f"seed {seed}": str(path) for seed, path in zip(SEEDS, paths, strict=True)}
     return [
         f"""from agent_widget.compare import CompareViewer
-from agent_widget.storage import load
+from agent_widget.episodes import load
 from agent_widget.viewer import EpisodeViewer
 compare = CompareViewer({{name: load(path) for name, path in {names!r}.items()}}, fps={FPS})
 alone = EpisodeViewer(load({str(paths[0])!r}), fps={FPS})""",

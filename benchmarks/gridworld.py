@@ -29,10 +29,10 @@ import gymnasium as gym
 import numpy as np
 
 from agent_widget.agents import QLearning
-from agent_widget.frames import ArrayFrames
+from agent_widget.episodes._frames import ArrayFrames
 from agent_widget.gridworld import TrainingViewer, ValueMap
-from agent_widget.gridworld.training import CELL_SIZE, INTERVAL
-from agent_widget.snapshots import Snapshots
+from agent_widget.gridworld._snapshots import Snapshots
+from agent_widget.gridworld._training import CELL_SIZE, INTERVAL
 from benchmarks.results import arguments, publish, today
 
 TITLE = "Grid worlds"

@@ -21,10 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agent_widget import library
-from agent_widget.leaderboard import Leaderboard
-from agent_widget.library import RunLibrary
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout
+from agent_widget.library import Leaderboard, RunLibrary
+from agent_widget.library import _run_library as library
 from benchmarks.results import arguments, publish, today
 
 TITLE = "Run library"

@@ -48,8 +48,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agent_widget.codec import CHUNK_SIZE, chunk_count
-from agent_widget.recording import record
+from agent_widget.episodes import record
+from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from benchmarks import scenes
 from benchmarks.browser import ProbedPage, chromium
 from benchmarks.report import ms, verdict
@@ -213,7 +213,7 @@ def cells(cartpole: Path, pong: Path, long_positions: int) -> list[str]:
 sys.path.insert(0, {str(ROOT)!r})
 import numpy as np
 import torch
-from agent_widget.storage import load
+from agent_widget.episodes import load
 from agent_widget.viewer import EpisodeViewer
 from benchmarks import baselines, scenes
 from benchmarks.panels import GradientSaliency, KernelLog, bars_after, q_network

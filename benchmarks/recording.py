@@ -19,7 +19,7 @@ from collections.abc import Callable
 import gymnasium as gym
 import numpy as np
 
-from agent_widget.recording import Policy, record
+from agent_widget.episodes._recording import Policy, record
 from benchmarks.results import arguments, today, write_section
 
 TITLE = "Recording"

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agent_widget.codec import CHUNK_SIZE
-from agent_widget.recording import record
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout, record
+from agent_widget.episodes._codec import CHUNK_SIZE
 from benchmarks.storage import RepeatedFrames
 
 # The first seed whose random-policy Pong episode lasts 1,000 steps (seeds 2-5 end

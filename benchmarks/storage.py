@@ -31,11 +31,10 @@ import gymnasium as gym
 import numpy as np
 from PIL import Image
 
-from agent_widget.chunk_index import INDEX, LENGTH, OBSERVATIONS, OFFSET, STREAM
-from agent_widget.codec import CHUNK_SIZE, Part, decode_frame, decode_part, encode_part
-from agent_widget.frames import Frames
-from agent_widget.rollout import Rollout
-from agent_widget.storage import load
+from agent_widget.episodes import Rollout, load
+from agent_widget.episodes._chunk_index import INDEX, LENGTH, OBSERVATIONS, OFFSET, STREAM
+from agent_widget.episodes._codec import CHUNK_SIZE, Part, decode_frame, decode_part, encode_part
+from agent_widget.episodes._frames import Frames
 from benchmarks.results import arguments, publish, today
 
 TITLE = "Storage"

@@ -27,10 +27,10 @@ import torch
 from captum.attr import Occlusion
 from torch import nn
 
-from agent_widget.rollout import Rollout
-from agent_widget.step import Step
+from agent_widget.episodes import Rollout
+from agent_widget.panels import Step
 from agent_widget.torch import QValues, Saliency
-from agent_widget.torch.perturbation import BATCH_SIZE, grid_shape
+from agent_widget.torch._perturbation import BATCH_SIZE, grid_shape
 from benchmarks.results import arguments, publish, today
 
 TITLE = "Torch panels"

@@ -13,7 +13,7 @@ temporary ``.rollout``; the kernels load it. Side by side in the same page:
   (e) a bare comm echo, one replying with a chunk's worth of bytes, and that one
   "nudged": a second message 8 ms after the request, which lets the browser's TCP ACK
   out at once and so releases a reply the server's Nagle algorithm holds back. The
-  viewer sends its own messages that way (js/outbox.ts); the uncached viewer is also
+  viewer sends its own messages that way (js/shared/outbox.ts); the uncached viewer is also
   measured with the echo's extra nudge, to see whether one more message still helps.
   The nudged and plain jumps take turns going first: a jump right after another one
   runs while the page still decodes around the first, which slows it on 2 cores.
@@ -47,10 +47,9 @@ import nbformat
 import numpy as np
 from playwright.sync_api import Browser
 
-from agent_widget.codec import CHUNK_SIZE, chunk_count
-from agent_widget.rollout import Rollout
-from agent_widget.storage import load
-from agent_widget.transport import action_text, shows_actions
+from agent_widget.episodes import Rollout, load
+from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
+from agent_widget.viewer._transport import action_text, shows_actions
 from benchmarks import report, scenes
 from benchmarks.browser import ProbedPage, chromium
 from benchmarks.results import arguments, publish, today
@@ -63,7 +62,7 @@ SEED = 0
 TIMEOUT_MS = 120_000
 QUIET_MS = 100  # kernel idle this long after a paint: its trailing messages are counted
 NUDGE_MS = 8  # when the nudged echo sends its second message (after the kernel's "busy")
-# js/store.ts's budget for encoded chunks: an episode under 90% of it is filled in whole.
+# js/frames/store.ts's budget for encoded chunks: an episode under 90% of it is filled in whole.
 FILL_BUDGET = 64 * 2**20
 HUNDRED_K = 100_001  # positions of 100,000 steps
 MIN_LONG_CHUNKS = 2_000  # plenty of room for random jumps to land on chunks never fetched
@@ -137,7 +136,7 @@ def saved_scene(name: str, slug: str, rollout: Rollout, folder: Path, fps: float
 
 
 def readout_bytes(rollout: Rollout) -> float:
-    """Mean bytes per position js/transport.ts counts against the cache for the readout
+    """Mean bytes per position js/frames/transport.ts counts against the cache for the readout
     data (its UTF-16 estimate of the info, and of the action text the kernel sends
     for actions that are not scalars)."""
     names = rollout.metadata.get("action_names") or []
@@ -156,7 +155,7 @@ def setup_cell(scene: Scene, hundred_k: bool) -> str:
         f"sys.path.insert(0, {str(ROOT)!r})",
         "import numpy as np",
         "import matplotlib.pyplot  # imported once here, not inside a variant's first frame",
-        "from agent_widget.storage import load",
+        "from agent_widget.episodes import load",
         "from agent_widget.viewer import EpisodeViewer",
         "from benchmarks import baselines, scenes",
         f"rollout = load({str(scene.path)!r})",

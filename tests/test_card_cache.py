@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent_widget.card_cache import CardCache
-from agent_widget.cards import Card
+from agent_widget.panels._card_cache import CardCache
+from agent_widget.panels._cards import Card
 
 
 def card(size: int) -> Card:

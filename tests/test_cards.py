@@ -12,10 +12,10 @@ import pytest
 from matplotlib.figure import Figure
 from PIL import Image
 
-from agent_widget.cards import ACCEPTED, MAX_TEXT, TRACEBACK_FRAMES, Card, compute
-from agent_widget.heatmap import LUT
-from agent_widget.rollout import Rollout
-from agent_widget.step import Step
+from agent_widget.episodes import Rollout
+from agent_widget.panels import Step
+from agent_widget.panels._cards import ACCEPTED, MAX_TEXT, TRACEBACK_FRAMES, Card, compute
+from agent_widget.panels._heatmap import LUT
 
 NAMES = ["NOOP", "FIRE", "RIGHT"]
 FRAME_SIZE = (6, 8)

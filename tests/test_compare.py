@@ -6,7 +6,7 @@ import pytest
 from panel_comm import Outbox, ask
 
 from agent_widget.compare import CompareViewer
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout
 from agent_widget.viewer import EpisodeViewer
 
 

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from agent_widget import record
-from agent_widget.divergence import first_divergence
-from agent_widget.rollout import Rollout
+from agent_widget.compare import first_divergence
+from agent_widget.episodes import Rollout
 
 
 def actions(values):

@@ -1,4 +1,4 @@
-"""Frame validation/normalization and the chunk codec (agent_widget.frames)."""
+"""Frame validation/normalization and the chunk codec (agent_widget.episodes._frames)."""
 
 import struct
 import tracemalloc
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from sample_frames import changing_frames, deflate_deltas, moving_frames
 
-from agent_widget import frames as frames_module
-from agent_widget.codec import (
+from agent_widget.episodes import _frames as frames_module
+from agent_widget.episodes._codec import (
     CHUNK_SIZE,
     GAP,
     Part,
@@ -22,7 +22,7 @@ from agent_widget.codec import (
     runs_bound,
     runs_of,
 )
-from agent_widget.frames import ArrayFrames, encode_chunk, normalize_frame
+from agent_widget.episodes._frames import ArrayFrames, encode_chunk, normalize_frame
 
 # ----------------------------------------------------------------- normalize_frame
 

@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 
 from agent_widget.compare import CompareViewer
-from agent_widget.leaderboard import Leaderboard
-from agent_widget.library import RunLibrary
-from agent_widget.rollout import Rollout
-from agent_widget.transport import unpack_series
+from agent_widget.episodes import Rollout
+from agent_widget.library import Leaderboard, RunLibrary
 from agent_widget.viewer import EpisodeViewer
+from agent_widget.viewer._transport import unpack_series
 
 
 def episode(rewards, seed=0):

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from sample_frames import moving_frames
 
-from agent_widget import library as library_module
-from agent_widget import run_writer
+from agent_widget.episodes import Rollout
 from agent_widget.library import RunLibrary
-from agent_widget.rollout import Rollout
-from agent_widget.run_file import FORMAT, VERSION
+from agent_widget.library import _run_library as library_module
+from agent_widget.library import _run_writer as run_writer
+from agent_widget.library._run_file import FORMAT, VERSION
 
 
 def episode(rewards, seed=0, env_id="Moving-v0", algorithm="random", **metadata):

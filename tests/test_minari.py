@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 from minari.data_collector.episode_buffer import EpisodeBuffer
 
-from agent_widget.minari import ReplayDivergenceError, from_minari
-from agent_widget.recording import record
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout, record
+from agent_widget.episodes._minari import ReplayDivergenceError, from_minari
 
 
 @pytest.fixture(autouse=True)

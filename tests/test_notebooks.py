@@ -52,8 +52,8 @@ def test_the_notebook_is_valid_and_committed_without_outputs(path):
 
 
 def test_the_quickstart_shows_its_viewer_twice_and_its_panels_draw_bars(tmp_path):
-    check = """from agent_widget.cards import compute
-from agent_widget.step import Step
+    check = """from agent_widget.panels._cards import compute
+from agent_widget.panels import Step
 print("kinds:", {compute(fn, Step(loaded, t, viewer.action_names)).kind
                  for fn in (lean, observation) for t in (0, 40, loaded.num_steps)})"""
     notebook = executed("quickstart.ipynb", tmp_path, extra=check)

@@ -12,11 +12,10 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import pytest
 
-from agent_widget.cards import Card
-from agent_widget.panel_runner import PanelRunner, card_message
-from agent_widget.panels import Panel
-from agent_widget.rollout import Rollout
-from agent_widget.step import Step
+from agent_widget.episodes import Rollout
+from agent_widget.panels import Panel, Step
+from agent_widget.panels._cards import Card
+from agent_widget.panels._runner import PanelRunner, card_message
 
 N = 20
 WAIT = 10.0  # seconds; only reached when a test fails
@@ -420,7 +419,7 @@ def test_a_card_message_is_flat_with_its_buffers_alongside():
 
 
 def test_an_idle_worker_ends_and_a_new_one_starts_when_asked(runner, outbox, monkeypatch):
-    monkeypatch.setattr("agent_widget.panel_runner.IDLE_EXIT", 0.05)
+    monkeypatch.setattr("agent_widget.panels._runner.IDLE_EXIT", 0.05)
     workers: list[threading.Thread] = []
     runner.set(Panel("q", lambda step: workers.append(threading.current_thread())))
     runner.request(1, ["q"])

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
-from agent_widget.recording import RecordRollout, record, record_vector
+from agent_widget.episodes import RecordRollout, record, record_vector
 
 
 def lean(obs):

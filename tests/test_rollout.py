@@ -1,10 +1,10 @@
-"""Rollout: the step convention, defaults and validation (agent_widget.rollout)."""
+"""Rollout: the step convention, defaults and validation (agent_widget.episodes._rollout)."""
 
 import numpy as np
 import pytest
 
-from agent_widget.frames import ArrayFrames
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout
+from agent_widget.episodes._frames import ArrayFrames
 
 
 def frames(n):

@@ -7,8 +7,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from agent_widget.archive import RolloutFileError
-from agent_widget.snapshots import BLOCK, Snapshots
+from agent_widget.episodes import RolloutFileError
+from agent_widget.gridworld._snapshots import BLOCK, Snapshots
 
 
 def training_like(count, seed=0, shape=(64, 4), changed=25):

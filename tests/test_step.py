@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agent_widget.frames import ArrayFrames
-from agent_widget.rollout import Rollout
-from agent_widget.step import Step
+from agent_widget.episodes import Rollout
+from agent_widget.episodes._frames import ArrayFrames
+from agent_widget.panels import Step
 
 
 def episode(**overrides) -> Rollout:

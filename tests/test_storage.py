@@ -12,14 +12,20 @@ import numpy as np
 import pytest
 from sample_frames import as_version_1, changing_frames, moving_frames
 
-from agent_widget import codec as codec_module
-from agent_widget import frames as frames_module
-from agent_widget.chunk_index import ENCODING, OBSERVATIONS, OFFSET, RAW, ZLIB_RUNS, ZLIB_XOR
-from agent_widget.codec import CHUNK_SIZE
-from agent_widget.frames import ArrayFrames
-from agent_widget.rollout import Rollout
-from agent_widget.storage import RolloutFileError, load, save
-from agent_widget.stored import StoredArray
+from agent_widget.episodes import Rollout, RolloutFileError, load, save
+from agent_widget.episodes import _codec as codec_module
+from agent_widget.episodes import _frames as frames_module
+from agent_widget.episodes._chunk_index import (
+    ENCODING,
+    OBSERVATIONS,
+    OFFSET,
+    RAW,
+    ZLIB_RUNS,
+    ZLIB_XOR,
+)
+from agent_widget.episodes._codec import CHUNK_SIZE
+from agent_widget.episodes._frames import ArrayFrames
+from agent_widget.episodes._stored import StoredArray
 
 N = 37  # positions: two full chunks and a partial one
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from agent_widget.torch.perturbation import (
+from agent_widget.torch._perturbation import (
     gaussian_matrix,
     grid_shape,
     masks,

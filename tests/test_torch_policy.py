@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch_nets import NAMES, ActorCritic, mlp, vector_episode
 
-from agent_widget.step import Step
+from agent_widget.panels import Step
 from agent_widget.torch import Policy
 
 

@@ -7,10 +7,10 @@ import pytest
 import torch
 from torch_nets import NAMES, REGION, ActorCritic, RegionNet, image_step, mlp, region_image
 
-from agent_widget.rollout import Rollout
-from agent_widget.step import Step
+from agent_widget.episodes import Rollout
+from agent_widget.panels import Step
 from agent_widget.torch import Saliency
-from agent_widget.torch.saliency import METHODS
+from agent_widget.torch._saliency import METHODS
 
 FRAME = (210, 160)  # Atari's screen, which 84x84 preprocessing stretched
 

@@ -8,8 +8,8 @@ import pytest
 import torch
 from stable_baselines3 import A2C, DQN, PPO, SAC
 
-from agent_widget.rollout import Rollout
-from agent_widget.step import Step
+from agent_widget.episodes import Rollout
+from agent_widget.panels import Step
 from agent_widget.torch import Policy, QValues, Saliency
 
 

@@ -9,11 +9,10 @@ import numpy as np
 import pytest
 
 from agent_widget.agents import QLearning
-from agent_widget.gridworld import ValueMap
-from agent_widget.gridworld.glyphs import AGENT
-from agent_widget.gridworld.training import TrainingViewer
-from agent_widget.transport import unpack_series
+from agent_widget.gridworld import TrainingViewer, ValueMap
+from agent_widget.gridworld._glyphs import AGENT
 from agent_widget.viewer import EpisodeViewer
+from agent_widget.viewer._transport import unpack_series
 
 
 @pytest.fixture

@@ -15,13 +15,12 @@ import pytest
 import traitlets
 from sample_frames import as_version_1
 
-from agent_widget import codec as codec_module
-from agent_widget.codec import CHUNK_SIZE, Part, decode_part
-from agent_widget.frames import Frames
-from agent_widget.rollout import Rollout
-from agent_widget.storage import load
-from agent_widget.transport import PUSH_CHUNKS, pack_series, unpack_series
+from agent_widget.episodes import Rollout, load
+from agent_widget.episodes import _codec as codec_module
+from agent_widget.episodes._codec import CHUNK_SIZE, Part, decode_part
+from agent_widget.episodes._frames import Frames
 from agent_widget.viewer import EpisodeViewer
+from agent_widget.viewer._transport import PUSH_CHUNKS, pack_series, unpack_series
 
 
 def random_frames(n: int, height: int = 6, width: int = 5, seed: int = 0) -> np.ndarray:
@@ -76,7 +75,7 @@ def decoded(reply: dict, buffers: list) -> dict[int, np.ndarray]:
 
 def readouts(buffers: list) -> dict[str, dict]:
     """Position -> {"info"} (and "action" where the kernel sends its text), from a
-    chunk message's index, infos rebuilt from their columns as js/info-columns.ts does."""
+    chunk message's index, infos rebuilt from their columns as js/frames/info-columns.ts does."""
     table = index(buffers)
     infos = table["infos"]
     columns = {key: iter(values) for key, values in infos["columns"].items()}
@@ -555,7 +554,7 @@ def test_appending_to_a_loaded_episode_reads_only_its_last_partial_chunk(monkeyp
 
 
 def test_append_follows_the_newest_step_when_the_user_is_at_the_end(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(random_frames(3), step=2)
     for _ in range(4):
         viewer.append(frame=random_frames(1)[0])
@@ -563,7 +562,7 @@ def test_append_follows_the_newest_step_when_the_user_is_at_the_end(monkeypatch)
 
 
 def test_append_leaves_the_step_alone_when_the_user_looks_elsewhere(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(random_frames(3), step=1)
     viewer.append(frame=random_frames(1)[0])
     assert (viewer.length, viewer.step) == (4, 1)
@@ -584,7 +583,7 @@ def test_a_burst_of_appends_is_sent_a_few_times_and_ends_complete():
 
 
 def test_named_extras_grow_with_the_episode(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
     rollout = Rollout.from_arrays(frames=random_frames(2), actions=[0], extras={"value": [0.5]})
     viewer = EpisodeViewer(rollout, extras=["value"])
     viewer.append(frame=random_frames(1)[0], action=1, extras={"value": 0.75})
@@ -652,7 +651,7 @@ def test_image_observations_grow_from_obs(monkeypatch):
 
 
 def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
     frames = random_frames(18)
     viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:17], actions=np.zeros(16, int)))
     sent = pushes(viewer, monkeypatch)
@@ -667,7 +666,7 @@ def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
 
 
 def test_every_push_of_the_growing_chunk_decodes_to_the_exact_frames(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
     frames = random_frames(2 * CHUNK_SIZE + 3)
     viewer = EpisodeViewer(frames[:1])
     sent = pushes(viewer, monkeypatch)
@@ -681,7 +680,7 @@ def test_every_push_of_the_growing_chunk_decodes_to_the_exact_frames(monkeypatch
 
 
 def test_a_push_carries_every_chunk_changed_since_the_last_push(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
     frames = random_frames(41)
     viewer = EpisodeViewer(frames[:10])
     sent = pushes(viewer, monkeypatch)
@@ -697,7 +696,7 @@ def test_a_push_carries_every_chunk_changed_since_the_last_push(monkeypatch):
 
 
 def test_a_push_holds_only_the_newest_chunks_however_much_grew(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
     frames = random_frames(200)
     viewer = EpisodeViewer(frames[:1])
     sent = pushes(viewer, monkeypatch)
@@ -711,8 +710,8 @@ def test_a_push_holds_only_the_newest_chunks_however_much_grew(monkeypatch):
 
 
 def test_a_push_keeps_to_its_byte_budget_but_always_carries_the_newest_chunk(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
-    monkeypatch.setattr("agent_widget.transport.PUSH_BYTES", 1)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._transport.PUSH_BYTES", 1)
     frames = random_frames(40)
     viewer = EpisodeViewer(frames[:10], encoding="raw")
     sent = pushes(viewer, monkeypatch)
@@ -723,7 +722,7 @@ def test_a_push_keeps_to_its_byte_budget_but_always_carries_the_newest_chunk(mon
 
 
 def test_the_push_goes_out_before_the_new_length(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(random_frames(3))
     lengths_when_pushed = []
     monkeypatch.setattr(viewer, "send", lambda *_: lengths_when_pushed.append(viewer.length))
@@ -749,7 +748,7 @@ def test_a_burst_of_appends_is_pushed_a_few_times_and_the_last_push_holds_the_la
 
 
 def test_a_viewer_without_frames_pushes_the_readout_of_new_steps(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(Rollout.from_arrays(observations=np.zeros((2, 4)), actions=[0]))
     sent = pushes(viewer, monkeypatch)
     viewer.append(obs=np.ones(4), action=1, info={"lives": 2})

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from panel_comm import WAIT, Outbox, ask, deliver
 
-from agent_widget import panels
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout
+from agent_widget.panels import _registry as panels
 from agent_widget.viewer import EpisodeViewer
 
 NAMES = ["LEFT", "RIGHT"]

@@ -6,8 +6,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agent_widget.rollout import Rollout
-from agent_widget.step import Step
+from agent_widget.episodes import Rollout
+from agent_widget.panels import Step
 
 NAMES = ["NOOP", "LEFT", "RIGHT"]
 REGION = (slice(30, 36), slice(50, 56))  # rows, columns of the 84x84 image the outputs read

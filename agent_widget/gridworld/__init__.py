@@ -10,8 +10,8 @@ Example:
     (321, 397, 3)
 """
 
-from agent_widget.gridworld.layout import Layout, layout_of
-from agent_widget.gridworld.training import TrainingViewer
-from agent_widget.gridworld.value_map import ValueMap
+from agent_widget.gridworld._layout import Layout, layout_of
+from agent_widget.gridworld._training import TrainingViewer
+from agent_widget.gridworld._value_map import ValueMap
 
 __all__ = ["Layout", "TrainingViewer", "ValueMap", "layout_of"]

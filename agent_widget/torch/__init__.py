@@ -1,6 +1,6 @@
 """Ready-made panels for torch agents: Q-values, policy, saliency.
 
-Each is a plain callable of one :class:`~agent_widget.step.Step`, so it works in a
+Each is a plain callable of one :class:`~agent_widget.panels.Step`, so it works in a
 viewer and outside one alike::
 
     from agent_widget.torch import QValues, Policy, Saliency
@@ -14,9 +14,9 @@ out) or Stable-Baselines3 DQN/PPO/A2C models. Needs the ``torch`` extra (torch a
 captum); SB3 is imported only for SB3 models.
 """
 
-from agent_widget.torch.bars import ActionBars
-from agent_widget.torch.policy import Policy
-from agent_widget.torch.qvalues import QValues
-from agent_widget.torch.saliency import Saliency
+from agent_widget.torch._bars import ActionBars
+from agent_widget.torch._policy import Policy
+from agent_widget.torch._qvalues import QValues
+from agent_widget.torch._saliency import Saliency
 
 __all__ = ["ActionBars", "Policy", "QValues", "Saliency"]

@@ -10,7 +10,7 @@ import hashlib
 
 import numpy as np
 
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout
 
 ACTION_NAMES = ["NOOP", "UP", "DOWN", "FIRE"]
 SCRIPT_STEP = 150

@@ -31,7 +31,7 @@ sys.path.insert(0, {str(E2E)!r})
 import numpy as np
 from episodes import synthetic_frames
 from agent_widget.compare import CompareViewer
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout
 
 def episode(frames, actions):
     return Rollout.from_arrays(frames=frames, actions=actions,

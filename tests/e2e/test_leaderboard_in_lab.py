@@ -23,7 +23,7 @@ sys.path.insert(0, {str(E2E)!r})
 import numpy as np
 from episodes import synthetic_frames
 from agent_widget.library import RunLibrary
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout
 
 def episode(n, reward):
     return Rollout.from_arrays(frames=synthetic_frames(n), actions=np.zeros(n - 1, int),

@@ -18,7 +18,7 @@ from episodes import frame_digests, synthetic_frames
 from lab import Notebook, Server, View, opened
 from PIL import Image
 
-from agent_widget.heatmap import LUT
+from agent_widget.panels._heatmap import LUT
 
 pytestmark = pytest.mark.e2e
 
@@ -26,9 +26,9 @@ E2E = Path(__file__).parent
 N = 200
 DIGESTS = frame_digests(synthetic_frames(N))
 VIEWER = 1  # cell index
-HIGHLIGHT_RGB = [0xE6, 0x51, 0x00]  # js/bars.ts HIGHLIGHT_COLOR
-BAR_RGB = [0x90, 0xA4, 0xAE]  # js/bars.ts BAR_COLOR
-ROW_HEIGHT = 18  # js/bars.ts
+HIGHLIGHT_RGB = [0xE6, 0x51, 0x00]  # js/panels/bars.ts HIGHLIGHT_COLOR
+BAR_RGB = [0x90, 0xA4, 0xAE]  # js/panels/bars.ts BAR_COLOR
+ROW_HEIGHT = 18  # js/panels/bars.ts
 
 CELLS = [
     f"""import sys, time

@@ -17,8 +17,8 @@ from lab import Notebook, Server, View, opened, rgb_sha256
 
 from agent_widget.agents import QLearning
 from agent_widget.gridworld import ValueMap
-from agent_widget.gridworld.training import CELL_SIZE
-from agent_widget.snapshots import Snapshots
+from agent_widget.gridworld._snapshots import Snapshots
+from agent_widget.gridworld._training import CELL_SIZE
 
 pytestmark = pytest.mark.e2e
 
@@ -45,7 +45,7 @@ CELLS = [
 import gymnasium as gym
 import numpy as np
 from agent_widget.agents import QLearning
-from agent_widget.gridworld.training import TrainingViewer
+from agent_widget.gridworld import TrainingViewer
 
 env = gym.make("FrozenLake-v1", map_name="4x4")
 viewer = TrainingViewer(env, interval=0)

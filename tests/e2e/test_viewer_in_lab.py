@@ -35,14 +35,14 @@ viewer = EpisodeViewer(synthetic_episode({N}), fps=20)""",
 live = EpisodeViewer(live_frames[:1], title="live")
 live""",
     """import gymnasium as gym
-from agent_widget.recording import record
+from agent_widget.episodes import record
 
 env = gym.make("CartPole-v1", render_mode="rgb_array")
 policy = lambda obs: int(obs[2] + 0.01 * obs[3] > 0)  # fails after 110 steps
 cartpole = EpisodeViewer(record(env, policy, seed=1), step=60)
 cartpole""",
     """import numpy as np
-from agent_widget.rollout import Rollout
+from agent_widget.episodes import Rollout
 EpisodeViewer(Rollout.from_arrays(observations=np.zeros((4, 2)), actions=[1, 0, 1]))""",
 ]
 

@@ -1,0 +1,299 @@
+"""``CompareViewer``: several episodes of one env side by side, on one shared slider.
+
+Each episode is shown by its own :class:`EpisodeViewer` (frames, readout and panels
+as usual); the comparison's front end lays them out in a grid and moves all of
+them in the browser, setting each child's ``step`` without a kernel round trip, so
+playback costs no more messages than one viewer's. The kernel keeps serving each
+child's frames and panels as it does for a single viewer.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import anywidget
+import numpy as np
+import traitlets
+from ipywidgets import widget_serialization
+
+from agent_widget.compare._alignment import Key, by_key
+from agent_widget.compare._divergence import first_divergence
+from agent_widget.episodes import Rollout
+from agent_widget.panels import PanelDecorator, Step
+from agent_widget.viewer import EpisodeViewer
+from agent_widget.viewer._playback import PlaybackChecks
+
+_STATIC = pathlib.Path(__file__).parent.parent / "static"
+DiffFunction = Callable[[Step, Step], Any]
+D = TypeVar("D", bound=DiffFunction)
+
+
+class CompareViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
+    """Step through several rollouts of one env together: one slider, one playback.
+
+    Args:
+        rollouts: ``{"DQN": r1, "PPO": r2}``, or a list (labelled by each rollout's
+            ``metadata["agent"]`` or ``["algorithm"]``, else by its index).
+        align: ``"step"`` (shared position p is step p of every rollout; an episode
+            that has ended holds its last frame), or a key per position that never
+            decreases, to line the rollouts up where their keys meet: a function of
+            the rollout returning one number per position, or the name of an info
+            entry (e.g. ALE's ``"episode_frame_number"``).
+        title: text above the grid.
+        **traits: initial values of ``step``, ``fps``, ``loop``, ``columns``.
+
+    When every rollout has the same ``env_id`` and ``seed`` in its metadata and the
+    alignment is by step, :attr:`divergence` is the first step where their actions
+    differ (see :func:`agent_widget.compare.first_divergence`), marked on the
+    shared timeline with a button that jumps there.
+
+    Panels (:meth:`panel`, :meth:`add_panel`) show on every rollout, each for its own
+    step; diff panels (:meth:`diff_panel`, :meth:`add_diff_panel`) compare two
+    rollouts at the same shared position.
+
+    Example:
+        >>> a = Rollout.from_arrays(frames=np.zeros((4, 2, 2, 3), np.uint8), actions=[0, 1, 1])
+        >>> b = Rollout.from_arrays(frames=np.zeros((3, 2, 2, 3), np.uint8), actions=[0, 2])
+        >>> compare = CompareViewer({"lean": a, "stubborn": b})
+        >>> compare.length, compare.divergence
+        (4, 1)
+    """
+
+    _esm = _STATIC / "compare.js"
+    _css = _STATIC / "compare.css"
+
+    viewers = traitlets.List(
+        traitlets.Instance(EpisodeViewer),
+        read_only=True,
+        help="list[EpisodeViewer]. One viewer per rollout, in order; the front end drives "
+        "their step. Add panels with CompareViewer.panel() to have them on every one.",
+    ).tag(sync=True, **widget_serialization)
+    labels = traitlets.List(
+        traitlets.Unicode(), read_only=True, help="list[str]. The rollouts' names, in order."
+    ).tag(sync=True)
+    length = traitlets.Int(
+        0, read_only=True, help="int. Number of shared positions (the longest episode's, by step)."
+    ).tag(sync=True)
+    positions = traitlets.List(
+        traitlets.Bytes(),
+        read_only=True,
+        help="list[bytes]. Empty when aligned by step; else, per viewer, its position at "
+        "each shared position as little-endian int32 (length entries).",
+    ).tag(sync=True)
+    divergence = traitlets.Int(
+        None,
+        allow_none=True,
+        read_only=True,
+        help="int | None. The first shared position where the rollouts' actions differ, "
+        "for rollouts of one env and seed aligned by step; None otherwise.",
+    ).tag(sync=True)
+    step = traitlets.Int(
+        0,
+        help="int, default 0. The shared position shown. Two-way; clamped to the length. "
+        "The child viewers' own step is set in the browser only.",
+    ).tag(sync=True)
+    fps = traitlets.Float(30.0, help="float, default 30. Playback speed. Two-way.").tag(sync=True)
+    loop = traitlets.Bool(False, help="bool, default False. Playback restarts at the end.").tag(
+        sync=True
+    )
+    columns = traitlets.Int(
+        0, help="int, default 0. Columns of the grid; 0 fits as many as the width allows."
+    ).tag(sync=True)
+    title = traitlets.Unicode("", help="str. Text shown above the grid.").tag(sync=True)
+
+    def __init__(
+        self,
+        rollouts: Mapping[str, Rollout] | Sequence[Rollout],
+        *,
+        align: Key = "step",
+        title: str = "",
+        **traits: Any,
+    ) -> None:
+        labels, episodes = _labelled(rollouts)
+        viewers = [EpisodeViewer(r, title=label) for label, r in zip(labels, episodes, strict=True)]
+        if align == "step":
+            length = max(r.num_positions for r in episodes)
+            positions: list[bytes] = []
+            divergence = _divergence(episodes)
+        else:
+            maps = by_key(episodes, align, labels)
+            length = len(maps[0])
+            positions = [m.astype("<i4").tobytes() for m in maps]
+            divergence = None
+        self.set_trait("viewers", viewers)
+        self.set_trait("labels", labels)
+        self.set_trait("length", length)
+        self.set_trait("positions", positions)
+        self.set_trait("divergence", divergence)
+        super().__init__(title=title, **traits)
+
+    def add_panel(
+        self,
+        name: str,
+        fn: Callable[[Step], Any],
+        *,
+        overlay: bool = False,
+        precompute: bool = False,
+    ) -> None:
+        """Add panel ``name`` to every rollout's viewer; see :meth:`EpisodeViewer.add_panel`."""
+        for viewer in self.viewers:
+            viewer.add_panel(name, fn, overlay=overlay, precompute=precompute)
+
+    def diff_panel(
+        self,
+        name: str,
+        *,
+        a: str | None = None,
+        b: str | None = None,
+        overlay: bool = False,
+        precompute: bool = False,
+    ) -> Callable[[D], D]:
+        """Decorator: a diff panel ``fn(step_a, step_b)``; see :meth:`add_diff_panel`.
+
+        Example:
+            >>> @compare.diff_panel("Q-values: PPO - DQN", a="DQN", b="PPO")  # doctest: +SKIP
+            ... def q_gain(step_a, step_b):
+            ...     return dict(zip(step_b.action_names, q_net(step_b.obs) - q_net(step_a.obs)))
+        """
+
+        def add(fn: D) -> D:
+            self.add_diff_panel(name, fn, a=a, b=b, overlay=overlay, precompute=precompute)
+            return fn
+
+        return add
+
+    def add_diff_panel(
+        self,
+        name: str,
+        fn: DiffFunction,
+        *,
+        a: str | None = None,
+        b: str | None = None,
+        overlay: bool = False,
+        precompute: bool = False,
+    ) -> None:
+        """Compare two rollouts at the same shared position: a card showing ``fn(step_a, step_b)``.
+
+        The card is a panel of rollout ``b``'s viewer (only there), so it follows the
+        shared slider like any panel and shows any panel result (see
+        :meth:`EpisodeViewer.add_panel`). ``step_b`` is ``b``'s step and ``step_a`` is
+        ``a``'s step at the same shared position, as the alignment lines them up: by
+        step, ``a`` holds its last position once it has ended; by a key, it is ``a``'s
+        position at the shared position where ``b`` reaches its step. While ``b``
+        holds a position (it has ended, or waits for ``a`` under a key), the card
+        keeps comparing with ``a`` where ``b`` reached it: make ``b`` the longer one.
+
+        Args:
+            name: the card's title.
+            fn: called with the two :class:`~agent_widget.panels.Step` objects.
+            a: label of the rollout compared with; defaults to the first one other than ``b``.
+            b: label of the rollout whose viewer shows the card; defaults to the first one
+                other than ``a`` (so, with neither given, ``a`` is the first, ``b`` the second).
+            overlay: draw a 2-D map (or an image) over ``b``'s frame.
+            precompute: compute every step of ``b`` in the background once shown.
+        """
+        if not callable(fn):
+            raise TypeError(
+                f"diff panel {name!r}: fn must be callable with two steps, got {type(fn).__name__}"
+            )
+        i, j = self._pair(a, b)
+        other = self.viewers[i]
+
+        def diff(step_b: Step) -> Any:
+            # a's Step as its viewer builds them (steps appended live, its action names).
+            return fn(other._step_at(self._counterpart(i, j, step_b.t)), step_b)
+
+        self.viewers[j].add_panel(name, diff, overlay=overlay, precompute=precompute)
+
+    def remove_panel(self, name: str) -> None:
+        """Remove panel ``name`` from every rollout's viewer that has it (a diff panel's one).
+
+        KeyError naming the panels when no viewer has it.
+        """
+        holders = [v for v in self.viewers if any(p["name"] == name for p in v.panels)]
+        if not holders:
+            known = sorted({p["name"] for v in self.viewers for p in v.panels})
+            raise KeyError(f"no panel {name!r} (panels: {', '.join(map(repr, known)) or 'none'})")
+        for viewer in holders:
+            viewer.remove_panel(name)
+
+    def jump_to_divergence(self) -> None:
+        """Move to the first step where the actions differ (ValueError when there is none)."""
+        if self.divergence is None:
+            raise ValueError(
+                "no divergence: the rollouts act alike, or are not of one env and seed "
+                "aligned by step"
+            )
+        self.step = self.divergence
+
+    def close(self) -> None:
+        """Close the comparison and its child viewers."""
+        for viewer in self.viewers:
+            viewer.close()
+        super().close()
+
+    def _pair(self, a: str | None, b: str | None) -> tuple[int, int]:
+        """The indices of rollouts ``a`` and ``b``, checked; each defaults to the first other."""
+        if len(self.labels) < 2:
+            raise ValueError("a diff panel needs two rollouts; this comparison has one")
+        for label in (a, b):
+            if label is not None and label not in self.labels:
+                known = ", ".join(map(repr, self.labels))
+                raise ValueError(f"diff panel: no rollout is labelled {label!r} (labels: {known})")
+        a = next(label for label in self.labels if label != b) if a is None else a
+        b = next(label for label in self.labels if label != a) if b is None else b
+        if a == b:
+            raise ValueError(f"diff panel: a and b are both {a!r}; compare two rollouts")
+        return self.labels.index(a), self.labels.index(b)
+
+    def _counterpart(self, i: int, j: int, t: int) -> int:
+        """Rollout ``i``'s position at the first shared position where rollout ``j`` is at ``t``."""
+        if not self.positions:
+            return min(t, self.viewers[i].length - 1)
+        mine, theirs = (np.frombuffer(self.positions[k], "<i4") for k in (j, i))
+        shared = min(int(np.searchsorted(mine, t)), len(mine) - 1)
+        return int(theirs[shared])
+
+    @traitlets.validate("columns")
+    def _check_columns(self, proposal: traitlets.Bunch) -> int:
+        if proposal["value"] < 0:
+            raise traitlets.TraitError(f"columns must be >= 0 (0 = fit), got {proposal['value']}")
+        return int(proposal["value"])
+
+
+def _labelled(
+    rollouts: Mapping[str, Rollout] | Sequence[Rollout],
+) -> tuple[list[str], list[Rollout]]:
+    """Names and rollouts, checked; a list is named from each rollout's metadata."""
+    if isinstance(rollouts, Mapping):
+        labels, episodes = [str(k) for k in rollouts], list(rollouts.values())
+    else:
+        episodes = list(rollouts)
+        labels = [
+            str(r.metadata.get("agent") or r.metadata.get("algorithm") or i)
+            if isinstance(r, Rollout)
+            else str(i)
+            for i, r in enumerate(episodes)
+        ]
+        labels = [
+            f"{label} ({i})" if labels.count(label) > 1 else label for i, label in enumerate(labels)
+        ]
+    if not episodes:
+        raise ValueError("CompareViewer needs at least one rollout")
+    for label, episode in zip(labels, episodes, strict=True):
+        if not isinstance(episode, Rollout):
+            raise TypeError(f"{label}: expected a Rollout, got {type(episode).__name__}")
+    return labels, episodes
+
+
+def _divergence(rollouts: Sequence[Rollout]) -> int | None:
+    """The first step where not all rollouts act alike, if they share env_id and seed."""
+    first = rollouts[0].metadata
+    same = all(r.metadata.get(k) == first.get(k) for r in rollouts[1:] for k in ("env_id", "seed"))
+    if len(rollouts) < 2 or not same:
+        return None
+    steps = [first_divergence(rollouts[0], r) for r in rollouts[1:]]
+    found = [s for s in steps if s is not None]
+    return min(found) if found else None

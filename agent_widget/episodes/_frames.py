@@ -1,0 +1,440 @@
+"""Frames: validation of the images a user gives, and the containers that hold them.
+
+:class:`Frames` is what a rollout's frames are: a sequence of HxWx3 uint8 images
+that also hands out its encoded chunks (:mod:`agent_widget.episodes._codec`), in memory
+(:class:`ArrayFrames`) or read lazily from a file (:mod:`agent_widget.episodes._stored`).
+
+Where a chunk is cut into parts is decided here (:func:`encode_chunk`): a part ends
+where the frame size changes, or where the next frame's change would take the changes
+after the part's first frame past :data:`CHANGE_BYTES`; the next part starts with that
+frame whole.
+"""
+
+from __future__ import annotations
+
+import operator
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from agent_widget.episodes._codec import (
+    CHUNK_SIZE,
+    ENCODINGS,
+    MAX_FRAME_BYTES,
+    Part,
+    RunEncoder,
+    chunk_count,
+    decode_part,
+)
+
+# A part inflates to its first frame plus at most this many bytes of changes. The browser
+# inflates a whole part to show any of its frames, so this caps what showing one costs
+# beyond the frame itself, whatever the frame's size; each part starting over from a
+# whole frame costs bytes. Frames that change little (Pong) fill a chunk with one part;
+# the 480x480 benchmark scene (two balls moving over a still background) gets two a
+# chunk (11 + 5 frames, 911 KB inflated on average instead of 1.16 MB in one part: a
+# random frame after the fill painted in 6.1 ms instead of 7.4 in the browser, medians
+# of 50 paired jumps, for 9.6 KB a position instead of 8.8); frames that change
+# everywhere (a moving camera) a part each, stored whole. Bounding the whole part
+# instead (2 MiB) left frames of over 2 MiB one to a part, stored whole however little
+# they changed.
+CHANGE_BYTES = 320 * 2**10
+
+
+def normalize_frame(frame: Any, t: int) -> np.ndarray:
+    """Return ``frame`` as a C-contiguous HxWx3 uint8 array, or raise ValueError naming step ``t``.
+
+    Accepted: uint8 HxWx3 (returned without a copy when already contiguous), grayscale
+    HxW or HxWx1, HxWx4 (alpha dropped), floats in [0, 1] (scaled by 255 and rounded)
+    and integers in [0, 255].
+
+    Example:
+        >>> normalize_frame(np.zeros((2, 3)), t=0).shape
+        (2, 3, 3)
+    """
+    array = np.asarray(frame)
+    where = f"frame at step {t}"
+    if array.ndim == 3 and array.shape[2] == 1:
+        array = array[:, :, 0]
+    if array.ndim == 2:
+        array = np.repeat(array[:, :, None], 3, axis=2)
+    elif array.ndim != 3 or array.shape[2] not in (3, 4):
+        raise ValueError(
+            f"{where}: expected an HxWx3 RGB, HxWx4 RGBA or HxW grayscale image, "
+            f"got shape {array.shape}"
+        )
+    array = array[:, :, :3]
+    height, width = array.shape[:2]
+    if height == 0 or width == 0:
+        raise ValueError(f"{where}: the image is empty (shape {array.shape})")
+    if height * width * 3 > MAX_FRAME_BYTES:
+        raise ValueError(
+            f"{where}: {height}x{width} is too large (at most {MAX_FRAME_BYTES} bytes)"
+        )
+    return np.ascontiguousarray(_to_uint8(array, where))
+
+
+def _to_uint8(array: np.ndarray, where: str) -> np.ndarray:
+    if array.dtype == np.uint8:
+        return array
+    if array.dtype.kind == "f":
+        if not np.isfinite(array).all():
+            raise ValueError(f"{where}: contains NaN or infinite values")
+        low, high = float(array.min()), float(array.max())
+        if low < 0.0 or high > 1.0:
+            raise ValueError(
+                f"{where}: float images must lie in [0, 1], got values in [{low:g}, {high:g}]"
+            )
+        return np.rint(array * 255.0).astype(np.uint8)
+    if array.dtype.kind in "iu":
+        low, high = int(array.min()), int(array.max())
+        if low < 0 or high > 255:
+            raise ValueError(
+                f"{where}: integer images must lie in [0, 255], got values in [{low}, {high}]"
+            )
+        return array.astype(np.uint8)
+    raise ValueError(f"{where}: unsupported dtype {array.dtype} (use uint8 or float in [0, 1])")
+
+
+def position(index: Any, length: int, what: str) -> int:
+    """``index`` (negative counts from the end) as a position in 0..length-1, else IndexError."""
+    t = operator.index(index)
+    if not -length <= t < length:
+        raise IndexError(f"index {index} out of range for {length} {what}")
+    return t % length
+
+
+class Frames(ABC):
+    """A sequence of HxWx3 uint8 frames that also hands out its encoded chunks."""
+
+    @abstractmethod
+    def __len__(self) -> int: ...
+
+    @abstractmethod
+    def _frame(self, t: int) -> np.ndarray:
+        """Frame ``t``, with ``0 <= t < len(self)`` already checked."""
+
+    @abstractmethod
+    def _encode_chunk(self, k: int) -> list[Part]:
+        """The parts of chunk ``k``, with ``0 <= k < num_chunks`` already checked."""
+
+    def __getitem__(self, t: int) -> np.ndarray:
+        return self._frame(position(t, len(self), "frames"))
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for k in range(self.num_chunks):
+            for part in self.chunk(k):
+                yield from self._decode(part)
+
+    def _decode(self, part: Part, stop: int | None = None) -> np.ndarray:
+        """:func:`decode_part`; subclasses may say more about where a failure comes from."""
+        return decode_part(part, stop)
+
+    @property
+    def num_chunks(self) -> int:
+        return chunk_count(len(self))
+
+    def chunk(self, k: int) -> list[Part]:
+        """The encoded parts of chunk ``k`` (positions ``16k .. 16k+15``)."""
+        k = operator.index(k)
+        if not 0 <= k < self.num_chunks:
+            raise IndexError(f"chunk {k} out of range for {self.num_chunks} chunks")
+        return self._encode_chunk(k)
+
+
+class DecodedPart:
+    """The frames decoded last from one part, so that reading a part in order decodes it once.
+
+    A frame costs decoding its part up to that frame; reading on past the frames held
+    decodes the rest of the part at once, so frames read in order cost about one
+    inflate of each part. One part is kept, which bounds the memory. The cache is
+    replaced whole, never updated in place, so threads sharing it never see it half-written.
+    """
+
+    def __init__(self) -> None:
+        self._decoded: tuple[int, np.ndarray] | None = None  # (the part's key, its first frames)
+
+    @property
+    def nbytes(self) -> int:
+        decoded = self._decoded
+        return 0 if decoded is None else decoded[1].nbytes
+
+    def frame(
+        self,
+        key: int,
+        i: int,
+        part: Callable[[], Part],
+        decode: Callable[[Part, int], np.ndarray],
+    ) -> np.ndarray:
+        """Frame ``i`` (read-only) of the part named ``key``; ``part()`` gives it when not held."""
+        decoded = self._decoded
+        if decoded is None or decoded[0] != key or i >= len(decoded[1]):
+            whole = part()
+            stop = whole.count if decoded is not None and decoded[0] == key else i + 1
+            frames = decode(whole, stop)
+            frames.flags.writeable = False
+            decoded = self._decoded = (key, frames)
+        return decoded[1][i]
+
+
+def encode_chunk(
+    frames: Iterable[np.ndarray], start: int, encoding: str = "zlib-runs"
+) -> list[Part]:
+    """The parts of one chunk's frames (C-contiguous HxWx3 uint8), positions ``start ..``,
+    cut as :class:`ArrayFrames` cuts them (see the module's docstring).
+
+    Example:
+        >>> [p.count for p in encode_chunk(np.zeros((16, 4, 6, 3), np.uint8), start=0)]
+        [16]
+    """
+    chunk = _OpenChunk(start, encoding)
+    for frame in frames:
+        chunk.append(frame)
+    return chunk.seal()
+
+
+class _Run(NamedTuple):
+    """The part being encoded: consecutive frames of one size from position ``start``."""
+
+    start: int
+    shape: tuple[int, ...]
+    encoder: RunEncoder
+
+    def part(self, payload: bytes) -> Part:
+        height, width = self.shape[:2]
+        return Part(self.start, self.encoder.count, height, width, self.encoder.encoding, payload)
+
+
+class _OpenChunk:
+    """A chunk whose frames are still held as they are: the newest one while it fills,
+    or one given at construction that nobody has asked for yet.
+
+    Its frames are encoded when its parts are asked for, and those already encoded are
+    not encoded again (:class:`RunEncoder`). Each run of one frame size is a part, or
+    several when its frames change too much to stay within :data:`CHANGE_BYTES`.
+    """
+
+    def __init__(self, start: int, encoding: str) -> None:
+        self.start, self.encoding = start, encoding
+        self.frames: list[np.ndarray] = []
+        self._ended: list[Part] = []  # runs followed by a frame they could not take
+        self._run: _Run | None = None  # the last run, as far as it is encoded
+        self._parts: list[Part] | None = None  # handed out last; good until the next frame
+
+    @property
+    def full(self) -> bool:
+        return len(self.frames) == CHUNK_SIZE
+
+    @property
+    def nbytes(self) -> int:
+        # The parts handed out share the ended runs' payloads; only the last one is its own.
+        held = [*self._ended, *self._parts[-1:]] if self._parts else self._ended
+        encoding = 0 if self._run is None else self._run.encoder.nbytes
+        return sum(f.nbytes for f in self.frames) + sum(len(p.payload) for p in held) + encoding
+
+    def append(self, frame: np.ndarray) -> None:
+        self.frames.append(frame)
+        self._parts = None
+
+    def parts(self) -> list[Part]:
+        """The parts as they stand; more frames may follow."""
+        if self._parts is None:
+            run = self._encode()
+            self._parts = [*self._ended, run.part(run.encoder.payload())]
+        return self._parts
+
+    def seal(self) -> list[Part]:
+        """The parts for good: no frame follows."""
+        run = self._encode()
+        return [*self._ended, run.part(run.encoder.finish())]
+
+    def copy(self) -> _OpenChunk:
+        """The same frames, to grow apart (encoded again when asked: encoders cannot be shared)."""
+        other = _OpenChunk(self.start, self.encoding)
+        other.frames = list(self.frames)
+        return other
+
+    def _encode(self) -> _Run:
+        """Encode the frames not encoded yet; return the run they end in."""
+        run = self._run
+        done = 0 if run is None else run.start + run.encoder.count - self.start
+        for t, frame in enumerate(self.frames[done:], self.start + done):
+            row = frame.reshape(-1)  # a view: frames are C-contiguous (normalize_frame)
+            if (
+                run is not None
+                and frame.shape == run.shape
+                and run.encoder.add(row, limit=row.nbytes + CHANGE_BYTES)
+            ):
+                continue
+            if run is not None:  # the frame's size changed, or its change did not fit
+                self._ended.append(run.part(run.encoder.finish()))
+            run = _Run(t, frame.shape, RunEncoder(self.encoding))
+            run.encoder.add(row)
+        assert run is not None  # an open chunk holds a frame at least
+        self._run = run
+        return run
+
+
+class ArrayFrames(Frames):
+    """Frames held in memory, validated on entry, and kept only encoded once their chunk is.
+
+    An encoded chunk's frames are let go: its parts are all that is kept (a 397x321
+    value map of 382 KB is ~4 KB encoded), and reading one of its frames decodes it
+    (the frames decoded last are cached, see :class:`DecodedPart`). When chunks are
+    encoded is a trade-off between memory and waiting:
+
+    - Frames appended (:meth:`append`, live growth) are encoded as they come: the
+      newest chunk's stream stays open and each frame is compressed once, however
+      often the growing chunk is handed out, and a chunk is encoded for good as soon
+      as it is full. Memory per position stays near the encoded size.
+    - Frames given at construction are only validated; each chunk is encoded when
+      first asked for (:meth:`chunk`). A viewer asks for the chunks around the step
+      shown, so the first frame of a long episode waits for one chunk, not all of
+      them (encoding 10,000 large frames takes about a minute). Until then the frames
+      are held as given: uint8 RGB frames are the caller's own arrays, not copies, so
+      that costs no more than they do. Saving or viewing every frame encodes them all.
+
+    Reading frames is safe while another thread appends; appending and handing out
+    chunks are for one thread at a time (the viewer does both under its lock).
+
+    Args:
+        frames: a 4-D array (n, H, W, C) or a sequence of images, each accepted by
+            :func:`normalize_frame`. uint8 RGB input is kept without a copy: do not
+            modify it afterwards.
+        allow_resize: accept frames whose size changes mid-episode (each run of one
+            size becomes its own part).
+        encoding: how chunks are encoded, ``"zlib-runs"`` or ``"raw"``.
+
+    Example:
+        >>> frames = ArrayFrames(np.zeros((20, 4, 6, 3), np.uint8))
+        >>> len(frames), frames.num_chunks, frames[-1].shape
+        (20, 2, (4, 6, 3))
+    """
+
+    def __init__(
+        self,
+        frames: Sequence[Any] | np.ndarray = (),
+        *,
+        allow_resize: bool = False,
+        encoding: str = "zlib-runs",
+    ) -> None:
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown frame encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
+        self.allow_resize = allow_resize
+        self.encoding = encoding
+        self._length = 0
+        self._shape: tuple[int, ...] | None = None  # the first frame's
+        self._sealed: dict[int, list[Part]] = {}  # chunks encoded for good, frames let go
+        self._open: dict[int, _OpenChunk] = {}  # the others: every frame is in one of the two
+        self._decoded = DecodedPart()
+        # Frames this one continues (see :meth:`after`): its first full chunks, as they are.
+        self._base: Frames | None = None
+        self._base_chunks = 0
+        for frame in frames:
+            self._add(frame)
+
+    @classmethod
+    def after(cls, base: Frames, *, encoding: str = "zlib-runs") -> ArrayFrames:
+        """``base``'s frames, to append to without copying or decoding them.
+
+        The full chunks of ``base`` are handed out as they are (a loaded file's stay on
+        disk, encoded); only the frames of its last, partial chunk are read, to encode
+        that chunk again with the frames appended to it. Appended frames must keep the
+        size of ``base``'s last frame.
+
+        Example:
+            >>> frames = ArrayFrames.after(ArrayFrames(np.zeros((20, 4, 6, 3), np.uint8)))
+            >>> frames.append(np.ones((4, 6, 3), np.uint8))
+            >>> len(frames), int(frames[20].max())
+            (21, 1)
+        """
+        frames = cls(encoding=encoding)
+        frames._base, frames._base_chunks = base, len(base) // CHUNK_SIZE
+        frames._length = frames._base_chunks * CHUNK_SIZE
+        if len(base) > 0:
+            frames._shape = base[len(base) - 1].shape
+        for t in range(frames._length, len(base)):
+            frames._add(base[t])
+        return frames
+
+    def append(self, frame: Any) -> None:
+        """Add the frame of the next position (live growth while recording or viewing).
+
+        The frame that fills a chunk has the chunk encoded for good, its frames let go.
+        """
+        k = self._add(frame)
+        if self._open[k].full:
+            self._seal(k)
+
+    def copy(self) -> ArrayFrames:
+        """These frames, to grow apart from them; what is held is shared (it never changes)."""
+        other = ArrayFrames(allow_resize=self.allow_resize, encoding=self.encoding)
+        other._length, other._shape = self._length, self._shape
+        other._base, other._base_chunks = self._base, self._base_chunks
+        other._sealed = dict(self._sealed)
+        other._open = {k: chunk.copy() for k, chunk in self._open.items()}
+        return other
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of frame data held: encoded chunks, frames not encoded yet, frames decoded last.
+
+        Not counted: object overheads, the state of the one zlib stream kept open, and
+        the frames this one continues (:meth:`after`), which are not held here.
+        """
+        sealed = sum(len(p.payload) for parts in list(self._sealed.values()) for p in parts)
+        unsealed = sum(chunk.nbytes for chunk in list(self._open.values()))
+        return sealed + unsealed + self._decoded.nbytes
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for t in range(len(self)):  # frames held are not encoded to be read
+            yield self._frame(t)
+
+    def _add(self, frame: Any) -> int:
+        """Validate and hold the frame of the next position; return its chunk."""
+        t = self._length
+        array = normalize_frame(frame, t)
+        if self._shape is None:
+            self._shape = array.shape
+        elif not self.allow_resize and array.shape != self._shape:
+            raise ValueError(
+                f"frame at step {t}: size changed from {self._shape[:2]} to "
+                f"{array.shape[:2]}; pass allow_resize=True to accept frames of varying size"
+            )
+        array.flags.writeable = False
+        k = t // CHUNK_SIZE
+        if k not in self._open:
+            self._open[k] = _OpenChunk(k * CHUNK_SIZE, self.encoding)
+        self._open[k].append(array)
+        self._length = t + 1
+        return k
+
+    def _seal(self, k: int) -> list[Part]:
+        parts = self._sealed[k] = self._open[k].seal()
+        # Only now that the parts are in place: a reader finds every frame in one or the other.
+        del self._open[k]
+        return parts
+
+    def _frame(self, t: int) -> np.ndarray:
+        k = t // CHUNK_SIZE
+        if self._base is not None and k < self._base_chunks:
+            return self._base[t]
+        chunk = self._open.get(k)
+        if chunk is not None:
+            return chunk.frames[t - chunk.start]
+        part = next(p for p in self._sealed[k] if t < p.start + p.count)
+        return self._decoded.frame(part.start, t - part.start, lambda: part, self._decode)
+
+    def _encode_chunk(self, k: int) -> list[Part]:
+        if self._base is not None and k < self._base_chunks:
+            return self._base.chunk(k)
+        parts = self._sealed.get(k)
+        if parts is not None:
+            return parts
+        chunk = self._open[k]
+        return self._seal(k) if chunk.full else chunk.parts()

@@ -1,0 +1,429 @@
+"""Recording episodes from gymnasium environments into :class:`Rollout` objects.
+
+Three entry points share one per-episode buffer, so they record the same way:
+
+- :func:`record` runs a policy for one episode;
+- :class:`RecordRollout` is a wrapper that records while the user's own loop runs;
+- :func:`record_vector` runs a batched policy on a vector env, one rollout per sub-env.
+
+Per step the buffer only appends to lists (copying array observations, which some
+wrappers reuse in place); the arrays are built once, when the episode ends, by
+:meth:`Rollout.from_arrays`, which also validates frames and infos. Frames are
+encoded later, when saved or viewed. So recording costs little more than holding
+the frames in memory (benchmarks/recording.py measures it).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, VectorEnv
+from gymnasium.vector.utils import iterate
+
+from agent_widget.episodes._action_names import action_names, known_action_names
+from agent_widget.episodes._rollout import Rollout
+
+Policy = Callable[[Any], Any]
+"""``obs -> action`` or ``obs -> (action, extras)``, extras a dict of per-step values."""
+
+
+def _labels(
+    agent: str | None, algorithm: str | None, metadata: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """What the user tells about a recording; their ``metadata`` wins on clashes."""
+    return {"agent": agent, "algorithm": algorithm, **(metadata or {})}
+
+
+def _base_metadata(
+    env_id: str | None, seed: int | None, names: list[str] | None, labels: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The metadata every recorded rollout carries."""
+    return {
+        "env_id": env_id,
+        "seed": seed,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "action_names": names,
+        **labels,
+    }
+
+
+def _spec_id(env: gym.Env[Any, Any] | VectorEnv[Any, Any, Any]) -> str | None:
+    return env.spec.id if env.spec is not None else None
+
+
+def _split_policy_output(output: Any) -> tuple[Any, Mapping[str, Any]]:
+    """``(action, {extras})`` -> its parts; anything else is the action alone."""
+    if isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], Mapping):
+        return output[0], output[1]
+    return output, {}
+
+
+def _snapshot(obs: Any) -> Any:
+    """A copy of array observations: frame-stacking and preprocessing wrappers reuse buffers."""
+    if isinstance(obs, np.ndarray):
+        return obs.copy()
+    if isinstance(obs, Mapping):
+        return {key: _snapshot(value) for key, value in obs.items()}
+    return obs
+
+
+def _stack(values: list[Any]) -> np.ndarray | None:
+    try:
+        array = np.asarray(values)
+    except ValueError:  # ragged
+        return None
+    return array if array.dtype.kind in "biufc" else None
+
+
+def _stack_observations(observations: list[Any]) -> np.ndarray | dict[str, np.ndarray] | None:
+    """Observations as one array, or a dict of arrays for dict spaces; None if they don't stack."""
+    if isinstance(observations[0], Mapping):
+        stacked = {key: _stack([obs[key] for obs in observations]) for key in observations[0]}
+        if all(array is not None for array in stacked.values()):
+            return {key: array for key, array in stacked.items() if array is not None}
+    else:
+        array = _stack(observations)
+        if array is not None:
+            return array
+    warnings.warn(
+        f"observations of type {type(observations[0]).__name__} do not form numeric arrays "
+        "(only arrays, scalars and one level of dict are stored); recording without them",
+        stacklevel=3,
+    )
+    return None
+
+
+class _Episode:
+    """One episode's data as Python lists; turned into a Rollout once, at the end."""
+
+    def __init__(self, obs: Any, info: dict[str, Any], frame: Any | None) -> None:
+        self.observations = [_snapshot(obs)]
+        self.infos = [info]
+        self.frames = None if frame is None else [frame]
+        self.actions: list[Any] = []
+        self.rewards: list[SupportsFloat] = []
+        self.terminated: list[bool] = []
+        self.truncated: list[bool] = []
+        self.extras: dict[str, list[Any]] = {}
+
+    def add(
+        self,
+        action: Any,
+        extras: Mapping[str, Any],
+        obs: Any,
+        reward: SupportsFloat,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+        frame: Any | None,
+    ) -> None:
+        t = len(self.actions)
+        if t == 0:
+            self.extras = {key: [] for key in extras}
+        elif extras.keys() != self.extras.keys():
+            raise ValueError(
+                f"step {t}: extras {sorted(extras)} differ from step 0's {sorted(self.extras)}; "
+                "give the same extras at every step of an episode"
+            )
+        for key, value in extras.items():
+            self.extras[key].append(np.array(value))
+        self.actions.append(_snapshot(action))
+        self.observations.append(_snapshot(obs))
+        self.rewards.append(reward)
+        self.terminated.append(bool(terminated))
+        self.truncated.append(bool(truncated))
+        self.infos.append(info)
+        if self.frames is not None:
+            self.frames.append(frame)
+
+    @property
+    def done(self) -> bool:
+        return bool(self.actions) and (self.terminated[-1] or self.truncated[-1])
+
+    def cut(self) -> None:
+        """Mark an episode stopped from outside (step limit, early reset) as truncated."""
+        if self.actions and not self.done:
+            self.truncated[-1] = True
+
+    def to_rollout(self, metadata: dict[str, Any]) -> Rollout:
+        return Rollout.from_arrays(
+            frames=self.frames,
+            observations=_stack_observations(self.observations),
+            actions=np.asarray(self.actions),
+            rewards=np.asarray(self.rewards, dtype=np.float64),
+            terminated=np.asarray(self.terminated, dtype=bool),
+            truncated=np.asarray(self.truncated, dtype=bool),
+            infos=self.infos,
+            extras={key: np.asarray(values) for key, values in self.extras.items()},
+            metadata=metadata,
+        )
+
+
+class RecordRollout(gym.Wrapper[Any, Any, Any, Any]):
+    """Record every episode that runs through this wrapper as a :class:`Rollout`.
+
+    Each ``reset()`` starts a new episode; it is added to :attr:`rollouts` when
+    it terminates or truncates, or, marked truncated, when ``reset()`` or
+    :meth:`end_episode` is called before it ended. :attr:`current` is the episode
+    in progress. Frames come from ``env.render()`` when the env has
+    ``render_mode="rgb_array"``; otherwise the rollouts have no frames.
+
+    Per-step extras (Q-values, value estimates...) are not part of the gymnasium
+    API, so they are handed over with :meth:`record_extras` just before ``step()``.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> from agent_widget import RecordRollout
+        >>> env = RecordRollout(gym.make("CartPole-v1", render_mode="rgb_array"), agent="me")
+        >>> obs, info = env.reset(seed=0)
+        >>> done = False
+        >>> while not done:
+        ...     env.record_extras(value=float(obs[2]))
+        ...     obs, reward, terminated, truncated, info = env.step(int(obs[2] > 0))
+        ...     done = terminated or truncated
+        >>> rollout = env.rollouts[-1]
+        >>> rollout.num_positions == len(rollout.frames) == rollout.num_steps + 1
+        True
+    """
+
+    def __init__(
+        self,
+        env: gym.Env[Any, Any],
+        *,
+        agent: str | None = None,
+        algorithm: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> None:
+        super().__init__(env)
+        self.rollouts: list[Rollout] = []
+        self._renders = env.render_mode == "rgb_array"
+        self._labels = _labels(agent, algorithm, metadata)
+        self._episode: _Episode | None = None
+        self._metadata: dict[str, Any] = {}
+        self._extras: Mapping[str, Any] = {}
+
+    @property
+    def current(self) -> Rollout | None:
+        """The episode in progress, as a Rollout (built on access), or None between episodes."""
+        return None if self._episode is None else self._episode.to_rollout(self._metadata)
+
+    def record_extras(self, **extras: Any) -> None:
+        """Attach per-step values (e.g. ``q_values=q``) to the next ``step()``.
+
+        Every step of an episode must get the same names; each becomes an array
+        ``rollout.extras[name]`` with one entry per step.
+        """
+        self._extras = extras
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and start recording a new episode (filing one left unfinished)."""
+        if self._episode is not None and self._episode.actions:
+            self.end_episode()
+        obs, info = self.env.reset(seed=seed, options=options)
+        names = action_names(self.env)
+        self._metadata = _base_metadata(_spec_id(self.env), seed, names, self._labels)
+        self._episode = _Episode(obs, info, self.env.render() if self._renders else None)
+        self._extras = {}
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env and record the transition (with extras from :meth:`record_extras`)."""
+        if self._episode is None:
+            raise RuntimeError("call reset() before step(): recording starts with an episode")
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        frame = self.env.render() if self._renders else None
+        extras, self._extras = self._extras, {}
+        self._episode.add(action, extras, obs, reward, terminated, truncated, info, frame)
+        if terminated or truncated:
+            self.end_episode()
+        return obs, reward, terminated, truncated, info
+
+    def end_episode(self) -> Rollout | None:
+        """End the episode in progress here, e.g. when your loop stops at a step limit.
+
+        Its last step is marked truncated (unless it terminated); it is added to
+        :attr:`rollouts` and returned. Returns None when no episode is in progress.
+        """
+        if self._episode is None:
+            return None
+        self._episode.cut()
+        rollout = self._episode.to_rollout(self._metadata)
+        self.rollouts.append(rollout)
+        self._episode = None
+        return rollout
+
+
+def record(
+    env: gym.Env[Any, Any],
+    policy: Policy,
+    seed: int | None = None,
+    max_steps: int = 10_000,
+    *,
+    agent: str | None = None,
+    algorithm: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Rollout:
+    """Run ``policy`` in ``env`` for one episode and return it as a :class:`Rollout`.
+
+    The episode ends when the env terminates or truncates, or after ``max_steps``
+    actions (the last step is then marked truncated). With ``render_mode="rgb_array"``
+    the rollout has ``T + 1`` frames: the reset frame and one after each action.
+
+    Args:
+        env: any gymnasium env; it is reset with ``seed`` and left open.
+        policy: ``obs -> action``, or ``obs -> (action, extras)`` where ``extras`` is
+            a dict with string keys such as ``{"q_values": q, "value": v}``; each becomes a per-step
+            array in ``rollout.extras``.
+        seed: passed to ``env.reset``.
+        max_steps: the most actions to take.
+        agent: a name for the agent, kept in the metadata.
+        algorithm: the training algorithm, kept in the metadata.
+        metadata: further metadata; overrides the recorded values on clashes.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> from agent_widget import record
+        >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
+        >>> rollout = record(env, lambda obs: int(obs[2] > 0), seed=0, agent="lean")
+        >>> rollout.metadata["env_id"], rollout.metadata["action_names"]
+        ('CartPole-v1', ['LEFT', 'RIGHT'])
+    """
+    recorder = RecordRollout(env, agent=agent, algorithm=algorithm, metadata=metadata)
+    obs, _ = recorder.reset(seed=seed)
+    for _ in range(max_steps):
+        action, extras = _split_policy_output(policy(obs))
+        recorder.record_extras(**extras)
+        obs, _, terminated, truncated, _ = recorder.step(action)
+        if terminated or truncated:
+            return recorder.rollouts[-1]
+    rollout = recorder.end_episode()
+    assert rollout is not None  # reset() started one
+    return rollout
+
+
+def _sub_env_info(infos: Mapping[str, Any], i: int) -> dict[str, Any]:
+    """Sub-env ``i``'s info from a vector env's batched info dict (``key``/``_key`` mask pairs)."""
+    info = {}
+    for key, value in infos.items():
+        if key.startswith("_") and key[1:] in infos:
+            continue
+        mask = infos.get(f"_{key}")
+        if mask is not None and not mask[i]:
+            continue
+        info[key] = _sub_env_info(value, i) if isinstance(value, Mapping) else value[i]
+    return info
+
+
+def record_vector(
+    envs: VectorEnv[Any, Any, Any],
+    policy: Policy,
+    seed: int | None = None,
+    max_steps: int = 10_000,
+    *,
+    agent: str | None = None,
+    algorithm: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> list[Rollout]:
+    """Run a batched policy on a vector env; return each sub-env's first episode.
+
+    ``policy`` maps a batch of observations to a batch of actions (or to
+    ``(actions, extras)`` with each extra batched along the first axis).
+    ``SyncVectorEnv`` and ``AsyncVectorEnv`` reset sub-env ``i`` with ``seed + i``,
+    so ``rollouts[i]`` equals ``record(single_env, policy, seed=seed + i)`` for a
+    policy that treats each row on its own, and its metadata says so (``"seed"``,
+    ``"sub_env"``). Natively vectorized envs (e.g. ``gym.make_vec("CartPole-v1")``
+    without ``vectorization_mode``) share one generator; their rollouts carry the
+    vector seed. Recording stops once every sub-env has finished its first
+    episode or after ``max_steps`` vector steps (unfinished episodes are then
+    marked truncated). Later episodes of sub-envs that finished early are not
+    kept: they would start from seeds nobody chose.
+
+    Works with autoreset modes ``NEXT_STEP`` (gymnasium's default: the step after
+    an episode's end resets that sub-env and ignores its action) and ``DISABLED``
+    (finished sub-envs are reset here). ``SAME_STEP`` is refused: it resets a
+    sub-env before its last frame can be rendered. Frames come from
+    ``envs.render()`` when ``envs.render_mode == "rgb_array"``.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> from agent_widget import record_vector
+        >>> envs = gym.make_vec(
+        ...     "CartPole-v1", num_envs=2, vectorization_mode="sync", render_mode="rgb_array"
+        ... )
+        >>> rollouts = record_vector(envs, lambda obs: (obs[:, 2] > 0).astype(int), seed=0)
+        >>> [r.metadata["seed"] for r in rollouts]
+        [0, 1]
+    """
+    mode = envs.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
+    if mode == AutoresetMode.SAME_STEP:
+        raise ValueError(
+            "record_vector needs autoreset_mode NEXT_STEP or DISABLED: SAME_STEP resets a "
+            "sub-env inside the step that ends its episode, before its last frame is rendered"
+        )
+    renders = envs.render_mode == "rgb_array"
+    num_envs = envs.num_envs
+
+    def frames() -> Sequence[Any]:
+        rendered = envs.render() if renders else None
+        return (None,) * num_envs if rendered is None else rendered
+
+    obs, infos = envs.reset(seed=seed)
+    episodes = [
+        _Episode(obs_i, _sub_env_info(infos, i), frame)
+        for i, (obs_i, frame) in enumerate(
+            zip(iterate(envs.observation_space, obs), frames(), strict=True)
+        )
+    ]
+    for _ in range(max_steps):
+        active = [i for i, episode in enumerate(episodes) if not episode.done]
+        if not active:
+            break
+        actions, extras = _split_policy_output(policy(obs))
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        step_frames = frames()
+        per_env = zip(
+            iterate(envs.action_space, actions), iterate(envs.observation_space, obs), strict=True
+        )
+        for i, (action, obs_i) in enumerate(per_env):
+            if i in active:
+                episodes[i].add(
+                    action,
+                    {key: value[i] for key, value in extras.items()},
+                    obs_i,
+                    rewards[i],
+                    terminated[i],
+                    truncated[i],
+                    _sub_env_info(infos, i),
+                    step_frames[i],
+                )
+        ended = terminated | truncated
+        if mode == AutoresetMode.DISABLED and ended.any():
+            obs, _ = envs.reset(options={"reset_mask": ended})
+    env_id, names = _describe_vector(envs)
+    # Sync/Async vector envs reset sub-env i with seed + i; natively vectorized envs
+    # (e.g. CartPoleVectorEnv) share one generator, so only the vector seed means anything.
+    per_env_seeds = isinstance(envs, (SyncVectorEnv, AsyncVectorEnv))
+    rollouts = []
+    for i, episode in enumerate(episodes):
+        episode.cut()
+        sub_seed = seed + i if seed is not None and per_env_seeds else seed
+        labels = {"sub_env": i, **_labels(agent, algorithm, metadata)}
+        rollouts.append(episode.to_rollout(_base_metadata(env_id, sub_seed, names, labels)))
+    return rollouts
+
+
+def _describe_vector(envs: VectorEnv[Any, Any, Any]) -> tuple[str | None, list[str] | None]:
+    """The env id and action names of a vector env's sub-envs."""
+    sub_envs = getattr(envs, "envs", None)  # SyncVectorEnv holds its sub-envs
+    if sub_envs:
+        return _spec_id(sub_envs[0]), action_names(sub_envs[0])
+    if envs.spec is None:
+        return None, None
+    return envs.spec.id, known_action_names(envs.spec.entry_point, envs.single_action_space)

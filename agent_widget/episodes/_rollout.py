@@ -1,0 +1,249 @@
+"""``Rollout``: one episode as plain per-step data, knowing nothing about widgets.
+
+Step convention: position ``t`` shows the frame/observation *before* action ``t``;
+``rewards[t]`` is what action ``t`` earned. ``T`` actions give ``n = T + 1``
+positions (the last has no action). Data with one frame per action (``n == T``) is
+accepted too; then the last position has an action but no frame after it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agent_widget.episodes._frames import ArrayFrames, Frames
+
+if TYPE_CHECKING:
+    import os
+
+# An array indexable by position (numpy, or lazy with shape/dtype/__getitem__), or a
+# dict of them (dict observation spaces).
+Observations = Any
+
+
+@dataclass(eq=False, repr=False)
+class Rollout:
+    """One episode: frames, observations, actions, rewards, flags, infos, extras, metadata.
+
+    Build one with :meth:`from_arrays`, :func:`agent_widget.record` or
+    :func:`agent_widget.episodes.load`; the constructor only checks that lengths agree.
+    """
+
+    frames: Frames | None = None
+    observations: Observations | None = None
+    actions: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    rewards: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    terminated: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    truncated: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+    infos: Sequence[dict[str, Any]] | None = None
+    extras: dict[str, np.ndarray] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        steps = len(self.actions)
+        per_step = {
+            "rewards": self.rewards,
+            "terminated": self.terminated,
+            "truncated": self.truncated,
+        }
+        per_step.update({f"extras[{name!r}]": value for name, value in self.extras.items()})
+        for name, value in per_step.items():
+            if len(value) != steps:
+                raise ValueError(
+                    f"{name} has {len(value)} entries, expected {steps} (one per action)"
+                )
+        positions = _position_lengths(self.frames, self.observations, self.infos)
+        n = next(iter(positions.values()), steps + 1)
+        for name, length in positions.items():
+            if length != n:
+                raise ValueError(f"{name} has {length} entries but {next(iter(positions))} has {n}")
+        if n not in (steps, steps + 1):
+            raise ValueError(
+                f"{next(iter(positions))} has {n} entries; with {steps} actions expected "
+                f"{steps + 1} (one per position) or {steps} (one per action)"
+            )
+        if self.infos is None:
+            self.infos = [{} for _ in range(n)]
+
+    @property
+    def num_steps(self) -> int:
+        """T, the number of actions."""
+        return len(self.actions)
+
+    @property
+    def num_positions(self) -> int:
+        """n, the number of positions (T + 1, or T for data with one frame per action)."""
+        return len(self.infos) if self.infos is not None else self.num_steps + 1
+
+    @property
+    def returns(self) -> np.ndarray:
+        """``returns[t] = rewards[:t].sum()``, the return collected before position t, (n,)."""
+        cumulative = np.concatenate([[0.0], np.cumsum(self.rewards, dtype=np.float64)])
+        return cumulative[: self.num_positions]
+
+    @classmethod
+    def from_arrays(
+        cls,
+        frames: Frames | Sequence[Any] | np.ndarray | None = None,
+        observations: Observations | None = None,
+        actions: Any = None,
+        rewards: Any = None,
+        terminated: Any = None,
+        truncated: Any = None,
+        infos: Sequence[Mapping[str, Any]] | None = None,
+        extras: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        allow_resize: bool = False,
+    ) -> Rollout:
+        """Build a rollout from data you already have, validating and normalizing it.
+
+        Missing rewards are zeros, missing terminated/truncated are False, missing
+        actions are an empty (T, 0) array. Info and metadata values that are not
+        JSON-able are dropped with a warning (never pickled).
+
+        Example:
+            >>> r = Rollout.from_arrays(frames=np.zeros((3, 4, 4, 3), np.uint8), actions=[0, 1])
+            >>> r.num_steps, r.num_positions, r.returns.tolist()
+            (2, 3, [0.0, 0.0, 0.0])
+        """
+        if frames is not None and not isinstance(frames, Frames):
+            frames = ArrayFrames(frames, allow_resize=allow_resize)
+        if isinstance(observations, Mapping):
+            observations = {
+                str(k): _numeric(v, f"observations[{k!r}]") for k, v in observations.items()
+            }
+        elif observations is not None:
+            observations = _numeric(observations, "observations")
+        given = [x for x in (actions, rewards, terminated, truncated) if x is not None]
+        if given:
+            steps = len(given[0])
+        else:
+            n = next(iter(_position_lengths(frames, observations, infos).values()), 1)
+            steps = max(n - 1, 0)
+        return cls(
+            frames=frames,
+            observations=observations,
+            actions=np.zeros((steps, 0)) if actions is None else _numeric(actions, "actions"),
+            rewards=_vector(rewards, steps, np.float64, "rewards"),
+            terminated=_vector(terminated, steps, np.bool_, "terminated"),
+            truncated=_vector(truncated, steps, np.bool_, "truncated"),
+            infos=None if infos is None else _json_dicts(infos, "infos"),
+            extras={str(k): _numeric(v, f"extras[{k!r}]") for k, v in (extras or {}).items()},
+            metadata={
+                "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                **_json_dicts([metadata or {}], "metadata")[0],
+            },
+        )
+
+    @classmethod
+    def from_minari(cls, dataset: Any, episode_index: int, render: bool = False) -> Rollout:
+        """Episode ``episode_index`` of a Minari dataset (``agent_widget.episodes._minari``)."""
+        from agent_widget.episodes._minari import from_minari
+
+        return from_minari(dataset, episode_index, render=render)
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write this rollout to a ``.rollout`` file atomically (``agent_widget.save``)."""
+        from agent_widget.episodes._storage import save
+
+        return save(self, path)
+
+    def __repr__(self) -> str:
+        frames = "none"
+        if self.frames is not None and len(self.frames):
+            frames = "x".join(map(str, self.frames[0].shape[:2]))
+        total = float(np.sum(self.rewards)) if len(self.rewards) else 0.0
+        return (
+            f"Rollout(steps={self.num_steps}, positions={self.num_positions}, frames={frames}, "
+            f"return={total:g}, extras={sorted(self.extras)}, "
+            f"env_id={self.metadata.get('env_id')!r})"
+        )
+
+
+def _position_lengths(frames: Any, observations: Any, infos: Any) -> dict[str, int]:
+    """Lengths of the per-position fields that are present, first one deciding n."""
+    lengths = {}
+    if frames is not None:
+        lengths["frames"] = len(frames)
+    if isinstance(observations, Mapping):
+        lengths.update({f"observations[{k!r}]": len(v) for k, v in observations.items()})
+    elif observations is not None:
+        lengths["observations"] = len(observations)
+    if infos is not None:
+        lengths["infos"] = len(infos)
+    return lengths
+
+
+def _numeric(value: Any, name: str) -> Any:
+    """``value`` as a numeric/bool numpy array; lazy arrays (stored, h5py, zarr) stay lazy."""
+    lazy = not isinstance(value, np.ndarray) and all(
+        hasattr(value, a) for a in ("shape", "dtype", "__len__", "__getitem__")
+    )
+    array = value if lazy else np.asarray(value)
+    if array.dtype.kind not in "biufc" or array.ndim == 0:
+        raise ValueError(
+            f"{name}: expected a per-step numeric array, got dtype {array.dtype} "
+            f"with shape {array.shape}"
+        )
+    return array
+
+
+def _vector(value: Any, steps: int, dtype: type, name: str) -> np.ndarray:
+    """A per-step vector (rewards or a flag) as ``dtype``; missing means zeros (False)."""
+    if value is None:
+        return np.zeros(steps, dtype)
+    array = np.asarray(value)
+    if array.ndim != 1 or array.dtype.kind not in "biuf":
+        raise ValueError(f"{name}: expected a 1-D numeric array, got {array.dtype} {array.shape}")
+    if dtype is np.float64 and not np.isfinite(array).all():
+        step = int(np.flatnonzero(~np.isfinite(array))[0])
+        raise ValueError(f"{name}: value at step {step} is {array[step]}")
+    return array.astype(dtype)
+
+
+def _json_dicts(mappings: Sequence[Mapping[str, Any]], where: str) -> list[dict[str, Any]]:
+    """The JSON-able part of each mapping; the rest is dropped with a single warning."""
+    dropped: dict[str, int] = {}  # key -> first step where it was dropped
+    results = []
+    for t, mapping in enumerate(mappings):
+        result = {}
+        for key, value in mapping.items():
+            converted = _jsonable(value)
+            if converted is _DROP:
+                dropped.setdefault(str(key), t)
+            else:
+                result[str(key)] = converted
+        results.append(result)
+    if dropped:
+        keys = ", ".join(f"{key!r} (first at step {t})" for key, t in dropped.items())
+        warnings.warn(f"{where}: dropped values that are not JSON-able: {keys}", stacklevel=3)
+    return results
+
+
+_DROP = object()
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` converted to plain JSON types (numpy scalars and arrays included), or _DROP."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        if value.dtype.kind not in "biuf":
+            return _DROP
+        value = value.tolist()
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else _DROP
+    if isinstance(value, (list, tuple)):
+        items = [_jsonable(v) for v in value]
+        return _DROP if any(v is _DROP for v in items) else items
+    if isinstance(value, Mapping):
+        entries = {str(k): _jsonable(v) for k, v in value.items()}
+        return _DROP if any(v is _DROP for v in entries.values()) else entries
+    return _DROP

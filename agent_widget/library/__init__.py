@@ -1,0 +1,11 @@
+"""The run library: runs organized by environment and algorithm, and their leaderboard.
+
+A plain folder of ``run.json`` files and ``.rollout`` episodes that many writers can
+add to without locks; the leaderboard widget opens runs in the viewers below it.
+The top layer: it may import every other.
+"""
+
+from agent_widget.library._leaderboard import Leaderboard
+from agent_widget.library._run_library import RunLibrary
+
+__all__ = ["Leaderboard", "RunLibrary"]

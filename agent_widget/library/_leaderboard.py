@@ -1,0 +1,139 @@
+"""``Leaderboard``: a run library's table as a widget; selected runs open in a viewer.
+
+The table (one row per run, grouped by env and algorithm, sortable and filterable)
+is drawn by the front end from :meth:`RunLibrary.table` rows, with text only. The
+user ticks runs and presses Open: one run opens in an :class:`EpisodeViewer`,
+several in a :class:`CompareViewer` (the same episode number of each), shown under
+the table.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import anywidget
+import traitlets
+from ipywidgets import DOMWidget, widget_serialization
+
+from agent_widget.compare import CompareViewer
+from agent_widget.viewer import EpisodeViewer
+
+if TYPE_CHECKING:  # the library imports this module when it is displayed
+    from agent_widget.library._run_library import RunLibrary
+
+_STATIC = pathlib.Path(__file__).parent.parent / "static"
+
+
+class Leaderboard(anywidget.AnyWidget):
+    """The runs of a :class:`RunLibrary` as a sortable, filterable table.
+
+    Args:
+        library: the library to show; ``display(library)`` shows this widget too.
+
+    Example:
+        >>> board = Leaderboard(RunLibrary("runs/"))  # doctest: +SKIP
+        >>> board.open_runs(["CartPole-v1/dqn/lr1e-3", "CartPole-v1/ppo/lr3e-4"])  # doctest: +SKIP
+    """
+
+    _esm = _STATIC / "leaderboard.js"
+    _css = _STATIC / "leaderboard.css"
+
+    rows = traitlets.List(
+        traitlets.Dict(),
+        read_only=True,
+        help="list[dict]. The library's table (RunLibrary.table()), re-read by refresh().",
+    ).tag(sync=True)
+    errors = traitlets.List(
+        traitlets.Dict(),
+        read_only=True,
+        help='list[dict]. Runs that could not be read: {"path", "message"}.',
+    ).tag(sync=True)
+    selected = traitlets.List(
+        traitlets.Unicode(), help="list[str]. Ids of the ticked runs. Two-way."
+    ).tag(sync=True)
+    episode = traitlets.Int(
+        0, help="int, default 0. Which episode of each selected run Open shows. Two-way."
+    ).tag(sync=True)
+    opened = traitlets.Instance(
+        DOMWidget,
+        allow_none=True,
+        read_only=True,
+        help="EpisodeViewer | CompareViewer | None. What Open showed last, under the table.",
+    ).tag(sync=True, **widget_serialization)
+    message = traitlets.Unicode(
+        "", read_only=True, help="str. Why the last Open failed, or empty."
+    ).tag(sync=True)
+
+    def __init__(self, library: RunLibrary, **traits: Any) -> None:
+        self.library = library
+        super().__init__(**traits)
+        self.refresh()
+        self.on_msg(self._on_message)
+
+    def refresh(self) -> None:
+        """Read the library again (runs other programs added since appear)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the errors are shown in the table instead
+            rows = self.library.table()
+        self.set_trait("rows", rows)
+        self.set_trait(
+            "errors", [{"path": str(e.path), "message": e.message} for e in self.library.errors]
+        )
+
+    def open_runs(
+        self, ids: Sequence[str] | None = None, episode: int | None = None
+    ) -> EpisodeViewer | CompareViewer:
+        """Show episode ``episode`` of the runs ``ids`` (default: the selection) under the table.
+
+        One run opens in an :class:`EpisodeViewer`, several in a :class:`CompareViewer`.
+        """
+        ids = list(self.selected if ids is None else ids)
+        episode = self.episode if episode is None else episode
+        if not ids:
+            raise ValueError("no run selected: tick one or more runs, or pass their ids")
+        rows = {row["id"]: row for row in self.rows}
+        unknown = [i for i in ids if i not in rows]
+        if unknown:
+            raise ValueError(f"no run {', '.join(map(repr, unknown))} in {self.library.root}")
+        rollouts = {}
+        for run_id in ids:
+            episodes = self.library.open(run_id)
+            if not -len(episodes) <= episode < len(episodes):
+                raise ValueError(
+                    f"run {run_id!r} has {len(episodes)} episodes, no episode {episode}"
+                )
+            rollouts[_label(rows[run_id], [rows[i] for i in ids])] = episodes[episode]
+        viewer: EpisodeViewer | CompareViewer
+        if len(rollouts) == 1:
+            ((label, rollout),) = rollouts.items()
+            viewer = EpisodeViewer(rollout, title=f"{label}, episode {episode}")
+        else:
+            viewer = CompareViewer(rollouts, title=f"episode {episode}")
+        previous = self.opened
+        self.set_trait("opened", viewer)
+        self.set_trait("message", "")
+        if previous is not None:
+            previous.close()
+        return viewer
+
+    def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
+        if not isinstance(content, Mapping):
+            return
+        if content.get("type") == "refresh":
+            self.refresh()
+        elif content.get("type") == "open":
+            try:
+                self.open_runs()
+            except ValueError as error:
+                self.set_trait("message", str(error))
+
+
+def _label(row: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
+    """``algorithm / run``, with the env in front when the runs are of several envs."""
+    label = f"{row['algorithm']} / {row['run']}"
+    if len({r["env_id"] for r in rows}) > 1:
+        label = f"{row['env_id']}: {label}"
+    return label

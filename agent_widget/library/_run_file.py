@@ -1,0 +1,261 @@
+"""A run's ``run.json``: who made the run, and one summary line per episode.
+
+A run is a folder ``<root>/<env_id>/<algorithm>/<run>/`` holding episode files
+``episode-000.rollout``, ``episode-001.rollout``, ... and ``run.json``::
+
+    {"format": "agent-widget.run", "version": 1,
+     "env_id": "FrozenLake-v1", "algorithm": "sarsa", "run": "alpha0.1",
+     "params": {"alpha": 0.1}, "created": "2026-11-29T12:00:00+00:00",
+     "episodes": [{"file": "episode-000.rollout", "return": 1.0, "steps": 17,
+                   "success": true, "seed": 0}, ...]}
+
+The summary of an episode is a function of its file alone (:func:`summarize`), so
+``run.json`` can always be rebuilt from the episode files: that is what lets several
+writers add to one run without a lock (see :mod:`agent_widget.library._run_writer`). Reading
+the leaderboard reads these files only, never an episode.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeGuard
+
+import numpy as np
+
+from agent_widget.episodes import Rollout
+
+FORMAT = "agent-widget.run"
+VERSION = 1
+RUN_FILE = "run.json"
+EPISODE_FILE = re.compile(r"episode-(\d{3,})\.rollout")
+ROW_COLUMNS = (
+    "id",
+    "env_id",
+    "algorithm",
+    "run",
+    "episodes",
+    "return_mean",
+    "return_std",
+    "success_rate",
+    "steps",
+    "created",
+    "params",
+)
+_MAX_RUN_FILE_BYTES = 64 * 2**20
+# Keys of the last info that, when present, say whether the episode succeeded
+# (gymnasium-robotics, metaworld and minigrid wrappers use one or the other).
+_SUCCESS_KEYS = ("is_success", "success")
+
+
+def episode_file(number: int) -> str:
+    """The file name of episode ``number``: ``episode-007.rollout``."""
+    return f"episode-{number:03d}.rollout"
+
+
+def episode_number(file: str) -> int:
+    """The number of the episode in ``file`` (a name matching ``EPISODE_FILE``)."""
+    return int(file[len("episode-") : -len(".rollout")])
+
+
+def episode_files(folder: Path) -> list[str]:
+    """The episode files in ``folder``, in episode order (temporary files are not listed)."""
+    return sorted(filter(EPISODE_FILE.fullmatch, os.listdir(folder)), key=episode_number)
+
+
+@dataclass(frozen=True)
+class EpisodeSummary:
+    """One episode of a run, as ``run.json`` lists it."""
+
+    file: str
+    total_return: float
+    steps: int
+    success: bool | None = None
+    seed: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "file": self.file,
+            "return": self.total_return,
+            "steps": self.steps,
+            "success": self.success,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_json(cls, entry: Any) -> EpisodeSummary:
+        """Parse one entry of ``episodes``, or raise ValueError saying what is wrong."""
+        if not isinstance(entry, dict):
+            raise ValueError(f"expected an object, got {type(entry).__name__}")
+        file, total, steps = entry.get("file"), entry.get("return"), entry.get("steps")
+        success, seed = entry.get("success"), entry.get("seed")
+        if not isinstance(file, str) or not EPISODE_FILE.fullmatch(file):
+            raise ValueError("'file' must be a name like episode-000.rollout")
+        if not _is_number(total) or not math.isfinite(total):
+            raise ValueError("'return' must be a finite number")
+        if not _is_int(steps) or steps < 0:
+            raise ValueError("'steps' must be a count of actions")
+        if success is not None and not isinstance(success, bool):
+            raise ValueError("'success' must be true, false or null")
+        if seed is not None and not _is_int(seed):
+            raise ValueError("'seed' must be an integer or null")
+        return cls(file, float(total), steps, success, seed)
+
+
+def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
+    """The summary of ``rollout`` saved as ``file``: return, steps, success, seed.
+
+    Success is ``metadata["success"]`` when set (the library sets it from the user's
+    ``success=``), else the last info's ``is_success`` or ``success``, else unknown.
+    """
+    metadata = rollout.metadata
+    success = metadata.get("success")
+    if success is None and rollout.infos is not None and rollout.num_positions:
+        last = rollout.infos[-1]
+        success = next((last[key] for key in _SUCCESS_KEYS if key in last), None)
+    seed = metadata.get("seed")
+    return EpisodeSummary(
+        file=file,
+        total_return=float(np.sum(rollout.rewards, dtype=np.float64)),
+        steps=rollout.num_steps,
+        success=None if success is None else bool(success),
+        seed=seed if _is_int(seed) else None,
+    )
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run of the library: what ``run.json`` says, plus where it lies.
+
+    ``id`` is the run folder relative to the library root (``env/algorithm/run``,
+    with characters unsafe in file names percent-encoded); ``run`` is its name.
+    """
+
+    id: str
+    path: Path
+    env_id: str
+    algorithm: str
+    run: str
+    params: dict[str, Any]
+    created: str
+    episodes: tuple[EpisodeSummary, ...] = field(repr=False)
+
+    @property
+    def returns(self) -> np.ndarray:
+        """The return of each episode, in episode order."""
+        return np.array([e.total_return for e in self.episodes], np.float64)
+
+    @property
+    def success_rate(self) -> float | None:
+        """Share of the episodes that succeeded, among those that say; None if none says."""
+        known = [e.success for e in self.episodes if e.success is not None]
+        return sum(known) / len(known) if known else None
+
+    def row(self) -> dict[str, Any]:
+        """The run as one leaderboard row (std is the population std of the returns)."""
+        returns = self.returns
+        return {
+            "id": self.id,
+            "env_id": self.env_id,
+            "algorithm": self.algorithm,
+            "run": self.run,
+            "episodes": len(self.episodes),
+            "return_mean": float(returns.mean()) if len(returns) else None,
+            "return_std": float(returns.std()) if len(returns) else None,
+            "success_rate": self.success_rate,
+            "steps": sum(e.steps for e in self.episodes),
+            "created": self.created,
+            "params": self.params,
+        }
+
+    def header(self) -> dict[str, Any]:
+        """``run.json`` without its episodes: fixed when the run is created."""
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "env_id": self.env_id,
+            "algorithm": self.algorithm,
+            "run": self.run,
+            "params": self.params,
+            "created": self.created,
+        }
+
+
+def run_json(run: Run, episodes: Sequence[EpisodeSummary]) -> bytes:
+    """The ``run.json`` of ``run`` listing ``episodes``: the header, then one line per episode."""
+    header = json.dumps(run.header(), indent=1, allow_nan=False)
+    lines = ",\n  ".join(json.dumps(e.to_json(), allow_nan=False) for e in episodes)
+    return f'{header[:-2]},\n "episodes": [\n  {lines}\n ]\n}}\n'.encode()
+
+
+def read_run(folder: Path, run_id: str) -> Run:
+    """The run in ``folder``, checked; ValueError naming the folder and the problem.
+
+    Episodes that ``run.json`` lists must exist; episode files it does not list yet
+    (a writer adding them right now) are left out until it does.
+    """
+    where = f"{folder}/{RUN_FILE}"
+    try:
+        with open(folder / RUN_FILE, "rb") as file:
+            data = file.read(_MAX_RUN_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise ValueError(
+            f"{folder}: no {RUN_FILE} (the run is half-written or not a run)"
+        ) from None
+    except OSError as error:
+        raise ValueError(f"{where}: cannot read ({error.strerror})") from None
+    if len(data) > _MAX_RUN_FILE_BYTES:
+        raise ValueError(f"{where}: implausibly large (over {_MAX_RUN_FILE_BYTES} bytes)")
+    try:
+        meta = json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{where}: not valid JSON ({error})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise ValueError(f"{where}: not an {FORMAT} file ('format' is missing or different)")
+    version = meta.get("version")
+    if not _is_int(version) or version > VERSION:
+        raise ValueError(f"{where}: version {version!r} is newer than this agent-widget reads")
+    for key in ("env_id", "algorithm", "run", "created"):
+        if not isinstance(meta.get(key), str) or not meta[key]:
+            raise ValueError(f"{where}: {key!r} is missing or not a non-empty string")
+    if not isinstance(meta.get("params"), dict):
+        raise ValueError(f"{where}: 'params' is missing or not an object")
+    entries = meta.get("episodes")
+    if not isinstance(entries, list):
+        raise ValueError(f"{where}: 'episodes' is missing or not a list")
+    episodes = []
+    for i, entry in enumerate(entries):
+        try:
+            episodes.append(EpisodeSummary.from_json(entry))
+        except ValueError as error:
+            raise ValueError(f"{where}: episodes[{i}]: {error}") from None
+    files = [e.file for e in episodes]
+    if len(set(files)) != len(files):
+        raise ValueError(f"{where}: 'episodes' lists a file twice")
+    present = set(episode_files(folder))
+    missing = [e.file for e in episodes if e.file not in present]
+    if missing:
+        raise ValueError(f"{where} lists {', '.join(missing)}, missing from the folder")
+    return Run(
+        id=run_id,
+        path=folder,
+        env_id=meta["env_id"],
+        algorithm=meta["algorithm"],
+        run=meta["run"],
+        params=meta["params"],
+        created=meta["created"],
+        episodes=tuple(episodes),
+    )
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

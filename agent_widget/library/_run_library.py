@@ -1,0 +1,296 @@
+"""``RunLibrary``: runs organized by environment and algorithm in a plain folder.
+
+The folder is ``<root>/<env_id>/<algorithm>/<run>/`` with a ``run.json`` and
+``episode-NNN.rollout`` files in each run (see :mod:`agent_widget.library._run_file`). Any
+program that writes that layout adds runs, with no server and no shared index;
+how writers stay out of each other's way is in :mod:`agent_widget.library._run_writer`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
+from urllib.parse import quote
+
+import numpy as np
+
+from agent_widget.episodes import Rollout, load
+from agent_widget.library._run_file import ROW_COLUMNS, Run, read_run
+from agent_widget.library._run_writer import write_run
+
+if TYPE_CHECKING:
+    import pandas
+
+    from agent_widget.library._leaderboard import Leaderboard
+
+# Kept as they are in folder names; everything else is percent-encoded, so any env id
+# (e.g. "ALE/Pong-v5" -> "ALE%2FPong-v5") is one safe folder name on every OS.
+_SAFE = "-_.+=,@"
+_WARNED_ERRORS = 3
+
+
+class RunError(NamedTuple):
+    """A run folder that could not be read, and why."""
+
+    path: Path
+    message: str
+
+
+class RunLibrary:
+    """Runs by environment and algorithm, kept as plain files in ``root``.
+
+    Args:
+        root: the library folder; created by the first :meth:`add`.
+
+    Reading (:meth:`runs`, :meth:`table`) reads each run's ``run.json`` only. A run
+    that cannot be read (half-written by another program, corrupted ``run.json``) is
+    skipped with a warning and listed in :attr:`errors`; the others are unaffected.
+
+    Example:
+        >>> lib = RunLibrary("runs/")  # doctest: +SKIP
+        >>> lib.add(rollouts, env_id="FrozenLake-v1", algorithm="sarsa",
+        ...         run="alpha0.1", params={"alpha": 0.1})  # doctest: +SKIP
+        >>> lib.table()[0]["return_mean"]  # doctest: +SKIP
+        0.74
+        >>> episodes = lib.open("FrozenLake-v1/sarsa/alpha0.1")  # doctest: +SKIP
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+        self.errors: list[RunError] = []
+        """Run folders the last :meth:`runs` (or :meth:`table`) could not read."""
+
+    def add(
+        self,
+        rollouts: Rollout | Iterable[Rollout],
+        *,
+        env_id: str | None = None,
+        algorithm: str | None = None,
+        run: str | None = None,
+        params: dict[str, Any] | None = None,
+        success: Callable[[Rollout], bool] | None = None,
+    ) -> Run:
+        """Save episodes as a run, or add them to the run of that name; the run after.
+
+        Args:
+            rollouts: one rollout or several (episodes of the run).
+            env_id: defaults to the rollouts' ``metadata["env_id"]``.
+            algorithm: defaults to the rollouts' ``metadata["algorithm"]``.
+            run: the run's name; defaults to the current UTC time and a random suffix.
+            params: JSON-able hyperparameters shown on the leaderboard. Adding to an
+                existing run with different params is a ValueError.
+            success: whether an episode succeeded, for envs whose infos do not say
+                (``is_success`` / ``success`` in the last info); kept in each episode
+                file's metadata.
+
+        Example:
+            >>> lib.add(record(env, policy, seed=0), algorithm="random")  # doctest: +SKIP
+        """
+        episodes = [rollouts] if isinstance(rollouts, Rollout) else list(rollouts)
+        if not episodes or not all(isinstance(r, Rollout) for r in episodes):
+            raise ValueError("add() needs one Rollout or a non-empty list of Rollouts")
+        if success is not None:
+            episodes = [_with_success(r, success) for r in episodes]
+        env_id = env_id or _from_metadata(episodes, "env_id")
+        algorithm = algorithm or _from_metadata(episodes, "algorithm")
+        run = run or datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
+        folder = self.root / _folder_name(env_id) / _folder_name(algorithm) / _folder_name(run)
+        record = Run(
+            id=self._id(folder),
+            path=folder,
+            env_id=env_id,
+            algorithm=algorithm,
+            run=run,
+            params=_jsonable_params(params),
+            created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            episodes=(),
+        )
+        write_run(folder, record, episodes)
+        return read_run(folder, record.id)
+
+    def runs(self, env_id: str | None = None, algorithm: str | None = None) -> list[Run]:
+        """Every readable run (optionally of one env and/or algorithm), grouped by env and
+        algorithm, then by run name. Unreadable runs go to :attr:`errors`, with a warning.
+        """
+        self.errors = []
+        runs = []
+        for folder in self._run_folders():
+            try:
+                run = read_run(folder, self._id(folder))
+            except ValueError as error:
+                self.errors.append(RunError(folder, str(error)))
+                continue
+            if env_id in (None, run.env_id) and algorithm in (None, run.algorithm):
+                runs.append(run)
+        if self.errors:
+            shown = "; ".join(e.message for e in self.errors[:_WARNED_ERRORS])
+            more = len(self.errors) - _WARNED_ERRORS
+            warnings.warn(
+                f"{len(self.errors)} run(s) in {self.root} skipped: {shown}"
+                + (f" (and {more} more: see .errors)" if more > 0 else ""),
+                stacklevel=2,
+            )
+        return sorted(runs, key=lambda r: (r.env_id, r.algorithm, r.run))
+
+    @overload
+    def table(
+        self,
+        env_id: str | None = ...,
+        algorithm: str | None = ...,
+        *,
+        as_frame: Literal[False] = False,
+    ) -> list[dict[str, Any]]: ...
+    @overload
+    def table(
+        self, env_id: str | None = ..., algorithm: str | None = ..., *, as_frame: Literal[True]
+    ) -> pandas.DataFrame: ...
+    @overload
+    def table(
+        self, env_id: str | None = ..., algorithm: str | None = ..., *, as_frame: bool
+    ) -> list[dict[str, Any]] | pandas.DataFrame: ...
+    def table(
+        self, env_id: str | None = None, algorithm: str | None = None, *, as_frame: bool = False
+    ) -> list[dict[str, Any]] | pandas.DataFrame:
+        """The leaderboard: one row per run, in :meth:`runs` order.
+
+        Columns: ``id, env_id, algorithm, run, episodes, return_mean, return_std,
+        success_rate, steps, created, params``. ``return_std`` is the population
+        standard deviation; ``success_rate`` is None when the episodes do not say;
+        ``steps`` counts actions over all episodes.
+
+        Args:
+            env_id, algorithm: keep only these runs.
+            as_frame: return a pandas DataFrame (pandas must be installed) instead of
+                a list of dicts.
+        """
+        rows = [run.row() for run in self.runs(env_id, algorithm)]
+        if not as_frame:
+            return rows
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("table(as_frame=True) needs pandas: pip install pandas") from None
+        return pandas.DataFrame(rows, columns=list(ROW_COLUMNS))
+
+    def open(self, run: Run | str | tuple[str, str, str]) -> Episodes:
+        """The episodes of ``run``, loaded lazily: each file is opened when first indexed.
+
+        Args:
+            run: a :class:`Run`, its ``id`` (``"FrozenLake-v1/sarsa/alpha0.1"``) or
+                ``(env_id, algorithm, run)``.
+        """
+        if isinstance(run, Run):
+            folder = run.path
+        elif isinstance(run, tuple):
+            folder = self.root.joinpath(*map(_folder_name, run))
+        elif ".." in Path(run).parts or Path(run).is_absolute():
+            raise ValueError(f"run id {run!r} must be a path inside the library")
+        else:
+            folder = self.root / run
+        return Episodes(read_run(folder, self._id(folder)))
+
+    def leaderboard(self) -> Leaderboard:
+        """This library as a widget: the table, sortable and filterable; ticked runs open
+        in an EpisodeViewer or a CompareViewer. ``display(lib)`` shows it too."""
+        from agent_widget.library._leaderboard import Leaderboard
+
+        return Leaderboard(self)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.leaderboard()._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        return f"RunLibrary({str(self.root)!r})"
+
+    def _id(self, folder: Path) -> str:
+        return folder.relative_to(self.root).as_posix()
+
+    def _run_folders(self) -> Iterator[Path]:
+        """``root/<env>/<algorithm>/<run>`` folders; hidden names (staging) are skipped."""
+        for env in _subfolders(self.root):
+            for algorithm in _subfolders(env):
+                yield from _subfolders(algorithm)
+
+
+class Episodes(Sequence[Rollout]):
+    """The episodes of a run, each loaded from its file when first indexed (then kept)."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self._loaded: dict[int, Rollout] = {}
+
+    def __len__(self) -> int:
+        return len(self.run.episodes)
+
+    @overload
+    def __getitem__(self, index: int) -> Rollout: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[Rollout]: ...
+    def __getitem__(self, index: int | slice) -> Rollout | list[Rollout]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        i = range(len(self))[index]  # IndexError out of range, negative indices count back
+        if i not in self._loaded:
+            self._loaded[i] = load(self.run.path / self.run.episodes[i].file)
+        return self._loaded[i]
+
+    def __repr__(self) -> str:
+        return f"Episodes({self.run.id!r}, {len(self)} episodes)"
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    return sorted(Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir())
+
+
+def _folder_name(name: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"names of envs, algorithms and runs must be non-empty strings: {name!r}")
+    encoded = quote(name, safe=_SAFE)
+    return "%2E" + encoded[1:] if encoded.startswith(".") else encoded
+
+
+def _from_metadata(rollouts: Sequence[Rollout], key: str) -> str:
+    """The one name the rollouts' metadata gives for ``key``, else a ValueError."""
+    values = sorted({repr(r.metadata.get(key)) for r in rollouts})
+    value = rollouts[0].metadata.get(key)
+    if len(values) != 1 or not isinstance(value, str) or not value:
+        raise ValueError(
+            f"{key} not given and the rollouts' metadata[{key!r}] is not one name "
+            f"(found {', '.join(values)}): pass {key}=..."
+        )
+    return value
+
+
+def _with_success(rollout: Rollout, success: Callable[[Rollout], bool]) -> Rollout:
+    """``rollout`` with ``metadata["success"]`` set, so its file says it (see summarize)."""
+    return dataclasses.replace(
+        rollout, metadata={**rollout.metadata, "success": bool(success(rollout))}
+    )
+
+
+def _jsonable_params(params: dict[str, Any] | None) -> dict[str, Any]:
+    """``params`` as plain JSON values (numpy scalars become numbers), else a ValueError."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise ValueError(f"params must be a dict, got {type(params).__name__}")
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, np.generic):
+            return value.item()
+        raise TypeError(f"{type(value).__name__} is not JSON-able")
+
+    try:
+        return json.loads(json.dumps(params, default=plain, allow_nan=False))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"params must be JSON-able: {error}") from None

@@ -1,0 +1,283 @@
+"""Runs a viewer's panel functions on a worker thread, so a slow panel never holds up frames.
+
+The comm handler only looks up the cache and queues: a cached card is answered at
+once, anything else waits for the worker. Each panel has at most one queued
+request and the newest wins: a request for another step replaces it, and the
+replaced one is answered ``"skipped"`` at once (the user has left that step), so
+every request gets exactly one answer and a front end that waits for answers
+always learns when to ask again. A running panel function cannot be interrupted;
+once it returns, the worker goes straight to the newest step asked for. Panels run
+one at a time, oldest request first: user functions (and pyplot) need not be
+thread-safe, and a slow panel delays a fast one by at most one call.
+
+With nothing asked for, the worker precomputes the steps of ``precompute=True``
+panels, but only once a front end has asked for something (the viewer is shown),
+and it reports its progress.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES, CardCache
+from agent_widget.panels._cards import Card, compute
+from agent_widget.panels._registry import Panel
+from agent_widget.panels._step import Step
+
+Message = dict[str, Any]
+Send = Callable[[Message, list[bytes]], None]
+PROGRESS_INTERVAL = 0.25  # seconds between precompute progress messages of one panel
+IDLE_EXIT = 10.0  # seconds a worker waits for work before it ends (a new one starts on demand)
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    panel: Panel
+    version: int
+
+
+@dataclass(frozen=True)
+class _Job:
+    entry: _Entry
+    t: int
+    asked: bool  # by a front end (else precomputed)
+    request_id: int | None
+    card: Card | None  # already cached: only to be sent
+    length: int  # the episode's length when the job started
+
+
+def card_message(
+    name: str, version: int, t: int, card: Card, request_id: int | None = None
+) -> tuple[Message, list[bytes]]:
+    """``{"type": "panel", "id", "name", "step", "version", "kind", ...meta}`` and buffers."""
+    content: Message = {"type": "panel", "name": name, "step": t, "version": version}
+    if request_id is not None:
+        content["id"] = request_id
+    content.update(kind=card.kind, **card.meta)
+    return content, list(card.buffers)
+
+
+class PanelRunner:
+    """A viewer's panels, their cached cards and the worker thread that computes them.
+
+    Args:
+        step_at: the :class:`Step` of a position.
+        num_positions: the episode's current number of positions.
+        send: sends a message with its buffers to the front end (from any thread).
+        cache_bytes: bound of the card cache.
+    """
+
+    def __init__(
+        self,
+        step_at: Callable[[int], Step],
+        num_positions: Callable[[], int],
+        send: Send,
+        cache_bytes: int = DEFAULT_CACHE_BYTES,
+    ) -> None:
+        self._step_at, self._num_positions, self._send = step_at, num_positions, send
+        self._cache = CardCache(cache_bytes)
+        self._lock = threading.Condition()  # guards all the state below
+        self._send_lock = threading.Lock()  # one message at a time, whichever thread sends
+        self._entries: dict[str, _Entry] = {}
+        self._wanted: dict[str, tuple[int, int | None]] = {}  # name -> (step, request id)
+        self._done: dict[str, np.ndarray] = {}  # precompute panels: steps computed
+        self._progress_sent: dict[str, float] = {}
+        self._versions = itertools.count(1)
+        self._length = num_positions()
+        self._shown = False
+        self._closed = False
+        self._thread: threading.Thread | None = None
+
+    def describe(self) -> list[Message]:
+        """The panels as the front end sees them: name, overlay, precompute and version."""
+        with self._lock:
+            return [
+                {
+                    "name": name,
+                    "overlay": entry.panel.overlay,
+                    "precompute": entry.panel.precompute,
+                    "version": entry.version,
+                }
+                for name, entry in self._entries.items()
+            ]
+
+    def set(self, panel: Panel) -> None:
+        """Add ``panel``, or replace the one of that name (keeping its place), forgetting
+        the replaced one's cards; a queued request is answered by the new function."""
+        with self._lock:
+            self._entries[panel.name] = _Entry(panel, next(self._versions))
+            self._cache.drop(panel.name)
+            self._done.pop(panel.name, None)
+            if panel.precompute:
+                self._done[panel.name] = np.zeros(self._length, bool)
+                self._progress_sent[panel.name] = 0.0
+            self._wake()
+
+    def remove(self, name: str) -> None:
+        """Remove panel ``name`` and its cards; KeyError naming the panels when unknown."""
+        with self._lock:
+            if name not in self._entries:
+                known = ", ".join(map(repr, self._entries)) or "none"
+                raise KeyError(f"the viewer has no panel {name!r} (it has: {known})")
+            del self._entries[name]
+            self._wanted.pop(name, None)
+            self._done.pop(name, None)
+            self._cache.drop(name)
+
+    def request(
+        self, t: int, names: Iterable[str] | None = None, request_id: int | None = None
+    ) -> None:
+        """Ask for the cards of ``names`` (all panels when None) at step ``t``.
+
+        Cached cards are sent before this returns; the rest as the worker computes them.
+        A name that is not a panel (any more) is answered ``"skipped"``.
+        """
+        if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < self._num_positions():
+            raise ValueError(
+                f"panel step {t!r:.50} is out of range: the episode has "
+                f"{self._num_positions()} positions"
+            )
+        replies = []
+        with self._lock:
+            self._shown = True
+            for name in self._entries if names is None else names:
+                entry = self._entries.get(name)
+                card = None if entry is None else self._cache.get(name, t)
+                if entry is None:
+                    replies.append(_skipped(name, 0, t, request_id))
+                elif card is not None:
+                    replies.append(card_message(name, entry.version, t, card, request_id))
+                else:
+                    replaced = self._wanted.pop(name, None)
+                    if replaced is not None and replaced[0] != t:
+                        replies.append(_skipped(name, entry.version, *replaced))
+                    self._wanted[name] = (t, request_id)  # last in line, like any new request
+            self._wake()
+        for content, buffers in replies:
+            self._deliver(content, buffers)
+
+    def grew(self) -> None:
+        """The episode grew: its old last position gained an action, so its cards are redone."""
+        with self._lock:
+            old, self._length = self._length, self._num_positions()
+            if self._length == old:
+                return
+            self._cache.drop_step(old - 1)
+            for name, done in self._done.items():
+                grown = np.zeros(self._length, bool)
+                grown[: old - 1] = done[: old - 1]
+                self._done[name] = grown
+            self._wake()
+
+    def close(self) -> None:
+        """Stop the worker once its current call returns; queued requests are dropped."""
+        with self._lock:
+            self._closed = True
+            self._wanted.clear()
+            self._lock.notify_all()
+
+    def _wake(self) -> None:
+        """Start the worker if needed and tell it there may be work (lock held)."""
+        if self._closed:
+            return
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="agent-widget panels")
+            self._thread.daemon = True  # a panel stuck in user code must not hold up exit
+            self._thread.start()
+        self._lock.notify_all()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                job = self._next_job()
+            if job is None:
+                return
+            card = job.card
+            if card is None:
+                panel = job.entry.panel
+                card = compute(panel.fn, self._step_at(job.t), panel.overlay)
+            self._finish(job, card)
+
+    def _next_job(self) -> _Job | None:
+        """The oldest request, else a step to precompute; waits for one (lock held).
+
+        None once closed, or after waiting ``IDLE_EXIT`` in vain: idle viewers hold no
+        thread (``_wake`` starts another when work comes).
+        """
+        while not self._closed:
+            if self._wanted:
+                name = next(iter(self._wanted))
+                t, request_id = self._wanted.pop(name)
+                entry = self._entries[name]
+                return _Job(entry, t, True, request_id, self._cache.get(name, t), self._length)
+            job = self._precompute_job() if self._shown else None
+            if job is not None:
+                return job
+            if not self._lock.wait(IDLE_EXIT):
+                break
+        self._thread = None
+        return None
+
+    def _precompute_job(self) -> _Job | None:
+        for name, done in self._done.items():
+            if not done.all():
+                t = int(np.argmin(done))  # the first step not done
+                card = self._cache.get(name, t)
+                return _Job(self._entries[name], t, False, None, card, self._length)
+        return None
+
+    def _finish(self, job: _Job, card: Card) -> None:
+        """Cache and send ``card``, unless the panel or the step changed while it ran."""
+        name, t = job.entry.panel.name, job.t
+        replies = []
+        with self._lock:
+            changed_step = self._length != job.length and t == job.length - 1
+            if self._entries.get(name) is not job.entry or changed_step:
+                if job.asked and name in self._entries:
+                    self._wanted.setdefault(name, (t, job.request_id))  # redo it, unless moved on
+                return
+            self._cache.put(name, t, card)
+            if job.asked:
+                replies.append(card_message(name, job.entry.version, t, card, job.request_id))
+            progress = self._progress(name, job.entry.version, t)
+            if progress is not None:
+                replies.append((progress, []))
+        for content, buffers in replies:
+            self._deliver(content, buffers)
+
+    def _progress(self, name: str, version: int, t: int) -> Message | None:
+        """Marks ``t`` done for a precompute panel; the progress message, when one is due."""
+        done = self._done.get(name)
+        if done is None or done[t]:
+            return None
+        done[t] = True
+        count, total = int(done.sum()), len(done)
+        now = time.monotonic()
+        if count < total and now - self._progress_sent[name] < PROGRESS_INTERVAL:
+            return None
+        self._progress_sent[name] = now
+        return {"type": "panel-progress", "name": name, "version": version, "done": count,
+                "total": total}  # fmt: skip
+
+    def _deliver(self, content: Message, buffers: list[bytes]) -> None:
+        with self._send_lock:
+            try:
+                self._send(content, buffers)
+            except Exception:  # a closed comm must not kill the worker
+                _log.exception("agent-widget: could not send a panel message")
+
+
+def _skipped(
+    name: str, version: int, t: int, request_id: int | None
+) -> tuple[Message, list[bytes]]:
+    return card_message(name, version, t, Card("skipped"), request_id)

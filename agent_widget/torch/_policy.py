@@ -1,0 +1,75 @@
+"""``Policy``: a policy network's view of one step, as bars, and its series over the episode."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agent_widget.panels import EpisodeData, Step
+from agent_widget.torch._bars import ActionBars, action_labels, taken_action
+from agent_widget.torch._model import BATCH_SIZE, AgentModel, Preprocess, observation
+from agent_widget.torch._series import entropy, per_action, softmax, taken_actions, td_errors
+
+
+class Policy:
+    """Panel: the probability of every action at a step, with V, entropy and the top-2 gap.
+
+    Probabilities live on one axis, 0 to 1, for every step. The taken action is
+    highlighted and the most probable one marked (a sampled action often is not it).
+
+    Args:
+        model: an ``nn.Module`` mapping observations (batch first) to action logits
+            ``(batch, actions)`` or to a pair ``(logits, value)``; or a
+            Stable-Baselines3 PPO or A2C model.
+        preprocess: builds the model's input from a batch of observations; defaults to
+            their float32 values (an SB3 model: its own conversion).
+        batch_size: observations per forward pass when the whole episode is run.
+
+    Example:
+        >>> import torch
+        >>> from agent_widget.episodes import Rollout
+        >>> rollout = Rollout.from_arrays(observations=np.eye(2, dtype=np.float32), actions=[0])
+        >>> bars = Policy(torch.nn.Linear(2, 3))(Step(rollout, 0))
+        >>> round(sum(bars.values()), 6), bars.scale, sorted(bars.stats)
+        (1.0, (0.0, 1.0), ['entropy', 'top-2 gap'])
+    """
+
+    def __init__(
+        self, model: Any, *, preprocess: Preprocess | None = None, batch_size: int = BATCH_SIZE
+    ) -> None:
+        self.model = AgentModel(model, preprocess)
+        self.batch_size = batch_size
+
+    def __call__(self, step: Step) -> ActionBars:
+        logits, value = self.model.step_outputs(observation(step))
+        probabilities = softmax(logits)
+        stats = {} if value is None else {"V": value}
+        stats["entropy"] = float(entropy(logits))
+        if len(logits) > 1:
+            top = np.sort(probabilities)
+            stats["top-2 gap"] = float(top[-1] - top[-2])
+        labels = action_labels(len(logits), step.action_names)
+        taken = taken_action(step, len(logits))
+        return ActionBars(probabilities, labels, taken=taken, scale=(0.0, 1.0), stats=stats)
+
+    def series(self, episode: EpisodeData, gamma: float = 0.99) -> dict[str, np.ndarray]:
+        """Per-action series over the episode, from one batched run of the model.
+
+        Returns float64 arrays of length ``T``: ``"entropy"`` (nats) and
+        ``"prob_taken"`` (probability of the action taken); with a value head also
+        ``"value"`` and ``"td_error"`` (``r + gamma V(s') - V(s)``, 0 bootstrap after
+        termination, NaN where the next observation is missing).
+        """
+        actions = taken_actions(episode)
+        logits, value = self.model.episode_outputs(episode, batch_size=self.batch_size)
+        steps = len(actions)
+        probabilities = softmax(per_action(logits, steps))
+        series = {
+            "entropy": entropy(per_action(logits, steps)),
+            "prob_taken": probabilities[np.arange(steps), actions],
+        }
+        if value is not None:
+            series["value"] = value[:steps]
+            series["td_error"] = td_errors(episode, value[:steps], value, gamma)
+        return series

@@ -1,0 +1,183 @@
+"""``Saliency``: which parts of a step's observation the model's output depends on.
+
+Gradient, integrated gradients and SmoothGrad are Captum's (``Saliency``,
+``IntegratedGradients``, ``NoiseTunnel``); perturbation is Greydanus et al. 2018
+(:mod:`agent_widget.torch._perturbation`). Image observations give a 2-D map of
+magnitudes at the rendered frame's resolution (stacked frames summed onto it);
+vector observations give one signed attribution per feature (a bar chart).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from captum.attr import IntegratedGradients, NoiseTunnel
+from captum.attr import Saliency as Gradient
+
+from agent_widget.panels import Step
+from agent_widget.torch._bars import taken_action
+from agent_widget.torch._model import AgentModel, Outputs, Preprocess, observation
+from agent_widget.torch._perturbation import perturbation_scores
+from agent_widget.torch._spatial import channel_axis, resized, spatial_map
+
+METHODS = ("gradient", "integrated_gradients", "smoothgrad", "perturbation")
+TARGETS = ("taken", "argmax", "value", "logits")
+SMOOTHGRAD_NOISE = 0.15  # noise sd as a share of the input's range (the paper's 10-20%)
+_CAPTUM_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gradient": {"abs": False},  # signed: vector features keep their direction
+    "integrated_gradients": {"n_steps": 32, "internal_batch_size": 32},
+    "smoothgrad": {"nt_type": "smoothgrad", "nt_samples": 16, "abs": False},
+}
+
+
+class Saliency:
+    """Panel: a saliency map of the step's observation for a chosen output of the model.
+
+    Args:
+        model: an ``nn.Module`` mapping observations (batch first) to one output per
+            action (Q-values or logits) or to ``(logits, value)``; or a
+            Stable-Baselines3 DQN, PPO or A2C model.
+        method: ``"gradient"``, ``"integrated_gradients"``, ``"smoothgrad"`` or
+            ``"perturbation"``.
+        target: the output explained: ``"argmax"`` (the preferred action),
+            ``"taken"`` (the action taken; ``None`` at the last position, which has
+            none), an action index, ``"value"`` (the value head; for a model with
+            outputs per action only, ``max_a Q``), or, for perturbation only,
+            ``"logits"`` (all outputs at once, the paper's actor saliency).
+        preprocess: builds the model's input from a batch of observations; defaults to
+            their float32 values (an SB3 model: its own conversion).
+        channel_axis: 0 for CxHxW inputs, -1 for HxWxC; guessed when ``None``.
+        feature_names: labels of a vector observation's features.
+        **options: passed on to Captum's ``attribute`` (e.g. ``n_steps=50`` for
+            integrated gradients, ``nt_samples``/``stdevs`` for SmoothGrad) or, for
+            perturbation, to :func:`~agent_widget.torch._perturbation.perturbation_scores`
+            (``stride``, ``mask_sigma``, ``blur_sigma``, ``batch_size``).
+
+    Example:
+        >>> saliency = Saliency(q_net, method="perturbation")  # doctest: +SKIP
+        >>> viewer.add_panel("saliency", saliency, overlay=True)  # doctest: +SKIP
+        >>> saliency(step).shape == step.frame.shape[:2]  # doctest: +SKIP
+        True
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        method: str = "gradient",
+        target: str | int = "argmax",
+        *,
+        preprocess: Preprocess | None = None,
+        channel_axis: int | None = None,
+        feature_names: Sequence[str] | None = None,
+        **options: Any,
+    ) -> None:
+        if method not in METHODS:
+            raise ValueError(f"unknown saliency method {method!r} (known: {', '.join(METHODS)})")
+        if isinstance(target, bool) or not (isinstance(target, int) or target in TARGETS):
+            raise ValueError(
+                f"target must be an action index or one of {', '.join(TARGETS)}; got {target!r}"
+            )
+        if target == "logits" and method != "perturbation":
+            raise ValueError('target="logits" is for method="perturbation" only')
+        self.model = AgentModel(model, preprocess)
+        self.method = method
+        self.target = target
+        self.channel_axis = channel_axis
+        self.feature_names = None if feature_names is None else list(feature_names)
+        self.options = options
+
+    def __call__(self, step: Step) -> np.ndarray | dict[str, float] | None:
+        inputs = self.model.inputs([observation(step)])
+        with self.model.evaluating():
+            with torch.no_grad():
+                outputs = self.model.outputs(inputs)
+            target = self._resolved(step, outputs)
+            if target is None:
+                return None
+            if self.method == "perturbation":
+                values, size = self._perturbation(inputs[0], target)
+                return resized(values, _frame_size(step) or size)
+            attribution = self._captum(inputs, target)[0].detach().double().cpu().numpy()
+        if attribution.ndim == 1:
+            return self._features(attribution)
+        values = spatial_map(attribution, channel_axis(attribution.shape, self.channel_axis))
+        return resized(values, _frame_size(step) or values.shape)
+
+    def _resolved(self, step: Step, outputs: Outputs) -> int | str | None:
+        count = outputs.logits.shape[1]
+        if self.target == "taken":
+            return taken_action(step, count)
+        if self.target == "argmax":
+            return int(outputs.logits[0].argmax())
+        if isinstance(self.target, int) and not 0 <= self.target < count:
+            raise ValueError(f"step {step.t}: target {self.target} is not one of {count} actions")
+        return self.target
+
+    def _explained(self, target: int | str) -> Callable[[torch.Tensor], torch.Tensor]:
+        """The model as Captum sees it: per-action outputs, or the value alone."""
+        if target == "value":
+            return lambda x: _value(self.model.outputs(x))
+        return lambda x: self.model.outputs(x).logits
+
+    def _captum(self, inputs: torch.Tensor, target: int | str) -> torch.Tensor:
+        forward = self._explained(target)
+        options = {**_CAPTUM_DEFAULTS[self.method], **self.options}
+        captum_target = None if target == "value" else target
+        with torch.enable_grad():
+            inputs = inputs.detach().requires_grad_()  # our own copy: the caller's stays as is
+            if self.method == "gradient":
+                return Gradient(forward).attribute(inputs, target=captum_target, **options)
+            if self.method == "integrated_gradients":
+                method = IntegratedGradients(forward)
+                return method.attribute(inputs, target=captum_target, **options)
+            span = float(inputs.detach().max() - inputs.detach().min()) or 1.0
+            options.setdefault("stdevs", SMOOTHGRAD_NOISE * span)
+            tunnel = NoiseTunnel(Gradient(forward))
+            return tunnel.attribute(inputs, target=captum_target, **options)
+
+    def _perturbation(
+        self, image: torch.Tensor, target: int | str
+    ) -> tuple[np.ndarray, tuple[int, int]]:
+        """Greydanus saliency grid of one input, and the input's (height, width)."""
+        if image.ndim == 1:
+            raise ValueError(
+                f"perturbation saliency needs an image observation, not a vector of "
+                f"{len(image)} features; use method='gradient'"
+            )
+        axis = channel_axis(tuple(image.shape), self.channel_axis)
+        if axis is None:
+            chw, restore = image[None], lambda batch: batch[:, 0]
+        elif axis == 2:
+            chw, restore = image.permute(2, 0, 1), lambda batch: batch.permute(0, 2, 3, 1)
+        else:
+            chw, restore = image, lambda batch: batch
+
+        def score(batch: torch.Tensor) -> torch.Tensor:
+            outputs = self.model.outputs(restore(batch))
+            if isinstance(target, int):
+                return outputs.logits[:, target : target + 1]
+            return outputs.logits if target == "logits" else _value(outputs)[:, None]
+
+        height, width = chw.shape[1:]
+        return perturbation_scores(score, chw, **self.options), (height, width)
+
+    def _features(self, attribution: np.ndarray) -> dict[str, float]:
+        names = self.feature_names or [f"obs[{i}]" for i in range(len(attribution))]
+        if len(names) != len(attribution):
+            raise ValueError(
+                f"{len(names)} feature names for an observation of {len(attribution)} features"
+            )
+        return dict(zip(names, attribution.tolist(), strict=True))
+
+
+def _frame_size(step: Step) -> tuple[int, int] | None:
+    frame = step.frame
+    return None if frame is None else (int(frame.shape[0]), int(frame.shape[1]))
+
+
+def _value(outputs: Outputs) -> torch.Tensor:
+    """The value head, or ``max_a Q`` for a model with outputs per action only."""
+    return outputs.logits.max(dim=1).values if outputs.value is None else outputs.value

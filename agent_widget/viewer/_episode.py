@@ -1,0 +1,260 @@
+"""The episode as the viewer serves it: a rollout, plus the steps appended live.
+
+It answers the wire (frames, each position's readout, the timeline's series) and is
+what panel functions read their :class:`~agent_widget.panels.Step` from, so a step
+appended a moment ago is as readable as one recorded long before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from agent_widget.episodes import Rollout
+from agent_widget.episodes._codec import CHUNK_SIZE
+from agent_widget.episodes._frames import ArrayFrames, Frames
+from agent_widget.viewer._transport import action_text, pack_series, shows_actions
+
+
+class _Column:
+    """Per-step values that grow a step at a time in amortized O(1) (a training loop's
+    appends must not copy the whole episode each time). The source array is never written.
+    """
+
+    def __init__(self, values: Any, what: str) -> None:
+        self._buffer = values
+        self._size = len(values)
+        self._owned = False
+        self.what = what
+
+    @property
+    def values(self) -> Any:
+        return self._buffer[: self._size]
+
+    def checked(self, rows: Any, step: int) -> np.ndarray:
+        """``rows`` if they can be appended, else a ValueError naming ``step``.
+
+        An empty column takes the type of its first rows: an episode shown from its
+        first frame alone learns what its actions look like from the first append.
+        """
+        rows = np.asarray(rows)
+        if self._size == 0:
+            return rows
+        shape, dtype = tuple(self._buffer.shape[1:]), self._buffer.dtype
+        if rows.shape[1:] != shape or not np.can_cast(rows.dtype, dtype, "same_kind"):
+            raise ValueError(
+                f"{self.what} at step {step}: got {rows.dtype} of shape {rows.shape[1:]}, "
+                f"the episode has {dtype} of shape {shape}"
+            )
+        return rows
+
+    def extend(self, rows: np.ndarray) -> None:
+        if self._size == 0:
+            self._buffer = rows[:0]
+        size = self._size + len(rows)
+        if not self._owned or size > len(self._buffer):
+            capacity = max(size, 2 * self._size, CHUNK_SIZE)
+            buffer = np.empty((capacity, *self._buffer.shape[1:]), self._buffer.dtype)
+            buffer[: self._size] = self.values
+            self._buffer, self._owned = buffer, True
+        self._buffer[self._size : size] = rows
+        self._size = size
+
+
+class ServedEpisode:
+    """The episode as the viewer serves it: the rollout, plus the steps appended live."""
+
+    def __init__(
+        self,
+        rollout: Rollout,
+        frames: Frames | None,
+        encoding: str,
+        extras: Sequence[str],
+        action_names: Sequence[str] | None,
+    ) -> None:
+        self.frames = frames
+        self.action_names = _checked_names(action_names)
+        self._encoding = encoding
+        self._frames_owned = False
+        self._frames_from_observations = frames is not None and rollout.frames is None
+        self._infos = rollout.infos or []
+        self._new_infos: list[dict[str, Any]] = []
+        self._actions = _Column(rollout.actions, "action")
+        self._flags = {
+            "rewards": _Column(rollout.rewards, "reward"),
+            "terminated": _Column(rollout.terminated, "terminated"),
+            "truncated": _Column(rollout.truncated, "truncated"),
+        }
+        self._extras = {name: _Column(_scalar_extra(rollout, name), name) for name in extras}
+        self._observations = rollout.observations
+        self._new_observations: list[Any] = []  # one per appended position, None if not given
+        self._other_extras = {k: v for k, v in rollout.extras.items() if k not in self._extras}
+        self.metadata = rollout.metadata
+
+    @property
+    def num_positions(self) -> int:
+        return len(self._infos) + len(self._new_infos)
+
+    # What a panel's Step reads (agent_widget.panels.EpisodeData), named as on a Rollout.
+
+    @property
+    def num_steps(self) -> int:
+        return len(self._actions.values)
+
+    @property
+    def returns(self) -> np.ndarray:
+        rewards = self._flags["rewards"].values
+        return np.concatenate([[0.0], np.cumsum(rewards, dtype=np.float64)])[: self.num_positions]
+
+    @property
+    def observations(self) -> Sequence[Any] | None:
+        if self._observations is None and not any(o is not None for o in self._new_observations):
+            return None
+        return _Joined(_Rows(self._observations, len(self._infos)), self._new_observations)
+
+    @property
+    def actions(self) -> np.ndarray:
+        return np.asarray(self._actions.values)
+
+    @property
+    def rewards(self) -> np.ndarray:
+        return np.asarray(self._flags["rewards"].values)
+
+    @property
+    def terminated(self) -> np.ndarray:
+        return np.asarray(self._flags["terminated"].values)
+
+    @property
+    def truncated(self) -> np.ndarray:
+        return np.asarray(self._flags["truncated"].values)
+
+    @property
+    def infos(self) -> Sequence[dict[str, Any]]:
+        return _Joined(self._infos, self._new_infos)
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        """The timeline's extras as grown, and the rollout's others (which do not grow)."""
+        grown = {name: column.values for name, column in self._extras.items()}
+        return {**self._other_extras, **grown}
+
+    def action_text(self, t: int) -> str | None:
+        actions = self._actions.values
+        if shows_actions(actions):
+            return None
+        return action_text(actions[t], self.action_names) if t < len(actions) else ""
+
+    def series(self) -> dict[str, bytes]:
+        """The timeline's series (see :func:`pack_series`); the front end sums the returns
+        and writes scalar actions, with their names, from the ``actions`` series."""
+        series = {name: pack_series(column.values) for name, column in self._flags.items()}
+        if shows_actions(self._actions.values):
+            series["actions"] = pack_series(self._actions.values)
+        for name, column in self._extras.items():
+            series[f"extra:{name}"] = pack_series(column.values)
+        return series
+
+    def extend(self, part: Rollout) -> None:
+        """Append ``part``'s steps. Every column is checked before any of them grows, and
+        frames go first, so a refused ``append()`` leaves the episode as it was."""
+        if not isinstance(part, Rollout):
+            raise TypeError(f"extend() takes a Rollout, got {type(part).__name__}")
+        steps = part.num_steps
+        first = part.num_positions - steps  # 1 when the part repeats our last position
+        if first not in (0, 1):
+            raise ValueError(f"the part has {part.num_positions} positions for {steps} actions")
+        t = self.num_positions
+        columns = [(self._actions, part.actions)]
+        columns += [(column, getattr(part, name)) for name, column in self._flags.items()]
+        for name, column in self._extras.items():
+            if name not in part.extras:
+                raise ValueError(
+                    f"step {t}: the timeline shows extra {name!r}; pass its value too, "
+                    f"e.g. append(..., extras={{{name!r}: value}})"
+                )
+            columns.append((column, part.extras[name]))
+        rows = [(column, column.checked(values, t)) for column, values in columns]
+        self._extend_frames(part, range(first, first + steps), t)
+        for column, values in rows:
+            column.extend(values)
+        infos = part.infos or []
+        observations = _Rows(part.observations, part.num_positions)
+        self._new_observations.extend(observations[i] for i in range(first, first + steps))
+        self._new_infos.extend(infos[i] for i in range(first, first + steps))
+
+    def _extend_frames(self, part: Rollout, positions: range, t: int) -> None:
+        source = part.observations if self._frames_from_observations else part.frames
+        if self.frames is None:
+            if part.frames is not None:
+                raise ValueError(f"step {t}: this viewer shows no frames, yet the step has one")
+            return
+        if source is None or isinstance(source, Mapping):
+            what = "obs" if self._frames_from_observations else "frame"
+            raise ValueError(f"step {t}: this viewer shows frames; pass {what}= for every step")
+        if not self._frames_owned:  # grow a copy: the caller's rollout stays as it was
+            if isinstance(self.frames, ArrayFrames):  # in the viewer's encoding (_frames_of)
+                self.frames = self.frames.copy()  # shares the encoded chunks, decodes none
+            else:
+                self.frames = ArrayFrames.after(self.frames, encoding=self._encoding)
+            self._frames_owned = True
+        assert isinstance(self.frames, ArrayFrames)
+        for i in positions:
+            self.frames.append(source[i])
+
+
+def _scalar_extra(rollout: Rollout, name: str) -> Any:
+    if name not in rollout.extras:
+        known = ", ".join(sorted(rollout.extras)) or "none"
+        raise ValueError(f"extras: the rollout has no extra {name!r} (it has: {known})")
+    values = rollout.extras[name]
+    if len(values.shape) != 1 or values.dtype.kind not in "biuf":
+        raise ValueError(
+            f"extras: {name!r} is {values.dtype} of shape {values.shape}; only per-step "
+            "scalars (shape (T,)) go on the timeline"
+        )
+    return values
+
+
+def _checked_names(names: Sequence[str] | None) -> list[str]:
+    if names is None:
+        return []
+    if isinstance(names, str) or not all(isinstance(name, str) for name in names):
+        raise ValueError(f"action_names must be a list of strings, got {names!r:.200}")
+    return list(names)
+
+
+class _Joined(Sequence[Any]):
+    """Two sequences read as one, without copying either (the recorded and the appended)."""
+
+    def __init__(self, first: Sequence[Any], second: Sequence[Any]) -> None:
+        self._first, self._second = first, second
+
+    def __len__(self) -> int:
+        return len(self._first) + len(self._second)
+
+    def __getitem__(self, t: Any) -> Any:
+        if not isinstance(t, int) or not 0 <= t < len(self):
+            raise IndexError(f"position {t!r} out of range for {len(self)} positions")
+        old = len(self._first)
+        return self._first[t] if t < old else self._second[t - old]
+
+
+class _Rows(Sequence[Any]):
+    """Per-position rows of observations: a dict space's arrays read as one dict per position."""
+
+    def __init__(self, observations: Any, length: int) -> None:
+        self._observations, self._length = observations, length
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __getitem__(self, t: Any) -> Any:
+        if not isinstance(t, int) or not 0 <= t < self._length:
+            raise IndexError(f"position {t!r} out of range for {self._length} positions")
+        if self._observations is None:
+            return None
+        if isinstance(self._observations, Mapping):
+            return {name: values[t] for name, values in self._observations.items()}
+        return self._observations[t]

@@ -1,0 +1,373 @@
+"""``EpisodeViewer``: the anywidget that steps through an episode frame by frame.
+
+Only small state travels as synced traits (the step, the length, the per-step series
+for the timeline); frames travel on request, in chunks (see :mod:`agent_widget.viewer._transport`).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import anywidget
+import numpy as np
+import traitlets
+
+from agent_widget.episodes import Rollout
+from agent_widget.episodes._codec import CHUNK_SIZE, ENCODINGS
+from agent_widget.episodes._frames import ArrayFrames, Frames
+from agent_widget.panels import Panel, PanelDecorator, Step, registered
+from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES
+from agent_widget.panels._runner import PanelRunner
+from agent_widget.viewer._episode import ServedEpisode
+from agent_widget.viewer._playback import PlaybackChecks
+from agent_widget.viewer._transport import answer, growth_push, panel_request
+
+_STATIC = pathlib.Path(__file__).parent.parent / "static"
+# Live growth updates the front end at most this often (seconds): a training loop may
+# append thousands of steps a second, and each update re-sends every series and pushes
+# the newest frame chunks.
+_SYNC_INTERVAL = 0.1
+
+
+class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
+    """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
+
+    Args:
+        episode: a :class:`Rollout`, or frames alone: an array ``(N, H, W, 3)``,
+            ``(N, H, W, 4)`` or ``(N, H, W)``, or a list of such frames. A rollout
+            without frames shows its observations when they are images (HxW, HxWx1,
+            HxWx3 or HxWx4, uint8 or floats in [0, 1]), and otherwise only the readout.
+        encoding: how frames held in memory are sent, ``"zlib-runs"`` (lossless,
+            compact: the bytes that change between frames, deflated) or ``"raw"``.
+            Frames loaded from a file travel as stored (a version-1 file's as
+            zlib-runs, re-encoded a chunk at a time).
+        extras: names of scalar per-step extras of the rollout to draw on the timeline.
+        action_names: names of the discrete actions; defaults to the rollout's
+            ``metadata["action_names"]``.
+        title: text above the frame; defaults to the rollout's ``env_id``.
+        panel_cache_bytes: bound of the cache of panel results (per viewer).
+        **traits: initial values of the traits below (``step``, ``fps``, ``loop``,
+            ``height``, ``scale``).
+
+    Panels (:meth:`panel`, :meth:`add_panel`) show what Python computes for the
+    current step beside the frame; those registered with
+    :func:`agent_widget.panels.register` are included in every new viewer.
+
+    Example:
+        >>> viewer = EpisodeViewer(np.zeros((5, 4, 6, 3), np.uint8))
+        >>> viewer.length, viewer.has_frames
+        (5, True)
+        >>> viewer.step = 99  # clamped to the last position
+        >>> viewer.step
+        4
+    """
+
+    _esm = _STATIC / "widget.js"
+    _css = _STATIC / "widget.css"
+
+    step = traitlets.Int(
+        0,
+        help="int, default 0. The position shown, 0 .. length - 1. Two-way: set it to move "
+        "the view, observe it to follow the user's scrubbing. Out-of-range values are "
+        "clamped, so viewers of episodes of different lengths can be linked.",
+    ).tag(sync=True)
+    length = traitlets.Int(
+        0,
+        read_only=True,
+        help="int. Number of positions n: T + 1 for T actions (T for one frame per "
+        "action). Grows with append() and extend().",
+    ).tag(sync=True)
+    chunk_size = traitlets.Int(
+        CHUNK_SIZE,
+        read_only=True,
+        help="int, 16. Positions per frame chunk: chunk k holds positions 16k .. 16k+15.",
+    ).tag(sync=True)
+    has_frames = traitlets.Bool(
+        False,
+        read_only=True,
+        help="bool. Whether there are frames to show; without them the canvas shows a "
+        "placeholder and the readout still works.",
+    ).tag(sync=True)
+    series = traitlets.Dict(
+        key_trait=traitlets.Unicode(),
+        value_trait=traitlets.Bytes(),
+        read_only=True,
+        help="dict[str, bytes]. The timeline's per-step series, length T: "
+        '"rewards", "terminated", "truncated", "actions" (scalar actions only) and '
+        '"extra:<name>" for each named extra; each a 4-byte dtype header and the values, '
+        "little-endian, in the narrowest dtype that holds them exactly "
+        "(agent_widget.viewer._transport.pack_series).",
+    ).tag(sync=True)
+    action_names = traitlets.List(
+        traitlets.Unicode(),
+        read_only=True,
+        help="list[str]. Names of the discrete actions, empty when unknown.",
+    ).tag(sync=True)
+    fps = traitlets.Float(
+        30.0, help="float, default 30. Playback speed in positions per second. Two-way."
+    ).tag(sync=True)
+    loop = traitlets.Bool(
+        False, help="bool, default False. Whether playback restarts at the end. Two-way."
+    ).tag(sync=True)
+    height = traitlets.Int(
+        0, help="int, default 0. Displayed canvas height in CSS pixels; 0 picks one."
+    ).tag(sync=True)
+    scale = traitlets.Float(
+        0.0,
+        help="float, default 0. Displayed size relative to the frame's pixels (pixelated); "
+        "0 upscales small frames to about 400 px tall. height wins when both are set.",
+    ).tag(sync=True)
+    title = traitlets.Unicode("", help="str. Text shown above the frame.").tag(sync=True)
+    panels = traitlets.List(
+        traitlets.Dict(),
+        read_only=True,
+        help='list[dict]. The panels, in order: {"name", "overlay", "precompute", "version"}. '
+        "The version changes when a panel's function is replaced, so views drop its old cards.",
+    ).tag(sync=True)
+
+    def __init__(
+        self,
+        episode: Rollout | np.ndarray | Sequence[Any],
+        *,
+        encoding: str = "zlib-runs",
+        extras: Sequence[str] = (),
+        action_names: Sequence[str] | None = None,
+        title: str | None = None,
+        panel_cache_bytes: int = DEFAULT_CACHE_BYTES,
+        **traits: Any,
+    ) -> None:
+        self._lock = threading.RLock()
+        self._timer: threading.Timer | None = None
+        self._synced_at = 0.0
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
+        rollout = _as_rollout(episode, encoding)
+        if rollout.num_positions == 0:
+            raise ValueError("the episode is empty: EpisodeViewer needs at least one position")
+        names = rollout.metadata.get("action_names") if action_names is None else action_names
+        frames = _frames_of(rollout, encoding)
+        self._episode = ServedEpisode(rollout, frames, encoding, extras, names)
+        self._panels = PanelRunner(
+            self._step_at,
+            lambda: self._episode.num_positions,
+            lambda content, buffers: self.send(content, buffers),
+            panel_cache_bytes,
+        )
+        for panel in registered():
+            self._panels.set(panel)
+        # Positions the front end has been sent (or can ask for); growth pushes the rest.
+        self._pushed = self._episode.num_positions
+        # Set before the widget opens its comm, so the first state the front end sees is whole.
+        self.set_trait("length", self._episode.num_positions)
+        self.set_trait("has_frames", self._episode.frames is not None)
+        self.set_trait("series", self._episode.series())
+        self.set_trait("action_names", list(self._episode.action_names))
+        self.set_trait("panels", self._panels.describe())
+        if title is None:
+            title = str(rollout.metadata.get("env_id") or "")
+        super().__init__(title=title, **traits)
+        self.on_msg(self._on_message)
+
+    def append(
+        self,
+        frame: Any = None,
+        action: Any = None,
+        reward: float = 0.0,
+        terminated: bool = False,
+        truncated: bool = False,
+        info: Mapping[str, Any] | None = None,
+        obs: Any = None,
+        extras: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Add one step while it happens: ``action`` earned ``reward`` and led to ``frame``.
+
+        The new position shows ``frame`` (or ``obs``, when the viewer shows image
+        observations) and carries ``info``. If the user is at the last position, the
+        view follows the new one. Works while the cell is still running.
+
+        Example:
+            >>> viewer = EpisodeViewer([np.zeros((4, 4, 3), np.uint8)])
+            >>> viewer.append(frame=np.ones((4, 4, 3), np.uint8), action=0, reward=1.0)
+            >>> viewer.length
+            2
+        """
+        self.extend(
+            Rollout.from_arrays(
+                frames=None if frame is None else [frame],
+                observations=None if obs is None else np.asarray(obs)[None],
+                actions=None if action is None else np.asarray(action)[None],
+                rewards=[reward],
+                terminated=[terminated],
+                truncated=[truncated],
+                infos=[info or {}],
+                extras={name: np.asarray(value)[None] for name, value in (extras or {}).items()},
+            )
+        )
+
+    def add_panel(
+        self,
+        name: str,
+        fn: Callable[[Step], Any],
+        *,
+        overlay: bool = False,
+        precompute: bool = False,
+    ) -> None:
+        """Show ``fn(step)`` for the current step as a card named ``name``.
+
+        ``fn`` gets a :class:`~agent_widget.panels.Step` and returns what the card shows
+        (see :mod:`agent_widget.panels._cards`): bars for a 1-D array or a dict of numbers, a
+        heatmap for a 2-D array, an image, a matplotlib figure, text, or None. It runs
+        on a worker thread, one panel at a time, so a slow one never stalls the frames.
+        A panel of the same name is replaced, with its cached results and error card.
+
+        Args:
+            name: the card's title.
+            fn: the panel function.
+            overlay: draw a 2-D map (or an image) over the frame, resized to it.
+            precompute: once the viewer is shown, compute every step in the background
+                so that scrubbing shows results at once.
+
+        Example:
+            >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
+            >>> viewer.add_panel("notes", lambda step: f"t = {step.t}")
+            >>> viewer.remove_panel("notes")
+        """
+        self._panels.set(Panel(name, fn, overlay, precompute))
+        self.set_trait("panels", self._panels.describe())
+
+    def remove_panel(self, name: str) -> None:
+        """Remove panel ``name``; KeyError naming the panels when there is none."""
+        self._panels.remove(name)
+        self.set_trait("panels", self._panels.describe())
+
+    def extend(self, part: Rollout) -> None:
+        """Add the steps of ``part``, the episode's continuation, while they happen.
+
+        ``part`` holds one frame per action, the frame after it (``n == T``). A part
+        with one position more than actions (``n == T + 1``, e.g. from ``record()``)
+        starts at this episode's last position, which is not repeated.
+        """
+        with self._lock:
+            self._episode.extend(part)
+            self._panels.grew()
+            self._schedule_sync()
+
+    def close(self) -> None:
+        """Close the widget, its panel worker and a pending live-growth update."""
+        panels = getattr(self, "_panels", None)  # None when __init__ failed (from __del__)
+        if panels is not None:
+            panels.close()
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        super().close()
+
+    @traitlets.validate("height", "scale")
+    def _check_size(self, proposal: traitlets.Bunch) -> Any:
+        if not 0 <= proposal["value"] < float("inf"):
+            name = proposal["trait"].name
+            raise traitlets.TraitError(f"{name} must be >= 0 (0 = auto), got {proposal['value']}")
+        return proposal["value"]
+
+    def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
+        if isinstance(content, Mapping) and content.get("type") == "panel":
+            self._on_panel_request(content)
+            return
+        with self._lock:
+            message, buffers = answer(content, self._episode)
+        self.send(message, buffers)
+
+    def _on_panel_request(self, content: Mapping[str, Any]) -> None:
+        """Queue a panel request; its cards are sent as they are ready, from the worker.
+
+        A malformed request gets a ``panel-error`` reply: a plain ``error`` would fail
+        the front end's frame request that happens to have the same id.
+        """
+        try:
+            request = panel_request(content)
+            self._panels.request(request.step, request.names, request.request_id)
+        except ValueError as error:
+            message = f"ValueError: {error}"
+            self.send({"type": "panel-error", "id": content.get("id"), "message": message})
+
+    def _step_at(self, t: int) -> Step:
+        return Step(self._episode, t, self._episode.action_names)
+
+    def _schedule_sync(self) -> None:
+        """Sync now if the last sync is old enough, else once the interval has passed."""
+        wait = self._synced_at + _SYNC_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self._sync()
+        elif self._timer is None:
+            self._timer = threading.Timer(wait, self._sync)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _sync(self) -> None:
+        """Send the grown episode: its newest chunks, then length and series, and the
+        newest step when following.
+
+        The chunks go unasked because the front end cannot get an answer while a cell
+        is appending (the kernel handles its requests only between cells). They go
+        first: the front end handles custom messages as they arrive but state updates a
+        moment later, so it holds the new chunks before it learns the new length and
+        has no reason to ask the busy kernel for them.
+        """
+        with self._lock:
+            self._timer = None
+            self._synced_at = time.monotonic()
+            if self._episode.num_positions > self._pushed:
+                self.send(*growth_push(self._episode, self._pushed))
+                self._pushed = self._episode.num_positions
+            following = self.step == self.length - 1
+            with self.hold_sync():
+                self.set_trait("length", self._episode.num_positions)
+                self.set_trait("series", self._episode.series())
+                if following:
+                    self.step = self.length - 1
+
+
+def _as_rollout(episode: Any, encoding: str) -> Rollout:
+    if isinstance(episode, Rollout):
+        return episode
+    if isinstance(episode, np.ndarray):
+        shape = episode.shape
+        if episode.ndim not in (3, 4) or (episode.ndim == 4 and shape[-1] not in (1, 3, 4)):
+            raise ValueError(
+                f"frames: expected an array (N, H, W, 3), (N, H, W, 4) or (N, H, W), "
+                f"got shape {shape}"
+            )
+        if episode.ndim == 3 and shape[-1] in (3, 4) and shape[0] > 4:
+            raise ValueError(
+                f"frames: shape {shape} looks like a single frame; pass [frame] for one, "
+                "or an array (N, H, W, 3)"
+            )
+    elif not isinstance(episode, (list, tuple)):
+        raise TypeError(
+            "EpisodeViewer takes a Rollout, an array of frames or a list of frames, "
+            f"got {type(episode).__name__}"
+        )
+    return Rollout.from_arrays(frames=ArrayFrames(episode, encoding=encoding))
+
+
+def _frames_of(rollout: Rollout, encoding: str) -> Frames | None:
+    """The frames to show: the rollout's, else its observations when they are images."""
+    frames = rollout.frames
+    if isinstance(frames, ArrayFrames) and frames.encoding != encoding:
+        return ArrayFrames(list(frames), allow_resize=frames.allow_resize, encoding=encoding)
+    if frames is not None:
+        return frames
+    observations = rollout.observations
+    shape = tuple(getattr(observations, "shape", ()))
+    image_stack = len(shape) == 3 or (len(shape) == 4 and shape[-1] in (1, 3, 4))
+    if observations is None or not image_stack:
+        return None
+    try:
+        return ArrayFrames(observations, encoding=encoding)
+    except ValueError:  # not pixel values (e.g. a float grid outside [0, 1])
+        return None

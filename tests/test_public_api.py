@@ -1,0 +1,107 @@
+"""The public API: what the README and the notebooks import, and the older paths kept working."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+IMPORT = re.compile(r"^\s*from (agent_widget[\w.]*) import \(?([\w, ]+)\)?", re.MULTILINE)
+
+PUBLIC = {
+    "agent_widget": [
+        "CompareViewer",
+        "EpisodeViewer",
+        "RecordRollout",
+        "Rollout",
+        "RolloutFileError",
+        "RunLibrary",
+        "Step",
+        "first_divergence",
+        "load",
+        "record",
+        "record_vector",
+        "save",
+    ],
+    "agent_widget.episodes": [
+        "RecordRollout",
+        "ReplayDivergenceError",
+        "Rollout",
+        "RolloutFileError",
+        "load",
+        "record",
+        "record_vector",
+        "save",
+    ],
+    "agent_widget.panels": [
+        "EpisodeData",
+        "Panel",
+        "PanelDecorator",
+        "Step",
+        "register",
+        "registered",
+        "unregister",
+    ],
+    "agent_widget.viewer": ["EpisodeViewer"],
+    "agent_widget.compare": ["CompareViewer", "first_divergence"],
+    "agent_widget.library": ["Leaderboard", "RunLibrary"],
+    "agent_widget.gridworld": ["Layout", "TrainingViewer", "ValueMap", "layout_of"],
+    "agent_widget.torch": ["ActionBars", "Policy", "QValues", "Saliency"],
+}
+
+# Paths of the flat layout before 0.2 that users' notebooks import; each is the same object.
+KEPT = [
+    ("agent_widget.step", "Step", "agent_widget.panels"),
+    ("agent_widget.divergence", "first_divergence", "agent_widget.compare"),
+]
+
+
+def shown_imports() -> list[tuple[str, str, str]]:
+    """(source, module, name) for every ``from agent_widget... import`` in the docs and demos."""
+    texts = {"README.md": (ROOT / "README.md").read_text()}
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        cells = json.loads(notebook.read_text())["cells"]
+        code = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
+        texts[notebook.name] = "\n".join(code)
+    found = []
+    for source, text in texts.items():
+        for module, names in IMPORT.findall(text):
+            found += [(source, module, name.strip()) for name in names.split(",") if name.strip()]
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC))
+def test_each_package_exports_exactly_its_public_names(module):
+    package = importlib.import_module(module)
+    assert sorted(package.__all__) == sorted(PUBLIC[module])
+    for name in PUBLIC[module]:
+        assert getattr(package, name).__module__.startswith("agent_widget")
+
+
+def test_the_readme_and_notebooks_import_public_names_only():
+    imports = shown_imports()
+    assert len(imports) > 15  # the scan found the examples
+    for source, module, name in imports:
+        assert not any(part.startswith("_") for part in module.split(".")), (source, module)
+        assert hasattr(importlib.import_module(module), name), (source, module, name)
+
+
+@pytest.mark.parametrize(("module", "name", "home"), KEPT)
+def test_older_import_paths_still_work(module, name, home):
+    assert getattr(importlib.import_module(module), name) is getattr(
+        importlib.import_module(home), name
+    )
+
+
+def test_internal_modules_are_private():
+    package = ROOT / "agent_widget"
+    public_modules = {
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if not path.name.startswith("_") and "static" not in path.parts
+    }
+    assert public_modules == {"agents.py", "divergence.py", "step.py"}
