@@ -1,0 +1,67 @@
+/**
+ * The comparison's shared timeline: each episode's return as a line in its own
+ * colour, all on one scale so that they compare, the cursor, and the first step
+ * where the actions differ marked. Clicking or dragging seeks.
+ */
+import { binMinMax, cursorX, drawLine, Strip } from "../shared/timeline.ts";
+
+const HEIGHT = 72;
+export const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+const CURSOR = "#444";
+const DIVERGENCE = "#e91e63";
+
+/** The lowest and highest value over all lines, NaN skipped ({lo: Infinity, ...} when none). */
+export function sharedRange(lines: readonly Float64Array[]): { lo: number; hi: number } {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const values of lines) {
+    for (const v of values) {
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+  }
+  return { lo, hi };
+}
+
+export class ReturnsChart {
+  private readonly strip: Strip;
+  private lines: Float64Array[] = [];
+  private length = 0;
+  private divergence: number | null = null;
+
+  constructor(parent: HTMLElement, onSeek: (t: number) => void) {
+    this.strip = new Strip(parent, "aw-compare-chart", HEIGHT, CURSOR, (c, width, height, ratio) => {
+      const scale = sharedRange(this.lines);
+      this.lines.forEach((values, i) => {
+        const bins = binMinMax(values, this.length, width);
+        drawLine(c, bins, height, PALETTE[i % PALETTE.length], 1.5 * ratio, scale);
+      });
+      if (this.divergence === null) return;
+      // A dashed marker, so it reads apart from the solid cursor.
+      c.fillStyle = DIVERGENCE;
+      const x = Math.round(cursorX(this.divergence, width, this.length) - ratio);
+      for (let y = 0; y < height; y += 6 * ratio) c.fillRect(x, y, Math.max(2, Math.round(2 * ratio)), 3 * ratio);
+    }, onSeek);
+    this.strip.element.title = "return of each episode; dashed: the first step where their actions differ";
+  }
+
+  get element(): HTMLCanvasElement {
+    return this.strip.element;
+  }
+
+  /** `lines[i]` is episode i's return at each of the `length` shared positions. */
+  setData(lines: Float64Array[], length: number, divergence: number | null): void {
+    this.lines = lines;
+    this.length = length;
+    this.divergence = divergence;
+    this.strip.setLength(length);
+  }
+
+  setCursor(t: number): void {
+    this.strip.setCursor(t);
+  }
+
+  dispose(): void {
+    this.strip.dispose();
+  }
+}

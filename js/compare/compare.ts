@@ -1,0 +1,288 @@
+/**
+ * The anywidget entry point of CompareViewer: the child EpisodeViewers in a grid,
+ * driven by one shared slider, playback and returns chart.
+ *
+ * Each child is displayed as its own view (through the widget manager), so frames,
+ * readout and panels work exactly as in a single viewer. The comparison moves the
+ * children by setting their model's `step` in the browser only, never saving it:
+ * no kernel round trip per frame, and no kernel echo that could move a child back.
+ * The children's own controls are hidden and their keys handled here.
+ */
+import { type ChildView, childModel, childView } from "../shared/children.ts";
+import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
+import { PALETTE, ReturnsChart } from "./chart.ts";
+import { Controls, keyAction } from "../shared/controls.ts";
+import { button, el } from "../shared/dom.ts";
+import { Player } from "../shared/player.ts";
+import { parseSeries, type Series } from "../shared/series.ts";
+import { Throttle } from "../shared/throttle.ts";
+import type { Model } from "../shared/types.ts";
+
+const SAVE_INTERVAL_MS = 50;
+const SAVE_INTERVAL_PLAYING_MS = 250;
+/** Cells narrower than this wrap to the next row. */
+const MIN_CELL_PX = 280;
+
+interface Child {
+  model: Model;
+  view: ChildView;
+  series: Series;
+  length: number;
+  ended: HTMLDivElement;
+}
+
+type Origin = "user" | "model" | "player";
+
+class CompareView {
+  private readonly root: HTMLDivElement;
+  private readonly title: HTMLDivElement;
+  private readonly grid: HTMLDivElement;
+  private readonly status: HTMLDivElement;
+  private readonly controls: Controls;
+  private readonly chart: ReturnsChart;
+  private readonly legend: HTMLDivElement;
+  private readonly jump: HTMLButtonElement;
+  private readonly player: Player;
+  private readonly saveStep: Throttle;
+  private readonly resizeObserver: ResizeObserver;
+  private readonly listeners: [string, () => void][] = [];
+  private children: Child[] = [];
+  private alignment = new Alignment([], []);
+  private step = -1;
+  private disposed = false;
+
+  constructor(
+    private readonly model: Model,
+    parent: HTMLElement,
+  ) {
+    this.root = parent.appendChild(el("div", "aw-compare"));
+    this.root.tabIndex = 0;
+    this.root.dataset.lmSuppressShortcuts = "true";
+    this.root.dataset.pSuppressShortcuts = "true";
+    this.title = this.root.appendChild(el("div", "aw-title"));
+    this.grid = this.root.appendChild(el("div", "aw-compare-grid"));
+    this.grid.textContent = "loading…";
+    const shared = this.root.appendChild(el("div", "aw-shared"));
+    this.controls = new Controls(shared, this.root, {
+      seek: (t) => this.userGo(t),
+      stepBy: (delta) => this.userGo(this.step + delta),
+      togglePlay: () => this.togglePlay(),
+      setFps: (fps) => this.saveTrait("fps", fps),
+      setLoop: (loop) => this.saveTrait("loop", loop),
+    });
+    this.chart = new ReturnsChart(shared, (t) => this.userGo(t));
+    const footer = shared.appendChild(el("div", "aw-compare-footer"));
+    this.legend = footer.appendChild(el("div", "aw-legend"));
+    this.jump = footer.appendChild(button("aw-jump-divergence", "", "Go to the first step where the actions differ"));
+    this.jump.addEventListener("click", () => {
+      const t = this.divergence;
+      if (t !== null) this.userGo(t);
+    });
+    this.status = this.root.appendChild(el("div", "aw-status"));
+    // Keys pressed inside a child view drive the comparison, not that child alone.
+    this.root.addEventListener("keydown", this.onChildKey, { capture: true });
+
+    this.player = new Player({
+      ready: () => this.childrenPainted(),
+      show: (t) => this.go(t, "player"),
+      ended: () => this.pause(),
+    });
+    this.saveStep = new Throttle(
+      () => {
+        model.set("step", this.step);
+        model.save_changes();
+      },
+      () => (this.player.playing ? SAVE_INTERVAL_PLAYING_MS : SAVE_INTERVAL_MS),
+    );
+    this.resizeObserver = new ResizeObserver(() => this.layout());
+    this.resizeObserver.observe(this.root);
+
+    this.listen("change:step", () => this.go(Number(model.get("step")) || 0, "model"));
+    this.listen("change:fps", () => this.onPlayback());
+    this.listen("change:loop", () => this.onPlayback());
+    this.listen("change:columns", () => this.layout());
+    this.listen("change:title", () => this.onTitle());
+    this.onTitle();
+    this.onPlayback();
+    this.controls.setLength(this.length);
+    this.controls.setPlaying(false);
+    this.attachChildren().catch((error: Error) => this.report(error));
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.player.pause();
+    this.saveStep.flush();
+    this.controls.dispose();
+    this.chart.dispose();
+    this.resizeObserver.disconnect();
+    this.root.removeEventListener("keydown", this.onChildKey, { capture: true });
+    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    for (const child of this.children) child.view.remove();
+    this.root.remove();
+  }
+
+  private get length(): number {
+    return Math.max(0, Math.floor(Number(this.model.get("length")) || 0));
+  }
+
+  private get divergence(): number | null {
+    const t = this.model.get("divergence");
+    return typeof t === "number" ? t : null;
+  }
+
+  private listen(event: string, callback: () => void): void {
+    this.model.on(event, callback);
+    this.listeners.push([event, callback]);
+  }
+
+  /** Creates a view of each child viewer, in a cell of the grid, then shows the step. */
+  private async attachChildren(): Promise<void> {
+    const refs = this.model.get("viewers") as string[];
+    const models = await Promise.all(refs.map((ref) => childModel(this.model, ref)));
+    const views = await Promise.all(models.map((child) => childView(this.model, child)));
+    if (this.disposed) {
+      for (const view of views) view.remove();
+      return;
+    }
+    this.grid.textContent = "";
+    this.children = models.map((model, i) => {
+      const cell = this.grid.appendChild(el("div", "aw-cell"));
+      cell.appendChild(views[i].el);
+      const ended = cell.appendChild(el("div", "aw-ended"));
+      const length = Math.max(0, Math.floor(Number(model.get("length")) || 0));
+      return { model, view: views[i], series: parseSeries(model.get("series"), length), length, ended };
+    });
+    const maps = (this.model.get("positions") as unknown[]).map(toInt32);
+    this.alignment = new Alignment(
+      maps,
+      this.children.map((c) => c.length),
+    );
+    this.showLegend();
+    this.chart.setData(
+      this.children.map((c, i) => this.alignment.aligned(i, c.series.returns, this.length)),
+      this.length,
+      this.divergence,
+    );
+    this.jump.hidden = this.divergence === null;
+    this.jump.textContent = `Jump to divergence (t = ${this.divergence})`;
+    this.layout();
+    this.go(Number(this.model.get("step")) || 0, "model");
+  }
+
+  private showLegend(): void {
+    const labels = (this.model.get("labels") as string[]) ?? [];
+    this.legend.textContent = "";
+    this.children.forEach((child, i) => {
+      const item = this.legend.appendChild(el("span", "aw-legend-item"));
+      const swatch = item.appendChild(el("span", "aw-swatch"));
+      swatch.style.background = PALETTE[i % PALETTE.length];
+      const total = child.series.returns[child.series.returns.length - 1] ?? 0;
+      item.append(`${labels[i] ?? i}: return ${Number.parseFloat(total.toFixed(4))}`);
+    });
+  }
+
+  private layout(): void {
+    const fixed = Math.max(0, Math.floor(Number(this.model.get("columns")) || 0));
+    const columns = gridColumns(this.children.length, this.root.clientWidth, MIN_CELL_PX, fixed);
+    this.grid.style.gridTemplateColumns = `repeat(${columns}, minmax(0, 1fr))`;
+  }
+
+  private userGo(t: number): void {
+    if (this.player.playing) this.pause();
+    this.go(t, "user");
+  }
+
+  /** Shows shared position `t`: every child at its aligned position, ended ones labelled. */
+  private go(t: number, origin: Origin): void {
+    const length = this.length;
+    if (length === 0 || this.children.length === 0) return;
+    t = Math.max(0, Math.min(length - 1, Math.round(Number.isFinite(t) ? t : 0)));
+    if (t === this.step && origin !== "player") return;
+    this.step = t;
+    if (origin === "model" && this.player.playing) this.startPlayback();
+    this.controls.setStep(t);
+    this.chart.setCursor(t);
+    this.children.forEach((child, i) => {
+      const position = this.alignment.at(i, t);
+      child.model.set("step", position);
+      child.ended.textContent = endLabel(child.series, position, child.length);
+    });
+    this.root.dataset.step = String(t);
+    if (origin !== "model") this.saveStep.call();
+  }
+
+  /** Whether every child has painted the position it was last sent to (playback waits for it). */
+  private childrenPainted(): boolean {
+    return this.children.every((child) => {
+      const root = child.view.el.querySelector<HTMLElement>(".agent-widget");
+      return root === null || root.dataset.paintedStep === String(child.model.get("step"));
+    });
+  }
+
+  private togglePlay(): void {
+    if (this.player.playing) {
+      this.pause();
+      return;
+    }
+    if (!this.loop && this.step >= this.length - 1) this.go(0, "user");
+    this.startPlayback();
+  }
+
+  private get loop(): boolean {
+    return Boolean(this.model.get("loop"));
+  }
+
+  private startPlayback(): void {
+    if (this.length === 0) return;
+    const fps = Number(this.model.get("fps")) || 30;
+    this.player.play(this.step, { fps, length: this.length, loop: this.loop });
+    this.controls.setPlaying(true);
+  }
+
+  private pause(): void {
+    this.player.pause();
+    this.controls.setPlaying(false);
+    this.root.dataset.droppedFrames = String(this.player.droppedFrames);
+  }
+
+  private onPlayback(): void {
+    this.controls.setFps(Number(this.model.get("fps")) || 30);
+    this.controls.setLoop(this.loop);
+    if (this.player.playing) this.startPlayback();
+  }
+
+  private saveTrait(name: string, value: unknown): void {
+    this.model.set(name, value);
+    this.model.save_changes();
+  }
+
+  private onTitle(): void {
+    const title = String(this.model.get("title") ?? "");
+    this.title.textContent = title;
+    this.title.hidden = title === "";
+  }
+
+  /** A step key pressed inside a child view goes to the shared controls instead of that child. */
+  private readonly onChildKey = (event: KeyboardEvent): void => {
+    const target = event.target as HTMLElement;
+    if (!this.grid.contains(target) || target.tagName === "INPUT") return;
+    if (keyAction(event.key, event.shiftKey) === null) return;
+    event.stopPropagation();
+    event.preventDefault();
+    const { key, shiftKey, altKey, ctrlKey, metaKey } = event;
+    this.root.dispatchEvent(new KeyboardEvent("keydown", { key, shiftKey, altKey, ctrlKey, metaKey, bubbles: true }));
+  };
+
+  private report(error: Error): void {
+    console.warn("agent-widget compare:", error);
+    this.status.textContent = `Could not show the comparison: ${error.message}`;
+  }
+}
+
+function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
+  const view = new CompareView(model, el);
+  return () => view.dispose();
+}
+
+export default { render };

@@ -1,0 +1,193 @@
+/**
+ * The anywidget entry point of Leaderboard: a run library's table, grouped by env
+ * and algorithm, sortable by any column and filtered as you type. Ticked runs open
+ * (in the kernel) in an EpisodeViewer or a CompareViewer, shown under the table.
+ * Every string from the library is written with textContent, never as HTML.
+ */
+import { type ChildView, childModel, childView } from "../shared/children.ts";
+import { button, el, input } from "../shared/dom.ts";
+import { asRows, cellTexts, COLUMNS, groupRows, type Row, type Sort } from "./table.ts";
+import type { Model } from "../shared/types.ts";
+
+class LeaderboardView {
+  private readonly root: HTMLDivElement;
+  private readonly filter: HTMLInputElement;
+  private readonly count: HTMLSpanElement;
+  private readonly episode: HTMLInputElement;
+  private readonly open: HTMLButtonElement;
+  private readonly head: HTMLTableRowElement;
+  private readonly body: HTMLTableSectionElement;
+  private readonly errors: HTMLDivElement;
+  private readonly message: HTMLDivElement;
+  private readonly opened: HTMLDivElement;
+  private readonly listeners: [string, () => void][] = [];
+  private rows: Row[] = [];
+  private sort: Sort = { key: "return_mean", descending: true };
+  private openedView: ChildView | undefined;
+  /** Bumped on each change of `opened`, so a slow view creation never shows a stale one. */
+  private openedVersion = 0;
+
+  constructor(
+    private readonly model: Model,
+    parent: HTMLElement,
+  ) {
+    this.root = parent.appendChild(el("div", "aw-leaderboard"));
+    const bar = this.root.appendChild(el("div", "aw-toolbar"));
+    this.filter = bar.appendChild(input("aw-filter", "search"));
+    this.filter.placeholder = "filter: env, algorithm, run, params";
+    this.count = bar.appendChild(el("span", "aw-count"));
+    const episodeLabel = bar.appendChild(el("label", "aw-episode-label"));
+    episodeLabel.append("episode ");
+    this.episode = episodeLabel.appendChild(input("aw-episode", "number"));
+    this.episode.min = "0";
+    this.episode.step = "1";
+    this.open = bar.appendChild(button("aw-open", "Open", "Show the ticked runs (several: side by side)"));
+    const refresh = bar.appendChild(button("aw-refresh", "Refresh", "Read the library again"));
+    const table = this.root.appendChild(el("table", "aw-runs"));
+    this.head = table.createTHead().insertRow();
+    this.body = table.createTBody();
+    this.errors = this.root.appendChild(el("div", "aw-errors"));
+    this.message = this.root.appendChild(el("div", "aw-message"));
+    this.opened = this.root.appendChild(el("div", "aw-opened"));
+
+    this.filter.addEventListener("input", () => this.draw());
+    this.episode.addEventListener("change", () => {
+      const k = this.episode.valueAsNumber;
+      if (Number.isInteger(k)) this.save({ episode: k });
+    });
+    this.open.addEventListener("click", () => model.send({ type: "open" }));
+    refresh.addEventListener("click", () => model.send({ type: "refresh" }));
+    // The notebook must not take keys typed into the filter or the episode box.
+    this.root.addEventListener("keydown", (event) => event.stopPropagation());
+    this.root.dataset.lmSuppressShortcuts = "true";
+
+    this.listen("change:rows", () => this.onRows());
+    this.listen("change:selected", () => this.draw());
+    this.listen("change:episode", () => (this.episode.value = String(model.get("episode") ?? 0)));
+    this.listen("change:errors", () => this.showErrors());
+    this.listen("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
+    this.listen("change:opened", () => this.showOpened());
+    this.episode.value = String(model.get("episode") ?? 0);
+    this.message.textContent = String(model.get("message") ?? "");
+    this.onRows();
+    this.showErrors();
+    this.showOpened();
+  }
+
+  dispose(): void {
+    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    this.openedView?.remove();
+    this.root.remove();
+  }
+
+  private listen(event: string, callback: () => void): void {
+    this.model.on(event, callback);
+    this.listeners.push([event, callback]);
+  }
+
+  private get selected(): Set<string> {
+    const ids = this.model.get("selected");
+    return new Set(Array.isArray(ids) ? ids.map(String) : []);
+  }
+
+  private save(state: Record<string, unknown>): void {
+    for (const [name, value] of Object.entries(state)) this.model.set(name, value);
+    this.model.save_changes();
+  }
+
+  private toggle(id: string): void {
+    const selected = this.selected;
+    if (!selected.delete(id)) selected.add(id);
+    this.save({ selected: [...selected] });
+  }
+
+  private onRows(): void {
+    this.rows = asRows(this.model.get("rows"));
+    this.draw();
+  }
+
+  private draw(): void {
+    this.drawHead();
+    const groups = groupRows(this.rows, this.filter.value.trim(), this.sort);
+    const selected = this.selected;
+    const shown = groups.reduce((n, g) => n + g.rows.length, 0);
+    this.count.textContent = `${shown} of ${this.rows.length} runs, ${selected.size} ticked`;
+    this.open.disabled = selected.size === 0;
+    this.body.textContent = "";
+    for (const group of groups) {
+      const header = this.body.insertRow();
+      header.className = "aw-group";
+      const cell = header.insertCell();
+      cell.colSpan = COLUMNS.length + 1;
+      const runs = group.rows.length;
+      cell.textContent = `${group.env} · ${group.algorithm} (${runs} run${runs === 1 ? "" : "s"})`;
+      for (const row of group.rows) this.drawRow(row, selected.has(row.id));
+    }
+  }
+
+  private drawHead(): void {
+    this.head.textContent = "";
+    this.head.appendChild(el("th", "aw-tick-column"));
+    for (const column of COLUMNS) {
+      const th = this.head.appendChild(el("th", "aw-sortable"));
+      const sorted = this.sort.key === column.key;
+      th.textContent = column.title + (sorted ? (this.sort.descending ? " ▼" : " ▲") : "");
+      th.setAttribute("aria-sort", sorted ? (this.sort.descending ? "descending" : "ascending") : "none");
+      th.dataset.key = column.key;
+      th.addEventListener("click", () => {
+        // A new column sorts numbers best-first (descending), text alphabetically.
+        const descending = sorted ? !this.sort.descending : column.key !== "run" && column.key !== "params";
+        this.sort = { key: column.key, descending };
+        this.draw();
+      });
+    }
+  }
+
+  private drawRow(row: Row, ticked: boolean): void {
+    const tr = this.body.insertRow();
+    tr.className = ticked ? "aw-run aw-ticked" : "aw-run";
+    tr.dataset.id = row.id;
+    tr.title = row.id;
+    const tick = tr.insertCell().appendChild(input("aw-tick", "checkbox"));
+    tick.checked = ticked;
+    tick.addEventListener("change", () => this.toggle(row.id));
+    for (const text of cellTexts(row)) tr.insertCell().textContent = text;
+    tr.addEventListener("click", (event) => {
+      if (event.target !== tick) this.toggle(row.id);
+    });
+    tr.addEventListener("dblclick", () => {
+      this.save({ selected: [row.id] });
+      this.model.send({ type: "open" });
+    });
+  }
+
+  private showErrors(): void {
+    const errors = this.model.get("errors");
+    const list = Array.isArray(errors) ? (errors as { path?: unknown; message?: unknown }[]) : [];
+    this.errors.textContent = "";
+    if (list.length === 0) return;
+    const details = this.errors.appendChild(el("details", "aw-error-list"));
+    details.appendChild(el("summary", "")).textContent = `${list.length} run(s) could not be read and are not listed`;
+    for (const error of list) details.appendChild(el("div", "aw-error")).textContent = String(error.message ?? "");
+  }
+
+  private async showOpened(): Promise<void> {
+    const version = ++this.openedVersion;
+    const ref = this.model.get("opened");
+    const view = typeof ref === "string" ? await childView(this.model, await childModel(this.model, ref)) : undefined;
+    if (version !== this.openedVersion) {
+      view?.remove();
+      return;
+    }
+    this.openedView?.remove();
+    this.openedView = view;
+    if (view !== undefined) this.opened.appendChild(view.el);
+  }
+}
+
+function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
+  const view = new LeaderboardView(model, el);
+  return () => view.dispose();
+}
+
+export default { render };

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { asRows, cellTexts, compareRows, groupRows, matches, paramsText, type Row } from "./table.ts";
+
+function row(fields: Partial<Row>): Row {
+  return asRows([
+    {
+      id: `${fields.env_id ?? "E-v0"}/${fields.algorithm ?? "a"}/${fields.run ?? "r"}`,
+      env_id: "E-v0",
+      algorithm: "a",
+      run: "r",
+      episodes: 10,
+      return_mean: 1,
+      return_std: 0,
+      success_rate: null,
+      steps: 100,
+      created: "2026-11-29T12:00:00+00:00",
+      params: {},
+      ...fields,
+    },
+  ])[0];
+}
+
+describe("asRows", () => {
+  it("keeps rows with an id and reads odd fields as missing", () => {
+    const rows = asRows([{ id: "x", return_mean: "high", params: null }, { run: "no id" }, 7]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0].return_mean).toBeNull();
+    expect(rows[0].params).toEqual({});
+  });
+
+  it("reads anything but a list as no rows", () => {
+    expect(asRows({ id: "x" })).toEqual([]);
+  });
+});
+
+describe("paramsText / matches", () => {
+  it("writes the params on one line", () => {
+    expect(paramsText({ alpha: 0.1, layers: [64, 64], name: "big" })).toBe('alpha=0.1, layers=[64,64], name="big"');
+  });
+
+  it("matches when every word appears in the env, algorithm, run or params, in any case", () => {
+    const r = row({ env_id: "CartPole-v1", algorithm: "dqn", run: "seed3", params: { lr: 0.001 } });
+    expect(matches(r, "")).toBe(true);
+    expect(matches(r, "cartpole DQN")).toBe(true);
+    expect(matches(r, "lr=0.001")).toBe(true);
+    expect(matches(r, "dqn ppo")).toBe(false);
+  });
+});
+
+describe("compareRows", () => {
+  it("sorts numbers both ways and puts missing values last either way", () => {
+    const [hi, lo, none] = [row({ success_rate: 0.9 }), row({ success_rate: 0.1 }), row({ success_rate: null })];
+    const asc = [none, hi, lo].sort((a, b) => compareRows(a, b, { key: "success_rate", descending: false }));
+    const desc = [none, lo, hi].sort((a, b) => compareRows(a, b, { key: "success_rate", descending: true }));
+    expect(asc).toEqual([lo, hi, none]);
+    expect(desc).toEqual([hi, lo, none]);
+  });
+});
+
+describe("groupRows", () => {
+  it("groups by env then algorithm and sorts each group, best return first", () => {
+    const rows = [
+      row({ env_id: "B-v0", algorithm: "x", run: "1", return_mean: 5 }),
+      row({ env_id: "A-v0", algorithm: "y", run: "2", return_mean: 1 }),
+      row({ env_id: "A-v0", algorithm: "x", run: "3", return_mean: 2 }),
+      row({ env_id: "A-v0", algorithm: "x", run: "4", return_mean: 9 }),
+    ];
+    const groups = groupRows(rows, "", { key: "return_mean", descending: true });
+    expect(groups.map((g) => [g.env, g.algorithm, g.rows.map((r) => r.run)])).toEqual([
+      ["A-v0", "x", ["4", "3"]],
+      ["A-v0", "y", ["2"]],
+      ["B-v0", "x", ["1"]],
+    ]);
+  });
+
+  it("leaves out the rows the filter does not match, and then empty groups", () => {
+    const rows = [row({ algorithm: "dqn", run: "1" }), row({ algorithm: "ppo", run: "2" })];
+    expect(groupRows(rows, "ppo", { key: "run", descending: false }).map((g) => g.algorithm)).toEqual(["ppo"]);
+  });
+});
+
+describe("cellTexts", () => {
+  it("formats a row for the table", () => {
+    const r = row({ run: "alpha0.1", return_mean: 0.74, return_std: 0.1234567, success_rate: 0.745, steps: 12345 });
+    expect(cellTexts(r)).toEqual(["alpha0.1", "10", "0.74 ± 0.1235", "75%", "12,345", "2026-11-29", ""]);
+  });
+
+  it("shows a dash for what a run does not have", () => {
+    expect(cellTexts(row({ return_mean: null, return_std: null }))[2]).toBe("-");
+    expect(cellTexts(row({ success_rate: null }))[3]).toBe("-");
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * The leaderboard's rows: read from the kernel defensively, filtered by a query,
+ * grouped by env and algorithm, sorted within each group, formatted as text.
+ */
+import { formatNumber } from "../shared/readout.ts";
+
+export interface Row {
+  id: string;
+  env_id: string;
+  algorithm: string;
+  run: string;
+  episodes: number;
+  return_mean: number | null;
+  return_std: number | null;
+  success_rate: number | null;
+  steps: number;
+  created: string;
+  params: Record<string, unknown>;
+}
+
+export type SortKey = "run" | "episodes" | "return_mean" | "success_rate" | "steps" | "created" | "params";
+
+export interface Sort {
+  key: SortKey;
+  descending: boolean;
+}
+
+export interface Group {
+  env: string;
+  algorithm: string;
+  rows: Row[];
+}
+
+/** The columns after the selection box: header text and what sorts them. */
+export const COLUMNS: readonly { title: string; key: SortKey }[] = [
+  { title: "run", key: "run" },
+  { title: "episodes", key: "episodes" },
+  { title: "return (mean ± std)", key: "return_mean" },
+  { title: "success", key: "success_rate" },
+  { title: "steps", key: "steps" },
+  { title: "date", key: "created" },
+  { title: "params", key: "params" },
+];
+
+const text = (value: unknown): string => (typeof value === "string" ? value : "");
+const number = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
+
+/** The `rows` trait as rows; entries without an id are dropped, odd fields read as missing. */
+export function asRows(raw: unknown): Row[] {
+  if (!Array.isArray(raw)) return [];
+  return raw
+    .filter((r): r is Record<string, unknown> => typeof r === "object" && r !== null && typeof r.id === "string")
+    .map((r) => ({
+      id: r.id as string,
+      env_id: text(r.env_id),
+      algorithm: text(r.algorithm),
+      run: text(r.run),
+      episodes: number(r.episodes) ?? 0,
+      return_mean: number(r.return_mean),
+      return_std: number(r.return_std),
+      success_rate: number(r.success_rate),
+      steps: number(r.steps) ?? 0,
+      created: text(r.created),
+      params: typeof r.params === "object" && r.params !== null ? (r.params as Record<string, unknown>) : {},
+    }));
+}
+
+/** `alpha=0.1, layers=[64,64]`: the params as one line. */
+export function paramsText(params: Record<string, unknown>): string {
+  return Object.entries(params)
+    .map(([key, value]) => `${key}=${typeof value === "number" ? formatNumber(value) : JSON.stringify(value)}`)
+    .join(", ");
+}
+
+/** Every word of `query` appears (any case) in the row's env, algorithm, run or params. */
+export function matches(row: Row, query: string): boolean {
+  const haystack = [row.env_id, row.algorithm, row.run, paramsText(row.params)].join(" ").toLowerCase();
+  return query
+    .toLowerCase()
+    .split(/\s+/)
+    .every((word) => haystack.includes(word));
+}
+
+function sortValue(row: Row, key: SortKey): number | string | null {
+  return key === "params" ? paramsText(row.params) : row[key];
+}
+
+/** Order of two rows by `sort`; missing values (no success rate, say) always last. */
+export function compareRows(a: Row, b: Row, sort: Sort): number {
+  const x = sortValue(a, sort.key);
+  const y = sortValue(b, sort.key);
+  if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
+  const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+  return sort.descending ? -order : order;
+}
+
+/** The rows matching `query`, grouped by env then algorithm, each group sorted by `sort`. */
+export function groupRows(rows: readonly Row[], query: string, sort: Sort): Group[] {
+  const groups = new Map<string, Group>();
+  for (const row of rows) {
+    if (!matches(row, query)) continue;
+    const key = JSON.stringify([row.env_id, row.algorithm]);
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = { env: row.env_id, algorithm: row.algorithm, rows: [] }));
+    group.rows.push(row);
+  }
+  const ordered = [...groups.values()].sort((a, b) => a.env.localeCompare(b.env) || a.algorithm.localeCompare(b.algorithm));
+  for (const group of ordered) group.rows.sort((a, b) => compareRows(a, b, sort) || a.run.localeCompare(b.run));
+  return ordered;
+}
+
+/** The text of each column of a row, in COLUMNS order. */
+export function cellTexts(row: Row): string[] {
+  const mean = row.return_mean === null ? "-" : formatNumber(row.return_mean);
+  const std = row.return_std === null ? "" : ` ± ${formatNumber(row.return_std)}`;
+  const success = row.success_rate === null ? "-" : `${Math.round(row.success_rate * 100)}%`;
+  return [
+    row.run,
+    String(row.episodes),
+    mean + std,
+    success,
+    row.steps.toLocaleString("en-US"),
+    row.created.slice(0, 10),
+    paramsText(row.params),
+  ];
+}

@@ -1,0 +1,107 @@
+/**
+ * A bar chart of a panel's values: one horizontal bar per value, its label on
+ * the left and its value on the right, the taken action's bar highlighted and
+ * the greedy one (when the result names it) outlined.
+ * Horizontal rows keep long action names ("UPRIGHTFIRE") readable at any count.
+ *
+ * `layoutBars` is pure (tested); `drawBars` paints a layout on a canvas.
+ */
+import { formatNumber } from "../shared/readout.ts";
+
+export const ROW_HEIGHT = 18;
+export const BAR_COLOR = "#90a4ae";
+export const HIGHLIGHT_COLOR = "#e65100";
+const LABEL_WIDTH = 0.3;
+const VALUE_WIDTH = 0.18;
+
+export interface BarRow {
+  label: string;
+  value: number;
+  /** The value as shown ("nan" for a missing one). */
+  text: string;
+  highlight: boolean;
+  greedy: boolean;
+  /** The bar, in canvas pixels: from the zero line to the value. */
+  x: number;
+  width: number;
+  y: number;
+  height: number;
+}
+
+export interface BarLayout {
+  rows: BarRow[];
+  /** Where zero is, in canvas pixels. */
+  zeroX: number;
+  /** Left and right edges of the bars' area. */
+  left: number;
+  right: number;
+  width: number;
+  height: number;
+}
+
+export interface BarOptions {
+  /** The bar to highlight (the action taken), if any. */
+  highlight?: number | null;
+  /** The bar to outline (the action the agent prefers), if any. */
+  greedy?: number | null;
+  /** A value axis fixed across steps; values outside it are cut at its ends. */
+  scale?: [number, number] | null;
+}
+
+/**
+ * Rows of `ROW_HEIGHT` px on a canvas `width` px wide. The axis spans the values
+ * and zero (or the given scale), so bars of positive values grow right from zero
+ * and negative ones left.
+ */
+export function layoutBars(values: Float64Array, labels: readonly string[], width: number, options: BarOptions = {}): BarLayout {
+  const left = Math.round(width * LABEL_WIDTH);
+  const right = Math.round(width * (1 - VALUE_WIDTH));
+  const finite = [...values].filter(Number.isFinite);
+  const [low, high] = options.scale ?? [Math.min(0, ...finite), Math.max(0, ...finite)];
+  const span = high - low || 1;
+  const clamp = (x: number) => Math.max(left, Math.min(right, x));
+  const xOf = (value: number) => clamp(left + ((value - low) / span) * (right - left));
+  const zeroX = xOf(0);
+  const rows = [...values].map((value, i): BarRow => {
+    const end = Number.isFinite(value) ? xOf(value) : zeroX;
+    return {
+      label: labels[i] ?? String(i),
+      value,
+      text: Number.isNaN(value) ? "nan" : formatNumber(value),
+      highlight: i === options.highlight,
+      greedy: i === options.greedy,
+      x: Math.min(zeroX, end),
+      width: Math.abs(end - zeroX),
+      y: i * ROW_HEIGHT + 2,
+      height: ROW_HEIGHT - 4,
+    };
+  });
+  return { rows, zeroX, left, right, width, height: values.length * ROW_HEIGHT };
+}
+
+/** Paints `layout` on `canvas` (sized to it), text in `textColor`. */
+export function drawBars(canvas: HTMLCanvasElement, layout: BarLayout, textColor: string): void {
+  canvas.width = layout.width;
+  canvas.height = layout.height;
+  const c = canvas.getContext("2d")!;
+  c.clearRect(0, 0, layout.width, layout.height);
+  c.font = "11px sans-serif";
+  c.textBaseline = "middle";
+  for (const row of layout.rows) {
+    c.fillStyle = row.highlight ? HIGHLIGHT_COLOR : BAR_COLOR;
+    if (Number.isFinite(row.value)) c.fillRect(Math.round(row.x), row.y, Math.max(1, Math.round(row.width)), row.height);
+    c.fillStyle = textColor;
+    if (row.greedy) {
+      c.strokeStyle = textColor;
+      c.lineWidth = 2;
+      c.strokeRect(layout.left + 1, row.y - 1, layout.right - layout.left - 2, row.height + 2);
+    }
+    const middle = row.y + row.height / 2;
+    c.textAlign = "right";
+    c.fillText(row.label, layout.left - 4, middle, layout.left - 6);
+    c.textAlign = "left";
+    c.fillText(row.text, layout.right + 4, middle, layout.width - layout.right - 4);
+  }
+  c.fillStyle = textColor;
+  c.fillRect(Math.round(layout.zeroX), 0, 1, layout.height);
+}

@@ -1,0 +1,76 @@
+/**
+ * The frame canvas: its pixel size is the frame's, CSS scales it up crisply.
+ * Frames are painted with `putImageData`, so the pixels are exactly the frame's.
+ */
+import type { Frame } from "../shared/types.ts";
+
+/** Small frames are scaled up (by a whole factor, so pixels stay square) to about this height. */
+const AUTO_HEIGHT = 400;
+// 270 px tall: auto scaling leaves it at 1x, so the text stays crisp.
+const PLACEHOLDER = { width: 480, height: 270 };
+
+/**
+ * CSS size for a `width`x`height` frame. `height` (CSS px) wins over `scale`;
+ * both 0 means auto: frames shorter than ~400 px are scaled up by a whole factor.
+ */
+export function displaySize(
+  width: number,
+  height: number,
+  options: { height: number; scale: number },
+): { width: number; height: number } {
+  let factor: number;
+  if (options.height > 0) factor = options.height / height;
+  else if (options.scale > 0) factor = options.scale;
+  else factor = Math.max(1, Math.round(AUTO_HEIGHT / height));
+  return { width: width * factor, height: height * factor };
+}
+
+export class FrameCanvas {
+  readonly element: HTMLCanvasElement;
+  private readonly context: CanvasRenderingContext2D;
+  private size = { height: 0, scale: 0 };
+
+  constructor(parent: HTMLElement) {
+    this.element = parent.appendChild(document.createElement("canvas"));
+    this.element.className = "aw-frame";
+    this.context = this.element.getContext("2d")!;
+    this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
+  }
+
+  /** Sets the `height`/`scale` traits (0 = auto) and re-applies the CSS size. */
+  setSize(height: number, scale: number): void {
+    this.size = { height, scale };
+    this.applyCss();
+  }
+
+  paint(frame: Frame): void {
+    this.resize(frame.width, frame.height);
+    this.context.putImageData(new ImageData(frame.rgba as Uint8ClampedArray<ArrayBuffer>, frame.width, frame.height), 0, 0);
+  }
+
+  /** Draws a message instead of a frame (no frames in this episode, or loading). */
+  placeholder(text: string): void {
+    this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
+    const c = this.context;
+    c.fillStyle = "#eee";
+    c.fillRect(0, 0, PLACEHOLDER.width, PLACEHOLDER.height);
+    c.fillStyle = "#666";
+    c.font = "16px sans-serif";
+    c.textAlign = "center";
+    c.textBaseline = "middle";
+    c.fillText(text, PLACEHOLDER.width / 2, PLACEHOLDER.height / 2);
+  }
+
+  private resize(width: number, height: number): void {
+    // Assigning width/height clears the canvas even when unchanged; only do it on a real change.
+    if (this.element.width === width && this.element.height === height) return;
+    this.element.width = width;
+    this.element.height = height;
+    this.applyCss();
+  }
+
+  private applyCss(): void {
+    const css = displaySize(this.element.width, this.element.height, this.size);
+    this.element.style.width = `${css.width}px`;
+  }
+}

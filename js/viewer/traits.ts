@@ -1,0 +1,48 @@
+/**
+ * Typed reads of the synced traits, with the defaults the kernel uses, so a
+ * missing or odd value never breaks a view. Trait names live here only.
+ */
+import type { Model } from "../shared/types.ts";
+
+export class Traits {
+  constructor(private readonly model: Model) {}
+
+  get step(): number {
+    return Number(this.model.get("step")) || 0;
+  }
+  /** Number of positions. */
+  get length(): number {
+    return Math.max(0, Math.floor(Number(this.model.get("length")) || 0));
+  }
+  get chunkSize(): number {
+    return Math.max(1, Math.floor(Number(this.model.get("chunk_size")) || 16));
+  }
+  get hasFrames(): boolean {
+    return Boolean(this.model.get("has_frames"));
+  }
+  get series(): unknown {
+    return this.model.get("series");
+  }
+  get actionNames(): string[] {
+    const names = this.model.get("action_names");
+    return Array.isArray(names) ? names.map(String) : [];
+  }
+  get fps(): number {
+    const fps = Number(this.model.get("fps"));
+    return fps > 0 ? fps : 30;
+  }
+  get loop(): boolean {
+    return Boolean(this.model.get("loop"));
+  }
+  /** CSS px of the canvas, 0 = auto. */
+  get height(): number {
+    return Math.max(0, Number(this.model.get("height")) || 0);
+  }
+  /** Canvas scale, 0 = auto. */
+  get scale(): number {
+    return Math.max(0, Number(this.model.get("scale")) || 0);
+  }
+  get title(): string {
+    return String(this.model.get("title") ?? "");
+  }
+}
