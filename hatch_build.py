@@ -15,8 +15,8 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-ENTRIES = ("widget", "compare", "leaderboard")  # js/build.mjs
-BUNDLES = [f"{name}.{kind}" for name in ENTRIES for kind in ("js", "css")]
+WIDGETS = ("widget", "compare", "leaderboard")  # js/build.mjs
+BUNDLES = [f"{name}.{kind}" for name in WIDGETS for kind in ("js", "css")] + ["page.js"]
 
 
 class FrontEndBuildHook(BuildHookInterface):

@@ -1,18 +1,24 @@
 // Bundles each widget's entry (its folder's <name>.ts and <name>.css) into agent_widget/static/<name>.js
 // and <name>.css, the files anywidget loads: widget (EpisodeViewer, in js/viewer/), compare (CompareViewer),
-// leaderboard. The output names are what the Python classes load (and hatch_build.py's ENTRIES).
+// leaderboard; and page.js, the script of a page made by EpisodeViewer.to_html() (which inlines it
+// beside widget.css). The output names are what the Python classes load (and hatch_build.py's BUNDLES).
 import { build } from "esbuild";
 
-const entries = { widget: "js/viewer/widget", compare: "js/compare/compare", leaderboard: "js/leaderboard/leaderboard" };
+const widgets = { widget: "js/viewer/widget", compare: "js/compare/compare", leaderboard: "js/leaderboard/leaderboard" };
+const scripts = { page: "js/page/page" };
+
+const options = { outdir: "agent_widget/static", bundle: true, format: "esm", target: "es2022", logLevel: "info" };
 
 await build({
-  entryPoints: Object.entries(entries).flatMap(([out, path]) => [
+  ...options,
+  entryPoints: Object.entries(widgets).flatMap(([out, path]) => [
     { in: `${path}.ts`, out },
     { in: `${path}.css`, out },
   ]),
-  outdir: "agent_widget/static",
-  bundle: true,
-  format: "esm",
-  target: "es2022",
-  logLevel: "info",
+});
+// Minified: it is copied into every exported page.
+await build({
+  ...options,
+  entryPoints: Object.entries(scripts).map(([out, path]) => ({ in: `${path}.ts`, out })),
+  minify: true,
 });

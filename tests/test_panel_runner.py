@@ -39,7 +39,12 @@ class Outbox:
         assert ok, f"timed out waiting for {what}; sent: {self.contents()}"
 
     def contents(self) -> list[dict]:
-        return [content for content, _ in self.messages]
+        """What was sent, but the acknowledgements of queued requests (see ``queued``)."""
+        return [content for content, _ in self.messages if content["type"] != "panel-queued"]
+
+    def queued(self) -> list[tuple[int, list[str]]]:
+        """(request id, names) of each ``panel-queued`` acknowledgement, in order."""
+        return [(c["id"], c["names"]) for c, _ in self.messages if c["type"] == "panel-queued"]
 
     def answers(self, name: str) -> list[tuple[int, str]]:
         """(step, kind) of each answer about panel ``name``, in order."""
@@ -122,7 +127,7 @@ def test_a_request_is_answered_with_the_card_of_that_step(runner, outbox):
     runner.set(Panel("q", lambda step: np.array([1.0, 2.0, 3.0]) * step.t))
     runner.request(4, ["q"], request_id=7)
     outbox.wait_answers("q", 1)
-    [(content, buffers)] = outbox.messages
+    [(content, buffers)] = [m for m in outbox.messages if m[0]["type"] == "panel"]
     assert content == {
         "type": "panel",
         "id": 7,
@@ -152,7 +157,7 @@ def test_a_panel_runs_off_the_requesting_thread_which_returns_at_once(runner, ou
     runner.set(Panel("slow", gate))
     runner.request(1, ["slow"])
     gate.wait_entered()  # the request returned while the panel is still running
-    assert outbox.messages == []
+    assert outbox.contents() == []
     gate.let_through()
     assert outbox.wait_answers("slow", 1) == [(1, "text")]
 
@@ -314,7 +319,7 @@ def test_precomputed_cards_are_answered_at_once(runner, outbox):
     runner.set(Panel("all", text, precompute=True))
     runner.request(0, [])
     outbox.wait_for(lambda sent: any(m.get("done") == N for m in sent), "precompute")
-    before = len(outbox.messages)
+    before = len(outbox.contents())
     for t in range(N):
         runner.request(t, ["all"])
     assert [m["text"] for m in outbox.contents()[before:]] == [f"t={t}" for t in range(N)]
@@ -379,7 +384,7 @@ def test_a_closed_runner_computes_nothing_more(runner, outbox):
     runner.close()
     runner.request(1, ["q"])
     assert not gate.entered.acquire(timeout=0.2)
-    assert outbox.messages == []
+    assert outbox.contents() == []
 
 
 def test_a_failing_send_does_not_stop_the_worker(episode, outbox, caplog):
@@ -429,3 +434,54 @@ def test_an_idle_worker_ends_and_a_new_one_starts_when_asked(runner, outbox, mon
     runner.request(2, ["q"])
     assert outbox.wait_answers("q", 2) == [(1, "empty"), (2, "empty")]
     assert workers[1] is not workers[0]
+
+
+# Cards for exports
+
+
+def test_card_now_computes_on_the_calling_thread_and_caches(runner, outbox):
+    calls = []
+    runner.set(Panel("notes", lambda step: calls.append(threading.current_thread()) or text(step)))
+    version, card = runner.card_now("notes", 4)
+    assert (version, card.kind, card.meta) == (1, "text", {"text": "t=4"})
+    assert calls == [threading.current_thread()]
+    assert runner.card_now("notes", 4)[1] is card
+    assert len(calls) == 1
+    runner.request(4, ["notes"], request_id=9)  # a front end's request finds it cached
+    assert outbox.answers("notes") == [(4, "text")]
+
+
+def test_card_now_keeps_an_error_card_and_names_unknown_panels(runner):
+    runner.set(Panel("boom", lambda step: 1 / 0))
+    assert runner.card_now("boom", 2)[1].meta["error"] == "ZeroDivisionError"
+    with pytest.raises(KeyError, match="has no panel 'nope' \\(it has: 'boom'\\)"):
+        runner.card_now("nope", 2)
+
+
+def test_card_now_waits_while_the_worker_runs_a_user_function(runner, outbox):
+    gate = Gate()
+    runner.set(Panel("slow", gate))
+    runner.set(Panel("other", text))
+    runner.request(1, ["slow"], request_id=1)
+    gate.wait_entered()
+    done = threading.Event()
+    worker = threading.Thread(target=lambda: (runner.card_now("other", 3), done.set()))
+    worker.start()
+    assert not done.wait(0.2)  # one user function at a time
+    gate.let_through()
+    assert done.wait(WAIT)
+    worker.join()
+
+
+def test_a_request_left_to_the_worker_is_acknowledged_at_once(runner, outbox):
+    gate = Gate()
+    runner.set(Panel("slow", gate))
+    runner.set(Panel("fast", text))
+    runner.request(2, request_id=4)
+    assert outbox.queued() == [(4, ["slow", "fast"])]  # before either card is ready
+    gate.wait_entered()
+    gate.let_through()
+    outbox.wait_answers("fast", 1)
+    runner.request(2, request_id=5)  # both cached now: answered, nothing queued
+    assert outbox.queued() == [(4, ["slow", "fast"])]
+    assert outbox.answers("slow")[-1] == (2, "text")

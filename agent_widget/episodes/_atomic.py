@@ -22,6 +22,30 @@ def temporary_name(path: Path) -> Path:
 
 
 @contextmanager
+def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
+    """A temporary name beside ``path`` to write to, renamed over ``path`` (fsynced
+    first) once the block succeeds, removed otherwise.
+
+    For writers that open files by name, such as a video encoder (``suffix`` keeps
+    the extension it picks its format by). The file is created at once, so a folder
+    that cannot be written fails before any work is done.
+    """
+    tmp = temporary_name(path)
+    tmp = tmp.with_name(tmp.name + suffix)
+    try:
+        with open(tmp, "xb"):
+            pass
+        yield tmp
+        with open(tmp, "rb+") as file:
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    fsync_directory(path.parent)
+
+
+@contextmanager
 def atomic_write(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """Open a file to write that replaces ``path`` only once the block succeeds.
 
@@ -29,18 +53,8 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         >>> with atomic_write("run.json") as file:  # doctest: +SKIP
         ...     file.write(b"{}")
     """
-    path = Path(path)
-    tmp = temporary_name(path)
-    try:
-        with open(tmp, "xb") as file:
-            yield file
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    fsync_directory(path.parent)
+    with atomic_path(Path(path)) as tmp, open(tmp, "wb") as file:
+        yield file
 
 
 def fsync_directory(folder: Path) -> None:

@@ -88,6 +88,7 @@ class PanelRunner:
         self._cache = CardCache(cache_bytes)
         self._lock = threading.Condition()  # guards all the state below
         self._send_lock = threading.Lock()  # one message at a time, whichever thread sends
+        self._call_lock = threading.Lock()  # one user function at a time, whichever thread calls
         self._entries: dict[str, _Entry] = {}
         self._wanted: dict[str, tuple[int, int | None]] = {}  # name -> (step, request id)
         self._done: dict[str, np.ndarray] = {}  # precompute panels: steps computed
@@ -110,6 +111,26 @@ class PanelRunner:
                 }
                 for name, entry in self._entries.items()
             ]
+
+    def card_now(self, name: str, t: int) -> tuple[int, Card]:
+        """Panel ``name``'s version and card at step ``t``, computed on the calling thread.
+
+        For exports (a page, a video) that need every step's card while no front end
+        asks: a cached card is used as it is, a computed one is cached. The worker may
+        be precomputing meanwhile; user functions still run one at a time.
+        """
+        with self._lock:
+            if name not in self._entries:
+                known = ", ".join(map(repr, self._entries)) or "none"
+                raise KeyError(f"the viewer has no panel {name!r} (it has: {known})")
+            entry = self._entries[name]
+            card = self._cache.get(name, t)
+        if card is None:
+            card = self._call(entry.panel, t)
+            with self._lock:
+                if self._entries.get(name) is entry:
+                    self._cache.put(name, t, card)
+        return entry.version, card
 
     def set(self, panel: Panel) -> None:
         """Add ``panel``, or replace the one of that name (keeping its place), forgetting
@@ -139,8 +160,11 @@ class PanelRunner:
     ) -> None:
         """Ask for the cards of ``names`` (all panels when None) at step ``t``.
 
-        Cached cards are sent before this returns; the rest as the worker computes them.
-        A name that is not a panel (any more) is answered ``"skipped"``.
+        Cached cards are sent before this returns; the rest as the worker computes them,
+        after a ``{"type": "panel-queued", "id", "names"}`` sent at once, which tells
+        the front end that the kernel has the request (so a card waiting for a slow
+        panel is not taken for a kernel that does not answer). A name that is not a
+        panel (any more) is answered ``"skipped"``.
         """
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < self._num_positions():
             raise ValueError(
@@ -148,6 +172,7 @@ class PanelRunner:
                 f"{self._num_positions()} positions"
             )
         replies = []
+        queued = []
         with self._lock:
             self._shown = True
             for name in self._entries if names is None else names:
@@ -162,6 +187,9 @@ class PanelRunner:
                     if replaced is not None and replaced[0] != t:
                         replies.append(_skipped(name, entry.version, *replaced))
                     self._wanted[name] = (t, request_id)  # last in line, like any new request
+                    queued.append(name)
+            if queued:
+                replies.append(({"type": "panel-queued", "id": request_id, "names": queued}, []))
             self._wake()
         for content, buffers in replies:
             self._deliver(content, buffers)
@@ -204,9 +232,12 @@ class PanelRunner:
                 return
             card = job.card
             if card is None:
-                panel = job.entry.panel
-                card = compute(panel.fn, self._step_at(job.t), panel.overlay)
+                card = self._call(job.entry.panel, job.t)
             self._finish(job, card)
+
+    def _call(self, panel: Panel, t: int) -> Card:
+        with self._call_lock:
+            return compute(panel.fn, self._step_at(t), panel.overlay)
 
     def _next_job(self) -> _Job | None:
         """The oldest request, else a step to precompute; waits for one (lock held).

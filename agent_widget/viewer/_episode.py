@@ -156,6 +156,31 @@ class ServedEpisode:
             series[f"extra:{name}"] = pack_series(column.values)
         return series
 
+    def section(self, start: int, stop: int) -> ServedEpisode:
+        """Positions ``start .. stop - 1`` as an episode of their own, to export a range.
+
+        Frames are appended to a new container, so they are re-encoded a chunk at a
+        time, never all held raw. The last position keeps its action when the episode
+        goes on after it (the one-frame-per-action form of a rollout).
+        """
+        acted = slice(start, min(stop, self.num_steps))
+        frames = None
+        if self.frames is not None:
+            frames = ArrayFrames(allow_resize=True, encoding=self._encoding)
+            for t in range(start, stop):
+                frames.append(self.frames[t])
+        infos = self.infos
+        rollout = Rollout.from_arrays(
+            actions=self.actions[acted],
+            rewards=self.rewards[acted],
+            terminated=self.terminated[acted],
+            truncated=self.truncated[acted],
+            infos=[infos[t] for t in range(start, stop)],
+            extras={name: column.values[acted] for name, column in self._extras.items()},
+            metadata=self.metadata,
+        )
+        return ServedEpisode(rollout, frames, self._encoding, list(self._extras), self.action_names)
+
     def extend(self, part: Rollout) -> None:
         """Append ``part``'s steps. Every column is checked before any of them grows, and
         frames go first, so a refused ``append()`` leaves the episode as it was."""
@@ -202,6 +227,20 @@ class ServedEpisode:
         assert isinstance(self.frames, ArrayFrames)
         for i in positions:
             self.frames.append(source[i])
+
+
+def positions(start: int, stop: int | None, length: int) -> tuple[int, int]:
+    """``start`` and ``stop`` of a range to export, checked against ``length`` positions."""
+    stop = length if stop is None else stop
+    for name, value in (("start", start), ("stop", stop)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be a position (an int), got {value!r}")
+    if not 0 <= start < stop <= length:
+        raise ValueError(
+            f"start={start}, stop={stop}: the episode has {length} positions; "
+            f"take 0 <= start < stop <= {length}"
+        )
+    return int(start), int(stop)
 
 
 def _scalar_extra(rollout: Rollout, name: str) -> Any:

@@ -6,10 +6,11 @@ for the timeline); frames travel on request, in chunks (see :mod:`agent_widget.v
 
 from __future__ import annotations
 
+import os
 import pathlib
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import anywidget
@@ -17,12 +18,19 @@ import numpy as np
 import traitlets
 
 from agent_widget.episodes import Rollout
+from agent_widget.episodes._atomic import atomic_write
 from agent_widget.episodes._codec import CHUNK_SIZE, ENCODINGS
 from agent_widget.episodes._frames import ArrayFrames, Frames
 from agent_widget.panels import Panel, PanelDecorator, Step, registered
 from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES
 from agent_widget.panels._runner import PanelRunner
-from agent_widget.viewer._episode import ServedEpisode
+from agent_widget.viewer._episode import ServedEpisode, positions
+from agent_widget.viewer._page import (
+    DEFAULT_MAX_BYTES,
+    STATE_TRAITS,
+    episode_page,
+    exported_panels,
+)
 from agent_widget.viewer._playback import PlaybackChecks
 from agent_widget.viewer._transport import answer, growth_push, panel_request
 
@@ -255,6 +263,120 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
             self._episode.extend(part)
             self._panels.grew()
             self._schedule_sync()
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        start: int = 0,
+        stop: int | None = None,
+        skip_panels: Collection[str] = (),
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        progress: bool = True,
+    ) -> str | pathlib.Path:
+        """The viewer as one self-contained HTML file, to share with people without a kernel.
+
+        The page has the same viewer (frame, slider, keys, play, timeline, readout,
+        cards, overlays) and needs no network: the front end, the frames as stored
+        and every panel's card at every step are inside it. Panels are computed
+        beforehand, so this takes as long as computing each of them for each step
+        (a panel that raises keeps its error card).
+
+        Args:
+            path: where to write the file (atomically); None returns the HTML.
+            start, stop: the positions exported, ``start .. stop - 1`` (default: all).
+                The page numbers them from 0.
+            skip_panels: names of panels left out of the page.
+            max_bytes: refuse (``ValueError``) a page larger than this, e.g. a long
+                episode of large frames; export a range of steps instead.
+            progress: show a progress bar.
+
+        Returns:
+            The HTML text, or the path written.
+
+        Example:
+            >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
+            >>> viewer.to_html(progress=False)[:15]
+            '<!doctype html>'
+        """
+        with self._lock:
+            length = self._episode.num_positions
+            start, stop = positions(start, stop, length)
+            whole = (start, stop) == (0, length)
+            episode = self._episode if whole else self._episode.section(start, stop)
+            state = {name: getattr(self, name) for name in STATE_TRAITS}
+            state.update(step=min(max(self.step - start, 0), stop - start - 1), length=stop - start)
+            if not whole:
+                state["title"] = f"{self.title} (steps {start} to {stop - 1})".strip()
+            panels = exported_panels(self._panels.describe(), skip_panels)
+            page = episode_page(
+                episode,
+                state,
+                panels,
+                self._panels.card_now,
+                start=start,
+                max_bytes=max_bytes,
+                progress=progress,
+            )
+        if path is None:
+            return page
+        path = pathlib.Path(path)
+        with atomic_write(path) as file:
+            file.write(page.encode("utf-8"))
+        return path
+
+    def save_video(
+        self,
+        path: str | os.PathLike[str],
+        start: int = 0,
+        stop: int | None = None,
+        fps: float | None = None,
+        *,
+        panels: bool | str | Sequence[str] = False,
+        overlay: bool = True,
+        progress: bool = True,
+    ) -> pathlib.Path:
+        """Film positions ``start .. stop - 1`` as an MP4 or a GIF, for slides and papers.
+
+        Each video frame is the episode's frame, at its own pixel size, with the overlay
+        panels drawn over it as the page draws them, and the cards of ``panels`` beside
+        it. The file appears only once it is whole (written under a temporary name).
+
+        Args:
+            path: a file name ending in ``.mp4`` (H.264; needs
+                ``pip install "agent-widget[video]"``) or ``.gif`` (Pillow; plays at
+                most 50 fps, in steps of 1/100 s).
+            start: the first position filmed.
+            stop: the position after the last one filmed; None films to the end.
+            fps: frames per second of the video; None takes the viewer's ``fps``.
+            panels: cards drawn to the right of the frame, each with its title: True
+                for every panel not drawn over the frame, or a panel's name or a list
+                of names; False for none.
+            overlay: draw the overlay panels' maps and images over the frame.
+            progress: show a progress bar.
+
+        Returns:
+            The path written.
+
+        Example:
+            >>> viewer = EpisodeViewer(np.zeros((40, 64, 64, 3), np.uint8))
+            >>> viewer.save_video("clip.gif", start=5, stop=25, fps=10, progress=False)
+            PosixPath('clip.gif')
+        """
+        from agent_widget.viewer._video import save_video
+
+        with self._lock:
+            return save_video(
+                self._episode,
+                self._panels,
+                path,
+                start,
+                stop,
+                self.fps if fps is None else fps,
+                panels=panels,
+                overlay=overlay,
+                progress=progress,
+            )
 
     def close(self) -> None:
         """Close the widget, its panel worker and a pending live-growth update."""

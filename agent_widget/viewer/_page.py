@@ -1,0 +1,161 @@
+"""One self-contained HTML page of an episode: the viewer with its frames and cards, no kernel.
+
+The page holds the front end's bundle and stylesheet, the viewer's state, and the
+messages the kernel would have sent, made beforehand: each frame chunk's reply (its
+part payloads as stored, not re-encoded, and its index) and every panel's card at
+every step. A small model in the page (js/page/) answers the viewer's requests from
+them, so the very same front end runs from ``file://`` with no kernel and no
+network; the page's Content-Security-Policy refuses every request, so a page that
+tried one would show it in the console rather than leak it.
+
+Buffers travel as base64 inside one JSON document: a third larger than the bytes,
+but decoded natively, a chunk at a time as the viewer asks for it.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import pathlib
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from agent_widget.episodes._codec import CHUNK_SIZE
+from agent_widget.panels._cards import Card
+from agent_widget.panels._runner import card_message
+from agent_widget.viewer._episode import ServedEpisode
+from agent_widget.viewer._transport import chunk_reply
+
+DEFAULT_MAX_BYTES = 100 * 2**20
+FORMAT = "agent-widget.page"
+VERSION = 1
+
+_STATIC = pathlib.Path(__file__).parent.parent / "static"
+# What the viewer's state holds for the page: the traits its front end reads.
+STATE_TRAITS = (
+    "step",
+    "length",
+    "chunk_size",
+    "has_frames",
+    "action_names",
+    "fps",
+    "loop",
+    "height",
+    "scale",
+    "title",
+)
+# Only inline scripts and styles, and images made in the page; nothing is fetched.
+_POLICY = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data: blob:; base-uri 'none'; form-action 'none'"
+)
+_PAGE_CSS = """
+body { margin: 16px; background: #fff; color: #222; font-family: system-ui, sans-serif; }
+.aw-page-note { color: #777; font-size: 12px; margin-top: 12px; }
+"""
+
+CardOf = Callable[[str, int], tuple[int, Card]]
+
+
+class PageTooLarge(ValueError):
+    """The page would pass its size limit; the message says how to make it smaller."""
+
+
+def episode_page(
+    episode: ServedEpisode,
+    state: Mapping[str, Any],
+    panels: Sequence[Mapping[str, Any]],
+    card_of: CardOf,
+    *,
+    start: int = 0,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    progress: bool = True,
+) -> str:
+    """The HTML of ``episode`` (already cut to the range exported, which began at
+    ``start``) as the viewer shows it, with the cards of ``panels`` at every position
+    (``card_of(name, t)``: the version and card at the original position ``t``)."""
+    budget = _Budget(max_bytes)
+    chunk_count = -(-episode.num_positions // CHUNK_SIZE)  # the readout's infos come in chunks too
+    total = chunk_count + len(panels) * episode.num_positions
+    with tqdm(total=total, desc="page", unit="item", disable=not progress) as bar:
+        chunks = []
+        for k in range(chunk_count):
+            _, buffers = chunk_reply({"id": None, "chunks": [k]}, episode)
+            chunks.append(budget.encoded(buffers, f"frame chunk {k}"))
+            bar.update()
+        cards: dict[str, list[Any]] = {}
+        for panel in panels:
+            name = panel["name"]
+            cards[name] = []
+            for t in range(episode.num_positions):
+                version, card = card_of(name, start + t)
+                content, buffers = card_message(name, version, t, card)
+                meta = {k: v for k, v in content.items() if k not in ("type", "name", "step")}
+                cards[name].append([meta, budget.encoded(buffers, f"panel {name!r}")])
+                bar.update()
+    data = {
+        "format": FORMAT,
+        "version": VERSION,
+        "state": {**state, "panels": list(panels)},
+        "series": {name: _b64(value) for name, value in episode.series().items()},
+        "chunks": chunks,
+        "cards": cards,
+    }
+    return render(data, str(state.get("title") or "episode"))
+
+
+def render(data: Mapping[str, Any], title: str) -> str:
+    """The page around ``data``: every user string is escaped, as HTML or inside JSON."""
+    # "<" escaped in the JSON so that no string in it can close the script element.
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    script = (_STATIC / "page.js").read_text().replace("</script", "<\\/script")
+    style = (_STATIC / "widget.css").read_text() + _PAGE_CSS
+    return (
+        "<!doctype html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{style}</style></head>\n"
+        '<body><div id="agent-widget"></div>'
+        '<p class="aw-page-note">Made with agent-widget: arrow keys step, space plays.</p>\n'
+        f'<script type="application/json" id="agent-widget-data">{payload}</script>\n'
+        f'<script type="module">{script}</script>\n'
+        "</body></html>\n"
+    )
+
+
+def exported_panels(
+    panels: Sequence[Mapping[str, Any]], skip: Collection[str]
+) -> list[Mapping[str, Any]]:
+    """The panels a page shows: all but those named in ``skip`` (each must exist)."""
+    names = [panel["name"] for panel in panels]
+    unknown = [name for name in skip if name not in names]
+    if unknown:
+        known = ", ".join(map(repr, names)) or "none"
+        raise KeyError(f"skip_panels: the viewer has no panel {unknown[0]!r} (it has: {known})")
+    return [panel for panel in panels if panel["name"] not in skip]
+
+
+class _Budget:
+    """Counts the page's bytes as they are made, so an oversized page stops early."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes, self.used = max_bytes, 0
+
+    def encoded(self, buffers: Sequence[bytes], what: str) -> list[str]:
+        encoded = [_b64(buffer) for buffer in buffers]
+        self.used += sum(len(text) for text in encoded)
+        if self.used > self.max_bytes:
+            raise PageTooLarge(
+                f"the page passed max_bytes={self.max_bytes:,} ({self.used / 2**20:.1f} MiB "
+                f"at {what}): export a range of steps (start=, stop=), leave panels out "
+                "(skip_panels=[...]), or raise max_bytes"
+            )
+        return encoded
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")

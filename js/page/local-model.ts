@@ -1,0 +1,55 @@
+/**
+ * A widget model with no kernel behind it: state in a map, and messages answered
+ * by a function, as a kernel would answer them but a moment later (never inside
+ * `send`, as no kernel can). What a view does with the anywidget model it gets, it
+ * can do with this one: read and set traits, listen for changes, send messages.
+ */
+import type { Model } from "../shared/types.ts";
+import type { Reply } from "./answers.ts";
+
+type Listener = (...args: unknown[]) => void;
+
+export class LocalModel implements Model {
+  private readonly listeners = new Map<string, Set<Listener>>();
+
+  constructor(
+    private readonly state: Map<string, unknown>,
+    private readonly respond: (content: unknown) => Reply[],
+  ) {}
+
+  get(name: string): unknown {
+    return this.state.get(name);
+  }
+
+  set(name: string, value: unknown): void {
+    if (Object.is(this.state.get(name), value)) return;
+    this.state.set(name, value);
+    this.emit(`change:${name}`, this, value);
+  }
+
+  /** Nothing to save to: the page's state lives and dies with the page. */
+  save_changes(): void {}
+
+  on(event: string, callback: Listener): void {
+    if (!this.listeners.has(event)) this.listeners.set(event, new Set());
+    this.listeners.get(event)!.add(callback);
+  }
+
+  off(event?: string | null, callback?: Listener | null): void {
+    for (const [name, callbacks] of this.listeners) {
+      if (event != null && name !== event) continue;
+      if (callback == null) callbacks.clear();
+      else callbacks.delete(callback);
+    }
+  }
+
+  send(content: unknown): void {
+    queueMicrotask(() => {
+      for (const [reply, buffers] of this.respond(content)) this.emit("msg:custom", reply, buffers);
+    });
+  }
+
+  private emit(event: string, ...args: unknown[]): void {
+    for (const callback of [...(this.listeners.get(event) ?? [])]) callback(...args);
+  }
+}

@@ -1,0 +1,159 @@
+"""EpisodeViewer.to_html in Chromium: the page opened from file://, with no network at all.
+
+Every request the page might make, to any address, is refused and counted: the count
+must stay zero. The canvas must show the exact frame of the step shown, at the
+start, after an arrow key, after a slider jump and while playing, and the
+precomputed cards must follow the step.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from episodes import frame_digests, synthetic_episode
+from lab import View, rgb_sha256
+from playwright.sync_api import Page, Route
+
+from agent_widget import EpisodeViewer, record
+
+pytestmark = pytest.mark.e2e
+
+N = 120
+
+
+class OpenedPage:
+    """A page opened from a file with every network request refused and counted."""
+
+    def __init__(self, page: Page, path: Path) -> None:
+        self.page, self.console, self.refused = page, [], []
+        page.on("console", lambda message: self.console.append(message.text))
+        page.route("**/*", self._route)
+        # The page's own policy blocks requests before they reach the network: count those.
+        page.add_init_script(
+            "window.__blocked = [];"
+            "document.addEventListener('securitypolicyviolation',"
+            " (event) => window.__blocked.push(event.blockedURI));"
+        )
+        page.goto(path.as_uri())
+
+    def _route(self, route: Route) -> None:
+        if route.request.url.startswith("file://"):
+            route.continue_()
+        else:
+            self.refused.append(route.request.url)
+            route.abort()
+
+    def wait_for(self, script: str, arg: Any = None, *, timeout: float = 10, what: str = "") -> Any:
+        try:
+            handle = self.page.wait_for_function(script, arg=arg, timeout=timeout * 1000)
+            return handle.json_value()
+        except Exception as error:
+            console = "\n".join(self.console[-20:])
+            raise AssertionError(f"timed out waiting for {what}: {error}\n{console}") from None
+
+    def view(self) -> View:
+        return View(self, self.page.locator("div.agent-widget"))  # type: ignore[arg-type]
+
+    def requests(self) -> list[str]:
+        """Every request beyond the page's own file: refused here, blocked by the page's
+        policy, or loaded (file:// included)."""
+        blocked = self.page.evaluate("window.__blocked")
+        return self.refused + blocked + [u for u in self.loaded if u != self.page.url]
+
+    @property
+    def loaded(self) -> list[str]:
+        return self.page.evaluate("performance.getEntriesByType('resource').map((e) => e.name)")
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> tuple[Path, dict[str, int]]:
+    rollout = synthetic_episode(N)
+    viewer = EpisodeViewer(rollout, fps=30)
+    viewer.add_panel("notes", lambda step: f"t = {step.t}")
+    viewer.add_panel("q", lambda step: np.array([1.0, 2.0, step.t % 5, 0.5]))
+    path = viewer.to_html(tmp_path_factory.mktemp("page") / "synthetic.html", progress=False)
+    return path, frame_digests(rollout.frames)
+
+
+@pytest.fixture
+def opened(new_page, synthetic) -> Iterator[tuple[OpenedPage, View, dict[str, int]]]:
+    path, digests = synthetic
+    page = new_page()
+    opened = OpenedPage(page, path)
+    yield opened, opened.view(), digests
+    page.close()
+
+
+def shows(view: View, digests: dict[str, int], t: int) -> None:
+    """Step ``t`` is painted, and the canvas holds exactly frame ``t``."""
+    view.wait_painted(t)
+    canvas = view.canvas()
+    assert canvas["step"] == t
+    assert digests.get(canvas["sha256"]) == t, f"the canvas does not show frame {t}"
+
+
+def test_the_page_shows_the_right_frame_at_the_start_after_a_key_and_a_jump(opened):
+    page, view, digests = opened
+    shows(view, digests, 0)
+    view.press("ArrowRight")
+    shows(view, digests, 1)
+    view.slide_to(97)
+    shows(view, digests, 97)
+    view.press("End")
+    shows(view, digests, N - 1)
+    assert page.requests() == []
+
+
+def test_the_page_plays_at_its_fps_showing_each_frame_it_paints(opened):
+    page, view, digests = opened
+    shows(view, digests, 0)
+    view.press(" ")
+    seen = []
+    deadline = time.monotonic() + 10
+    while len(seen) < 5 and time.monotonic() < deadline:
+        canvas = view.canvas()
+        if canvas["step"] not in (None, 0):
+            assert digests.get(canvas["sha256"]) == canvas["step"]
+            seen.append(canvas["step"])
+        time.sleep(0.1)
+    assert len(seen) == 5, f"playback painted {seen}"
+    assert seen == sorted(seen), f"playback painted {seen}"
+    assert view.root.get_attribute("data-dropped-frames") in (None, "0")
+    assert page.requests() == []
+
+
+def test_the_cards_show_the_shown_step(opened):
+    page, view, _ = opened
+    view.slide_to(42)
+    assert view.wait_card("notes", 42, "text")["step"] == "42"
+    assert view.card("notes").inner_text().endswith("t = 42")
+    view.press("ArrowLeft")
+    view.wait_card("q", 41, "bars")
+    assert page.requests() == []
+
+
+def test_a_recorded_cartpole_episode_with_an_error_card(new_page, tmp_path):
+    env = gym.make("CartPole-v1", render_mode="rgb_array")
+    rollout = record(env, lambda obs: int(obs[2] > 0), seed=0)
+    viewer = EpisodeViewer(rollout, step=10)
+    viewer.add_panel("boom", lambda step: 1 / 0)
+    path = viewer.to_html(tmp_path / "cartpole.html", progress=False)
+    page = new_page()
+    try:
+        opened = OpenedPage(page, path)
+        view = opened.view()
+        view.wait_painted(10)
+        assert view.canvas()["sha256"] == rgb_sha256(rollout.frames[10])
+        card = view.wait_card("boom", 10, "error")
+        assert card["kind"] == "error"
+        assert "ZeroDivisionError" in view.card("boom").inner_text()
+        assert "CartPole-v1" in view.root.inner_text()
+        assert opened.requests() == []
+    finally:
+        page.close()

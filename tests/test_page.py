@@ -1,0 +1,177 @@
+"""EpisodeViewer.to_html: the page's embedded data, its escaping, its limits and its file.
+
+What the page does in a browser is tested in tests/e2e/test_page_in_browser.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import zlib
+
+import numpy as np
+import pytest
+
+from agent_widget import EpisodeViewer, Rollout, load
+from agent_widget.episodes._codec import Part, decode_part
+from agent_widget.viewer._page import PageTooLarge
+from agent_widget.viewer._transport import unpack_series
+
+DATA = re.compile(r'<script type="application/json" id="agent-widget-data">(.*?)</script>', re.S)
+
+
+def page_data(page: str) -> dict:
+    (payload,) = DATA.findall(page)
+    return json.loads(payload)
+
+
+def buffers(encoded: list[str]) -> list[bytes]:
+    return [base64.b64decode(text) for text in encoded]
+
+
+def index_of(chunk: list[str]) -> dict:
+    return json.loads(zlib.decompress(buffers(chunk)[-1]))
+
+
+def frames_of(chunk: list[str]) -> np.ndarray:
+    """The frames of one embedded chunk reply, decoded from its part payloads."""
+    index, payloads = index_of(chunk), buffers(chunk)[:-1]
+    decoded = [
+        decode_part(Part(h["start"], h["count"], h["height"], h["width"], h["encoding"], p))
+        for h, p in zip(index["parts"], payloads, strict=True)
+    ]
+    return np.concatenate(decoded)
+
+
+@pytest.fixture
+def frames() -> np.ndarray:
+    return np.random.default_rng(0).integers(0, 255, (40, 6, 8, 3), dtype=np.uint8)
+
+
+@pytest.fixture
+def viewer(frames) -> EpisodeViewer:
+    rollout = Rollout.from_arrays(
+        frames=frames,
+        actions=np.arange(39) % 3,
+        rewards=np.linspace(0, 1, 39),
+        infos=[{"lives": 3 - t // 20} for t in range(40)],
+        metadata={"env_id": "Toy-v0", "action_names": ["left", "stay", "right"]},
+    )
+    viewer = EpisodeViewer(rollout, fps=12, step=5)
+    viewer.add_panel("notes", lambda step: f"t = {step.t}")
+    viewer.add_panel("q", lambda step: np.array([0.0, 1.0, float(step.t)]))
+    return viewer
+
+
+def test_the_page_holds_every_chunk_and_every_card_of_every_step(viewer, frames):
+    data = page_data(viewer.to_html(progress=False))
+    assert data["format"] == "agent-widget.page"
+    assert data["state"]["length"] == 40
+    assert data["state"]["step"] == 5
+    assert data["state"]["fps"] == 12
+    assert data["state"]["title"] == "Toy-v0"
+    assert [p["name"] for p in data["state"]["panels"]] == ["notes", "q"]
+    assert len(data["chunks"]) == 3
+    np.testing.assert_array_equal(np.concatenate([frames_of(c) for c in data["chunks"]]), frames)
+    assert index_of(data["chunks"][2])["infos"]["columns"]["lives"] == [2] * 8
+    notes = data["cards"]["notes"]
+    assert [meta["text"] for meta, _ in notes] == [f"t = {t}" for t in range(40)]
+    meta, q = data["cards"]["q"][7]
+    assert meta["kind"] == "bars"
+    assert meta["highlight"] == 1
+    assert np.frombuffer(buffers(q)[0], "<f8").tolist() == [0.0, 1.0, 7.0]
+    rewards = unpack_series(base64.b64decode(data["series"]["rewards"]))
+    np.testing.assert_array_equal(rewards, np.linspace(0, 1, 39))
+
+
+def test_stored_frames_go_into_the_page_as_they_are_stored(viewer, tmp_path):
+    path = viewer.to_html(tmp_path / "a.html", progress=False)  # noqa: F841 (a file too)
+    rollout = Rollout.from_arrays(frames=np.random.default_rng(1).integers(0, 255, (20, 5, 5, 3)))
+    stored = load(rollout.save(tmp_path / "r.rollout"))
+    data = page_data(EpisodeViewer(stored).to_html(progress=False))
+    payloads = [p.payload for k in range(2) for p in stored.frames.chunk(k)]
+    assert [b for chunk in data["chunks"] for b in buffers(chunk)[:-1]] == payloads
+
+
+def test_a_failing_panel_keeps_its_error_card_and_others_go_on(viewer):
+    viewer.add_panel("boom", lambda step: 1 / 0 if step.t % 2 else "fine")
+    viewer.add_panel("odd", lambda step: {1, 2})
+    cards = page_data(viewer.to_html(progress=False))["cards"]
+    assert [meta["kind"] for meta, _ in cards["boom"][:4]] == ["text", "error", "text", "error"]
+    assert cards["boom"][1][0]["error"] == "ZeroDivisionError"
+    assert cards["odd"][0][0]["kind"] == "error"
+    assert "set" in cards["odd"][0][0]["message"]
+    assert len(cards["notes"]) == 40
+
+
+def test_panels_can_be_left_out_by_name(viewer):
+    data = page_data(viewer.to_html(skip_panels=["q"], progress=False))
+    assert list(data["cards"]) == ["notes"]
+    assert len(data["state"]["panels"]) == 1
+    with pytest.raises(KeyError, match="no panel 'nope' \\(it has: 'notes', 'q'\\)"):
+        viewer.to_html(skip_panels=["nope"], progress=False)
+
+
+def test_a_range_of_steps_is_an_episode_of_its_own(viewer, frames):
+    data = page_data(viewer.to_html(start=10, stop=30, progress=False))
+    state = data["state"]
+    assert (state["length"], state["step"], state["title"]) == (20, 0, "Toy-v0 (steps 10 to 29)")
+    np.testing.assert_array_equal(
+        np.concatenate([frames_of(c) for c in data["chunks"]]), frames[10:30]
+    )
+    rewards = unpack_series(base64.b64decode(data["series"]["rewards"]))
+    np.testing.assert_array_equal(rewards, np.linspace(0, 1, 39)[10:30])
+    assert [m["text"] for m, _ in data["cards"]["notes"]][:2] == ["t = 10", "t = 11"]
+    assert len(data["cards"]["notes"]) == 20  # position 0 of the page is step 10
+
+
+@pytest.mark.parametrize(("start", "stop"), [(-1, None), (5, 5), (0, 41), (40, None)])
+def test_a_range_outside_the_episode_is_refused(viewer, start, stop):
+    with pytest.raises(ValueError, match="the episode has 40 positions"):
+        viewer.to_html(start=start, stop=stop, progress=False)
+
+
+def test_user_strings_never_become_html(frames):
+    hostile = "</script><script>alert(1)</script><!--"
+    viewer = EpisodeViewer(frames, title=hostile)
+    viewer.add_panel(hostile, lambda step: hostile)
+    page = viewer.to_html(progress=False)
+    assert page.count("<script") == 2
+    assert page.count("</script>") == 2
+    assert "<title>&lt;/script&gt;&lt;script&gt;alert(1)" in page
+    data = page_data(page)
+    assert data["state"]["title"] == hostile
+    assert data["cards"][hostile][0][0]["text"] == hostile
+
+
+def test_a_page_over_its_size_limit_says_how_to_cut_it(viewer):
+    with pytest.raises(PageTooLarge, match=r"max_bytes=1,000 .*start=, stop=.*skip_panels"):
+        viewer.to_html(max_bytes=1_000, progress=False)
+    assert isinstance(PageTooLarge("x"), ValueError)
+
+
+def test_an_episode_without_frames_still_has_its_readout_and_cards():
+    rollout = Rollout.from_arrays(
+        observations=np.zeros((20, 3)),
+        actions=np.zeros(19, int),
+        infos=[{"k": t} for t in range(20)],
+    )
+    viewer = EpisodeViewer(rollout)
+    viewer.add_panel("notes", lambda step: f"t = {step.t}")
+    data = page_data(viewer.to_html(progress=False))
+    assert data["state"]["has_frames"] is False
+    assert [index_of(c)["infos"]["columns"]["k"][0] for c in data["chunks"]] == [0, 16]
+    assert len(data["cards"]["notes"]) == 20
+
+
+def test_the_file_is_written_whole_or_not_at_all(viewer, tmp_path):
+    path = viewer.to_html(tmp_path / "episode.html", progress=False)
+    assert path == tmp_path / "episode.html"
+    assert path.read_text() == viewer.to_html(progress=False)
+    with pytest.raises(FileNotFoundError):
+        viewer.to_html(tmp_path / "missing" / "episode.html", progress=False)
+    (tmp_path / "folder.html").mkdir()
+    with pytest.raises(IsADirectoryError):
+        viewer.to_html(tmp_path / "folder.html", progress=False)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["episode.html", "folder.html"]
