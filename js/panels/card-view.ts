@@ -11,6 +11,7 @@
  */
 import { BAR_COLOR, drawBars, layoutBars } from "./bars.ts";
 import { button, el, input } from "../shared/dom.ts";
+import { NO_ANSWER } from "../shared/no-answer.ts";
 import { colourLevels, inflateLevels, levelColours, smoothScaling } from "./levels.ts";
 import type { CardData, PanelSpec, Progress } from "./state.ts";
 import { formatNumber } from "../shared/readout.ts";
@@ -43,6 +44,8 @@ export class CardView {
   private readonly opacity: HTMLInputElement | undefined;
   private card: CardData | undefined;
   private current = false;
+  /** The kernel has not acknowledged this view's last panel request in time. */
+  private noAnswer = false;
   private renders = 0;
   /** Holds a map's pixels while they are scaled onto the overlay. */
   private scratch: HTMLCanvasElement | undefined;
@@ -118,7 +121,7 @@ export class CardView {
     data.version = String(card?.version ?? this.spec.version);
     if (card === undefined) {
       delete data.step;
-      this.body.append(text("div", "aw-empty", "computing…"));
+      this.body.append(text("div", "aw-empty aw-waiting", this.waitingText()));
     } else {
       data.step = String(card.step);
       this.draw(card, render);
@@ -132,8 +135,22 @@ export class CardView {
     const card = this.card;
     this.element.dataset.current = String(current);
     this.element.classList.toggle("aw-stale", !current);
-    this.stepLabel.textContent = card === undefined ? "" : `t = ${card.step}${current ? "" : " · updating"}`;
+    const note = current ? "" : this.noAnswer ? " · no answer from the kernel" : " · updating";
+    this.stepLabel.textContent = card === undefined ? "" : `t = ${card.step}${note}`;
     this.applyOverlayOpacity();
+  }
+
+  /** Says in words that the kernel leaves the card waiting (see `NoAnswer`), or takes it back. */
+  setNoAnswer(late: boolean): void {
+    this.noAnswer = late;
+    this.element.dataset.noAnswer = String(late);
+    const waiting = this.body.querySelector(".aw-waiting");
+    if (waiting !== null) waiting.textContent = this.waitingText();
+    this.setCurrent(this.current);
+  }
+
+  private waitingText(): string {
+    return this.noAnswer ? `${NO_ANSWER[0].toUpperCase()}${NO_ANSWER.slice(1)}.` : "computing…";
   }
 
   setProgress(progress: Progress | undefined): void {

@@ -12,6 +12,7 @@
 import { arrange, move } from "./card-order.ts";
 import { CardView } from "./card-view.ts";
 import { el, input } from "../shared/dom.ts";
+import { NoAnswer } from "../shared/no-answer.ts";
 import type { Outbox } from "../shared/outbox.ts";
 import { PanelState, type PanelSpec } from "./state.ts";
 import type { Model } from "../shared/types.ts";
@@ -28,7 +29,12 @@ export class PanelCards {
   private order: string[] = [];
   private nextId = 1;
   private disposed = false;
+  private readonly noAnswer = new NoAnswer((late) => {
+    for (const view of this.views.values()) view.setNoAnswer(late);
+  });
   private readonly onMessage = (msg: unknown, buffers?: DataView[]) => {
+    // Any message shows the kernel is there; "panel-queued" says it has our request.
+    this.noAnswer.answered();
     if (this.state.receive(msg, buffers ?? [])) this.refresh();
   };
   private readonly onPanels = () => this.setPanels();
@@ -48,7 +54,11 @@ export class PanelCards {
     this.list = this.element.appendChild(el("div", "aw-cards"));
     this.state = new PanelState({
       request: (step, names) =>
-        outbox.send(() => this.disposed || model.send({ type: "panel", id: this.nextId++, step, names })),
+        outbox.send(() => {
+          if (this.disposed) return;
+          model.send({ type: "panel", id: this.nextId++, step, names });
+          this.noAnswer.asked();
+        }),
       show: (name, card) => this.views.get(name)?.show(card),
     });
     model.on("msg:custom", this.onMessage);
@@ -70,6 +80,7 @@ export class PanelCards {
 
   dispose(): void {
     this.disposed = true;
+    this.noAnswer.dispose();
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:panels", this.onPanels);
     for (const view of this.views.values()) this.removeView(view);

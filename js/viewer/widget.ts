@@ -9,6 +9,7 @@
 import { FrameCanvas } from "./canvas.ts";
 import { Controls } from "../shared/controls.ts";
 import { DecodeAhead } from "../frames/decoding.ts";
+import { NO_ANSWER, NoAnswer } from "../shared/no-answer.ts";
 import { Outbox } from "../shared/outbox.ts";
 import { PanelCards } from "../panels/panels.ts";
 import { chunkOf, decodePlan, type Direction } from "../frames/prefetch.ts";
@@ -54,6 +55,7 @@ class EpisodeView {
   private readonly readout: Readout;
   private readonly panels: PanelCards;
   private readonly outbox = new Outbox();
+  private readonly noAnswer = new NoAnswer((late) => this.onNoAnswer(late));
   private readonly transport: ChunkTransport;
   private readonly store: FrameStore;
   private readonly source: ChunkSource;
@@ -169,6 +171,7 @@ class EpisodeView {
   }
 
   dispose(): void {
+    this.noAnswer.dispose();
     this.player.pause();
     this.decoder.stop();
     this.transport.dispose();
@@ -245,11 +248,13 @@ class EpisodeView {
         () => this.step === t && this.paint(),
         (error: Error) => this.report(error),
       );
+    } else {
+      this.noAnswer.asked(); // the chunk is on its way; onChunk paints it
     }
-    // Otherwise the chunk is on its way; onChunk paints it.
   }
 
   private painted(t: number): void {
+    this.noAnswer.answered();
     this.root.dataset.paintedStep = String(t);
     this.paintedStep = t;
     // Requests held back so as not to slow this paint go now.
@@ -298,6 +303,7 @@ class EpisodeView {
   }
 
   private onChunk(data: ChunkData): void {
+    this.noAnswer.answered();
     this.status.textContent = "";
     this.root.dataset.cachedChunks = String(this.store.chunks.size);
     if (chunkOf(this.step, this.traits.chunkSize) === data.chunk) {
@@ -385,7 +391,19 @@ class EpisodeView {
     this.title.hidden = title === "";
   }
 
+  /** The frame shown waits for a kernel that has been silent for a while: say so, in words. */
+  private onNoAnswer(late: boolean): void {
+    this.root.dataset.noAnswer = String(late);
+    if (!late) {
+      this.status.textContent = "";
+    } else if (this.paintedStep !== this.step) {
+      this.canvas.placeholder(`step ${this.step}: waiting for the kernel`);
+      this.status.textContent = `No frame yet, ${NO_ANSWER}. It shows as soon as the kernel answers.`;
+    }
+  }
+
   private report(error: Error): void {
+    this.noAnswer.answered();
     console.warn("agent-widget:", error);
     this.status.textContent = `Could not load frames: ${error.message}`;
   }
