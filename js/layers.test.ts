@@ -11,7 +11,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   viewer: ["panels", "frames", "shared"],
   compare: ["shared"],
   leaderboard: ["shared"],
-  page: ["viewer", "shared"],
+  page: ["viewer", "compare", "shared"],
 };
 
 const root = dirname(new URL(import.meta.url).pathname);

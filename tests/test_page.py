@@ -13,7 +13,7 @@ import zlib
 import numpy as np
 import pytest
 
-from agent_widget import EpisodeViewer, Rollout, load
+from agent_widget import CompareViewer, EpisodeViewer, Rollout, load
 from agent_widget.episodes._codec import Part, decode_part
 from agent_widget.viewer._page import PageTooLarge
 from agent_widget.viewer._transport import unpack_series
@@ -81,7 +81,7 @@ def test_the_page_holds_every_chunk_and_every_card_of_every_step(viewer, frames)
     assert meta["kind"] == "bars"
     assert meta["highlight"] == 1
     assert np.frombuffer(buffers(q)[0], "<f8").tolist() == [0.0, 1.0, 7.0]
-    rewards = unpack_series(base64.b64decode(data["series"]["rewards"]))
+    rewards = unpack_series(base64.b64decode(data["state"]["series"]["rewards"]["base64"]))
     np.testing.assert_array_equal(rewards, np.linspace(0, 1, 39))
 
 
@@ -120,7 +120,7 @@ def test_a_range_of_steps_is_an_episode_of_its_own(viewer, frames):
     np.testing.assert_array_equal(
         np.concatenate([frames_of(c) for c in data["chunks"]]), frames[10:30]
     )
-    rewards = unpack_series(base64.b64decode(data["series"]["rewards"]))
+    rewards = unpack_series(base64.b64decode(data["state"]["series"]["rewards"]["base64"]))
     np.testing.assert_array_equal(rewards, np.linspace(0, 1, 39)[10:30])
     assert [m["text"] for m, _ in data["cards"]["notes"]][:2] == ["t = 10", "t = 11"]
     assert len(data["cards"]["notes"]) == 20  # position 0 of the page is step 10
@@ -175,3 +175,27 @@ def test_the_file_is_written_whole_or_not_at_all(viewer, tmp_path):
     with pytest.raises(IsADirectoryError):
         viewer.to_html(tmp_path / "folder.html", progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["episode.html", "folder.html"]
+
+
+def test_a_comparison_page_holds_each_rollouts_page_and_the_shared_state(frames):
+    a = Rollout.from_arrays(frames=frames, actions=np.zeros(39, int))
+    b = Rollout.from_arrays(frames=frames[:25], actions=np.r_[np.zeros(5, int), np.ones(19, int)])
+    compare = CompareViewer({"lean": a, "stubborn": b}, title="two", step=3)
+    compare.panel("notes")(lambda step: f"t = {step.t}")
+    compare.viewers[1].add_panel("only b", lambda step: "b")
+    data = page_data(compare.to_html(skip_panels=["only b"], progress=False))
+    assert data["widget"] == "compare"
+    state = data["state"]
+    assert state["viewers"] == ["IPY_MODEL_0", "IPY_MODEL_1"]
+    assert (state["labels"], state["length"], state["step"], state["title"]) == (
+        ["lean", "stubborn"],
+        40,
+        3,
+        "two",
+    )
+    lean, stubborn = data["children"]
+    assert (lean["state"]["length"], stubborn["state"]["length"]) == (40, 25)
+    assert list(stubborn["cards"]) == ["notes"]
+    np.testing.assert_array_equal(frames_of(stubborn["chunks"][1]), frames[16:25])
+    with pytest.raises(KeyError, match="no rollout has a panel 'nope'"):
+        compare.to_html(skip_panels=["nope"], progress=False)

@@ -9,8 +9,9 @@ child's frames and panels as it does for a single viewer.
 
 from __future__ import annotations
 
+import os
 import pathlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
 import anywidget
@@ -23,11 +24,24 @@ from agent_widget.compare._divergence import first_divergence
 from agent_widget.episodes import Rollout
 from agent_widget.panels import PanelDecorator, Step
 from agent_widget.viewer import EpisodeViewer
+from agent_widget.viewer._page import DEFAULT_MAX_BYTES, Export, page_state, render, written
 from agent_widget.viewer._playback import PlaybackChecks
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 DiffFunction = Callable[[Step, Step], Any]
 D = TypeVar("D", bound=DiffFunction)
+# The traits an exported page holds (the children's references are made for the page).
+_PAGE_TRAITS = (
+    "labels",
+    "length",
+    "positions",
+    "divergence",
+    "step",
+    "fps",
+    "loop",
+    "columns",
+    "title",
+)
 
 
 class CompareViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
@@ -227,6 +241,43 @@ class CompareViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
                 "aligned by step"
             )
         self.step = self.divergence
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        skip_panels: Collection[str] = (),
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        progress: bool = True,
+    ) -> str | pathlib.Path:
+        """The comparison as one self-contained HTML file: the grid, the shared slider,
+        playback and returns chart, each rollout's frames and every card of every step.
+
+        See :meth:`EpisodeViewer.to_html`; ``skip_panels`` names panels of any rollout
+        (each must be a panel of one of them), ``max_bytes`` bounds the whole page.
+
+        Example:
+            >>> compare.to_html("comparison.html")  # doctest: +SKIP
+        """
+        held = {panel["name"] for viewer in self.viewers for panel in viewer.panels}
+        unknown = [name for name in skip_panels if name not in held]
+        if unknown:
+            known = ", ".join(map(repr, sorted(held))) or "none"
+            raise KeyError(
+                f"skip_panels: no rollout has a panel {unknown[0]!r} (they have: {known})"
+            )
+        with Export(max_bytes, progress) as export:
+            children = [
+                viewer._page_data(
+                    export,
+                    skip_panels=[p["name"] for p in viewer.panels if p["name"] in skip_panels],
+                )
+                for viewer in self.viewers
+            ]
+        state = {name: getattr(self, name) for name in _PAGE_TRAITS}
+        state["viewers"] = [f"IPY_MODEL_{i}" for i in range(len(children))]
+        data = {"widget": "compare", "state": page_state(state), "children": children}
+        return written(render(data, self.title or "comparison", ("widget", "compare")), path)
 
     def close(self) -> None:
         """Close the comparison and its child viewers."""

@@ -17,12 +17,14 @@ from __future__ import annotations
 import base64
 import html
 import json
+import os
 import pathlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from tqdm.auto import tqdm
 
+from agent_widget.episodes._atomic import atomic_write
 from agent_widget.episodes._codec import CHUNK_SIZE
 from agent_widget.panels._cards import Card
 from agent_widget.panels._runner import card_message
@@ -64,55 +66,88 @@ class PageTooLarge(ValueError):
     """The page would pass its size limit; the message says how to make it smaller."""
 
 
-def episode_page(
+class Export:
+    """A page being made: the bytes it holds so far, kept within ``max_bytes`` so an
+    oversized page stops early, and a progress bar over the items still to make."""
+
+    def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, progress: bool = True) -> None:
+        self.max_bytes, self.used = max_bytes, 0
+        self._bar = tqdm(total=0, desc="page", unit="item", disable=not progress)
+
+    def __enter__(self) -> Export:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._bar.close()
+
+    def expect(self, items: int) -> None:
+        self._bar.total += items
+        self._bar.refresh()
+
+    def encoded(self, buffers: Sequence[bytes], what: str) -> list[str]:
+        """``buffers`` as base64, counted against the limit; one item done."""
+        encoded = [_b64(buffer) for buffer in buffers]
+        self.used += sum(len(text) for text in encoded)
+        if self.used > self.max_bytes:
+            raise PageTooLarge(
+                f"the page passed max_bytes={self.max_bytes:,} ({self.used / 2**20:.1f} MiB "
+                f"at {what}): export a range of steps (start=, stop=), leave panels out "
+                "(skip_panels=[...]), or raise max_bytes"
+            )
+        self._bar.update()
+        return encoded
+
+
+def episode_data(
     episode: ServedEpisode,
     state: Mapping[str, Any],
     panels: Sequence[Mapping[str, Any]],
     card_of: CardOf,
-    *,
+    export: Export,
     start: int = 0,
-    max_bytes: int = DEFAULT_MAX_BYTES,
-    progress: bool = True,
-) -> str:
-    """The HTML of ``episode`` (already cut to the range exported, which began at
-    ``start``) as the viewer shows it, with the cards of ``panels`` at every position
-    (``card_of(name, t)``: the version and card at the original position ``t``)."""
-    budget = _Budget(max_bytes)
+) -> dict[str, Any]:
+    """What a page needs to show ``episode`` (already cut to the range exported, which
+    began at ``start``) as its viewer does: the state, every chunk's reply, and the
+    cards of ``panels`` at every position (``card_of(name, t)``: the version and
+    card at the original position ``t``)."""
     chunk_count = -(-episode.num_positions // CHUNK_SIZE)  # the readout's infos come in chunks too
-    total = chunk_count + len(panels) * episode.num_positions
-    with tqdm(total=total, desc="page", unit="item", disable=not progress) as bar:
-        chunks = []
-        for k in range(chunk_count):
-            _, buffers = chunk_reply({"id": None, "chunks": [k]}, episode)
-            chunks.append(budget.encoded(buffers, f"frame chunk {k}"))
-            bar.update()
-        cards: dict[str, list[Any]] = {}
-        for panel in panels:
-            name = panel["name"]
-            cards[name] = []
-            for t in range(episode.num_positions):
-                version, card = card_of(name, start + t)
-                content, buffers = card_message(name, version, t, card)
-                meta = {k: v for k, v in content.items() if k not in ("type", "name", "step")}
-                cards[name].append([meta, budget.encoded(buffers, f"panel {name!r}")])
-                bar.update()
-    data = {
-        "format": FORMAT,
-        "version": VERSION,
-        "state": {**state, "panels": list(panels)},
-        "series": {name: _b64(value) for name, value in episode.series().items()},
-        "chunks": chunks,
-        "cards": cards,
-    }
-    return render(data, str(state.get("title") or "episode"))
+    export.expect(chunk_count + len(panels) * episode.num_positions)
+    chunks = []
+    for k in range(chunk_count):
+        _, buffers = chunk_reply({"id": None, "chunks": [k]}, episode)
+        chunks.append(export.encoded(buffers, f"frame chunk {k}"))
+    cards: dict[str, list[Any]] = {}
+    for panel in panels:
+        name = panel["name"]
+        cards[name] = []
+        for t in range(episode.num_positions):
+            version, card = card_of(name, start + t)
+            content, buffers = card_message(name, version, t, card)
+            meta = {k: v for k, v in content.items() if k not in ("type", "name", "step")}
+            cards[name].append([meta, export.encoded(buffers, f"panel {name!r}")])
+    full_state = {**state, "series": episode.series(), "panels": list(panels)}
+    return {"widget": "episode", "state": page_state(full_state), "chunks": chunks, "cards": cards}
 
 
-def render(data: Mapping[str, Any], title: str) -> str:
-    """The page around ``data``: every user string is escaped, as HTML or inside JSON."""
+def page_state(value: Any) -> Any:
+    """Trait values as JSON: bytes become ``{"base64": ...}`` (the page decodes them back)."""
+    if isinstance(value, bytes):
+        return {"base64": _b64(value)}
+    if isinstance(value, Mapping):
+        return {key: page_state(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [page_state(item) for item in value]
+    return value
+
+
+def render(data: Mapping[str, Any], title: str, styles: Sequence[str] = ("widget",)) -> str:
+    """The page around ``data``, with the stylesheets of the widgets in it. Every user
+    string is escaped, as HTML or inside JSON."""
     # "<" escaped in the JSON so that no string in it can close the script element.
-    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    document = {"format": FORMAT, "version": VERSION, **data}
+    payload = json.dumps(document, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
     script = (_STATIC / "page.js").read_text().replace("</script", "<\\/script")
-    style = (_STATIC / "widget.css").read_text() + _PAGE_CSS
+    style = "".join((_STATIC / f"{name}.css").read_text() for name in styles) + _PAGE_CSS
     return (
         "<!doctype html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -127,6 +162,16 @@ def render(data: Mapping[str, Any], title: str) -> str:
     )
 
 
+def written(page: str, path: str | os.PathLike[str] | None) -> str | pathlib.Path:
+    """``page`` itself without a path, else the path it was written to, atomically."""
+    if path is None:
+        return page
+    path = pathlib.Path(path)
+    with atomic_write(path) as file:
+        file.write(page.encode("utf-8"))
+    return path
+
+
 def exported_panels(
     panels: Sequence[Mapping[str, Any]], skip: Collection[str]
 ) -> list[Mapping[str, Any]]:
@@ -137,24 +182,6 @@ def exported_panels(
         known = ", ".join(map(repr, names)) or "none"
         raise KeyError(f"skip_panels: the viewer has no panel {unknown[0]!r} (it has: {known})")
     return [panel for panel in panels if panel["name"] not in skip]
-
-
-class _Budget:
-    """Counts the page's bytes as they are made, so an oversized page stops early."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes, self.used = max_bytes, 0
-
-    def encoded(self, buffers: Sequence[bytes], what: str) -> list[str]:
-        encoded = [_b64(buffer) for buffer in buffers]
-        self.used += sum(len(text) for text in encoded)
-        if self.used > self.max_bytes:
-            raise PageTooLarge(
-                f"the page passed max_bytes={self.max_bytes:,} ({self.used / 2**20:.1f} MiB "
-                f"at {what}): export a range of steps (start=, stop=), leave panels out "
-                "(skip_panels=[...]), or raise max_bytes"
-            )
-        return encoded
 
 
 def _b64(data: bytes) -> str:

@@ -18,7 +18,6 @@ import numpy as np
 import traitlets
 
 from agent_widget.episodes import Rollout
-from agent_widget.episodes._atomic import atomic_write
 from agent_widget.episodes._codec import CHUNK_SIZE, ENCODINGS
 from agent_widget.episodes._frames import ArrayFrames, Frames
 from agent_widget.panels import Panel, PanelDecorator, Step, registered
@@ -28,8 +27,11 @@ from agent_widget.viewer._episode import ServedEpisode, positions
 from agent_widget.viewer._page import (
     DEFAULT_MAX_BYTES,
     STATE_TRAITS,
-    episode_page,
+    Export,
+    episode_data,
     exported_panels,
+    render,
+    written,
 )
 from agent_widget.viewer._playback import PlaybackChecks
 from agent_widget.viewer._transport import answer, growth_push, panel_request
@@ -299,6 +301,18 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
             >>> viewer.to_html(progress=False)[:15]
             '<!doctype html>'
         """
+        with Export(max_bytes, progress) as export:
+            data = self._page_data(export, start, stop, skip_panels)
+        return written(render(data, data["state"]["title"] or "episode"), path)
+
+    def _page_data(
+        self,
+        export: Export,
+        start: int = 0,
+        stop: int | None = None,
+        skip_panels: Collection[str] = (),
+    ) -> dict[str, Any]:
+        """What a page needs of this viewer (see :mod:`agent_widget.viewer._page`)."""
         with self._lock:
             length = self._episode.num_positions
             start, stop = positions(start, stop, length)
@@ -309,21 +323,7 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
             if not whole:
                 state["title"] = f"{self.title} (steps {start} to {stop - 1})".strip()
             panels = exported_panels(self._panels.describe(), skip_panels)
-            page = episode_page(
-                episode,
-                state,
-                panels,
-                self._panels.card_now,
-                start=start,
-                max_bytes=max_bytes,
-                progress=progress,
-            )
-        if path is None:
-            return page
-        path = pathlib.Path(path)
-        with atomic_write(path) as file:
-            file.write(page.encode("utf-8"))
-        return path
+            return episode_data(episode, state, panels, self._panels.card_now, export, start)
 
     def save_video(
         self,

@@ -1,15 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { answer, fromBase64, pageState, readPageData, type PageData } from "./answers.ts";
+import { answer, type EpisodeData, fromBase64, pageState, readPageData } from "./answers.ts";
 import { LocalModel } from "./local-model.ts";
 
 const b64 = (bytes: number[]) => Buffer.from(bytes).toString("base64");
 const bytesOf = (view: DataView) => [...new Uint8Array(view.buffer, view.byteOffset, view.byteLength)];
 
-const data: PageData = {
-  format: "agent-widget.page",
-  version: 1,
-  state: { length: 20, fps: 12 },
-  series: { rewards: b64([1, 2, 3]) },
+const data: EpisodeData = {
+  widget: "episode",
+  state: { length: 20, fps: 12, series: { rewards: { base64: b64([1, 2, 3]) } }, viewers: [{ base64: b64([9]) }] },
   chunks: [[b64([10, 11]), b64([12])], [b64([20])]],
   cards: {
     notes: Array.from({ length: 20 }, (_, t) => [{ kind: "text", text: `t=${t}`, version: 2 }, []]),
@@ -46,12 +44,14 @@ describe("page answers", () => {
     expect(content).toEqual({ kind: "skipped", type: "panel", id: 2, name: "gone", step: 0 });
   });
 
-  it("gives the state with the series as bytes, and refuses what is not a page", () => {
-    const state = pageState(data);
+  it("gives the state with bytes decoded wherever they are, and refuses what is not a page", () => {
+    const state = pageState(data.state);
     expect(state.get("fps")).toBe(12);
     expect(bytesOf((state.get("series") as Record<string, DataView>).rewards)).toEqual([1, 2, 3]);
+    expect((state.get("viewers") as DataView[]).map(bytesOf)).toEqual([[9]]);
     expect(() => readPageData('{"format": "other"}')).toThrow(/not an agent-widget page/);
-    expect(readPageData(JSON.stringify(data)).chunks.length).toBe(2);
+    const page = readPageData(JSON.stringify({ format: "agent-widget.page", version: 1, ...data }));
+    expect(page.widget === "episode" && page.chunks.length).toBe(2);
   });
 
   it("decodes base64 to the exact bytes", () => {

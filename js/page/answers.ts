@@ -8,18 +8,25 @@
 /** One panel's card at one step: the message's fields and its buffers. */
 export type EmbeddedCard = [meta: Record<string, unknown>, buffers: string[]];
 
-export interface PageData {
-  format: "agent-widget.page";
-  version: number;
-  /** The viewer's traits, as the kernel synced them. */
+/** One viewer of a page: its traits and what its kernel would have sent. */
+export interface EpisodeData {
+  widget: "episode";
+  /** The viewer's traits as the kernel synced them; bytes as `{base64}`. */
   state: Record<string, unknown>;
-  /** The timeline's series, each base64 of the packed bytes. */
-  series: Record<string, string>;
   /** chunks[k]: the buffers of chunk k's reply (its parts, then its index). */
   chunks: string[][];
   /** cards[name][t]: panel `name`'s card at position t. */
   cards: Record<string, EmbeddedCard[]>;
 }
+
+/** A comparison of viewers: its traits (`viewers` names its children by index). */
+export interface CompareData {
+  widget: "compare";
+  state: Record<string, unknown>;
+  children: EpisodeData[];
+}
+
+export type PageData = { format: "agent-widget.page"; version: number } & (EpisodeData | CompareData);
 
 export type Reply = [content: Record<string, unknown>, buffers: DataView[]];
 
@@ -32,10 +39,19 @@ export function readPageData(json: string): PageData {
   return data;
 }
 
-/** The state a view reads: the traits, with the series decoded as a kernel's bytes are. */
-export function pageState(data: PageData): Map<string, unknown> {
-  const series = Object.fromEntries(Object.entries(data.series).map(([name, text]) => [name, fromBase64(text)]));
-  return new Map<string, unknown>([...Object.entries(data.state), ["series", series]]);
+/** The state a view reads: the traits, with bytes decoded as the kernel's arrive. */
+export function pageState(state: Record<string, unknown>): Map<string, unknown> {
+  return new Map(Object.entries(state).map(([name, value]) => [name, decoded(value)]));
+}
+
+function decoded(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(decoded);
+  if (value === null || typeof value !== "object") return value;
+  const entries = Object.entries(value);
+  if (entries.length === 1 && entries[0][0] === "base64" && typeof entries[0][1] === "string") {
+    return fromBase64(entries[0][1]);
+  }
+  return Object.fromEntries(entries.map(([key, item]) => [key, decoded(item)]));
 }
 
 /**
@@ -43,7 +59,7 @@ export function pageState(data: PageData): Map<string, unknown> {
  * (the transport settles a chunk in flight with its push, one chunk a message), and
  * one card message per panel asked for.
  */
-export function answer(data: PageData, content: unknown): Reply[] {
+export function answer(data: EpisodeData, content: unknown): Reply[] {
   const message = content as { type?: unknown; id?: unknown; step?: unknown; chunks?: unknown; names?: unknown };
   if (message?.type === "chunks" && Array.isArray(message.chunks)) {
     return message.chunks

@@ -4,6 +4,7 @@
  * `send`, as no kernel can). What a view does with the anywidget model it gets, it
  * can do with this one: read and set traits, listen for changes, send messages.
  */
+import type { WidgetManager } from "../shared/children.ts";
 import type { Model } from "../shared/types.ts";
 import type { Reply } from "./answers.ts";
 
@@ -15,6 +16,8 @@ export class LocalModel implements Model {
   constructor(
     private readonly state: Map<string, unknown>,
     private readonly respond: (content: unknown) => Reply[],
+    /** Finds and shows child widgets, for a widget made of others (the comparison). */
+    readonly widget_manager?: WidgetManager,
   ) {}
 
   get(name: string): unknown {

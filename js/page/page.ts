@@ -1,17 +1,44 @@
 /**
- * The entry of a page made by `EpisodeViewer.to_html()`: the viewer, rendered into
- * the page's `#agent-widget` element, talking to a model that answers from the data
- * embedded in the page instead of to a kernel.
+ * The entry of a page made by `to_html()`: the viewer (or the comparison and its
+ * viewers), rendered into the page's `#agent-widget` element, talking to models that
+ * answer from the data embedded in the page instead of to a kernel.
  */
+import compare from "../compare/compare.ts";
+import type { ChildView, WidgetManager } from "../shared/children.ts";
+import type { Model } from "../shared/types.ts";
 import widget from "../viewer/widget.ts";
-import { answer, pageState, readPageData } from "./answers.ts";
+import { answer, type EpisodeData, pageState, readPageData } from "./answers.ts";
 import { LocalModel } from "./local-model.ts";
+
+function episodeModel(data: EpisodeData): LocalModel {
+  return new LocalModel(pageState(data.state), (content) => answer(data, content));
+}
+
+/** The comparison's children: models by id ("0", "1", ...), views rendered in the page. */
+function childManager(children: LocalModel[]): WidgetManager {
+  return {
+    get_model: async (id: string) => children[Number(id)],
+    create_view: async (model: Model): Promise<ChildView> => {
+      const el = document.createElement("div");
+      const cleanup = widget.render({ model, el });
+      const remove = () => {
+        cleanup();
+        el.remove();
+      };
+      return { el, remove };
+    },
+  };
+}
 
 const root = document.getElementById("agent-widget")!;
 try {
   const data = readPageData(document.getElementById("agent-widget-data")!.textContent ?? "");
-  const model = new LocalModel(pageState(data), (content) => answer(data, content));
-  widget.render({ model, el: root });
+  if (data.widget === "compare") {
+    const manager = childManager(data.children.map(episodeModel));
+    compare.render({ model: new LocalModel(pageState(data.state), () => [], manager), el: root });
+  } else {
+    widget.render({ model: episodeModel(data), el: root });
+  }
 } catch (error) {
   root.textContent = `This page could not show its episode: ${(error as Error).message}`;
   throw error;

@@ -12,7 +12,7 @@ export interface ChildView {
   remove(): void;
 }
 
-interface WidgetManager {
+export interface WidgetManager {
   get_model(id: string): Promise<Model>;
   create_view(model: Model, options?: object): Promise<ChildView>;
 }

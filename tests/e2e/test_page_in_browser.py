@@ -16,11 +16,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from episodes import frame_digests, synthetic_episode
+from episodes import frame_digests, synthetic_episode, synthetic_frames
 from lab import View, rgb_sha256
 from playwright.sync_api import Page, Route
 
-from agent_widget import EpisodeViewer, record
+from agent_widget import CompareViewer, EpisodeViewer, Rollout, record
 
 pytestmark = pytest.mark.e2e
 
@@ -154,6 +154,35 @@ def test_a_recorded_cartpole_episode_with_an_error_card(new_page, tmp_path):
         assert card["kind"] == "error"
         assert "ZeroDivisionError" in view.card("boom").inner_text()
         assert "CartPole-v1" in view.root.inner_text()
+        assert opened.requests() == []
+    finally:
+        page.close()
+
+
+def test_a_comparison_page_moves_every_rollout_on_one_slider(new_page, tmp_path):
+    frames = synthetic_frames(60)
+    a = Rollout.from_arrays(frames=frames, actions=np.zeros(59, int))
+    b = Rollout.from_arrays(frames=frames[::-1][:40], actions=np.ones(39, int))
+    compare = CompareViewer({"a": a, "b": b})
+    compare.panel("notes")(lambda step: f"t = {step.t}")
+    path = compare.to_html(tmp_path / "compare.html", progress=False)
+    page = new_page()
+    try:
+        opened = OpenedPage(page, path)
+        a_view, b_view = (View(opened, page.locator("div.agent-widget").nth(i)) for i in (0, 1))
+        a_view.wait_painted(0)
+        page.locator("div.aw-compare").press("ArrowRight")
+        for view, frame in ((a_view, frames[1]), (b_view, frames[::-1][1])):
+            view.wait_painted(1)
+            assert view.canvas()["sha256"] == rgb_sha256(frame)
+        page.locator("div.aw-shared input.aw-slider").evaluate(
+            "(el) => { el.value = '50'; el.dispatchEvent(new Event('input', {bubbles: true})); }"
+        )
+        a_view.wait_painted(50)
+        assert a_view.canvas()["sha256"] == rgb_sha256(frames[50])
+        b_view.wait_painted(39)  # b ended at 39 and holds its last frame
+        assert b_view.canvas()["sha256"] == rgb_sha256(frames[::-1][39])
+        assert a_view.wait_card("notes", 50, "text")["step"] == "50"
         assert opened.requests() == []
     finally:
         page.close()
