@@ -756,3 +756,18 @@ def test_a_viewer_without_frames_pushes_the_readout_of_new_steps(monkeypatch):
     assert (parts(buffers), len(buffers)) == ([], 1)
     assert readouts(buffers)["1"] == {"info": {}}
     assert readouts(buffers)["2"] == {"info": {"lives": 2}}
+
+
+def test_the_state_carries_the_first_chunks_within_embed_bytes():
+    frames = np.random.default_rng(3).integers(0, 255, (100, 8, 8, 3), dtype=np.uint8)
+    whole = EpisodeViewer(frames, embed_bytes=2**20).embedded
+    assert len(whole) == 7  # every chunk of 100 positions
+    for k, buffers in enumerate(whole):
+        index = json.loads(zlib.decompress(buffers[-1]))
+        assert index["chunks"] == [k]
+    sizes = np.cumsum([sum(map(len, buffers)) for buffers in whole])
+    cut = EpisodeViewer(frames, embed_bytes=int(sizes[2])).embedded
+    assert cut == whole[:3]  # as many chunks as fit, from the first
+    assert EpisodeViewer(frames, embed_bytes=0).embedded == []
+    with pytest.raises(ValueError, match="embed_bytes must be >= 0"):
+        EpisodeViewer(frames, embed_bytes=-1)

@@ -32,6 +32,8 @@ from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._transport import chunk_reply
 
 DEFAULT_MAX_BYTES = 100 * 2**20
+# What a viewer's state carries of its frames (first_chunks): 1,000 Pong steps whole.
+DEFAULT_EMBED_BYTES = 256 * 2**10
 FORMAT = "agent-widget.page"
 VERSION = 1
 
@@ -127,6 +129,27 @@ def episode_data(
             cards[name].append([meta, export.encoded(buffers, f"panel {name!r}")])
     full_state = {**state, "series": episode.series(), "panels": list(panels)}
     return {"widget": "episode", "state": page_state(full_state), "chunks": chunks, "cards": cards}
+
+
+def first_chunks(episode: ServedEpisode, max_bytes: int) -> list[list[bytes]]:
+    """The replies of chunks 0, 1, ... while their bytes stay within ``max_bytes``.
+
+    A viewer carries them in its state, so a notebook saved with its widget state
+    shows those frames with no kernel, and a live view paints its first frame
+    without waiting for a reply.
+    """
+    replies: list[list[bytes]] = []
+    used = 0
+    for k in range(-(-episode.num_positions // CHUNK_SIZE)):
+        try:
+            _, buffers = chunk_reply({"id": None, "chunks": [k]}, episode)
+        except Exception:  # a damaged chunk: the front end's request for it reports it
+            break
+        used += sum(len(buffer) for buffer in buffers)
+        if used > max_bytes:
+            break
+        replies.append(buffers)
+    return replies
 
 
 def page_state(value: Any) -> Any:

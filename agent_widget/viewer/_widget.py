@@ -25,11 +25,13 @@ from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES
 from agent_widget.panels._runner import PanelRunner
 from agent_widget.viewer._episode import ServedEpisode, positions
 from agent_widget.viewer._page import (
+    DEFAULT_EMBED_BYTES,
     DEFAULT_MAX_BYTES,
     STATE_TRAITS,
     Export,
     episode_data,
     exported_panels,
+    first_chunks,
     render,
     written,
 )
@@ -60,6 +62,9 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
             ``metadata["action_names"]``.
         title: text above the frame; defaults to the rollout's ``env_id``.
         panel_cache_bytes: bound of the cache of panel results (per viewer).
+        embed_bytes: how much of the first frames the widget's state carries (the
+            ``embedded`` trait), for notebooks saved with their widget state to show
+            without a kernel; 0 carries none.
         **traits: initial values of the traits below (``step``, ``fps``, ``loop``,
             ``height``, ``scale``).
 
@@ -132,6 +137,14 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
         "0 upscales small frames to about 400 px tall. height wins when both are set.",
     ).tag(sync=True)
     title = traitlets.Unicode("", help="str. Text shown above the frame.").tag(sync=True)
+    embedded = traitlets.List(
+        traitlets.List(traitlets.Bytes()),
+        read_only=True,
+        help="list[list[bytes]]. The first frame chunks, as the replies to their requests "
+        "(part payloads, then the index), within embed_bytes: a notebook saved with its "
+        "widget state shows these frames with no kernel, and a view paints its first "
+        "frame without a round trip.",
+    ).tag(sync=True)
     panels = traitlets.List(
         traitlets.Dict(),
         read_only=True,
@@ -148,6 +161,7 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
         action_names: Sequence[str] | None = None,
         title: str | None = None,
         panel_cache_bytes: int = DEFAULT_CACHE_BYTES,
+        embed_bytes: int = DEFAULT_EMBED_BYTES,
         **traits: Any,
     ) -> None:
         self._lock = threading.RLock()
@@ -155,6 +169,8 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
         self._synced_at = 0.0
         if encoding not in ENCODINGS:
             raise ValueError(f"unknown encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
+        if embed_bytes < 0:
+            raise ValueError(f"embed_bytes must be >= 0, got {embed_bytes}")
         rollout = _as_rollout(episode, encoding)
         if rollout.num_positions == 0:
             raise ValueError("the episode is empty: EpisodeViewer needs at least one position")
@@ -175,6 +191,7 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
         self.set_trait("length", self._episode.num_positions)
         self.set_trait("has_frames", self._episode.frames is not None)
         self.set_trait("series", self._episode.series())
+        self.set_trait("embedded", first_chunks(self._episode, embed_bytes))
         self.set_trait("action_names", list(self._episode.action_names))
         self.set_trait("panels", self._panels.describe())
         if title is None:

@@ -107,6 +107,11 @@ export class ChunkTransport {
     return chunks.map((k) => this.pending.get(k)!.promise);
   }
 
+  /** The chunks of a reply that came another way: the widget's state carries the first ones. */
+  parse(buffers: DataView[]): Map<number, ChunkData> {
+    return parseReply({ type: "chunks", id: null, push: true }, buffers, this.options.chunkSize());
+  }
+
   /** Drops interest in chunk `k`: its in-flight reply will be ignored and its promise rejects. */
   forget(k: number): void {
     const entry = this.pending.get(k);

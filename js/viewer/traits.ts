@@ -23,6 +23,11 @@ export class Traits {
   get series(): unknown {
     return this.model.get("series");
   }
+  /** The first chunks' replies, as the widget's state carries them (each a list of buffers). */
+  get embedded(): DataView[][] {
+    const replies = this.model.get("embedded");
+    return Array.isArray(replies) ? replies.filter(Array.isArray) : [];
+  }
   get actionNames(): string[] {
     const names = this.model.get("action_names");
     return Array.isArray(names) ? names.map(String) : [];

@@ -71,6 +71,8 @@ class EpisodeView {
   private direction: Direction = 1;
   /** RGBA bytes of the last painted frame: sizes the decode-ahead window. */
   private frameBytes = 0;
+  /** Positions 0 .. savedPositions - 1 came with the widget's state (see `preload`). */
+  private savedPositions = 0;
 
   constructor(
     private readonly model: Model,
@@ -146,6 +148,7 @@ class EpisodeView {
     // The first frame's chunk is asked for before the series are parsed and the timeline
     // drawn: on a long episode those take a while, and meanwhile the reply is on its way.
     this.knownLength = this.traits.length;
+    this.savedPositions = this.preload();
     if (this.knownLength > 0) this.source.update(this.playhead(this.clamp(this.traits.step)));
     this.series = parseSeries(this.traits.series, this.knownLength);
     this.listen("change:step", () => this.go(this.traits.step, "model"));
@@ -391,6 +394,27 @@ class EpisodeView {
     this.title.hidden = title === "";
   }
 
+  /**
+   * Caches the chunks the widget's state carries (the `embedded` trait): a notebook
+   * saved with its widget state shows them with no kernel, and a live view paints its
+   * first frame without a round trip. Returns how many positions, from 0, they hold.
+   */
+  private preload(): number {
+    let positions = 0;
+    for (const buffers of this.traits.embedded) {
+      try {
+        for (const data of this.transport.parse(buffers).values()) {
+          this.store.put(data);
+          positions = Math.max(positions, ...[...data.steps.keys()].map((t) => t + 1));
+        }
+      } catch (error) {
+        this.report(error as Error);
+      }
+    }
+    this.root.dataset.savedPositions = String(positions);
+    return positions;
+  }
+
   /** The frame shown waits for a kernel that has been silent for a while: say so, in words. */
   private onNoAnswer(late: boolean): void {
     this.root.dataset.noAnswer = String(late);
@@ -398,7 +422,11 @@ class EpisodeView {
       this.status.textContent = "";
     } else if (this.paintedStep !== this.step) {
       this.canvas.placeholder(`step ${this.step}: waiting for the kernel`);
-      this.status.textContent = `No frame yet, ${NO_ANSWER}. It shows as soon as the kernel answers.`;
+      const saved =
+        this.savedPositions > 0 && this.step >= this.savedPositions
+          ? `The notebook saved steps 0 to ${this.savedPositions - 1} with this view; the rest comes from the kernel: `
+          : "No frame yet, ";
+      this.status.textContent = `${saved}${NO_ANSWER}. It shows as soon as the kernel answers.`;
     }
   }
 

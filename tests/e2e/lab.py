@@ -147,19 +147,22 @@ class Server:
 
 
 class Notebook:
-    """A notebook written afresh, opened in the server's front end, with all its cells run."""
+    """A notebook written afresh, opened in the server's front end, with all its cells run
+    (unless ``run`` is False: a notebook saved with its outputs, opened as it is)."""
 
-    def __init__(self, server: Server, page: Page, name: str, cells: Sequence[str]) -> None:
+    def __init__(
+        self,
+        server: Server,
+        page: Page,
+        name: str,
+        cells: Sequence[str] | nbformat.NotebookNode,
+        run: bool = True,
+    ) -> None:
         self.server, self.page, self.name = server, page, name
         self.console: list[str] = []
         page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
-        notebook = nbformat.v4.new_notebook(
-            cells=[nbformat.v4.new_code_cell(source) for source in cells],
-            metadata={
-                "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
-            },
-        )
+        notebook = cells if isinstance(cells, nbformat.NotebookNode) else new_notebook(cells)
         nbformat.write(notebook, server.notebooks / name)
         page.goto(server.page_url(name))
         self.wait_for(
@@ -172,6 +175,8 @@ class Notebook:
             timeout=90,
             what="the notebook to open with an idle kernel",
         )
+        if not run:
+            return
         ok = page.evaluate(
             "async () => await window.jupyterapp.commands.execute('notebook:run-all-cells')"
         )
@@ -358,6 +363,16 @@ class View:
         return self.root.locator("pre.aw-readout").inner_text()
 
 
+def new_notebook(cells: Sequence[str]) -> nbformat.NotebookNode:
+    """A Python notebook of code cells."""
+    return nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(source) for source in cells],
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+    )
+
+
 def rgb_sha256(frame: Any) -> str:
     return hashlib.sha256(frame.tobytes()).hexdigest()
 
@@ -369,8 +384,14 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def opened(server: Server, page: Page, name: str, cells: Sequence[str]) -> Iterator[Notebook]:
-    notebook = Notebook(server, page, name, cells)
+def opened(
+    server: Server,
+    page: Page,
+    name: str,
+    cells: Sequence[str] | nbformat.NotebookNode,
+    run: bool = True,
+) -> Iterator[Notebook]:
+    notebook = Notebook(server, page, name, cells, run)
     try:
         yield notebook
     finally:

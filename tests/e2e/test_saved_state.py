@@ -1,0 +1,58 @@
+"""A notebook executed elsewhere (nbclient, as nbconvert --execute) and saved with its
+widget state, then opened in JupyterLab without running it: the viewer shows the
+frames the state carries, with no kernel that knows the widget, and says in words
+where the rest is."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbclient
+import pytest
+from episodes import synthetic_frames
+from lab import Notebook, Server, new_notebook, opened, rgb_sha256
+from nbformat.sign import NotebookNotary
+
+pytestmark = pytest.mark.e2e
+
+E2E = Path(__file__).parent
+N = 300
+FRAMES = synthetic_frames(N)
+CELLS = [
+    f"""import sys
+sys.path.insert(0, {str(E2E)!r})
+from episodes import synthetic_episode
+from agent_widget import EpisodeViewer""",
+    f"viewer = EpisodeViewer(synthetic_episode({N}))\nviewer",
+]
+
+
+@pytest.fixture(scope="module")
+def notebook(server: Server, new_page) -> Iterator[Notebook]:
+    executed = new_notebook(CELLS)
+    nbclient.NotebookClient(executed, timeout=120, store_widget_state=True).execute()
+    assert "widgets" in executed.metadata  # nbconvert's default: the state is saved
+    NotebookNotary().sign(executed)  # as `jupyter trust` does
+    with opened(server, new_page(), "saved.ipynb", executed, run=False) as notebook:
+        yield notebook
+
+
+def test_a_saved_notebook_shows_its_frames_without_running(notebook):
+    view = notebook.view(1)
+    view.wait_painted(0)
+    assert view.canvas()["sha256"] == rgb_sha256(FRAMES[0])
+    view.press("ArrowRight")
+    view.wait_painted(1)
+    assert view.canvas()["sha256"] == rgb_sha256(FRAMES[1])
+    saved = int(view.root.get_attribute("data-saved-positions") or 0)
+    assert 16 <= saved < N  # the default budget holds the first chunks, not all 300 frames
+    view.slide_to(saved - 1)
+    view.wait_painted(saved - 1)
+    assert view.canvas()["sha256"] == rgb_sha256(FRAMES[saved - 1])
+    view.slide_to(N - 1)  # past what was saved: the new kernel knows no such widget
+    notebook.wait_for(
+        "(el) => el.dataset.noAnswer === 'true'", view.handle, timeout=8, what="the note"
+    )
+    status = view.root.locator(".aw-status").inner_text()
+    assert f"The notebook saved steps 0 to {saved - 1} with this view" in status
