@@ -110,7 +110,8 @@ def test_the_page_shows_the_right_frame_at_the_start_after_a_key_and_a_jump(open
     assert page.requests() == []
 
 
-def test_the_page_plays_at_its_fps_showing_each_frame_it_paints(opened):
+def test_the_page_plays_showing_the_right_frame_at_each_step_it_paints(opened):
+    """Frame rate and dropped frames are measured by benchmarks/page.py, not here."""
     page, view, digests = opened
     shows(view, digests, 0)
     view.press(" ")
@@ -124,7 +125,6 @@ def test_the_page_plays_at_its_fps_showing_each_frame_it_paints(opened):
         time.sleep(0.1)
     assert len(seen) == 5, f"playback painted {seen}"
     assert seen == sorted(seen), f"playback painted {seen}"
-    assert view.root.get_attribute("data-dropped-frames") in (None, "0")
     assert page.requests() == []
 
 
