@@ -49,6 +49,7 @@ bench: setup build
 	$(PY) -m benchmarks.viewer
 	$(PY) -m benchmarks.panels
 	$(PY) -m benchmarks.torch_panels
+	$(PY) -m benchmarks.page
 
 screenshot: setup build
 	$(PY) docs/screenshot.py
