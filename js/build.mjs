@@ -16,9 +16,11 @@ await build({
     { in: `${path}.css`, out },
   ]),
 });
-// Minified: it is copied into every exported page.
+// A classic script, so it runs as soon as it is parsed, before the page's blocks are;
+// minified, as it is copied into every exported page.
 await build({
   ...options,
   entryPoints: Object.entries(scripts).map(([out, path]) => ({ in: `${path}.ts`, out })),
+  format: "iife",
   minify: true,
 });

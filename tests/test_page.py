@@ -6,6 +6,7 @@ What the page does in a browser is tested in tests/e2e/test_page_in_browser.py.
 from __future__ import annotations
 
 import base64
+import itertools
 import json
 import re
 import zlib
@@ -18,30 +19,51 @@ from agent_widget.episodes._codec import Part, decode_part
 from agent_widget.viewer._page import PageTooLarge
 from agent_widget.viewer._transport import unpack_series
 
-DATA = re.compile(r'<script type="application/json" id="agent-widget-data">(.*?)</script>', re.S)
+ELEMENT = re.compile(r'<script type="application/json" id="([\w-]+)">(.*?)</script>', re.S)
 
 
 def page_data(page: str) -> dict:
-    (payload,) = DATA.findall(page)
-    return json.loads(payload)
+    """The page's head, each viewer's blocks put back in it: ``{"chunks", "reply", "cards"}``."""
+    elements = {name: json.loads(text) for name, text in ELEMENT.findall(page)}
+    head = elements["agent-widget-data"]
+    for viewer in [head] if head["widget"] == "episode" else head["children"]:
+        viewer["blocks"] = [
+            {"chunks": chunks, **elements[f"agent-widget-block-{viewer['id']}-{b}"]}
+            for b, chunks in enumerate(viewer["blocks"])
+        ]
+    return head
 
 
 def buffers(encoded: list[str]) -> list[bytes]:
     return [base64.b64decode(text) for text in encoded]
 
 
-def index_of(chunk: list[str]) -> dict:
-    return json.loads(zlib.decompress(buffers(chunk)[-1]))
+def index_of(block: dict) -> dict:
+    return json.loads(zlib.decompress(buffers(block["reply"])[-1]))
 
 
-def frames_of(chunk: list[str]) -> np.ndarray:
-    """The frames of one embedded chunk reply, decoded from its part payloads."""
-    index, payloads = index_of(chunk), buffers(chunk)[:-1]
-    decoded = [
-        decode_part(Part(h["start"], h["count"], h["height"], h["width"], h["encoding"], p))
-        for h, p in zip(index["parts"], payloads, strict=True)
-    ]
+def frames_of(viewer: dict) -> np.ndarray:
+    """Every frame of a viewer's blocks, decoded from their part payloads."""
+    decoded = []
+    for block in viewer["blocks"]:
+        payloads = buffers(block["reply"])[:-1]
+        for h, payload in zip(index_of(block)["parts"], payloads, strict=True):
+            part = Part(h["start"], h["count"], h["height"], h["width"], h["encoding"], payload)
+            decoded.append(decode_part(part))
     return np.concatenate(decoded)
+
+
+def cards_of(viewer: dict, name: str) -> list:
+    """Panel ``name``'s ``[meta, buffers]`` at each position of the viewer."""
+    return [card for block in viewer["blocks"] for card in block["cards"][name]]
+
+
+def info_column(viewer: dict, key: str) -> list:
+    return [v for block in viewer["blocks"] for v in index_of(block)["infos"]["columns"][key]]
+
+
+def series_of(viewer: dict, name: str) -> np.ndarray:
+    return unpack_series(zlib.decompress(base64.b64decode(viewer["state"]["series"][name]["zlib"])))
 
 
 @pytest.fixture
@@ -72,17 +94,16 @@ def test_the_page_holds_every_chunk_and_every_card_of_every_step(viewer, frames)
     assert data["state"]["fps"] == 12
     assert data["state"]["title"] == "Toy-v0"
     assert [p["name"] for p in data["state"]["panels"]] == ["notes", "q"]
-    assert len(data["chunks"]) == 3
-    np.testing.assert_array_equal(np.concatenate([frames_of(c) for c in data["chunks"]]), frames)
-    assert index_of(data["chunks"][2])["infos"]["columns"]["lives"] == [2] * 8
-    notes = data["cards"]["notes"]
+    assert [block["chunks"] for block in data["blocks"]] == [[0, 3]]  # small: one block
+    np.testing.assert_array_equal(frames_of(data), frames)
+    assert info_column(data, "lives") == [3] * 20 + [2] * 20
+    notes = cards_of(data, "notes")
     assert [meta["text"] for meta, _ in notes] == [f"t = {t}" for t in range(40)]
-    meta, q = data["cards"]["q"][7]
+    meta, q = cards_of(data, "q")[7]
     assert meta["kind"] == "bars"
     assert meta["highlight"] == 1
     assert np.frombuffer(buffers(q)[0], "<f8").tolist() == [0.0, 1.0, 7.0]
-    rewards = unpack_series(base64.b64decode(data["state"]["series"]["rewards"]["base64"]))
-    np.testing.assert_array_equal(rewards, np.linspace(0, 1, 39))
+    np.testing.assert_array_equal(series_of(data, "rewards"), np.linspace(0, 1, 39))
 
 
 def test_stored_frames_go_into_the_page_as_they_are_stored(viewer, tmp_path):
@@ -91,13 +112,14 @@ def test_stored_frames_go_into_the_page_as_they_are_stored(viewer, tmp_path):
     stored = load(rollout.save(tmp_path / "r.rollout"))
     data = page_data(EpisodeViewer(stored).to_html(progress=False))
     payloads = [p.payload for k in range(2) for p in stored.frames.chunk(k)]
-    assert [b for chunk in data["chunks"] for b in buffers(chunk)[:-1]] == payloads
+    assert [b for block in data["blocks"] for b in buffers(block["reply"])[:-1]] == payloads
 
 
 def test_a_failing_panel_keeps_its_error_card_and_others_go_on(viewer):
     viewer.add_panel("boom", lambda step: 1 / 0 if step.t % 2 else "fine")
     viewer.add_panel("odd", lambda step: {1, 2})
-    cards = page_data(viewer.to_html(progress=False))["cards"]
+    data = page_data(viewer.to_html(progress=False))
+    cards = {name: cards_of(data, name) for name in ("boom", "odd", "notes")}
     assert [meta["kind"] for meta, _ in cards["boom"][:4]] == ["text", "error", "text", "error"]
     assert cards["boom"][1][0]["error"] == "ZeroDivisionError"
     assert cards["odd"][0][0]["kind"] == "error"
@@ -107,7 +129,7 @@ def test_a_failing_panel_keeps_its_error_card_and_others_go_on(viewer):
 
 def test_panels_can_be_left_out_by_name(viewer):
     data = page_data(viewer.to_html(skip_panels=["q"], progress=False))
-    assert list(data["cards"]) == ["notes"]
+    assert list(data["blocks"][0]["cards"]) == ["notes"]
     assert len(data["state"]["panels"]) == 1
     with pytest.raises(KeyError, match="no panel 'nope' \\(it has: 'notes', 'q'\\)"):
         viewer.to_html(skip_panels=["nope"], progress=False)
@@ -117,13 +139,10 @@ def test_a_range_of_steps_is_an_episode_of_its_own(viewer, frames):
     data = page_data(viewer.to_html(start=10, stop=30, progress=False))
     state = data["state"]
     assert (state["length"], state["step"], state["title"]) == (20, 0, "Toy-v0 (steps 10 to 29)")
-    np.testing.assert_array_equal(
-        np.concatenate([frames_of(c) for c in data["chunks"]]), frames[10:30]
-    )
-    rewards = unpack_series(base64.b64decode(data["state"]["series"]["rewards"]["base64"]))
-    np.testing.assert_array_equal(rewards, np.linspace(0, 1, 39)[10:30])
-    assert [m["text"] for m, _ in data["cards"]["notes"]][:2] == ["t = 10", "t = 11"]
-    assert len(data["cards"]["notes"]) == 20  # position 0 of the page is step 10
+    np.testing.assert_array_equal(frames_of(data), frames[10:30])
+    np.testing.assert_array_equal(series_of(data, "rewards"), np.linspace(0, 1, 39)[10:30])
+    assert [m["text"] for m, _ in cards_of(data, "notes")][:2] == ["t = 10", "t = 11"]
+    assert len(cards_of(data, "notes")) == 20  # position 0 of the page is step 10
 
 
 @pytest.mark.parametrize(("start", "stop"), [(-1, None), (5, 5), (0, 41), (40, None)])
@@ -137,12 +156,15 @@ def test_user_strings_never_become_html(frames):
     viewer = EpisodeViewer(frames, title=hostile)
     viewer.add_panel(hostile, lambda step: hostile)
     page = viewer.to_html(progress=False)
-    assert page.count("<script") == 2
-    assert page.count("</script>") == 2
+    tags = re.findall(r"<script[^>]*>", page)
+    assert tags[1] == "<script>"  # the page's own script; the others hold JSON
+    json_tags = [tags[0], *tags[2:]]
+    assert all(t.startswith('<script type="application/json" id="agent-widget-') for t in json_tags)
+    assert len(tags) == 4 == page.count("</script>")  # head, script, one block, end
     assert "<title>&lt;/script&gt;&lt;script&gt;alert(1)" in page
     data = page_data(page)
     assert data["state"]["title"] == hostile
-    assert data["cards"][hostile][0][0]["text"] == hostile
+    assert cards_of(data, hostile)[0][0]["text"] == hostile
 
 
 def test_a_page_over_its_size_limit_says_how_to_cut_it(viewer):
@@ -161,8 +183,8 @@ def test_an_episode_without_frames_still_has_its_readout_and_cards():
     viewer.add_panel("notes", lambda step: f"t = {step.t}")
     data = page_data(viewer.to_html(progress=False))
     assert data["state"]["has_frames"] is False
-    assert [index_of(c)["infos"]["columns"]["k"][0] for c in data["chunks"]] == [0, 16]
-    assert len(data["cards"]["notes"]) == 20
+    assert info_column(data, "k") == list(range(20))
+    assert len(cards_of(data, "notes")) == 20
 
 
 def test_the_file_is_written_whole_or_not_at_all(viewer, tmp_path):
@@ -195,7 +217,23 @@ def test_a_comparison_page_holds_each_rollouts_page_and_the_shared_state(frames)
     )
     lean, stubborn = data["children"]
     assert (lean["state"]["length"], stubborn["state"]["length"]) == (40, 25)
-    assert list(stubborn["cards"]) == ["notes"]
-    np.testing.assert_array_equal(frames_of(stubborn["chunks"][1]), frames[16:25])
+    assert list(stubborn["blocks"][0]["cards"]) == ["notes"]
+    np.testing.assert_array_equal(frames_of(stubborn), frames[:25])
     with pytest.raises(KeyError, match="no rollout has a panel 'nope'"):
         compare.to_html(skip_panels=["nope"], progress=False)
+
+
+def test_a_long_episode_comes_in_blocks_the_one_shown_first_in_the_file():
+    frames = np.random.default_rng(5).integers(0, 255, (200, 48, 64, 3), dtype=np.uint8)
+    page = EpisodeViewer(frames, step=150).to_html(progress=False)
+    data = page_data(page)
+    ranges = [block["chunks"] for block in data["blocks"]]
+    assert len(ranges) > 3  # 9 KB a frame: a few chunks a block
+    assert ranges[0][0] == 0
+    assert ranges[-1][1] == 13
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
+    np.testing.assert_array_equal(frames_of(data), frames)
+    shown = next(b for b, (first, end) in enumerate(ranges) if first <= 150 // 16 < end)
+    ids = re.findall(r'id="agent-widget-block-0-(\d+)"', page)
+    assert int(ids[0]) == shown  # the viewer's first request is answered first
+    assert sorted(map(int, ids)) == list(range(len(ranges)))

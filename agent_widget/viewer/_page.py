@@ -1,15 +1,20 @@
 """One self-contained HTML page of an episode: the viewer with its frames and cards, no kernel.
 
 The page holds the front end's bundle and stylesheet, the viewer's state, and the
-messages the kernel would have sent, made beforehand: each frame chunk's reply (its
-part payloads as stored, not re-encoded, and its index) and every panel's card at
-every step. A small model in the page (js/page/) answers the viewer's requests from
-them, so the very same front end runs from ``file://`` with no kernel and no
-network; the page's Content-Security-Policy refuses every request, so a page that
-tried one would show it in the console rather than leak it.
+messages the kernel would have sent, made beforehand: the replies to frame chunk
+requests (the part payloads as stored, not re-encoded, and their indexes) and every
+panel's card at every step. A small model in the page (js/page/) answers the
+viewer's requests from them, so the very same front end runs from ``file://`` with
+no kernel and no network; the page's Content-Security-Policy refuses every request,
+so a page that tried one would show it in the console rather than leak it.
 
-Buffers travel as base64 inside one JSON document: a third larger than the bytes,
-but decoded natively, a chunk at a time as the viewer asks for it.
+The episode is cut into *blocks* of consecutive chunks (at most ``BLOCK_BYTES`` of
+payload, one reply and one index each) in script elements of their own, after the
+script that shows the viewer, the block of the step shown first. The browser runs
+that script as soon as it has parsed it, and the viewer paints from the first block
+while the rest of the file is still being read: the first frame does not wait for
+the whole page. Buffers are base64 (a third larger than the bytes, decoded natively,
+a block at a time as the viewer asks for it).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import html
 import json
 import os
 import pathlib
+import zlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
@@ -32,6 +38,11 @@ from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._transport import chunk_reply
 
 DEFAULT_MAX_BYTES = 100 * 2**20
+# A block holds consecutive chunks up to this much payload (one chunk at least), and at
+# most BLOCK_CHUNKS of them: big enough that its index compresses well (every Pong
+# chunk of 1,000 steps in one), small enough to parse in a few ms as the viewer asks.
+BLOCK_BYTES = 256 * 2**10
+BLOCK_CHUNKS = 64
 # What a viewer's state carries of its frames (first_chunks): 1,000 Pong steps whole.
 DEFAULT_EMBED_BYTES = 256 * 2**10
 FORMAT = "agent-widget.page"
@@ -109,26 +120,46 @@ def episode_data(
     start: int = 0,
 ) -> dict[str, Any]:
     """What a page needs to show ``episode`` (already cut to the range exported, which
-    began at ``start``) as its viewer does: the state, every chunk's reply, and the
-    cards of ``panels`` at every position (``card_of(name, t)``: the version and
-    card at the original position ``t``)."""
-    chunk_count = -(-episode.num_positions // CHUNK_SIZE)  # the readout's infos come in chunks too
-    export.expect(chunk_count + len(panels) * episode.num_positions)
-    chunks = []
-    for k in range(chunk_count):
-        _, buffers = chunk_reply({"id": None, "chunks": [k]}, episode)
-        chunks.append(export.encoded(buffers, f"frame chunk {k}"))
-    cards: dict[str, list[Any]] = {}
-    for panel in panels:
-        name = panel["name"]
-        cards[name] = []
-        for t in range(episode.num_positions):
-            version, card = card_of(name, start + t)
-            content, buffers = card_message(name, version, t, card)
-            meta = {k: v for k, v in content.items() if k not in ("type", "name", "step")}
-            cards[name].append([meta, export.encoded(buffers, f"panel {name!r}")])
+    began at ``start``) as its viewer does: the state, and blocks of chunk replies with
+    the cards of ``panels`` at their positions (``card_of(name, t)``: the version and
+    card at the original position ``t``). Each block is ``{"chunks": [first, end],
+    "reply": [...], "cards": {name: [[meta, buffers], ...]}}``."""
+    n = episode.num_positions
+    ranges = _blocks(episode)
+    export.expect(len(ranges) + len(panels) * n)
+    blocks = []
+    for first, end in ranges:
+        _, buffers = chunk_reply({"id": None, "chunks": list(range(first, end))}, episode)
+        block: dict[str, Any] = {
+            "chunks": [first, end],
+            "reply": export.encoded(buffers, f"frame chunks {first} to {end - 1}"),
+            "cards": {},
+        }
+        for panel in panels:
+            name = panel["name"]
+            block["cards"][name] = []
+            for t in range(first * CHUNK_SIZE, min(end * CHUNK_SIZE, n)):
+                version, card = card_of(name, start + t)
+                content, buffers = card_message(name, version, t, card)
+                meta = {k: v for k, v in content.items() if k not in ("type", "name", "step")}
+                block["cards"][name].append([meta, export.encoded(buffers, f"panel {name!r}")])
+        blocks.append(block)
     full_state = {**state, "series": episode.series(), "panels": list(panels)}
-    return {"widget": "episode", "state": page_state(full_state), "chunks": chunks, "cards": cards}
+    return {"widget": "episode", "state": page_state(full_state), "blocks": blocks}
+
+
+def _blocks(episode: ServedEpisode) -> list[tuple[int, int]]:
+    """``[first, end)`` chunk ranges: consecutive chunks within ``BLOCK_BYTES`` of payload."""
+    frames, ranges = episode.frames, []
+    first, size = 0, 0
+    for k in range(-(-episode.num_positions // CHUNK_SIZE)):
+        payload = 0 if frames is None else sum(len(part.payload) for part in frames.chunk(k))
+        if k > first and (size + payload > BLOCK_BYTES or k - first == BLOCK_CHUNKS):
+            ranges.append((first, k))
+            first, size = k, 0
+        size += payload
+    ranges.append((first, -(-episode.num_positions // CHUNK_SIZE)))
+    return ranges
 
 
 def first_chunks(episode: ServedEpisode, max_bytes: int) -> list[list[bytes]]:
@@ -153,9 +184,9 @@ def first_chunks(episode: ServedEpisode, max_bytes: int) -> list[list[bytes]]:
 
 
 def page_state(value: Any) -> Any:
-    """Trait values as JSON: bytes become ``{"base64": ...}`` (the page decodes them back)."""
+    """Trait values as JSON: bytes become ``{"zlib": base64}`` (the page inflates them)."""
     if isinstance(value, bytes):
-        return {"base64": _b64(value)}
+        return {"zlib": _b64(zlib.compress(value))}
     if isinstance(value, Mapping):
         return {key: page_state(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -164,11 +195,27 @@ def page_state(value: Any) -> Any:
 
 
 def render(data: Mapping[str, Any], title: str, styles: Sequence[str] = ("widget",)) -> str:
-    """The page around ``data``, with the stylesheets of the widgets in it. Every user
-    string is escaped, as HTML or inside JSON."""
-    # "<" escaped in the JSON so that no string in it can close the script element.
-    document = {"format": FORMAT, "version": VERSION, **data}
-    payload = json.dumps(document, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    """The page around ``data``, with the stylesheets of the widgets in it: its head
+    (without the blocks), the script, then each viewer's blocks, the block of its first
+    step first. Every user string is escaped, as HTML or inside JSON."""
+    head = dict(data)
+    if head["widget"] == "compare":
+        head["children"] = [dict(child) for child in head["children"]]
+    viewers = [head] if head["widget"] == "episode" else head["children"]
+    elements = []
+    for i, viewer in enumerate(viewers):
+        blocks = viewer.pop("blocks")
+        viewer["blocks"] = [block["chunks"] for block in blocks]
+        viewer["id"] = str(i)
+        step = viewer["state"]["step"] // CHUNK_SIZE
+        order = sorted(
+            range(len(blocks)),
+            key=lambda b: not blocks[b]["chunks"][0] <= step < blocks[b]["chunks"][1],
+        )
+        for b in order:
+            content = {key: value for key, value in blocks[b].items() if key != "chunks"}
+            elements.append(_json_element(f"agent-widget-block-{i}-{b}", content))
+    document = {"format": FORMAT, "version": VERSION, **head}
     script = (_STATIC / "page.js").read_text().replace("</script", "<\\/script")
     style = "".join((_STATIC / f"{name}.css").read_text() for name in styles) + _PAGE_CSS
     return (
@@ -179,10 +226,17 @@ def render(data: Mapping[str, Any], title: str, styles: Sequence[str] = ("widget
         f"<title>{html.escape(title)}</title><style>{style}</style></head>\n"
         '<body><div id="agent-widget"></div>'
         '<p class="aw-page-note">Made with agent-widget: arrow keys step, space plays.</p>\n'
-        f'<script type="application/json" id="agent-widget-data">{payload}</script>\n'
-        f'<script type="module">{script}</script>\n'
+        f"{_json_element('agent-widget-data', document)}\n"
+        f"<script>{script}</script>\n" + "\n".join(elements) + "\n"
+        '<script type="application/json" id="agent-widget-end">0</script>\n'
         "</body></html>\n"
     )
+
+
+def _json_element(element_id: str, content: Any) -> str:
+    # "<" escaped in the JSON so that no string in it can close the script element.
+    text = json.dumps(content, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")
+    return f'<script type="application/json" id="{element_id}">{text}</script>'
 
 
 def written(page: str, path: str | os.PathLike[str] | None) -> str | pathlib.Path:

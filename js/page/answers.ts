@@ -1,22 +1,31 @@
 /**
  * The kernel's side of the conversation, answered from a page's embedded data
- * (agent_widget/viewer/_page.py): every frame chunk's reply and every panel's card
- * at every step, made beforehand. Buffers are base64 in the data and decoded when
- * asked for, so opening a long episode decodes only the chunks the view needs.
+ * (agent_widget/viewer/_page.py): chunk replies and every panel's card, made
+ * beforehand, in blocks of consecutive chunks, each in a script element of its own
+ * that may still be on its way while the page loads (`BlockSource`). Buffers are
+ * base64 and decoded when asked for, so the viewer decodes only what it shows.
  */
+import { unzlibSync } from "fflate";
 
 /** One panel's card at one step: the message's fields and its buffers. */
 export type EmbeddedCard = [meta: Record<string, unknown>, buffers: string[]];
 
-/** One viewer of a page: its traits and what its kernel would have sent. */
+/** One block: the reply to a request for its chunks, and its positions' cards. */
+export interface Block {
+  reply: string[];
+  /** cards[name][i]: panel `name`'s card at the block's i-th position. */
+  cards: Record<string, EmbeddedCard[]>;
+}
+
+/** One viewer of a page: its traits, and which chunks each of its blocks holds. */
 export interface EpisodeData {
   widget: "episode";
-  /** The viewer's traits as the kernel synced them; bytes as `{base64}`. */
+  /** Names its block elements: agent-widget-block-<id>-<index>. */
+  id: string;
+  /** The viewer's traits as the kernel synced them; bytes as `{zlib}`. */
   state: Record<string, unknown>;
-  /** chunks[k]: the buffers of chunk k's reply (its parts, then its index). */
-  chunks: string[][];
-  /** cards[name][t]: panel `name`'s card at position t. */
-  cards: Record<string, EmbeddedCard[]>;
+  /** blocks[b] = [first, end): block b holds chunks first .. end - 1. */
+  blocks: [number, number][];
 }
 
 /** A comparison of viewers: its traits (`viewers` names its children by index). */
@@ -30,6 +39,9 @@ export type PageData = { format: "agent-widget.page"; version: number } & (Episo
 
 export type Reply = [content: Record<string, unknown>, buffers: DataView[]];
 
+/** Where a viewer's blocks come from: block `b` once it is there. */
+export type BlockSource = (b: number) => Promise<Block>;
+
 /** The page's data, checked enough that a wrong file says so instead of failing later. */
 export function readPageData(json: string): PageData {
   const data = JSON.parse(json) as PageData;
@@ -39,7 +51,7 @@ export function readPageData(json: string): PageData {
   return data;
 }
 
-/** The state a view reads: the traits, with bytes decoded as the kernel's arrive. */
+/** The state a view reads: the traits, with bytes inflated as the kernel's arrive. */
 export function pageState(state: Record<string, unknown>): Map<string, unknown> {
   return new Map(Object.entries(state).map(([name, value]) => [name, decoded(value)]));
 }
@@ -48,29 +60,33 @@ function decoded(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(decoded);
   if (value === null || typeof value !== "object") return value;
   const entries = Object.entries(value);
-  if (entries.length === 1 && entries[0][0] === "base64" && typeof entries[0][1] === "string") {
-    return fromBase64(entries[0][1]);
+  if (entries.length === 1 && entries[0][0] === "zlib" && typeof entries[0][1] === "string") {
+    return viewOf(unzlibSync(new Uint8Array(fromBase64(entries[0][1]).buffer)));
   }
   return Object.fromEntries(entries.map(([key, item]) => [key, decoded(item)]));
 }
 
 /**
- * The messages the kernel would send for `content`: each asked-for chunk as a push
- * (the transport settles a chunk in flight with its push, one chunk a message), and
- * one card message per panel asked for.
+ * The messages the kernel would send for `content`: each block holding an asked-for
+ * chunk as one push (the transport settles the chunks in flight with it, and caches
+ * the others), and one card message per panel asked for.
  */
-export function answer(data: EpisodeData, content: unknown): Reply[] {
+export async function answer(data: EpisodeData, blocks: BlockSource, content: unknown): Promise<Reply[]> {
+  const chunkSize = Number(data.state.chunk_size) || 16;
+  const blockOf = (k: number) => data.blocks.findIndex(([first, end]) => first <= k && k < end);
   const message = content as { type?: unknown; id?: unknown; step?: unknown; chunks?: unknown; names?: unknown };
   if (message?.type === "chunks" && Array.isArray(message.chunks)) {
-    return message.chunks
-      .filter((k): k is number => Number.isInteger(k) && k >= 0 && k < data.chunks.length)
-      .map((k) => [{ type: "chunks", id: null, push: true }, data.chunks[k].map(fromBase64)]);
+    const wanted = new Set(message.chunks.filter((k) => Number.isInteger(k)).map(blockOf).filter((b) => b >= 0));
+    const replies = await Promise.all([...wanted].map(blocks));
+    return replies.map((block): Reply => [{ type: "chunks", id: null, push: true }, block.reply.map(fromBase64)]);
   }
-  if (message?.type === "panel" && typeof message.step === "number") {
-    const step = message.step;
-    const names = Array.isArray(message.names) ? message.names.map(String) : Object.keys(data.cards);
+  if (message?.type === "panel" && Number.isInteger(message.step)) {
+    const step = message.step as number;
+    const b = blockOf(Math.floor(step / chunkSize));
+    const block = b >= 0 ? await blocks(b) : { reply: [], cards: {} };
+    const names = Array.isArray(message.names) ? message.names.map(String) : Object.keys(block.cards);
     return names.map((name): Reply => {
-      const card = data.cards[name]?.[step];
+      const card = block.cards[name]?.[step - data.blocks[b][0] * chunkSize];
       const fields = card === undefined ? { kind: "skipped" } : card[0];
       const buffers = card === undefined ? [] : card[1].map(fromBase64);
       return [{ ...fields, type: "panel", id: message.id, name, step }, buffers];

@@ -15,7 +15,7 @@ export class LocalModel implements Model {
 
   constructor(
     private readonly state: Map<string, unknown>,
-    private readonly respond: (content: unknown) => Reply[],
+    private readonly respond: (content: unknown) => Reply[] | Promise<Reply[]>,
     /** Finds and shows child widgets, for a widget made of others (the comparison). */
     readonly widget_manager?: WidgetManager,
   ) {}
@@ -47,9 +47,14 @@ export class LocalModel implements Model {
   }
 
   send(content: unknown): void {
-    queueMicrotask(() => {
-      for (const [reply, buffers] of this.respond(content)) this.emit("msg:custom", reply, buffers);
-    });
+    void Promise.resolve()
+      .then(() => this.respond(content))
+      .then(
+        (replies) => {
+          for (const [reply, buffers] of replies) this.emit("msg:custom", reply, buffers);
+        },
+        (error: Error) => console.error("agent-widget page:", error),
+      );
   }
 
   private emit(event: string, ...args: unknown[]): void {

@@ -8,10 +8,12 @@ import type { ChildView, WidgetManager } from "../shared/children.ts";
 import type { Model } from "../shared/types.ts";
 import widget from "../viewer/widget.ts";
 import { answer, type EpisodeData, pageState, readPageData } from "./answers.ts";
+import { documentBlocks } from "./blocks.ts";
 import { LocalModel } from "./local-model.ts";
 
 function episodeModel(data: EpisodeData): LocalModel {
-  return new LocalModel(pageState(data.state), (content) => answer(data, content));
+  const blocks = documentBlocks(data.id);
+  return new LocalModel(pageState(data.state), (content) => answer(data, blocks, content));
 }
 
 /** The comparison's children: models by id ("0", "1", ...), views rendered in the page. */
