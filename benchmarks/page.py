@@ -37,7 +37,6 @@ import os
 import platform
 import re
 import statistics
-import subprocess
 import tempfile
 import time
 from collections.abc import Callable
@@ -50,10 +49,9 @@ from playwright.sync_api import Browser, BrowserContext, Page
 
 from agent_widget import EpisodeViewer
 from agent_widget.episodes import Rollout, load
-from agent_widget.episodes._codec import CHUNK_SIZE
 from benchmarks import baselines, scenes
 from benchmarks.browser import chromium
-from benchmarks.results import arguments, publish, today
+from benchmarks.results import arguments, code_version, publish, today
 
 TITLE = "Sharing an episode: one HTML file"
 COMMAND = ".venv/bin/python -m benchmarks.page"
@@ -525,21 +523,6 @@ def measure_in_browser(browser: Browser, episode: Episode) -> None:
         interact(browser, episode, key, variant)
 
 
-def code_version() -> str:
-    """``git rev-parse --short HEAD``, plus "+ work tree" when the checkout differs from it."""
-    git = ["git", "-C", str(ROOT)]
-    try:
-        commit = subprocess.run(
-            [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        dirty = subprocess.run(
-            [*git, "status", "--porcelain"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return commit + (" + work tree" if dirty else "")
-
-
 # --- the report ---
 
 
@@ -749,21 +732,21 @@ def notes(episodes: list[Episode], bundle: int, blank: list[float]) -> str:
             "with no exact pixels, no stepping by step and none of the episode's data.",
             f"- The Pong size bar: the x{SIZE_FACTOR} allowance covers base64 but not the "
             f"chunk indexes and series, {kb(extra)} KB "
-            f"({extra / pong.frame_bytes:.2f}x the frame bytes): the readout's infos, zlib'd "
-            f"per {CHUNK_SIZE}-position chunk, and the timeline's per-step "
-            f"arrays. The bundle, {kb(bundle)} KB, is {bundle / pong_page.size:.0%} of the "
-            "Pong page.",
-            "- First frame: both pages are parsed whole before their script shows a frame "
-            "(ours: a module script, which then parses the JSON; to_jshtml: after its frames "
-            "script, and it makes an image of every frame first), so the first frame grows "
-            f"with the file: ours {median(pong_page.results['first']):,.0f} ms for "
-            f"{kb(pong_page.size)} KB, {median(big_page.results['first']):,.0f} ms "
+            f"({extra / pong.frame_bytes:.2f}x the frame bytes): the readout's infos (one "
+            "index a block of chunks, integer columns as differences) and the timeline's "
+            f"per-step arrays, zlib'd. The bundle, {kb(bundle)} KB, is "
+            f"{bundle / pong_page.size:.0%} of the Pong page.",
+            "- First frame: our page's script runs as soon as it is parsed, before the "
+            "episode's blocks (the block of the step shown comes first), so the first frame "
+            f"does not wait for the file: ours {median(pong_page.results['first']):,.0f} ms "
+            f"for {kb(pong_page.size)} KB, {median(big_page.results['first']):,.0f} ms "
             f"({spread(big_page.results['first'])} over {LOADS} loads) for "
             f"{kb(big_page.size)} KB, whose HTML was read at "
             f"{median(big_page.results['read']):,.0f} ms and parsed at "
             f"{median(big_page.results['parsed']):,.0f} ms (a blank page's: "
-            f"{median(blank):,.0f} ms); to_jshtml {median(pong_js.results['first']):,.0f} / "
-            f"{median(big_js.results['first']):,.0f} ms.",
+            f"{median(blank):,.0f} ms). to_jshtml's frames script runs once the page is "
+            "parsed and makes an image of every frame first: "
+            f"{median(pong_js.results['first']):,.0f} / {median(big_js.results['first']):,.0f} ms.",
             f"- Writing: to_html copies stored payloads ({ms(median(pong_page.writes))} / "
             f"{ms(median(big_page.writes))} ms), to_jshtml draws and PNG-encodes every frame "
             f"through matplotlib ({median(pong_js.writes):,.1f} / "

@@ -53,8 +53,8 @@ from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from benchmarks import scenes
 from benchmarks.browser import ProbedPage, chromium
 from benchmarks.report import ms, verdict
-from benchmarks.results import arguments, publish, today
-from benchmarks.viewer import code_version, log, saved_scene
+from benchmarks.results import arguments, code_version, publish, today
+from benchmarks.viewer import log, saved_scene
 from tests.e2e.lab import Notebook, Server
 
 TITLE = "Panels"

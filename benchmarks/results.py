@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
+ROOT = RESULTS.parent.parent
 
 
 def arguments(description: str) -> argparse.ArgumentParser:
@@ -19,6 +21,24 @@ def arguments(description: str) -> argparse.ArgumentParser:
 def today() -> str:
     """The date stamped on a section, so readers know how old a measurement is."""
     return datetime.now(timezone.utc).strftime("%Y-%m-%d")
+
+
+def code_version() -> str:
+    """The commit measured, marked when agent_widget/ or js/ differ from it."""
+    git = ["git", "-C", str(ROOT)]
+    try:
+        commit = subprocess.run(
+            [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            [*git, "status", "--porcelain", "agent_widget", "js"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + (" + uncommitted changes" if changed else "")
 
 
 def write_section(title: str, body: str) -> None:

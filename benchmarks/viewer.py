@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
@@ -52,7 +51,7 @@ from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.viewer._transport import action_text, shows_actions
 from benchmarks import report, scenes
 from benchmarks.browser import ProbedPage, chromium
-from benchmarks.results import arguments, publish, today
+from benchmarks.results import arguments, code_version, publish, today
 from tests.e2e.lab import Notebook, Server
 
 TITLE = "Viewer in the browser"
@@ -425,24 +424,6 @@ def measure(plan: Plan, command: str) -> dict[str, Any]:
         "plan": asdict(plan),
         "scenes": [{**{k: getattr(s, k) for k in kept}, "results": s.results} for s in (pong, big)],
     }
-
-
-def code_version() -> str:
-    """The commit measured, marked when agent_widget/ or js/ differ from it."""
-    git = ["git", "-C", str(ROOT)]
-    try:
-        commit = subprocess.run(
-            [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        changed = subprocess.run(
-            [*git, "status", "--porcelain", "agent_widget", "js"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return commit + (" + uncommitted changes" if changed else "")
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ import zlib
 
 import numpy as np
 import pytest
+from test_viewer import unpacked
 
 from agent_widget import CompareViewer, EpisodeViewer, Rollout, load
 from agent_widget.episodes._codec import Part, decode_part
@@ -59,7 +60,9 @@ def cards_of(viewer: dict, name: str) -> list:
 
 
 def info_column(viewer: dict, key: str) -> list:
-    return [v for block in viewer["blocks"] for v in index_of(block)["infos"]["columns"][key]]
+    return [
+        v for block in viewer["blocks"] for v in unpacked(index_of(block)["infos"]["columns"][key])
+    ]
 
 
 def series_of(viewer: dict, name: str) -> np.ndarray:

@@ -6,6 +6,7 @@ them; replies are captured from ``send``. Everything else is the real thing.
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 import zlib
@@ -73,12 +74,17 @@ def decoded(reply: dict, buffers: list) -> dict[int, np.ndarray]:
     return frames
 
 
+def unpacked(column: list | dict) -> list:
+    """An info column's values, as js/frames/info-columns.ts sums up ``{"delta": ...}``."""
+    return list(itertools.accumulate(column["delta"])) if isinstance(column, dict) else column
+
+
 def readouts(buffers: list) -> dict[str, dict]:
     """Position -> {"info"} (and "action" where the kernel sends its text), from a
     chunk message's index, infos rebuilt from their columns as js/frames/info-columns.ts does."""
     table = index(buffers)
     infos = table["infos"]
-    columns = {key: iter(values) for key, values in infos["columns"].items()}
+    columns = {key: iter(unpacked(values)) for key, values in infos["columns"].items()}
     rows = [{key: next(columns[key]) for key in infos["keys"][s]} for s in infos["key_set"]]
     positions = [
         t

@@ -12,6 +12,7 @@ same message shape (see :func:`growth_push`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import operator
 import zlib
@@ -211,11 +212,11 @@ def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: Served
 
     Example:
         >>> class Tiny:
-        ...     num_positions, frames, infos = 2, None, [{"t": 0}, {"t": 1}]
+        ...     num_positions, frames, infos = 2, None, [{"mode": "a"}, {"mode": "b"}]
         ...     def action_text(self, t):
         ...         return None
         >>> json.loads(zlib.decompress(reply_index([0], [], Tiny())))["infos"]["columns"]
-        {'t': [0, 1]}
+        {'mode': ['a', 'b']}
     """
     n = episode.num_positions
     ranges = [range(k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)) for k in chunks]
@@ -239,13 +240,15 @@ def info_columns(infos: Sequence[Mapping[str, Any]]) -> Message:
     "columns": {key: [value, ...]}}``. Position j's info has the keys ``keys[key_set[j]]``,
     in that order, each taking the next value of its column.
 
-    Down a column zlib finds what repeats from step to step (Pong's frame counters,
-    its lives), so a Pong reply's infos compress to ~2 B a position, against ~5 row by row.
+    Down a column zlib finds what repeats from step to step (Pong's lives), and a
+    column of integers goes as ``{"delta": [first, difference, ...]}``, so a counter
+    (Pong's frame numbers, +4 a step) becomes one number repeated: a Pong reply's
+    infos compress to ~0.1 B a position, against ~2 as plain columns and ~5 row by row.
 
     Example:
         >>> columns = info_columns([{"lives": 3, "seed": 7}, {"lives": 3}])
         >>> columns["keys"], columns["key_set"], columns["columns"]
-        ([['lives', 'seed'], ['lives']], [0, 1], {'lives': [3, 3], 'seed': [7]})
+        ([['lives', 'seed'], ['lives']], [0, 1], {'lives': {'delta': [3, 0]}, 'seed': [7]})
     """
     key_sets: dict[tuple[str, ...], int] = {}
     key_set: list[int] = []
@@ -254,7 +257,16 @@ def info_columns(infos: Sequence[Mapping[str, Any]]) -> Message:
         key_set.append(key_sets.setdefault(tuple(info), len(key_sets)))
         for key, value in info.items():
             columns.setdefault(key, []).append(value)
-    return {"keys": [list(keys) for keys in key_sets], "key_set": key_set, "columns": columns}
+    packed = {key: _packed(column) for key, column in columns.items()}
+    return {"keys": [list(keys) for keys in key_sets], "key_set": key_set, "columns": packed}
+
+
+def _packed(column: list[Any]) -> Any:
+    """A column of integers as its first value and differences, else as it is. Within
+    +-2**52, so that every difference is exact in a JavaScript number."""
+    if len(column) < 2 or not all(type(v) is int and abs(v) < 2**52 for v in column):
+        return column
+    return {"delta": [column[0], *(b - a for a, b in itertools.pairwise(column))]}
 
 
 def answer(content: Mapping[str, Any], episode: Served) -> tuple[Message, list[bytes]]:

@@ -20,6 +20,16 @@ describe("infoRows", () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
+  it("sums a column of differences back into its integers", () => {
+    const rows = infoRows({ keys: [["frame", "lives"]], key_set: [0, 0, 0], columns: { frame: { delta: [768, 4, 4] }, lives: [3, 3, 2] } });
+    expect(rows).toEqual([
+      { frame: 768, lives: 3 },
+      { frame: 772, lives: 3 },
+      { frame: 776, lives: 2 },
+    ]);
+    expect(() => infoRows({ keys: [["a"]], key_set: [0], columns: { a: { delta: [0.5] } } })).toThrow("bad difference");
+  });
+
   it("rejects columns that do not add up", () => {
     expect(() => infoRows({ keys: [["a"]], key_set: [0, 0], columns: { a: [1] } })).toThrow('the info column "a" runs out');
     expect(() => infoRows({ keys: [["a"]], key_set: [0], columns: {} })).toThrow('the info column "a" runs out');
