@@ -28,9 +28,10 @@ N = 120
 
 
 class OpenedPage:
-    """A page opened from a file with every network request refused and counted."""
+    """A page opened (from a file: its ``as_uri()``) with every network request refused and
+    counted."""
 
-    def __init__(self, page: Page, path: Path) -> None:
+    def __init__(self, page: Page, url: str) -> None:
         self.page, self.console, self.refused = page, [], []
         page.on("console", lambda message: self.console.append(message.text))
         page.route("**/*", self._route)
@@ -40,7 +41,7 @@ class OpenedPage:
             "document.addEventListener('securitypolicyviolation',"
             " (event) => window.__blocked.push(event.blockedURI));"
         )
-        page.goto(path.as_uri())
+        page.goto(url)
 
     def _route(self, route: Route) -> None:
         if route.request.url.startswith("file://"):
@@ -85,7 +86,7 @@ def synthetic(tmp_path_factory) -> tuple[Path, dict[str, int]]:
 def opened(new_page, synthetic) -> Iterator[tuple[OpenedPage, View, dict[str, int]]]:
     path, digests = synthetic
     page = new_page()
-    opened = OpenedPage(page, path)
+    opened = OpenedPage(page, path.as_uri())
     yield opened, opened.view(), digests
     page.close()
 
@@ -146,7 +147,7 @@ def test_a_recorded_cartpole_episode_with_an_error_card(new_page, tmp_path):
     path = viewer.to_html(tmp_path / "cartpole.html", progress=False)
     page = new_page()
     try:
-        opened = OpenedPage(page, path)
+        opened = OpenedPage(page, path.as_uri())
         view = opened.view()
         view.wait_painted(10)
         assert view.canvas()["sha256"] == rgb_sha256(rollout.frames[10])
@@ -168,7 +169,7 @@ def test_a_comparison_page_moves_every_rollout_on_one_slider(new_page, tmp_path)
     path = compare.to_html(tmp_path / "compare.html", progress=False)
     page = new_page()
     try:
-        opened = OpenedPage(page, path)
+        opened = OpenedPage(page, path.as_uri())
         a_view, b_view = (View(opened, page.locator("div.agent-widget").nth(i)) for i in (0, 1))
         a_view.wait_painted(0)
         page.locator("div.aw-compare").press("ArrowRight")
