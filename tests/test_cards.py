@@ -395,3 +395,20 @@ def test_a_taken_of_none_highlights_nothing():
 def test_bad_bar_annotations_are_errors(attributes, phrase):
     card = card_of(Annotated({"a": 1.0, "b": 2.0}, **attributes))
     assert_error(card, "PanelResultError", phrase)
+
+
+def test_figures_a_panel_leaves_open_are_closed_whatever_it_returns():
+    before = len(plt.get_fignums())
+    step = step_at()
+
+    def axes(step):
+        return plt.subplots()[1]
+
+    def raises_after_plotting(step):
+        plt.subplots()
+        raise ValueError("late")
+
+    assert compute(axes, step).kind == "image"  # an Axes draws as its figure
+    assert compute(raises_after_plotting, step).meta["error"] == "ValueError"
+    assert compute(lambda s: (plt.figure(), "text")[1], step).kind == "text"
+    assert len(plt.get_fignums()) == before

@@ -485,3 +485,63 @@ def test_a_request_left_to_the_worker_is_acknowledged_at_once(runner, outbox):
     runner.request(2, request_id=5)  # both cached now: answered, nothing queued
     assert outbox.queued() == [(4, ["slow", "fast"])]
     assert outbox.answers("slow")[-1] == (2, "text")
+
+
+# A worker that never dies
+
+
+class BrokenMessage(Exception):
+    def __str__(self) -> str:
+        raise RuntimeError("no message for you")
+
+
+def raising(error: BaseException) -> Callable[[Step], object]:
+    def panel(step: Step) -> object:
+        raise error
+
+    return panel
+
+
+@pytest.mark.parametrize(
+    ("error", "name"),
+    [
+        (SystemExit(3), "SystemExit"),
+        (KeyboardInterrupt(), "KeyboardInterrupt"),
+        (GeneratorExit(), "GeneratorExit"),
+        (BrokenMessage(), "BrokenMessage"),
+    ],
+)
+def test_whatever_a_panel_raises_is_its_error_card_and_the_worker_goes_on(
+    runner, outbox, error, name
+):
+    runner.set(Panel("bad", raising(error)))
+    runner.set(Panel("good", text))
+    runner.request(3, ["bad", "good"], request_id=1)
+    outbox.wait_answers("good", 1)
+    [bad] = [m for m in outbox.contents() if m.get("name") == "bad"]
+    assert (bad["kind"], bad["error"]) == ("error", name)
+    if name == "BrokenMessage":
+        assert "could not be shown" in bad["message"]
+    runner.request(4, ["bad", "good"], request_id=2)
+    assert outbox.wait_answers("good", 2)[-1] == (4, "text")
+
+
+def test_a_job_that_fails_in_the_runner_is_answered_and_the_next_one_runs(
+    runner, outbox, monkeypatch, caplog
+):
+    runner.set(Panel("notes", text))
+    finish = runner._finish
+    calls = []
+
+    def failing_once(job, card):
+        calls.append(job.t)
+        if len(calls) == 1:
+            raise RuntimeError("a bug of ours")
+        finish(job, card)
+
+    monkeypatch.setattr(runner, "_finish", failing_once)
+    runner.request(1, ["notes"], request_id=1)
+    assert outbox.wait_answers("notes", 1) == [(1, "error")]
+    assert "a panel job failed" in caplog.text
+    runner.request(2, ["notes"], request_id=2)
+    assert outbox.wait_answers("notes", 2)[-1] == (2, "text")

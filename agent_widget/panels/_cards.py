@@ -12,7 +12,7 @@ result                                     kind       meta / buffers
                                                       see :mod:`agent_widget.panels._heatmap`),
                                                       colormap (256 RGB bytes)
 HxWx3 or HxWx4 uint8 array                 image      width, height, overlay / PNG
-matplotlib ``Figure``                      image      width, height, overlay / PNG (closed)
+matplotlib ``Figure`` (or ``Axes``)         image      width, height, overlay / PNG (closed)
 ``str``                                    text       text (the front end shows it as text)
 ``None``                                   empty      (nothing for this step)
 anything else, or an exception             error      error, message, traceback
@@ -33,10 +33,11 @@ line of text under the bars); they travel in the meta under the same names
 
 from __future__ import annotations
 
+import contextlib
 import io
 import sys
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -49,7 +50,7 @@ from agent_widget.panels._step import Step
 
 ACCEPTED = (
     "a 1-D array or dict[str, float] (bars), a 2-D array (heatmap), an HxWx3 or HxWx4 "
-    "uint8 array (image), a matplotlib Figure, a str (text), or None (nothing to show)"
+    "uint8 array (image), a matplotlib Figure or Axes, a str (text), or None (nothing to show)"
 )
 MAX_TEXT = 100_000  # characters of a text card; more is cut, with a note
 MAX_PIXELS = 4096 * 4096  # of an image or heatmap, to keep a card's size sane
@@ -88,14 +89,32 @@ def compute(fn: Callable[[Step], Any], step: Step, overlay: bool = False) -> Car
         >>> compute(lambda step: 1 / 0, step).meta["error"]
         'ZeroDivisionError'
     """
+    with _closing_new_figures():
+        try:
+            result = fn(step)
+        # Whatever the panel raises (SystemExit, KeyboardInterrupt and GeneratorExit
+        # too) is the user's bug, shown on the card: it must not end the panel worker.
+        except BaseException as error:
+            return error_card(error, user_frames(error.__traceback__))
+        try:
+            return to_card(result, step, overlay)
+        except Exception as error:  # the result could not be shown; our frames would not help
+            return error_card(error, "")
+
+
+@contextlib.contextmanager
+def _closing_new_figures() -> Iterator[None]:
+    """Close the pyplot figures a panel opened and did not return (or opened, then raised),
+    so that figures never pile up whatever the panel does."""
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    before = set(pyplot.get_fignums()) if pyplot is not None else set()
     try:
-        result = fn(step)
-    except Exception as error:  # the user's bug, shown on the card
-        return error_card(error, user_frames(error.__traceback__))
-    try:
-        return to_card(result, step, overlay)
-    except Exception as error:  # the result could not be shown; our frames would not help
-        return error_card(error, "")
+        yield
+    finally:
+        pyplot = sys.modules.get("matplotlib.pyplot")
+        if pyplot is not None:
+            for number in set(pyplot.get_fignums()) - before:
+                pyplot.close(number)
 
 
 def to_card(result: Any, step: Step, overlay: bool = False) -> Card:
@@ -110,6 +129,8 @@ def to_card(result: Any, step: Step, overlay: bool = False) -> Card:
         return _dict_bars(result, step)
     if _is_figure(result):
         return _figure(result, overlay)
+    if _axes_figure(result) is not None:
+        return _figure(_axes_figure(result), overlay)
     if isinstance(result, np.ndarray) or hasattr(result, "__array__"):
         return _array(np.asarray(result), type(result).__name__, step, overlay)
     raise PanelResultError(f"the panel returned {_type_name(result)}; return {ACCEPTED}")
@@ -117,7 +138,10 @@ def to_card(result: Any, step: Step, overlay: bool = False) -> Card:
 
 def error_card(error: BaseException, trace: str) -> Card:
     """An error card: the exception's type and message, and the traceback text, if any."""
-    message = str(error)
+    try:
+        message = str(error)
+    except Exception as broken:  # its __str__ fails: say so rather than lose the card
+        message = f"(its message could not be shown: {type(broken).__name__} in __str__)"
     if len(message) > _MAX_MESSAGE:
         message = message[:_MAX_MESSAGE] + " …"
     meta = {"error": type(error).__name__, "message": message, "traceback": trace}
@@ -272,6 +296,12 @@ def _figure(figure: Any, overlay: bool) -> Card:
 def _is_figure(result: Any) -> bool:
     figure = sys.modules.get("matplotlib.figure")
     return figure is not None and isinstance(result, figure.Figure)
+
+
+def _axes_figure(result: Any) -> Any:
+    """The figure of a matplotlib ``Axes``, else None."""
+    axes = sys.modules.get("matplotlib.axes")
+    return result.figure if axes is not None and isinstance(result, axes.Axes) else None
 
 
 def _check_pixels(shape: tuple[int, ...], what: str) -> None:

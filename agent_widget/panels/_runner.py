@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES, CardCache
-from agent_widget.panels._cards import Card, compute
+from agent_widget.panels._cards import Card, compute, error_card
 from agent_widget.panels._registry import Panel
 from agent_widget.panels._step import Step
 
@@ -225,15 +225,28 @@ class PanelRunner:
         self._lock.notify_all()
 
     def _work(self) -> None:
-        while True:
+        try:
+            while True:
+                with self._lock:
+                    job = self._next_job()
+                if job is None:
+                    return
+                try:
+                    card = job.card if job.card is not None else self._call(job.entry.panel, job.t)
+                    self._finish(job, card)
+                except Exception as error:  # ours, not the panel's (those are cards): answer
+                    _log.exception("agent-widget: a panel job failed")
+                    if job.asked:
+                        panel, version = job.entry.panel.name, job.entry.version
+                        card = error_card(error, "")
+                        self._deliver(*card_message(panel, version, job.t, card, job.request_id))
+        finally:
+            # However this thread ends, work left queued gets a worker of its own.
             with self._lock:
-                job = self._next_job()
-            if job is None:
-                return
-            card = job.card
-            if card is None:
-                card = self._call(job.entry.panel, job.t)
-            self._finish(job, card)
+                if self._thread is threading.current_thread():
+                    self._thread = None
+                if self._wanted:
+                    self._wake()
 
     def _call(self, panel: Panel, t: int) -> Card:
         with self._call_lock:
