@@ -242,3 +242,9 @@ def test_no_rollouts_or_other_values_are_errors():
         CompareViewer([])
     with pytest.raises(TypeError, match="B: expected a Rollout, got ndarray"):
         CompareViewer({"A": episode([0]), "B": np.zeros(3)})
+
+
+def test_a_front_end_cannot_rewrite_the_comparison():
+    compare = CompareViewer({"a": episode([0, 1, 1]), "b": episode([0, 2])})
+    compare.set_state({"labels": ["x"], "length": 10**9, "step": 2})
+    assert (compare.labels, compare.length, compare.step) == (["a", "b"], 4, 2)

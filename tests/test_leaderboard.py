@@ -98,3 +98,11 @@ def test_displaying_a_library_shows_its_leaderboard(lib):
     data, _ = lib._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in data
     assert isinstance(lib.leaderboard(), Leaderboard)
+
+
+def test_a_front_end_cannot_rewrite_the_rows(lib):
+    board = Leaderboard(lib)
+    rows = board.rows
+    board.set_state({"rows": [], "selected": [rows[0]["id"]]})
+    assert board.rows == rows
+    assert board.selected == [rows[0]["id"]]

@@ -312,6 +312,7 @@ def test_a_chunk_past_the_end_gets_an_error_reply(monkeypatch):
         ({"type": "chunks", "id": 1, "chunks": "0"}, "'chunks' must be a list"),
         ({"type": "chunks", "id": 1, "chunks": [0.5]}, "is not an integer"),
         ({"type": "chunks", "id": 1, "chunks": [-1]}, "out of range"),
+        ({"type": "chunks", "id": 1, "chunks": [0] * 100_000}, "at most 256 a request"),
         ({"type": "frames", "id": 1}, "unknown message type 'frames'"),
         ({"type": "chunks", "chunks": [0]}, "no integer 'id'"),
         (["not", "a", "dict"], "no integer 'id'"),
@@ -777,3 +778,21 @@ def test_the_state_carries_the_first_chunks_within_embed_bytes():
     assert EpisodeViewer(frames, embed_bytes=0).embedded == []
     with pytest.raises(ValueError, match="embed_bytes must be >= 0"):
         EpisodeViewer(frames, embed_bytes=-1)
+
+
+def test_a_chunk_asked_for_twice_in_a_request_is_sent_once(monkeypatch):
+    viewer = EpisodeViewer(random_frames(40))
+    [(reply, buffers)] = exchange(
+        viewer, {"type": "chunks", "id": 5, "chunks": [1, 0, 1, 1]}, monkeypatch
+    )
+    assert index(buffers)["chunks"] == [1, 0]
+
+
+def test_a_front_end_cannot_set_the_traits_the_kernel_owns(caplog):
+    viewer = EpisodeViewer(random_frames(40))
+    panels = viewer.panels
+    viewer.set_state({"length": 10**9, "panels": [{"name": "x"}], "step": 12, "fps": 5.0})
+    assert (viewer.length, viewer.panels, viewer.step, viewer.fps) == (40, panels, 12, 5.0)
+    assert "tried to set read-only ['length', 'panels']" in caplog.text
+    viewer.set_state({"step": 10**8})
+    assert viewer.step == 39  # clamped, as ever

@@ -24,6 +24,7 @@ from agent_widget.compare._divergence import first_divergence
 from agent_widget.episodes import Rollout
 from agent_widget.panels import PanelDecorator, Step
 from agent_widget.viewer import EpisodeViewer
+from agent_widget.viewer._kernel_owned import KernelOwnedTraits
 from agent_widget.viewer._page import DEFAULT_MAX_BYTES, Export, page_state, render, written
 from agent_widget.viewer._playback import PlaybackChecks
 
@@ -44,7 +45,7 @@ _PAGE_TRAITS = (
 )
 
 
-class CompareViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
+class CompareViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget.AnyWidget):
     """Step through several rollouts of one env together: one slider, one playback.
 
     Args:

@@ -20,6 +20,7 @@ from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.compare import CompareViewer
 from agent_widget.viewer import EpisodeViewer
+from agent_widget.viewer._kernel_owned import KernelOwnedTraits
 
 if TYPE_CHECKING:  # the library imports this module when it is displayed
     from agent_widget.library._run_library import RunLibrary
@@ -27,7 +28,7 @@ if TYPE_CHECKING:  # the library imports this module when it is displayed
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 
 
-class Leaderboard(anywidget.AnyWidget):
+class Leaderboard(KernelOwnedTraits, anywidget.AnyWidget):
     """The runs of a :class:`RunLibrary` as a sortable, filterable table.
 
     Args:

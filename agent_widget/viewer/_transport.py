@@ -30,6 +30,8 @@ Message = dict[str, Any]
 # not flood the websocket (the chunks left out are fetched on demand later).
 PUSH_CHUNKS = 4
 PUSH_BYTES = 4 * 2**20
+# Chunks one request may ask for (js/frames/source.ts asks for 32 at most).
+MAX_REQUEST_CHUNKS = 256
 
 
 class Served(Protocol):
@@ -319,10 +321,17 @@ def _integer(content: Mapping[str, Any], key: str) -> int:
 
 
 def _chunk_indices(chunks: Any, num_positions: int) -> list[int]:
+    """The distinct chunks a request asks for, in order; at most ``MAX_REQUEST_CHUNKS``
+    (the front end asks for 32 at most), so no message can make the kernel build a
+    reply of the whole episode, or of one chunk many times over."""
     num_chunks = -(-num_positions // CHUNK_SIZE)
     if not isinstance(chunks, list):
         raise ValueError(f"'chunks' must be a list of chunk indices, got {chunks!r:.200}")
-    indices = []
+    if len(chunks) > MAX_REQUEST_CHUNKS:
+        raise ValueError(
+            f"the request asks for {len(chunks)} chunks; at most {MAX_REQUEST_CHUNKS} a request"
+        )
+    indices: list[int] = []
     for k in chunks:
         try:
             index = operator.index(k)
@@ -333,5 +342,6 @@ def _chunk_indices(chunks: Any, num_positions: int) -> list[int]:
                 f"chunk {k!r} is out of range: the episode has {num_chunks} chunks "
                 f"({num_positions} positions)"
             )
-        indices.append(index)
+        if index not in indices:
+            indices.append(index)
     return indices

@@ -24,6 +24,7 @@ from agent_widget.panels import Panel, PanelDecorator, Step, registered
 from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES
 from agent_widget.panels._runner import PanelRunner
 from agent_widget.viewer._episode import ServedEpisode, positions
+from agent_widget.viewer._kernel_owned import KernelOwnedTraits
 from agent_widget.viewer._page import (
     DEFAULT_EMBED_BYTES,
     DEFAULT_MAX_BYTES,
@@ -45,7 +46,7 @@ _STATIC = pathlib.Path(__file__).parent.parent / "static"
 _SYNC_INTERVAL = 0.1
 
 
-class EpisodeViewer(PanelDecorator, PlaybackChecks, anywidget.AnyWidget):
+class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget.AnyWidget):
     """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
 
     Args:
