@@ -785,6 +785,7 @@ def test_a_chunk_asked_for_twice_in_a_request_is_sent_once(monkeypatch):
     [(reply, buffers)] = exchange(
         viewer, {"type": "chunks", "id": 5, "chunks": [1, 0, 1, 1]}, monkeypatch
     )
+    assert reply == {"type": "chunks", "id": 5}
     assert index(buffers)["chunks"] == [1, 0]
 
 
