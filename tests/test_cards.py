@@ -412,3 +412,11 @@ def test_figures_a_panel_leaves_open_are_closed_whatever_it_returns():
     assert compute(raises_after_plotting, step).meta["error"] == "ValueError"
     assert compute(lambda s: (plt.figure(), "text")[1], step).kind == "text"
     assert len(plt.get_fignums()) == before
+
+
+def test_a_result_too_big_for_bars_is_an_error_card():
+    card = compute(lambda step: np.zeros(20_000_000, np.float32), step_at())
+    assert (card.kind, card.meta["error"]) == ("error", "PanelResultError")
+    assert "20,000,000 values; bars show at most 10,000" in card.meta["message"]
+    big = compute(lambda step: {str(i): 1.0 for i in range(10_001)}, step_at())
+    assert "10,001 values" in big.meta["message"]

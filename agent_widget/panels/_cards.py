@@ -54,6 +54,7 @@ ACCEPTED = (
 )
 MAX_TEXT = 100_000  # characters of a text card; more is cut, with a note
 MAX_PIXELS = 4096 * 4096  # of an image or heatmap, to keep a card's size sane
+MAX_BARS = 10_000  # of a bars card: more are no longer readable as bars
 TRACEBACK_FRAMES = 5  # of the user's code, most recent last
 _MAX_MESSAGE = 2_000
 # Speed over size: images are encoded per step while the user scrubs.
@@ -165,6 +166,7 @@ def _array(array: np.ndarray, what: str, step: Step, overlay: bool) -> Card:
         message = f"the panel returned {what} of dtype {array.dtype}; return {ACCEPTED}"
         raise PanelResultError(message)
     if array.ndim == 1:
+        _check_bars(len(array), what)
         return _bars(array, _array_labels(len(array), step), _action_highlight(len(array), step))
     if array.ndim == 2:
         _check_pixels(array.shape, what)
@@ -196,6 +198,7 @@ def _bars(values: np.ndarray, labels: list[str], highlight: int | None) -> Card:
 
 
 def _dict_bars(result: Mapping[Any, Any], step: Step) -> Card:
+    _check_bars(len(result), "a dict")
     labels = [str(key) for key in result]
     numbers = []
     for label, value in zip(labels, result.values(), strict=True):
@@ -302,6 +305,14 @@ def _axes_figure(result: Any) -> Any:
     """The figure of a matplotlib ``Axes``, else None."""
     axes = sys.modules.get("matplotlib.axes")
     return result.figure if axes is not None and isinstance(result, axes.Axes) else None
+
+
+def _check_bars(count: int, what: str) -> None:
+    if count > MAX_BARS:
+        raise PanelResultError(
+            f"the panel returned {what} of {count:,} values; bars show at most {MAX_BARS:,} "
+            "(a 2-D array draws as a heatmap)"
+        )
 
 
 def _check_pixels(shape: tuple[int, ...], what: str) -> None:
