@@ -278,6 +278,8 @@ def test_broken_runs_are_reported_and_skipped_without_hiding_the_others(lib):
     [
         ({"format": "other"}, "not an agent-widget.run file"),
         ({"version": 99}, "version 99 is newer"),
+        ({"version": "2"}, "no format version (1 to 1): '2'"),
+        ({"version": -5}, "no format version (1 to 1): -5"),
         ({"env_id": ""}, "'env_id' is missing"),
         ({"params": [1]}, "'params' is missing or not an object"),
         ({"episodes": [{"file": "../../etc/passwd", "return": 0, "steps": 0}]}, "'file' must be"),
@@ -295,6 +297,30 @@ def test_a_malformed_run_json_is_reported_with_its_problem(lib, change, problem)
     assert error.path == run.path
     assert problem in error.message
     assert str(run.path / "run.json") in error.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 100_000 + "]" * 100_000, '{"format": "agent-widget.run", "v": ' + "9" * 5000 + "}"],
+)
+def test_a_run_json_nested_too_deep_or_with_a_huge_number_hides_no_other_run(lib, text):
+    lib.add(episode([1.0]), run="good")
+    bad = lib.add(episode([1.0]), run="bad")
+    (bad.path / "run.json").write_text(text)
+    with pytest.warns(UserWarning, match=r"1 run\(s\) in .* skipped"):
+        assert [row["run"] for row in lib.table()] == ["good"]
+    (error,) = lib.errors
+    assert "run.json: not valid JSON" in error.message
+
+
+def test_params_nested_too_deep_are_a_clear_error(lib):
+    params: dict = {}
+    inner = params
+    for _ in range(100_000):
+        inner["x"] = {}
+        inner = inner["x"]
+    with pytest.raises(ValueError, match="params are nested too deeply"):
+        lib.add(episode([1.0]), run="deep", params=params)
 
 
 # ------------------------------------------------------------------------ concurrency

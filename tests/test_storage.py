@@ -731,3 +731,33 @@ def test_pong_frames_round_trip_in_under_300_bytes_each(tmp_path):
     for t in (0, 17, 150):
         np.testing.assert_array_equal(loaded.frames[t], frames[t])
         np.testing.assert_array_equal(loaded.observations[t], observations[t])
+
+
+def test_a_folder_or_a_fifo_is_refused_without_reading_it(tmp_path):
+    (tmp_path / "folder.rollout").mkdir()
+    with pytest.raises(RolloutFileError, match=r"folder.rollout: a folder, not a .rollout file"):
+        load(tmp_path / "folder.rollout")
+    os.mkfifo(tmp_path / "pipe.rollout")  # opening it to read would wait for a writer
+    with pytest.raises(RolloutFileError, match=r"pipe.rollout: not a regular file"):
+        load(tmp_path / "pipe.rollout")
+
+
+@pytest.mark.parametrize("version", ["2", -5, 0, True, None, 2.0])
+def test_a_version_that_is_not_a_positive_integer_is_refused(saved, version):
+    _, path = saved
+    with zipfile.ZipFile(path) as archive:
+        meta = json.loads(archive.read("meta.json"))
+    rewrite(path, meta_json=json.dumps({**meta, "version": version}).encode())
+    with pytest.raises(RolloutFileError, match=r"meta.json has no format version \(1 to 2\)"):
+        load(path)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 100_000 + "]" * 100_000, '{"format": "agent-widget.rollout", "x": ' + "9" * 5000 + "}"],
+)
+def test_meta_json_nested_too_deep_or_with_a_huge_number_is_a_clear_error(saved, text):
+    _, path = saved
+    rewrite(path, meta_json=text.encode())
+    with pytest.raises(RolloutFileError, match=r"episode.rollout: meta.json is not valid JSON"):
+        load(path)

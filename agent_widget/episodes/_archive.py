@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import stat
 import struct
 import threading
 import warnings
@@ -39,6 +40,11 @@ class _Source:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # Checked before opening: opening a FIFO to read waits for a writer, forever.
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
+            raise RolloutFileError(f"{path}: {kind}, not a .rollout file")
         self._fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
         weakref.finalize(self, os.close, self._fd)
         self.size = os.fstat(self._fd).st_size

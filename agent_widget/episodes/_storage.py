@@ -321,14 +321,20 @@ def _read_meta(archive: Archive) -> dict[str, Any]:
         raise archive.error("not a .rollout file: it is a zip archive without meta.json")
     try:
         meta = json.loads(archive.read(_META, _MAX_META_BYTES))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise archive.error(f"meta.json is not valid JSON ({error})") from None
+    # ValueError: not UTF-8, not JSON, an integer of thousands of digits; RecursionError:
+    # arrays nested thousands deep.
+    except (ValueError, RecursionError) as error:
+        raise archive.error(
+            f"meta.json is not valid JSON ({type(error).__name__}: {error!s:.200})"
+        ) from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise archive.error(f"meta.json does not describe an {FORMAT} file")
     version = meta.get("version")
-    if not isinstance(version, int) or version > VERSION:
+    if type(version) is not int or version < 1:
+        raise archive.error(f"meta.json has no format version (1 to {VERSION}): {version!r:.50}")
+    if version > VERSION:
         raise archive.error(
-            f"format version {version!r} is newer than this agent-widget reads ({VERSION}); "
+            f"format version {version} is newer than this agent-widget reads ({VERSION}); "
             "upgrade agent-widget"
         )
     steps = _field(archive, meta, "num_steps", int)

@@ -213,7 +213,7 @@ class StoredInfos(Sequence[dict[str, Any]]):
             inflater = zlib.decompressobj()
             text = inflater.decompress(payload, _MAX_INFO_CHUNK_BYTES)
             infos = json.loads(text) if inflater.eof else None
-        except (zlib.error, UnicodeDecodeError, json.JSONDecodeError):
+        except (zlib.error, ValueError, RecursionError):  # not JSON, or nested too deep
             infos = None
         if not (
             isinstance(infos, list)

@@ -213,13 +213,17 @@ def read_run(folder: Path, run_id: str) -> Run:
         raise ValueError(f"{where}: implausibly large (over {_MAX_RUN_FILE_BYTES} bytes)")
     try:
         meta = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{where}: not valid JSON ({error})") from None
+    # ValueError: not UTF-8, not JSON, an integer of thousands of digits; RecursionError:
+    # arrays nested thousands deep. Either way this run is listed apart, the others shown.
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"{where}: not valid JSON ({type(error).__name__}: {error})") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"{where}: not an {FORMAT} file ('format' is missing or different)")
     version = meta.get("version")
-    if not _is_int(version) or version > VERSION:
-        raise ValueError(f"{where}: version {version!r} is newer than this agent-widget reads")
+    if not _is_int(version) or version < 1:
+        raise ValueError(f"{where}: no format version (1 to {VERSION}): {version!r:.50}")
+    if version > VERSION:
+        raise ValueError(f"{where}: version {version} is newer than this agent-widget reads")
     for key in ("env_id", "algorithm", "run", "created"):
         if not isinstance(meta.get(key), str) or not meta[key]:
             raise ValueError(f"{where}: {key!r} is missing or not a non-empty string")

@@ -294,3 +294,5 @@ def _jsonable_params(params: dict[str, Any] | None) -> dict[str, Any]:
         return json.loads(json.dumps(params, default=plain, allow_nan=False))
     except (TypeError, ValueError) as error:
         raise ValueError(f"params must be JSON-able: {error}") from None
+    except RecursionError:
+        raise ValueError("params are nested too deeply to store (or contain themselves)") from None
