@@ -401,3 +401,13 @@ def test_two_processes_writing_at_once_lose_and_corrupt_nothing(lib):
         assert sorted(float(e.rewards.sum()) for e in lib.open(run)) == expected  # files read
         assert [n for n in os.listdir(run.path) if n.startswith(".")] == []
     assert [n for n in os.listdir(runs[0].path.parent) if n.startswith(".")] == []
+
+
+def test_long_names_work_up_to_what_a_file_system_takes_and_then_say_so(lib):
+    japanese = ("日本語" * 10)[:28]  # 28 characters, 252 bytes once percent-encoded
+    assert lib.add(episode([1.0]), run=japanese).run == japanese
+    with pytest.raises(ValueError, match=r"folder name of 261 bytes .* at most 255"):
+        lib.add(episode([1.0]), run=japanese + "日")
+    with pytest.raises(ValueError, match=r"folder name of 300 bytes"):
+        lib.add(episode([1.0]), run="r" * 300)
+    assert [r.run for r in lib.runs()] == [japanese]

@@ -761,3 +761,12 @@ def test_meta_json_nested_too_deep_or_with_a_huge_number_is_a_clear_error(saved,
     rewrite(path, meta_json=text.encode())
     with pytest.raises(RolloutFileError, match=r"episode.rollout: meta.json is not valid JSON"):
         load(path)
+
+
+def test_a_name_as_long_as_a_file_system_takes_saves_and_a_longer_one_is_refused(tmp_path):
+    rollout = make_rollout()
+    name = "e" * (255 - len(".rollout")) + ".rollout"
+    assert load(rollout.save(tmp_path / name)).num_steps == rollout.num_steps
+    with pytest.raises(ValueError, match=r"is 300 bytes in UTF-8; file systems take at most 255"):
+        rollout.save(tmp_path / ("e" * 292 + ".rollout"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [name]

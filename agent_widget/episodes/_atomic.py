@@ -15,10 +15,29 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
+# File systems take names of at most 255 bytes (ext4, APFS, NTFS's 255 UTF-16 units).
+MAX_NAME_BYTES = 255
 
-def temporary_name(path: Path) -> Path:
-    """A hidden, unique name beside ``path`` (same folder, so the rename is atomic)."""
-    return path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+
+def checked_name(name: str) -> str:
+    """``name`` if a file system takes it, else a ValueError saying why, before any write."""
+    size = len(name.encode("utf-8", "surrogateescape"))
+    if size > MAX_NAME_BYTES:
+        raise ValueError(
+            f"the name {name[:40]!r}... is {size} bytes in UTF-8; file systems take at most "
+            f"{MAX_NAME_BYTES}: choose a shorter one"
+        )
+    return name
+
+
+def temporary_name(path: Path, extension: str = "") -> Path:
+    """A hidden, unique name beside ``path`` (same folder, so the rename is atomic),
+    ending in ``extension``. It starts with as much of ``path``'s name as fits, so a
+    long name still has one."""
+    suffix = f".{secrets.token_hex(4)}.tmp{extension}"
+    room = MAX_NAME_BYTES - 1 - len(suffix.encode("utf-8", "surrogateescape"))
+    stem = path.name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
+    return path.with_name(f".{stem}{suffix}")
 
 
 @contextmanager
@@ -30,8 +49,8 @@ def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
     the extension it picks its format by). The file is created at once, so a folder
     that cannot be written fails before any work is done.
     """
-    tmp = temporary_name(path)
-    tmp = tmp.with_name(tmp.name + suffix)
+    checked_name(path.name)
+    tmp = temporary_name(path, suffix)
     try:
         with open(tmp, "xb"):
             pass

@@ -21,6 +21,7 @@ from urllib.parse import quote
 import numpy as np
 
 from agent_widget.episodes import Rollout, load
+from agent_widget.episodes._atomic import checked_name
 from agent_widget.library._run_file import ROW_COLUMNS, Run, read_run
 from agent_widget.library._run_writer import write_run
 
@@ -256,7 +257,14 @@ def _folder_name(name: str) -> str:
     if not isinstance(name, str) or not name:
         raise ValueError(f"names of envs, algorithms and runs must be non-empty strings: {name!r}")
     encoded = quote(name, safe=_SAFE)
-    return "%2E" + encoded[1:] if encoded.startswith(".") else encoded
+    folder = "%2E" + encoded[1:] if encoded.startswith(".") else encoded
+    try:
+        return checked_name(folder)
+    except ValueError:
+        raise ValueError(
+            f"the name {name[:40]!r}... makes a folder name of {len(folder)} bytes (it is "
+            "percent-encoded); file systems take at most 255: choose a shorter one"
+        ) from None
 
 
 def _from_metadata(rollouts: Sequence[Rollout], key: str) -> str:
