@@ -16,7 +16,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from episodes import frame_digests, synthetic_episode, synthetic_frames
+from episodes import SCRIPT_NOTE, frame_digests, synthetic_episode, synthetic_frames
 from lab import View, rgb_sha256
 from playwright.sync_api import Page, Route
 
@@ -184,6 +184,46 @@ def test_a_comparison_page_moves_every_rollout_on_one_slider(new_page, tmp_path)
         b_view.wait_painted(39)  # b ended at 39 and holds its last frame
         assert b_view.canvas()["sha256"] == rgb_sha256(frames[::-1][39])
         assert a_view.wait_card("notes", 50, "text")["step"] == "50"
+        assert opened.requests() == []
+    finally:
+        page.close()
+
+
+class Captioned(dict):
+    """Bars whose labels and caption are hostile markup."""
+
+    caption = SCRIPT_NOTE
+
+
+def test_no_card_turns_a_string_into_markup(new_page, tmp_path):
+    """Text, error message, traceback, bar labels, caption and panel name all carry a
+    script and an image with an onerror handler; each must show as text."""
+    viewer = EpisodeViewer(synthetic_episode(20))
+
+    def error(step):
+        raise ValueError(SCRIPT_NOTE)
+
+    viewer.add_panel(SCRIPT_NOTE, lambda step: SCRIPT_NOTE)
+    viewer.add_panel("error", error)
+    viewer.add_panel("bars", lambda step: Captioned({SCRIPT_NOTE: 1.0, "b": 2.0}))
+    path = viewer.to_html(tmp_path / "hostile.html", progress=False)
+    page = new_page()
+    try:
+        opened = OpenedPage(page, path.as_uri())
+        view = opened.view()
+        view.wait_painted(0)
+        for name, kind in ((SCRIPT_NOTE, "text"), ("error", "error"), ("bars", "bars")):
+            view.wait_card(name, 0, kind)
+        cards = view.root.locator("div.aw-card")
+        assert cards.locator("img, script").count() == 0
+        texts = view.root.locator("div.aw-cards").inner_text()
+        assert texts.count(SCRIPT_NOTE) >= 3  # the name, the text, the error message
+        assert "ValueError" in view.card("error").inner_text()
+        caption = view.card("bars").inner_text()
+        assert SCRIPT_NOTE in caption
+        labels = view.card("bars").locator("canvas").count()
+        assert labels >= 1  # bar labels are drawn on a canvas, as pixels
+        assert page.evaluate("window.__awInjected") is None
         assert opened.requests() == []
     finally:
         page.close()
