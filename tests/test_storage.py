@@ -5,6 +5,7 @@ import json
 import os
 import pickle
 import struct
+import tracemalloc
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 
@@ -770,3 +771,24 @@ def test_a_name_as_long_as_a_file_system_takes_saves_and_a_longer_one_is_refused
     with pytest.raises(ValueError, match=r"is 300 bytes in UTF-8; file systems take at most 255"):
         rollout.save(tmp_path / ("e" * 292 + ".rollout"))
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]
+
+
+def test_a_small_file_of_huge_frames_is_read_in_bounded_memory(tmp_path):
+    """16 black 2896x2896 frames (24 MB each) store in a few KB; reading the last one, or
+    them all in order, must hold a few frames at a time, not the 400 MB part."""
+    frame_bytes = 2896 * 2896 * 3
+    black = np.broadcast_to(np.zeros((1, 2896, 2896, 3), np.uint8), (16, 2896, 2896, 3))
+    path = Rollout.from_arrays(frames=black).save(tmp_path / "huge.rollout")
+    assert path.stat().st_size < 200_000
+    stored = load(path)
+    tracemalloc.start()
+    try:
+        assert not stored.frames[15].any()
+        reading_one = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        assert sum(1 for frame in stored.frames) == 16
+        reading_all = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert reading_one < 6 * frame_bytes, reading_one
+    assert reading_all < 6 * frame_bytes, reading_all

@@ -26,6 +26,7 @@ from agent_widget.episodes._codec import (
     Part,
     RunEncoder,
     chunk_count,
+    decode_frame,
     decode_part,
 )
 
@@ -41,6 +42,11 @@ from agent_widget.episodes._codec import (
 # instead (2 MiB) left frames of over 2 MiB one to a part, stored whole however little
 # they changed.
 CHANGE_BYTES = 320 * 2**10
+# Decoded frames held at once beyond the one asked for: reading a part in order decodes
+# it once (a Pong part is 1.6 MB), but a part of huge frames (16 of 4600x4600 zeros
+# compress to a few KB) is read a frame at a time, so a small file cannot make a
+# reader hold gigabytes.
+DECODED_BYTES = 64 * 2**20
 
 
 def normalize_frame(frame: Any, t: int) -> np.ndarray:
@@ -126,10 +132,22 @@ class Frames(ABC):
     def __iter__(self) -> Iterator[np.ndarray]:
         for k in range(self.num_chunks):
             for part in self.chunk(k):
-                yield from self._decode(part)
+                yield from self._part_frames(part)
 
-    def _decode(self, part: Part, stop: int | None = None) -> np.ndarray:
-        """:func:`decode_part`; subclasses may say more about where a failure comes from."""
+    def _part_frames(self, part: Part) -> Iterator[np.ndarray]:
+        """The frames of ``part`` in order: decoded together, or one at a time when they
+        would pass :data:`DECODED_BYTES` together."""
+        if part.count * part.height * part.width * 3 <= DECODED_BYTES:
+            yield from self._decode(part)
+        else:
+            for i in range(part.count):
+                yield self._decode(part, i + 1, last_only=True)[0]
+
+    def _decode(self, part: Part, stop: int | None = None, last_only: bool = False) -> np.ndarray:
+        """The first ``stop`` frames of ``part`` (:func:`decode_part`), or only the last of them;
+        subclasses may say more about where a failure comes from."""
+        if last_only:
+            return decode_frame(part, (part.count if stop is None else stop) - 1)[None]
         return decode_part(part, stop)
 
     @property
@@ -149,34 +167,44 @@ class DecodedPart:
 
     A frame costs decoding its part up to that frame; reading on past the frames held
     decodes the rest of the part at once, so frames read in order cost about one
-    inflate of each part. One part is kept, which bounds the memory. The cache is
+    inflate of each part. One part is kept, and at most :data:`DECODED_BYTES` of it
+    (past that, the frame asked for alone), which bounds the memory. The cache is
     replaced whole, never updated in place, so threads sharing it never see it half-written.
     """
 
     def __init__(self) -> None:
-        self._decoded: tuple[int, np.ndarray] | None = None  # (the part's key, its first frames)
+        # (the part's key, the index of the first frame held, the frames held)
+        self._decoded: tuple[int, int, np.ndarray] | None = None
 
     @property
     def nbytes(self) -> int:
         decoded = self._decoded
-        return 0 if decoded is None else decoded[1].nbytes
+        return 0 if decoded is None else decoded[2].nbytes
 
     def frame(
         self,
         key: int,
         i: int,
         part: Callable[[], Part],
-        decode: Callable[[Part, int], np.ndarray],
+        decode: Callable[..., np.ndarray],
     ) -> np.ndarray:
-        """Frame ``i`` (read-only) of the part named ``key``; ``part()`` gives it when not held."""
+        """Frame ``i`` (read-only) of the part named ``key``; ``part()`` gives it when not
+        held, ``decode(part, stop, last_only=...)`` decodes it."""
         decoded = self._decoded
-        if decoded is None or decoded[0] != key or i >= len(decoded[1]):
+        if decoded is None or decoded[0] != key or not 0 <= i - decoded[1] < len(decoded[2]):
             whole = part()
-            stop = whole.count if decoded is not None and decoded[0] == key else i + 1
-            frames = decode(whole, stop)
+            frame_bytes = whole.height * whole.width * 3
+            if (i + 1) * frame_bytes > DECODED_BYTES:
+                first, frames = i, decode(whole, i + 1, last_only=True)
+            else:
+                ahead = decoded is not None and decoded[0] == key  # reading on: the rest too
+                stop = (
+                    whole.count if ahead and whole.count * frame_bytes <= DECODED_BYTES else i + 1
+                )
+                first, frames = 0, decode(whole, stop)
             frames.flags.writeable = False
-            decoded = self._decoded = (key, frames)
-        return decoded[1][i]
+            decoded = self._decoded = (key, first, frames)
+        return decoded[2][i - decoded[1]]
 
 
 def encode_chunk(

@@ -34,7 +34,6 @@ from agent_widget.episodes._codec import (
     MAX_FRAME_BYTES,
     Part,
     chunk_count,
-    decode_part,
     decode_rows,
 )
 from agent_widget.episodes._frames import DecodedPart, Frames, encode_chunk, position
@@ -75,7 +74,7 @@ class StoredFrames(Frames):
 
     def __iter__(self) -> Iterator[np.ndarray]:
         for row in self._rows:  # parts as stored: reading a version-1 file re-encodes nothing
-            yield from self._decode(self._part(row))
+            yield from self._part_frames(self._part(row))
 
     def _encode_chunk(self, k: int) -> list[Part]:
         rows = self._rows[self._bounds[k] : self._bounds[k + 1]]
@@ -83,7 +82,7 @@ class StoredFrames(Frames):
             return [self._part(row) for row in rows]
         transcoded = self._transcoded
         if transcoded is None or transcoded[0] != k:
-            frames = (frame for row in rows for frame in self._decode(self._part(row)))
+            frames = (frame for row in rows for frame in self._part_frames(self._part(row)))
             transcoded = self._transcoded = (k, encode_chunk(frames, int(rows[0, START])))
         return transcoded[1]
 
@@ -94,10 +93,10 @@ class StoredFrames(Frames):
         payload = self._index.payload(row, f"frame chunk {int(row[CHUNK])}")
         return Part(start, count, height, width, ENCODINGS[encoding], payload)
 
-    def _decode(self, part: Part, stop: int | None = None) -> np.ndarray:
+    def _decode(self, part: Part, stop: int | None = None, last_only: bool = False) -> np.ndarray:
         """Decoding errors name the file and the chunk."""
         try:
-            return decode_part(part, stop)
+            return super()._decode(part, stop, last_only)
         except ValueError as error:
             chunk = part.start // CHUNK_SIZE
             raise self._index.archive.error(f"frame chunk {chunk}: {error}") from None
