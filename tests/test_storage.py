@@ -792,3 +792,24 @@ def test_a_small_file_of_huge_frames_is_read_in_bounded_memory(tmp_path):
         tracemalloc.stop()
     assert reading_one < 6 * frame_bytes, reading_one
     assert reading_all < 6 * frame_bytes, reading_all
+
+
+def test_infos_over_their_bound_are_refused_when_saved_and_when_read(tmp_path, monkeypatch):
+    big = "0" * (2 * 2**20)  # 2 MiB of JSON a position: over the 1 MiB bound
+    rollout = Rollout.from_arrays(observations=np.zeros((4, 1)), infos=[{"log": big}] * 4)
+    with pytest.raises(ValueError, match=r"infos of positions 0..3: 8,388,6\d\d bytes of JSON"):
+        rollout.save(tmp_path / "refused.rollout")
+    assert list(tmp_path.iterdir()) == []
+    # As a hostile writer would: the file is written past the bound, then read back.
+    monkeypatch.setattr("agent_widget.episodes._storage.MAX_INFO_BYTES", 2**30)
+    path = rollout.save(tmp_path / "bomb.rollout")
+    assert path.stat().st_size < 100_000
+    loaded = load(path)
+    tracemalloc.start()
+    try:
+        with pytest.raises(RolloutFileError, match=r"infos of chunk 0 are malformed"):
+            loaded.infos[0]
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20, peak  # inflated to the bound (4 MiB), never to 8

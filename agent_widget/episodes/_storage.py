@@ -80,7 +80,7 @@ from agent_widget.episodes._codec import CHUNK_SIZE, Part, chunk_count, encode_r
 from agent_widget.episodes._codec import ENCODINGS as FRAME_ENCODINGS
 from agent_widget.episodes._frames import Frames
 from agent_widget.episodes._rollout import Rollout
-from agent_widget.episodes._stored import StoredArray, StoredFrames, StoredInfos
+from agent_widget.episodes._stored import MAX_INFO_BYTES, StoredArray, StoredFrames, StoredInfos
 
 __all__ = ["RolloutFileError", "load", "save"]
 
@@ -243,8 +243,14 @@ def _add_chunk(writer: _Writer, rollout: Rollout, k: int, chunked: dict[int, Any
         rows = np.ascontiguousarray(value[start:stop]).reshape(stop - start, -1).view(np.uint8)
         writer.payload(encode_rows(rows), stream, (start, stop - start), ZLIB_RUNS)
     infos = [rollout.infos[t] for t in range(start, stop)] if rollout.infos is not None else []
-    text = _json_text(infos, f"the infos of positions {start}..{stop - 1}")
-    writer.payload(zlib.compress(text.encode(), 6), INFOS, (start, stop - start), ZLIB_JSON)
+    text = _json_text(infos, f"the infos of positions {start}..{stop - 1}").encode()
+    if len(text) > (stop - start) * MAX_INFO_BYTES:
+        raise ValueError(
+            f"cannot save the infos of positions {start}..{stop - 1}: {len(text):,} bytes of "
+            f"JSON, over {MAX_INFO_BYTES:,} a position; keep infos small (per-step arrays "
+            "belong in extras)"
+        )
+    writer.payload(zlib.compress(text, 6), INFOS, (start, stop - start), ZLIB_JSON)
 
 
 def _checked_parts(frames: Frames, k: int, stop: int) -> list[Part]:

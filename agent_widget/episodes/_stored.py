@@ -38,7 +38,11 @@ from agent_widget.episodes._codec import (
 )
 from agent_widget.episodes._frames import DecodedPart, Frames, encode_chunk, position
 
-_MAX_INFO_CHUNK_BYTES = 64 * 2**20
+# JSON bytes a position's info may take, on average over its chunk: infos are small
+# dicts (lives, counters, flags). The bound keeps a small hostile file from inflating
+# into a JSON list of millions of items (31M zeros took 2.2 GB to parse); save()
+# refuses infos over it, so every file written can be read back.
+MAX_INFO_BYTES = 2**20
 
 
 class StoredFrames(Frames):
@@ -210,7 +214,7 @@ class StoredInfos(Sequence[dict[str, Any]]):
         payload = self._index.payload(row, what)
         try:
             inflater = zlib.decompressobj()
-            text = inflater.decompress(payload, _MAX_INFO_CHUNK_BYTES)
+            text = inflater.decompress(payload, int(row[COUNT]) * MAX_INFO_BYTES)
             infos = json.loads(text) if inflater.eof else None
         except (zlib.error, ValueError, RecursionError):  # not JSON, or nested too deep
             infos = None
