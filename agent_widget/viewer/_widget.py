@@ -378,8 +378,10 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
 
         Example:
             >>> viewer = EpisodeViewer(np.zeros((40, 64, 64, 3), np.uint8))
-            >>> viewer.save_video("clip.gif", start=5, stop=25, fps=10, progress=False)
-            PosixPath('clip.gif')
+            >>> import tempfile
+            >>> path = pathlib.Path(tempfile.mkdtemp()) / "clip.gif"
+            >>> viewer.save_video(path, start=5, stop=25, fps=10, progress=False).name
+            'clip.gif'
         """
         from agent_widget.viewer._video import save_video
 
