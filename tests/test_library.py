@@ -3,6 +3,7 @@
 import json
 import multiprocessing
 import os
+import subprocess
 import sys
 from datetime import datetime, timedelta
 
@@ -411,3 +412,25 @@ def test_long_names_work_up_to_what_a_file_system_takes_and_then_say_so(lib):
     with pytest.raises(ValueError, match=r"folder name of 300 bytes"):
         lib.add(episode([1.0]), run="r" * 300)
     assert [r.run for r in lib.runs()] == [japanese]
+
+
+def test_what_killed_writers_left_is_removed_and_nothing_a_live_one_may_own(lib):
+    from agent_widget.episodes._atomic import temporary_name
+
+    lib.add(episode([1.0]), run="r")
+    folder = lib.root / "Moving-v0" / "random"
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()  # a process id that no live process has
+    mine = temporary_name(folder / "r")  # as this (live) process names its temporaries
+    theirs = mine.name.split(".")[-2].split("-")  # host, pid, token
+    stale_staging = folder / mine.name.replace(f"-{theirs[1]}-", f"-{dead.pid}-")
+    stale_file = folder / "r" / (".episode-001.rollout" + stale_staging.name[len(".r") :])
+    other_host = folder / mine.name.replace(f".{theirs[0]}-", ".zzzz-")
+    for path in (stale_staging, mine, other_host):
+        path.mkdir()
+    stale_file.write_bytes(b"half an episode")
+    lib.add(episode([2.0]), run="r")  # adding cleans up first
+    left = sorted(p.name for p in folder.iterdir())
+    assert left == sorted(["r", mine.name, other_host.name])
+    assert not stale_file.exists()
+    assert [row["episodes"] for row in lib.table()] == [2]

@@ -4,12 +4,22 @@ Every file this package writes (rollouts, run metadata, training snapshots) goes
 through :func:`atomic_write`: the data goes to a temporary file in the same folder,
 is fsynced, then renamed over the target, and the folder is fsynced so the rename
 itself survives a power cut.
+
+A writer killed mid-way (kill -9, a power cut) leaves its temporary file behind.
+Temporary names carry the writer's machine and process, so :func:`remove_stale` can
+remove exactly those whose writer is gone: on this machine, with no live process of
+that id (a reused id keeps a file, never the other way round). Other machines' files
+on a shared folder are left to them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 import secrets
+import shutil
+import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,6 +27,9 @@ from typing import BinaryIO
 
 # File systems take names of at most 255 bytes (ext4, APFS, NTFS's 255 UTF-16 units).
 MAX_NAME_BYTES = 255
+# This machine, in 4 hex digits: with the process id, who wrote a temporary file.
+_HOST = hashlib.blake2s(socket.gethostname().encode(), digest_size=2).hexdigest()
+_TEMPORARY = re.compile(r"\..*\.([0-9a-f]{4})-(\d+)-[0-9a-f]{8}\.tmp(\.\w+)?", re.S)
 
 
 def checked_name(name: str) -> str:
@@ -34,7 +47,7 @@ def temporary_name(path: Path, extension: str = "") -> Path:
     """A hidden, unique name beside ``path`` (same folder, so the rename is atomic),
     ending in ``extension``. It starts with as much of ``path``'s name as fits, so a
     long name still has one."""
-    suffix = f".{secrets.token_hex(4)}.tmp{extension}"
+    suffix = f".{_HOST}-{os.getpid()}-{secrets.token_hex(4)}.tmp{extension}"
     room = MAX_NAME_BYTES - 1 - len(suffix.encode("utf-8", "surrogateescape"))
     stem = path.name.encode("utf-8", "surrogateescape")[:room].decode("utf-8", "ignore")
     return path.with_name(f".{stem}{suffix}")
@@ -88,3 +101,36 @@ def fsync_directory(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def remove_stale(folder: Path) -> list[Path]:
+    """Remove the temporary files and folders in ``folder`` that writers on this machine
+    left when they were killed; the paths removed. Never one a live process may own."""
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return removed
+    for entry in entries:
+        match = _TEMPORARY.fullmatch(entry.name)
+        if match is None or match[1] != _HOST or _alive(int(match[2])):
+            continue
+        path = Path(entry.path)
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # someone else's, or we cannot tell: keep it
+    return True

@@ -21,7 +21,7 @@ from urllib.parse import quote
 import numpy as np
 
 from agent_widget.episodes import Rollout, load
-from agent_widget.episodes._atomic import checked_name
+from agent_widget.episodes._atomic import checked_name, remove_stale
 from agent_widget.library._run_file import ROW_COLUMNS, Run, read_run
 from agent_widget.library._run_writer import write_run
 
@@ -112,6 +112,8 @@ class RunLibrary:
             created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
             episodes=(),
         )
+        for place in (folder.parent, folder):  # staging folders, then temporary files
+            remove_stale(place)
         write_run(folder, record, episodes)
         return read_run(folder, record.id)
 
