@@ -271,7 +271,7 @@ def test_more_runs_than_bytes_are_rejected_before_reading_them():
 def test_runs_that_would_inflate_past_the_bound_are_rejected_before_inflating_them():
     # 7 one-byte runs take 7 * 8 + 7 bytes, more than the 12 + 2 * 12 a frame may.
     part = runs_part(range(12), runs_record(*[(0, 1)] * 7, data=range(7)))
-    with pytest.raises(ValueError, match=r"frame 1's runs would inflate it past 48 bytes"):
+    with pytest.raises(ValueError, match=r"frame 1 has 7 runs in 12 bytes"):
         decode_part(part)
 
 
@@ -642,3 +642,39 @@ def test_frames_after_others_keep_the_size_of_their_last_frame():
     frames = ArrayFrames.after(ArrayFrames(moving_frames(16)))
     with pytest.raises(ValueError, match="size changed"):
         frames.append(np.zeros((3, 3, 3), np.uint8))
+
+
+def test_a_run_count_beyond_one_frames_share_is_refused_before_reading_the_runs():
+    """A part's bound covers all its frames; a crafted frame must not spend it alone: 16
+    frames of 1 MB allow 30 MB of records, but frame 1 may hold (2B + 8) // 9 runs."""
+    height, width = 512, 683
+    frame_bytes = height * width * 3
+    runs = (4 * frame_bytes) // 9  # twice a frame's share, within the part's bound
+    compressor = zlib.compressobj(9)
+    pairs = np.ones((runs, 2), "<u4").tobytes()
+    payload = compressor.compress(bytes(frame_bytes) + np.uint32(runs).tobytes() + pairs)
+    payload += compressor.compress(bytes(runs)) + compressor.flush()
+    part = Part(0, 16, height, width, "zlib-runs", payload)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=rf"frame 1 has {runs} runs in {frame_bytes} bytes"):
+            decode_frame(part, 1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * frame_bytes, peak  # reading the runs, headers alone, would be 3.6x more
+
+
+def test_many_runs_are_applied_in_bounded_batches():
+    """A frame of the most runs allowed decodes exactly, in batches."""
+    frame_bytes = 12 * 1000 * 3
+    runs = (2 * frame_bytes + 8) // 9
+    compressor = zlib.compressobj()
+    pairs = np.zeros((runs, 2), "<u4")
+    pairs[:, 1] = 1
+    data = (np.arange(runs) % 251).astype(np.uint8)
+    payload = compressor.compress(bytes(frame_bytes) + np.uint32(runs).tobytes())
+    payload += compressor.compress(pairs.tobytes() + data.tobytes()) + compressor.flush()
+    frame = decode_frame(Part(0, 2, 12, 1000, "zlib-runs", payload), 1).reshape(-1)
+    np.testing.assert_array_equal(frame[:runs], data)
+    assert not frame[runs:].any()
