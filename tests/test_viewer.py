@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import json
 import time
+import tracemalloc
 import zlib
 
 import numpy as np
@@ -797,3 +798,21 @@ def test_a_front_end_cannot_set_the_traits_the_kernel_owns(caplog):
     assert "tried to set read-only ['length', 'panels']" in caplog.text
     viewer.set_state({"step": 10**8})
     assert viewer.step == 39  # clamped, as ever
+
+
+def test_a_stored_episode_of_image_observations_opens_without_reading_them_all(tmp_path):
+    n = 1000
+    observations = np.zeros((n, 120, 120, 3), np.uint8)  # 43 MB: a dot moving on black
+    observations[np.arange(n), np.arange(n) % 120, np.arange(n) // 120 % 120] = 255
+    rollout = Rollout.from_arrays(observations=observations, actions=np.zeros(n - 1, int))
+    path = rollout.save(tmp_path / "observations.rollout")
+    tracemalloc.start()
+    try:
+        viewer = EpisodeViewer(load(path))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert viewer.has_frames
+    assert peak < 8 * 2**20, peak  # taking them into ArrayFrames read all 43 MB at once
+    stored = load(path)
+    np.testing.assert_array_equal(viewer._episode.frames[777], stored.observations[777])

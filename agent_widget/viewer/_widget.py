@@ -19,7 +19,7 @@ import traitlets
 
 from agent_widget.episodes import Rollout
 from agent_widget.episodes._codec import CHUNK_SIZE, ENCODINGS
-from agent_widget.episodes._frames import ArrayFrames, Frames
+from agent_widget.episodes._frames import ArrayFrames, Frames, ImageFrames
 from agent_widget.panels import Panel, PanelDecorator, Step, registered
 from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES
 from agent_widget.panels._runner import PanelRunner
@@ -510,6 +510,6 @@ def _frames_of(rollout: Rollout, encoding: str) -> Frames | None:
     if observations is None or not image_stack:
         return None
     try:
-        return ArrayFrames(observations, encoding=encoding)
+        return ImageFrames(observations, encoding=encoding)
     except ValueError:  # not pixel values (e.g. a float grid outside [0, 1])
         return None
