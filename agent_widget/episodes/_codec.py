@@ -46,6 +46,9 @@ ZLIB_LEVEL = 6
 # Changed bytes at most this many unchanged bytes apart are sent as one run: the
 # unchanged bytes cost less than another run's 8-byte header.
 GAP = 8
+# The most deflate inflates a byte to (1032:1, for long runs of one byte), with room for
+# a stream's header on tiny payloads.
+_ZLIB_RATIO = 1100
 # Frames of more runs than this are patched with one index array, the others run by run.
 _FEW_RUNS = 32
 # Runs applied at once, and the most bytes of them patched through one index array (an
@@ -128,6 +131,12 @@ def decode_rows(
     is any of :data:`ENCODINGS` or ``"zlib-xor"``. Raises ValueError when the payload
     does not hold what the caller says.
     """
+    if encoding in ("zlib-runs", "zlib-xor") and row_bytes > _ZLIB_RATIO * len(payload):
+        # Checked before allocating for the rows: a header cannot claim more than its
+        # payload can possibly inflate to.
+        raise ValueError(
+            f"a payload of {len(payload)} bytes cannot hold a frame of {row_bytes} bytes"
+        )
     if encoding == "zlib-runs":
         return inflate_runs(payload, row_bytes, count, stop, every)
     if encoding == "zlib-xor":
