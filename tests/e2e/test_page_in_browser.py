@@ -227,3 +227,19 @@ def test_no_card_turns_a_string_into_markup(new_page, tmp_path):
         assert opened.requests() == []
     finally:
         page.close()
+
+
+def test_stepping_past_either_end_stays_on_it(opened):
+    """The front end clamps the step itself (in a notebook it does so while the kernel
+    is busy, before any answer): never a position past the ends."""
+    page, view, digests = opened
+    view.press("End")
+    shows(view, digests, N - 1)
+    view.press("ArrowRight", "ArrowRight")
+    page.page.wait_for_timeout(200)
+    shows(view, digests, N - 1)
+    assert view.slider().input_value() == str(N - 1)
+    view.press("Home", "ArrowLeft")
+    page.page.wait_for_timeout(200)
+    shows(view, digests, 0)
+    assert view.slider().input_value() == "0"
