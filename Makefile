@@ -50,6 +50,7 @@ bench: setup build
 	$(PY) -m benchmarks.panels
 	$(PY) -m benchmarks.torch_panels
 	$(PY) -m benchmarks.page
+	$(PY) -m benchmarks.hostile
 
 screenshot: setup build
 	$(PY) docs/screenshot.py
