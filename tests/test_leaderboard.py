@@ -106,3 +106,17 @@ def test_a_front_end_cannot_rewrite_the_rows(lib):
     board.set_state({"rows": [], "selected": [rows[0]["id"]]})
     assert board.rows == rows
     assert board.selected == [rows[0]["id"]]
+
+
+def test_opening_an_unreadable_episode_says_why_under_the_table(lib):
+    board = Leaderboard(lib)
+    row = board.rows[0]
+    path = lib.root / row["id"] / "episode-000.rollout"
+    board.set_trait("selected", [row["id"]])
+    path.write_bytes(b"garbage")
+    board._on_message(board, {"type": "open"}, [])
+    assert board.opened is None
+    assert "episode-000.rollout: not a .rollout file" in board.message
+    path.unlink()
+    board._on_message(board, {"type": "open"}, [])
+    assert "lists episode-000.rollout, missing from the folder" in board.message
