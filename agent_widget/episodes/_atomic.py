@@ -131,6 +131,6 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, OverflowError, OSError):
+    except (OverflowError, OSError):
         return True  # someone else's, or we cannot tell: keep it
     return True

@@ -130,8 +130,9 @@ def to_card(result: Any, step: Step, overlay: bool = False) -> Card:
         return _dict_bars(result, step)
     if _is_figure(result):
         return _figure(result, overlay)
-    if _axes_figure(result) is not None:
-        return _figure(_axes_figure(result), overlay)
+    figure = _axes_figure(result)
+    if figure is not None:
+        return _figure(figure, overlay)
     if isinstance(result, np.ndarray) or hasattr(result, "__array__"):
         return _array(np.asarray(result), type(result).__name__, step, overlay)
     raise PanelResultError(f"the panel returned {_type_name(result)}; return {ACCEPTED}")

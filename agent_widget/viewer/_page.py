@@ -31,7 +31,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from agent_widget.episodes._atomic import atomic_write
-from agent_widget.episodes._codec import CHUNK_SIZE
+from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.panels._cards import Card
 from agent_widget.panels._runner import card_message
 from agent_widget.viewer._episode import ServedEpisode
@@ -152,13 +152,13 @@ def _blocks(episode: ServedEpisode) -> list[tuple[int, int]]:
     """``[first, end)`` chunk ranges: consecutive chunks within ``BLOCK_BYTES`` of payload."""
     frames, ranges = episode.frames, []
     first, size = 0, 0
-    for k in range(-(-episode.num_positions // CHUNK_SIZE)):
+    for k in range(chunk_count(episode.num_positions)):
         payload = 0 if frames is None else sum(len(part.payload) for part in frames.chunk(k))
         if k > first and (size + payload > BLOCK_BYTES or k - first == BLOCK_CHUNKS):
             ranges.append((first, k))
             first, size = k, 0
         size += payload
-    ranges.append((first, -(-episode.num_positions // CHUNK_SIZE)))
+    ranges.append((first, chunk_count(episode.num_positions)))
     return ranges
 
 
@@ -171,7 +171,7 @@ def first_chunks(episode: ServedEpisode, max_bytes: int) -> list[list[bytes]]:
     """
     replies: list[list[bytes]] = []
     used = 0
-    for k in range(-(-episode.num_positions // CHUNK_SIZE)):
+    for k in range(chunk_count(episode.num_positions)):
         try:
             _, buffers = chunk_reply({"id": None, "chunks": [k]}, episode)
         except Exception:  # a damaged chunk: the front end's request for it reports it

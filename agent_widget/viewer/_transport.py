@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from agent_widget.episodes._codec import CHUNK_SIZE
+from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.episodes._frames import Frames
 
 Message = dict[str, Any]
@@ -324,7 +324,7 @@ def _chunk_indices(chunks: Any, num_positions: int) -> list[int]:
     """The distinct chunks a request asks for, in order; at most ``MAX_REQUEST_CHUNKS``
     (the front end asks for 32 at most), so no message can make the kernel build a
     reply of the whole episode, or of one chunk many times over."""
-    num_chunks = -(-num_positions // CHUNK_SIZE)
+    num_chunks = chunk_count(num_positions)
     if not isinstance(chunks, list):
         raise ValueError(f"'chunks' must be a list of chunk indices, got {chunks!r:.200}")
     if len(chunks) > MAX_REQUEST_CHUNKS:

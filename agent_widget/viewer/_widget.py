@@ -23,6 +23,7 @@ from agent_widget.episodes._frames import ArrayFrames, Frames, ImageFrames
 from agent_widget.panels import Panel, PanelDecorator, Step, registered
 from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES
 from agent_widget.panels._runner import PanelRunner
+from agent_widget.viewer import _video
 from agent_widget.viewer._episode import ServedEpisode, positions
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
 from agent_widget.viewer._page import (
@@ -383,10 +384,8 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
             >>> viewer.save_video(path, start=5, stop=25, fps=10, progress=False).name
             'clip.gif'
         """
-        from agent_widget.viewer._video import save_video
-
         with self._lock:
-            return save_video(
+            return _video.save_video(
                 self._episode,
                 self._panels,
                 path,
