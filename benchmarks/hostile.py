@@ -1,8 +1,9 @@
 """Hostile files: what the worst small files of each kind cost a reader, and how each ends.
 
 Each case writes a file of at most 1 MB built the way an attacker (or a bug) would,
-then, in a fresh Python process, opens it and reads everything (every frame, chunk,
-info and observation, and a viewer of it), and reports its peak memory (the process's
+then, in a fresh Python process, opens it and reads everything as the fuzz suite does
+(``tests.test_fuzz.read_everything``: every frame, chunk, info, observation and array,
+and a page of it), and reports its peak memory (the process's
 maximum RSS minus that of a process that only imported the package) and the time to
 its outcome: the data, or a clear error. Targets (issue #14): under 512 MB, under 5 s.
 """
@@ -21,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from agent_widget.episodes import Rollout
-from agent_widget.episodes._codec import Part
+from agent_widget.episodes._codec import CHUNK_SIZE, Part
 from agent_widget.episodes._frames import Frames
 from benchmarks.results import arguments, code_version, publish, today
 
@@ -31,8 +32,9 @@ TIME_TARGET = 5.0
 
 READER = """
 import json, sys, time, warnings
-import numpy as np
-from agent_widget import EpisodeViewer, RolloutFileError, load
+from pathlib import Path
+from agent_widget import RolloutFileError
+from tests.test_fuzz import read_everything
 path = sys.argv[1]
 started = time.perf_counter()
 outcome = "data"
@@ -40,16 +42,7 @@ try:
     if path != "-":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            rollout = load(path)
-            if rollout.frames is not None:
-                for k in range(rollout.frames.num_chunks):
-                    rollout.frames.chunk(k)
-                for frame in rollout.frames:
-                    pass
-            list(rollout.infos or [])
-            viewer = EpisodeViewer(rollout)
-            for k in range(-(-viewer.length // 16)):
-                viewer._episode.frames is None or viewer._episode.frames.chunk(k)
+            read_everything(Path(path))
 except (RolloutFileError, ValueError) as error:
     outcome = f"{type(error).__name__}: {str(error)[:90]}"
 seconds = time.perf_counter() - started
@@ -70,7 +63,8 @@ class Crafted(Frames):
         return self._length
 
     def _frame(self, t: int) -> np.ndarray:
-        raise NotImplementedError
+        part = next(p for p in self._parts[t // CHUNK_SIZE] if t < p.start + p.count)
+        return self._decode(part, t - part.start + 1, last_only=True)[0]
 
     def _encode_chunk(self, k: int) -> list[Part]:
         return self._parts[k]
@@ -193,7 +187,11 @@ CASES = [
 
 def read(path: str) -> dict[str, Any]:
     done = subprocess.run(
-        [sys.executable, "-c", READER, path], capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", READER, path],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=Path(__file__).parent.parent,  # where tests.test_fuzz is found
     )
     if done.returncode != 0:
         return {"outcome": f"CRASH: {done.stderr.strip().splitlines()[-1]}", "seconds": 0, "rss": 0}
@@ -232,7 +230,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     body = (
         f"`{COMMAND}` ({today()}, code {code_version()}, the shared 2-core machine). Each file "
-        "is read whole in a fresh process (every frame, chunk and info, and a viewer of it); "
+        "is read whole in a fresh process, as tests/test_fuzz.py reads files (every frame, "
+        "chunk, info, observation and array, and a page of it); "
         "memory is that process's peak RSS above one that only imported the package "
         f"({baseline / 2**20:.0f} MB). The fuzz suite (tests/test_fuzz.py) covers random "
         "flips, cuts and messages; these are the worst cases found by hand.\n\n"
