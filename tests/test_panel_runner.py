@@ -241,6 +241,31 @@ def test_panels_take_turns_oldest_request_first(runner, outbox):
     ]
 
 
+def test_a_panel_that_just_ran_goes_after_one_that_waited(runner, outbox):
+    """The front end's replacement of fast's queued request (step 1 -> 2) arrives after
+    a new request of slow; fast still goes first: slow has had its turn."""
+    gate = Gate()
+    runner.set(Panel("slow", gate))
+    fast_calls: list[int] = []
+    runner.set(Panel("fast", lambda step: fast_calls.append(step.t) or text(step)))
+    runner.request(1)  # slow starts at 1; fast waits its turn
+    gate.wait_entered()
+    runner.request(2, ["slow", "fast"])  # the user moved on: fast's step 1 is replaced
+    gate.let_through(2)
+    outbox.wait_for(lambda sent: len(sent) == 4, "four answers")
+    assert [(m["name"], m["step"], m["kind"]) for m in outbox.contents()] == [
+        ("fast", 1, "skipped"),
+        ("slow", 1, "text"),
+        ("fast", 2, "text"),
+        ("slow", 2, "text"),
+    ]
+    assert fast_calls == [2]
+    assert [(c["step"], c["names"]) for c, _ in outbox.messages if c["type"] == "panel-queued"] == [
+        (1, ["slow", "fast"]),
+        (2, ["slow", "fast"]),
+    ]
+
+
 # Replacing and removing
 
 

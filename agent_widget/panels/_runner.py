@@ -7,8 +7,12 @@ replaced one is answered ``"skipped"`` at once (the user has left that step), so
 every request gets exactly one answer and a front end that waits for answers
 always learns when to ask again. A running panel function cannot be interrupted;
 once it returns, the worker goes straight to the newest step asked for. Panels run
-one at a time, oldest request first: user functions (and pyplot) need not be
-thread-safe, and a slow panel delays a fast one by at most one call.
+one at a time (user functions and pyplot need not be thread-safe), in turn: the
+panel that ran least recently goes first, so a slow panel asked for again and
+again never goes twice while another waits. The front end replaces a queued
+request as the user moves on, so once a running call returns, the next call
+computes the step the user is on: a panel waits for at most one call of each
+other panel.
 
 With nothing asked for, the worker precomputes the steps of ``precompute=True``
 panels, but only once a front end has asked for something (the viewer is shown),
@@ -91,6 +95,8 @@ class PanelRunner:
         self._call_lock = threading.Lock()  # one user function at a time, whichever thread calls
         self._entries: dict[str, _Entry] = {}
         self._wanted: dict[str, tuple[int, int | None]] = {}  # name -> (step, request id)
+        self._turns = itertools.count()
+        self._last_turn: dict[str, int] = {}  # name -> when its last asked-for call started
         self._done: dict[str, np.ndarray] = {}  # precompute panels: steps computed
         self._progress_sent: dict[str, float] = {}
         self._versions = itertools.count(1)
@@ -152,6 +158,7 @@ class PanelRunner:
                 raise KeyError(f"the viewer has no panel {name!r} (it has: {known})")
             del self._entries[name]
             self._wanted.pop(name, None)
+            self._last_turn.pop(name, None)
             self._done.pop(name, None)
             self._cache.drop(name)
 
@@ -161,10 +168,11 @@ class PanelRunner:
         """Ask for the cards of ``names`` (all panels when None) at step ``t``.
 
         Cached cards are sent before this returns; the rest as the worker computes them,
-        after a ``{"type": "panel-queued", "id", "names"}`` sent at once, which tells
-        the front end that the kernel has the request (so a card waiting for a slow
-        panel is not taken for a kernel that does not answer). A name that is not a
-        panel (any more) is answered ``"skipped"``.
+        after a ``{"type": "panel-queued", "id", "step", "names"}`` sent at once, which
+        tells the front end that the kernel has the request (so a card waiting for a
+        slow panel is not taken for a kernel that does not answer) and that a request
+        for a newer step would replace it. A name that is not a panel (any more) is
+        answered ``"skipped"``.
         """
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < self._num_positions():
             raise ValueError(
@@ -189,7 +197,8 @@ class PanelRunner:
                     self._wanted[name] = (t, request_id)  # last in line, like any new request
                     queued.append(name)
             if queued:
-                replies.append(({"type": "panel-queued", "id": request_id, "names": queued}, []))
+                ack = {"type": "panel-queued", "id": request_id, "step": t, "names": queued}
+                replies.append((ack, []))
             self._wake()
         for content, buffers in replies:
             self._deliver(content, buffers)
@@ -253,14 +262,16 @@ class PanelRunner:
             return compute(panel.fn, self._step_at(t), panel.overlay)
 
     def _next_job(self) -> _Job | None:
-        """The oldest request, else a step to precompute; waits for one (lock held).
+        """The request of the panel that ran least recently (the oldest request among
+        equals), else a step to precompute; waits for one (lock held).
 
         None once closed, or after waiting ``IDLE_EXIT`` in vain: idle viewers hold no
         thread (``_wake`` starts another when work comes).
         """
         while not self._closed:
             if self._wanted:
-                name = next(iter(self._wanted))
+                name = min(self._wanted, key=lambda name: self._last_turn.get(name, -1))
+                self._last_turn[name] = next(self._turns)
                 t, request_id = self._wanted.pop(name)
                 entry = self._entries[name]
                 return _Job(entry, t, True, request_id, self._cache.get(name, t), self._length)

@@ -80,6 +80,7 @@ export class PanelCards {
 
   dispose(): void {
     this.disposed = true;
+    this.state.dispose();
     this.noAnswer.dispose();
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:panels", this.onPanels);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { PanelState, type PanelSpec } from "./state.ts";
 
 const spec = (name: string, version = 1, over: Partial<PanelSpec> = {}): PanelSpec => ({
@@ -23,11 +23,19 @@ function setup(names = ["q"]) {
   /** The kernel's answer for `name` at `step`: a text card unless `kind` says otherwise. */
   const answer = (name: string, step: number, kind = "text", version = 1, buffers: DataView[] = []) =>
     state.receive({ type: "panel", id: 1, name, step, version, kind, text: `${name}@${step}` }, buffers);
+  /** The kernel's acknowledgement: the request for `names` at `step` waits behind another call. */
+  const queued = (step: number, names: string[]) =>
+    state.receive({ type: "panel-queued", id: 1, step, names }, []);
   const advance = (ms: number) => {
     now += ms;
+    if (vi.isFakeTimers()) vi.advanceTimersByTime(ms);
   };
-  return { state, requests, shown, answer, advance };
+  return { state, requests, shown, answer, queued, advance };
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe("PanelState requests", () => {
   it("asks for every panel of a step in one request", () => {
@@ -66,6 +74,49 @@ describe("PanelState requests", () => {
     const { state, requests, answer } = setup(["slow", "fast"]);
     state.setStep(1);
     answer("fast", 1);
+    state.setStep(2);
+    expect(requests).toEqual([
+      [1, ["slow", "fast"]],
+      [2, ["fast"]],
+    ]);
+  });
+
+  it("replaces a request queued behind a slow call with the newest step", () => {
+    vi.useFakeTimers();
+    const { state, requests, queued, advance } = setup(["slow", "fast"]);
+    state.setStep(1);
+    queued(1, ["fast"]); // slow is running; fast waits behind it
+    advance(100);
+    for (const t of [2, 3]) state.setStep(t);
+    expect(requests).toEqual([
+      [1, ["slow", "fast"]],
+      [2, ["fast"]],
+    ]);
+  });
+
+  it("re-asks a queued request at most every reaskMs, and then for the step the user is on", () => {
+    vi.useFakeTimers();
+    const { state, requests, queued, advance } = setup(["slow", "fast"]);
+    state.setStep(1);
+    queued(1, ["fast"]);
+    advance(40);
+    for (const t of [2, 3, 4]) state.setStep(t); // too soon after the request: not yet
+    expect(requests).toEqual([[1, ["slow", "fast"]]]);
+    advance(60); // the timer fires once the 100 ms have passed
+    expect(requests).toEqual([
+      [1, ["slow", "fast"]],
+      [4, ["fast"]],
+    ]);
+  });
+
+  it("does not re-ask a request the kernel has not queued (it may be running)", () => {
+    vi.useFakeTimers();
+    const { state, requests, queued, advance } = setup(["slow", "fast"]);
+    state.setStep(1);
+    queued(1, ["fast"]);
+    state.setStep(1); // already asked for the current step
+    queued(7, ["slow"]); // an acknowledgement of another step changes nothing
+    advance(500);
     state.setStep(2);
     expect(requests).toEqual([
       [1, ["slow", "fast"]],

@@ -4,7 +4,12 @@
  * Each panel has at most one request in flight: a new step is asked for only
  * once the previous answer arrived (or was given up), so a slow panel is asked
  * for the newest step at the rate it sustains, and the kernel never queues up
- * steps the user has left. Answers are kept in a byte-bounded cache, so going
+ * steps the user has left. One exception keeps a fast panel from waiting on a
+ * slow one twice: a request the kernel says it has queued (not started: it
+ * waits behind another panel's call) is asked again for the newest step, at
+ * most every `reaskMs`; the kernel replaces the queued one (answering it
+ * "skipped"), so when the running call returns, the worker computes the step
+ * the user is on. Answers are kept in a byte-bounded cache, so going
  * back to a recent step shows its card at once. A card shows the newest answer
  * it has; the view dims it while that answer is for another step, so an old
  * step's result is never taken for the current one's.
@@ -47,6 +52,8 @@ export interface PanelStateOptions {
   show(name: string, card: CardData | undefined): void;
   /** A request not answered within this is given up and may be sent again. */
   timeoutMs?: number;
+  /** A queued request is replaced by one for the newest step at most this often. */
+  reaskMs?: number;
   cacheBytes?: number;
   now?: () => number;
 }
@@ -60,7 +67,8 @@ interface Panel {
   shown: CardData | undefined;
   /** The shown card's step changed since it was computed (the episode grew). */
   outdated: boolean;
-  inFlight: { step: number; at: number } | undefined;
+  /** The request awaiting its answer; `queued` once the kernel said it waits behind another call. */
+  inFlight: { step: number; at: number; queued: boolean } | undefined;
   progress: Progress | undefined;
 }
 
@@ -68,6 +76,7 @@ export class PanelState {
   private readonly panels = new Map<string, Panel>();
   private readonly cache: ByteLRU<string, CardData>;
   private step = -1;
+  private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: PanelStateOptions) {
     this.cache = new ByteLRU(options.cacheBytes ?? 32 * 2 ** 20, cardBytes);
@@ -140,10 +149,25 @@ export class PanelState {
     this.refresh();
   }
 
+  /** Stops the pending re-ask, if any (the view is gone). */
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   /** Handles a kernel message about panels; returns whether it was one. */
   receive(message: unknown, buffers: DataView[]): boolean {
     const msg = message as Record<string, unknown> | null;
     if (msg === null || typeof msg !== "object") return false;
+    if (msg.type === "panel-queued") {
+      const names = Array.isArray(msg.names) ? msg.names : [];
+      for (const name of names) {
+        const inFlight = this.panels.get(String(name))?.inFlight;
+        if (inFlight !== undefined && inFlight.step === msg.step) inFlight.queued = true;
+      }
+      this.refresh();
+      return true;
+    }
     if (msg.type === "panel-progress") {
       const panel = this.panels.get(String(msg.name));
       if (panel !== undefined && panel.spec.version === msg.version) {
@@ -172,12 +196,17 @@ export class PanelState {
     this.options.show(card.name, card);
   }
 
-  /** Shows cached cards of the current step and asks for the missing ones not in flight. */
+  /**
+   * Shows cached cards of the current step and asks for the missing ones not in
+   * flight, or queued in the kernel for another step.
+   */
   private refresh(): void {
     if (this.step < 0) return;
     const now = (this.options.now ?? performance.now.bind(performance))();
     const timeout = this.options.timeoutMs ?? 20_000;
+    const reask = this.options.reaskMs ?? 100;
     const missing: string[] = [];
+    let retryIn = Number.POSITIVE_INFINITY;
     for (const [name, panel] of this.panels) {
       if (!panel.active || this.isCurrent(name)) continue;
       const cached = this.cache.get(key(name, this.step));
@@ -185,11 +214,25 @@ export class PanelState {
         this.display(panel, cached);
         continue;
       }
-      if (panel.inFlight !== undefined && now - panel.inFlight.at < timeout) continue;
-      panel.inFlight = { step: this.step, at: now };
+      const inFlight = panel.inFlight;
+      if (inFlight !== undefined && now - inFlight.at < timeout) {
+        if (!inFlight.queued || inFlight.step === this.step) continue;
+        const wait = inFlight.at + reask - now;
+        if (wait > 0) {
+          retryIn = Math.min(retryIn, wait);
+          continue;
+        }
+      }
+      panel.inFlight = { step: this.step, at: now, queued: false };
       missing.push(name);
     }
     if (missing.length > 0) this.options.request(this.step, missing);
+    if (retryIn < Number.POSITIVE_INFINITY && this.timer === undefined) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.refresh();
+      }, retryIn);
+    }
   }
 }
 

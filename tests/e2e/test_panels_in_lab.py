@@ -203,6 +203,41 @@ viewer.add_panel("slow", lambda step: gate.wait(30) and f"slow {step.t}")"""
         notebook.execute('gate.set(); viewer.remove_panel("slow")')
 
 
+def test_a_fast_panel_waits_for_at_most_one_call_of_a_slow_one(notebook, view):
+    """The slow panel is let through one call at a time. While its first call runs the
+    user moves on twice; the fast panel's queued request follows (replaced by the front
+    end), so once that call returns the fast card shows the user's step, computed once."""
+    notebook.execute(
+        """import threading
+permits = threading.Semaphore(0)
+slow_calls, fast_calls = [], []
+def slow(step):
+    slow_calls.append(step.t)
+    permits.acquire(timeout=60)
+    return f"slow {step.t}"
+def fast(step):
+    fast_calls.append(step.t)
+    return f"fast {step.t}"
+viewer.add_panel("slow", slow)
+viewer.add_panel("fast", fast)"""
+    )
+    try:
+        [first] = notebook.wait_until(lambda: notebook.python("slow_calls"), what="slow's call")
+        go_to(view, 170)
+        go_to(view, 171)
+        queued = "viewer._panels._wanted.get('fast', [None])[0]"
+        notebook.wait_until(lambda: notebook.python(queued) == 171, what="fast's request moved")
+        notebook.execute("permits.release()")  # the one slow call returns
+        view.wait_card("fast", 171, "text")
+        assert notebook.python("fast_calls") == [171]
+        assert notebook.python("slow_calls") == [first, 171]  # its next call waits
+    finally:
+        notebook.execute(
+            'permits.release(); permits.release(); viewer.remove_panel("slow"); '
+            'viewer.remove_panel("fast")'
+        )
+
+
 def test_a_precomputed_panel_reports_progress_and_then_every_step_is_cached(notebook, view):
     go_to(view, 0)
     notebook.execute(
