@@ -5,6 +5,8 @@ import json
 import os
 import pickle
 import struct
+import subprocess
+import sys
 import tracemalloc
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
@@ -683,6 +685,33 @@ def test_a_failure_while_writing_leaves_the_old_file_in_place(saved, monkeypatch
         make_rollout(metadata={"env_id": "Other-v0"}).save(path)
     assert path.read_bytes() == before
     assert leftovers(path.parent) == []
+
+
+def test_what_a_killed_save_left_is_removed_by_the_next_save_in_its_folder(saved):
+    """kill -9 in the middle of a save leaves its temporary file (nothing can remove it
+    then); the next save into that folder, of any file, removes it."""
+    _, path = saved
+    script = f"""import time
+from agent_widget.episodes import Rollout, _storage
+def stuck(file, members, payloads):  # half the file written, then killed
+    file.write(payloads[0][: len(payloads[0]) // 2])
+    file.flush()
+    print("writing", flush=True)
+    time.sleep(60)
+_storage._write_zip = stuck
+Rollout.from_arrays(actions=[0, 1, 2]).save({str(path)!r})"""
+    writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout is not None
+        assert writer.stdout.readline() == "writing\n"
+    finally:
+        writer.kill()
+        writer.wait()
+    [left] = leftovers(path.parent)
+    assert left.startswith(f".{path.name}.")
+    Rollout.from_arrays(actions=[1]).save(path.parent / "another.rollout")
+    assert leftovers(path.parent) == []
+    assert load(path).num_positions == N  # the file the killed save was replacing
 
 
 def test_saving_over_an_existing_file_replaces_it(saved):

