@@ -202,7 +202,9 @@ def read_run(folder: Path, run_id: str) -> Run:
     where = f"{folder}/{RUN_FILE}"
     try:
         with open(folder / RUN_FILE, "rb") as file:
-            data = file.read(_MAX_RUN_FILE_BYTES + 1)
+            # Read what is there, not the limit: read(n) allocates n bytes up front.
+            size = min(os.fstat(file.fileno()).st_size, _MAX_RUN_FILE_BYTES)
+            data = file.read(size + 1)
     except FileNotFoundError:
         raise ValueError(
             f"{folder}: no {RUN_FILE} (the run is half-written or not a run)"
