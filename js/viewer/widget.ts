@@ -412,6 +412,7 @@ class EpisodeView {
       }
     }
     this.root.dataset.savedPositions = String(positions);
+    this.root.dataset.cachedChunks = String(this.store.chunks.size);
     return positions;
   }
 

@@ -47,6 +47,7 @@ def test_a_saved_notebook_shows_its_frames_without_running(notebook):
     assert view.canvas()["sha256"] == rgb_sha256(FRAMES[1])
     saved = int(view.root.get_attribute("data-saved-positions") or 0)
     assert 16 <= saved < N  # the default budget holds the first chunks, not all 300 frames
+    assert view.root.get_attribute("data-cached-chunks") == str(saved // 16)  # as they came
     view.slide_to(saved - 1)
     view.wait_painted(saved - 1)
     assert view.canvas()["sha256"] == rgb_sha256(FRAMES[saved - 1])
