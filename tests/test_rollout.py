@@ -83,9 +83,13 @@ def test_extras_must_have_one_entry_per_action():
         Rollout.from_arrays(frames=frames(3), actions=[0, 1], extras={"q": np.zeros((3, 4))})
 
 
-def test_non_finite_reward_is_rejected_naming_the_step():
-    with pytest.raises(ValueError, match=r"rewards: value at step 1 is nan"):
-        Rollout.from_arrays(actions=[0, 1], rewards=[0.0, np.nan])
+def test_a_non_finite_reward_is_kept_where_it_happened():
+    rollout = Rollout.from_arrays(actions=[0, 1, 2], rewards=[1.0, np.nan, np.inf])
+    assert rollout.rewards[0] == 1.0
+    assert np.isnan(rollout.rewards[1])
+    assert rollout.rewards[2] == np.inf
+    assert rollout.returns[:2].tolist() == [0.0, 1.0]
+    assert np.isnan(rollout.returns[2:]).all()
 
 
 def test_non_numeric_actions_are_rejected():

@@ -6,11 +6,16 @@ Three entry points share one per-episode buffer, so they record the same way:
 - :class:`RecordRollout` is a wrapper that records while the user's own loop runs;
 - :func:`record_vector` runs a batched policy on a vector env, one rollout per sub-env.
 
-Per step the buffer only appends to lists (copying array observations, which some
-wrappers reuse in place); the arrays are built once, when the episode ends, by
-:meth:`Rollout.from_arrays`, which also validates frames and infos. Frames are
-encoded later, when saved or viewed. So recording costs little more than holding
-the frames in memory (benchmarks/recording.py measures it).
+Frames and large observations (images) are encoded as they come, a chunk of 16
+positions at a time, in the form the file stores and the browser receives: only the
+chunk being filled is held raw, so an episode's memory grows by its encoded size
+(Pong: ~60 B a frame instead of 100 KB). The rest of a step (action, reward, flags,
+info, extras) is appended to lists, built into arrays when a rollout is asked for.
+
+What a step brings is kept as it is, so what went wrong at step t is seen at step t:
+a NaN reward, a frame of another size. An exception in the env, the policy or the
+user's loop never loses the steps recorded before it, and never wedges the recorder.
+benchmarks/recording.py measures memory and overhead.
 """
 
 from __future__ import annotations
@@ -26,6 +31,8 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, Vecto
 from gymnasium.vector.utils import iterate
 
 from agent_widget.episodes._action_names import action_names, known_action_names
+from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray
+from agent_widget.episodes._frames import ArrayFrames
 from agent_widget.episodes._rollout import Rollout
 
 Policy = Callable[[Any], Any]
@@ -72,44 +79,109 @@ def _snapshot(obs: Any) -> Any:
     return obs
 
 
-def _stack(values: list[Any]) -> np.ndarray | None:
-    try:
-        array = np.asarray(values)
-    except ValueError:  # ragged
+class _Column:
+    """One observation entry's values as they come: large numeric arrays encoded by the
+    chunk, anything else kept as given (stacked when a rollout is asked for)."""
+
+    def __init__(self, first: Any) -> None:
+        self.encoded: EncodedArray | None = None
+        self.values: list[Any] = []
+        self.broken_at: int | None = None  # the step whose value did not fit the others
+        if (
+            isinstance(first, np.ndarray)
+            and first.dtype.kind in "biufc"
+            and first.nbytes >= LARGE_ROW_BYTES
+        ):
+            self.encoded = EncodedArray(first.dtype, first.shape)
+        self.append(first)
+
+    def __len__(self) -> int:
+        return len(self.encoded) if self.encoded is not None else len(self.values)
+
+    def append(self, value: Any) -> None:
+        if self.broken_at is not None:
+            return
+        if self.encoded is None:
+            self.values.append(_snapshot(value))
+            return
+        try:
+            self.encoded.append(value)
+        except ValueError:
+            self.broken_at = len(self.encoded)
+
+    def array(self) -> Any:
+        """The values as an array (EncodedArray or numpy), or None when they do not stack."""
+        if self.broken_at is not None:
+            return None
+        if self.encoded is not None:
+            return self.encoded.copy()
+        try:
+            array = np.asarray(self.values)
+        except ValueError:  # ragged
+            return None
+        return array if array.dtype.kind in "biufc" and array.ndim > 0 else None
+
+
+class _Observations:
+    """An episode's observations: one column, or one per key of a dict space."""
+
+    def __init__(self, first: Any) -> None:
+        self.is_dict = isinstance(first, Mapping)
+        entries = first if self.is_dict else {"": first}
+        self.columns = {key: _Column(value) for key, value in entries.items()}
+
+    def append(self, obs: Any) -> None:
+        if self.is_dict != isinstance(obs, Mapping) or (
+            self.is_dict and obs.keys() != self.columns.keys()
+        ):
+            for column in self.columns.values():
+                if column.broken_at is None:
+                    column.broken_at = len(column)
+            return
+        entries = obs if self.is_dict else {"": obs}
+        for key, column in self.columns.items():
+            column.append(entries[key])
+
+    def arrays(self) -> Any:
+        """Observations as one array or a dict of arrays; None (with a warning) if they
+        do not form numeric arrays."""
+        arrays = {key: column.array() for key, column in self.columns.items()}
+        if all(array is not None for array in arrays.values()):
+            return arrays if self.is_dict else arrays[""]
+        steps = [c.broken_at for c in self.columns.values() if c.broken_at is not None]
+        why = f"changed type or shape at step {min(steps)}" if steps else "are not numeric arrays"
+        warnings.warn(
+            f"observations {why} (only arrays, scalars and one level of dict of a fixed "
+            "shape are stored); this rollout has no observations",
+            stacklevel=4,
+        )
         return None
-    return array if array.dtype.kind in "biufc" else None
-
-
-def _stack_observations(observations: list[Any]) -> np.ndarray | dict[str, np.ndarray] | None:
-    """Observations as one array, or a dict of arrays for dict spaces; None if they don't stack."""
-    if isinstance(observations[0], Mapping):
-        stacked = {key: _stack([obs[key] for obs in observations]) for key in observations[0]}
-        if all(array is not None for array in stacked.values()):
-            return {key: array for key, array in stacked.items() if array is not None}
-    else:
-        array = _stack(observations)
-        if array is not None:
-            return array
-    warnings.warn(
-        f"observations of type {type(observations[0]).__name__} do not form numeric arrays "
-        "(only arrays, scalars and one level of dict are stored); recording without them",
-        stacklevel=3,
-    )
-    return None
 
 
 class _Episode:
-    """One episode's data as Python lists; turned into a Rollout once, at the end."""
+    """One episode's data as it comes; a Rollout of it can be asked for at any time."""
 
-    def __init__(self, obs: Any, info: dict[str, Any], frame: Any | None) -> None:
-        self.observations = [_snapshot(obs)]
+    def __init__(self, obs: Any, info: dict[str, Any], frame: Any | None, renders: bool) -> None:
+        self.observations = _Observations(obs)
         self.infos = [info]
-        self.frames = None if frame is None else [frame]
+        self.frames = ArrayFrames(allow_resize=True) if renders else None
+        if self.frames is not None:
+            self.frames.append(frame)
         self.actions: list[Any] = []
-        self.rewards: list[SupportsFloat] = []
+        self.rewards: list[float] = []
         self.terminated: list[bool] = []
         self.truncated: list[bool] = []
         self.extras: dict[str, list[Any]] = {}
+
+    def check_extras(self, extras: Mapping[str, Any]) -> None:
+        """ValueError unless ``extras`` has the names of the steps before (checked before
+        the env steps, so a mistake loses no step)."""
+        t = len(self.actions)
+        if t > 0 and extras.keys() != self.extras.keys():
+            raise ValueError(
+                f"step {t}: extras {sorted(extras)} differ from step 0's {sorted(self.extras)}; "
+                "give the same extras at every step of an episode"
+            )
 
     def add(
         self,
@@ -122,19 +194,14 @@ class _Episode:
         info: dict[str, Any],
         frame: Any | None,
     ) -> None:
-        t = len(self.actions)
-        if t == 0:
+        self.check_extras(extras)
+        if not self.actions:
             self.extras = {key: [] for key in extras}
-        elif extras.keys() != self.extras.keys():
-            raise ValueError(
-                f"step {t}: extras {sorted(extras)} differ from step 0's {sorted(self.extras)}; "
-                "give the same extras at every step of an episode"
-            )
         for key, value in extras.items():
             self.extras[key].append(np.array(value))
         self.actions.append(_snapshot(action))
-        self.observations.append(_snapshot(obs))
-        self.rewards.append(reward)
+        self.observations.append(obs)
+        self.rewards.append(float(reward))
         self.terminated.append(bool(terminated))
         self.truncated.append(bool(truncated))
         self.infos.append(info)
@@ -151,20 +218,21 @@ class _Episode:
             self.truncated[-1] = True
 
     def to_rollout(self, metadata: dict[str, Any]) -> Rollout:
+        """The episode so far; recording may go on (what is held is shared, not copied)."""
         return Rollout.from_arrays(
-            frames=self.frames,
-            observations=_stack_observations(self.observations),
+            frames=None if self.frames is None else self.frames.copy(),
+            observations=self.observations.arrays(),
             actions=np.asarray(self.actions),
             rewards=np.asarray(self.rewards, dtype=np.float64),
             terminated=np.asarray(self.terminated, dtype=bool),
             truncated=np.asarray(self.truncated, dtype=bool),
-            infos=self.infos,
+            infos=list(self.infos),
             extras={key: np.asarray(values) for key, values in self.extras.items()},
             metadata=metadata,
         )
 
 
-class RecordRollout(gym.Wrapper[Any, Any, Any, Any]):
+class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
     """Record every episode that runs through this wrapper as a :class:`Rollout`.
 
     Each ``reset()`` starts a new episode; it is added to :attr:`rollouts` when
@@ -199,18 +267,23 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any]):
         algorithm: str | None = None,
         metadata: Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(env)
+        # As gymnasium's own wrappers: the env's spec lists this wrapper with its arguments.
+        gym.utils.RecordConstructorArgs.__init__(
+            self, agent=agent, algorithm=algorithm, metadata=metadata
+        )
+        gym.Wrapper.__init__(self, env)
         self.rollouts: list[Rollout] = []
         self._renders = env.render_mode == "rgb_array"
         self._labels = _labels(agent, algorithm, metadata)
         self._episode: _Episode | None = None
-        self._metadata: dict[str, Any] = {}
+        # Not `_metadata`: gymnasium's Wrapper keeps the env's `metadata` under that name.
+        self._episode_metadata: dict[str, Any] = {}
         self._extras: Mapping[str, Any] = {}
 
     @property
     def current(self) -> Rollout | None:
         """The episode in progress, as a Rollout (built on access), or None between episodes."""
-        return None if self._episode is None else self._episode.to_rollout(self._metadata)
+        return None if self._episode is None else self._episode.to_rollout(self._episode_metadata)
 
     def record_extras(self, **extras: Any) -> None:
         """Attach per-step values (e.g. ``q_values=q``) to the next ``step()``.
@@ -228,18 +301,24 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any]):
             self.end_episode()
         obs, info = self.env.reset(seed=seed, options=options)
         names = action_names(self.env)
-        self._metadata = _base_metadata(_spec_id(self.env), seed, names, self._labels)
-        self._episode = _Episode(obs, info, self.env.render() if self._renders else None)
+        self._episode_metadata = _base_metadata(_spec_id(self.env), seed, names, self._labels)
+        frame = self.env.render() if self._renders else None
+        self._episode = _Episode(obs, info, frame, self._renders)
         self._extras = {}
         return obs, info
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
-        """Step the env and record the transition (with extras from :meth:`record_extras`)."""
+        """Step the env and record the transition (with extras from :meth:`record_extras`).
+
+        If the env raises, the episode so far stays :attr:`current` (the next ``reset()``
+        files it, marked truncated).
+        """
         if self._episode is None:
             raise RuntimeError("call reset() before step(): recording starts with an episode")
+        extras, self._extras = self._extras, {}
+        self._episode.check_extras(extras)
         obs, reward, terminated, truncated, info = self.env.step(action)
         frame = self.env.render() if self._renders else None
-        extras, self._extras = self._extras, {}
         self._episode.add(action, extras, obs, reward, terminated, truncated, info, frame)
         if terminated or truncated:
             self.end_episode()
@@ -251,12 +330,12 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any]):
         Its last step is marked truncated (unless it terminated); it is added to
         :attr:`rollouts` and returned. Returns None when no episode is in progress.
         """
-        if self._episode is None:
+        episode, self._episode = self._episode, None  # whatever happens, the next one starts anew
+        if episode is None:
             return None
-        self._episode.cut()
-        rollout = self._episode.to_rollout(self._metadata)
+        episode.cut()
+        rollout = episode.to_rollout(self._episode_metadata)
         self.rollouts.append(rollout)
-        self._episode = None
         return rollout
 
 
@@ -275,6 +354,10 @@ def record(
     The episode ends when the env terminates or truncates, or after ``max_steps``
     actions (the last step is then marked truncated). With ``render_mode="rgb_array"``
     the rollout has ``T + 1`` frames: the reset frame and one after each action.
+
+    If the policy or the env raises (or on Ctrl-C), the exception goes on with the
+    steps recorded so far as its ``rollout`` attribute (their last step marked
+    truncated), and a note saying so.
 
     Args:
         env: any gymnasium env; it is reset with ``seed`` and left open.
@@ -297,12 +380,22 @@ def record(
     """
     recorder = RecordRollout(env, agent=agent, algorithm=algorithm, metadata=metadata)
     obs, _ = recorder.reset(seed=seed)
-    for _ in range(max_steps):
-        action, extras = _split_policy_output(policy(obs))
-        recorder.record_extras(**extras)
-        obs, _, terminated, truncated, _ = recorder.step(action)
-        if terminated or truncated:
-            return recorder.rollouts[-1]
+    try:
+        for _ in range(max_steps):
+            action, extras = _split_policy_output(policy(obs))
+            recorder.record_extras(**extras)
+            obs, _, terminated, truncated, _ = recorder.step(action)
+            if terminated or truncated:
+                return recorder.rollouts[-1]
+    except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded
+        partial = recorder.end_episode()
+        if partial is not None:
+            error.rollout = partial  # type: ignore[attr-defined]
+            error.add_note(
+                f"agent-widget: the {partial.num_steps} steps recorded before this are in "
+                "this exception's .rollout (e.g. sys.last_exc.rollout in a notebook)"
+            )
+        raise
     rollout = recorder.end_episode()
     assert rollout is not None  # reset() started one
     return rollout
@@ -343,7 +436,8 @@ def record_vector(
     vector seed. Recording stops once every sub-env has finished its first
     episode or after ``max_steps`` vector steps (unfinished episodes are then
     marked truncated). Later episodes of sub-envs that finished early are not
-    kept: they would start from seeds nobody chose.
+    kept: they would start from seeds nobody chose. If the policy or the env raises,
+    the exception goes on with the episodes so far as its ``rollouts`` attribute.
 
     Works with autoreset modes ``NEXT_STEP`` (gymnasium's default: the step after
     an episode's end resets that sub-env and ignores its action) and ``DISABLED``
@@ -376,15 +470,37 @@ def record_vector(
 
     obs, infos = envs.reset(seed=seed)
     episodes = [
-        _Episode(obs_i, _sub_env_info(infos, i), frame)
+        _Episode(obs_i, _sub_env_info(infos, i), frame, renders)
         for i, (obs_i, frame) in enumerate(
             zip(iterate(envs.observation_space, obs), frames(), strict=True)
         )
     ]
+    labels = _labels(agent, algorithm, metadata)
+    try:
+        _run_vector(envs, policy, episodes, obs, max_steps, mode, frames)
+    except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded
+        error.rollouts = _vector_rollouts(envs, episodes, seed, labels)  # type: ignore[attr-defined]
+        error.add_note(
+            "agent-widget: the episodes recorded before this are in this exception's .rollouts"
+        )
+        raise
+    return _vector_rollouts(envs, episodes, seed, labels)
+
+
+def _run_vector(
+    envs: VectorEnv[Any, Any, Any],
+    policy: Policy,
+    episodes: list[_Episode],
+    obs: Any,
+    max_steps: int,
+    mode: AutoresetMode,
+    frames: Callable[[], Sequence[Any]],
+) -> None:
+    """Steps ``envs`` until every sub-env finished its first episode or ``max_steps``."""
     for _ in range(max_steps):
         active = [i for i, episode in enumerate(episodes) if not episode.done]
         if not active:
-            break
+            return
         actions, extras = _split_policy_output(policy(obs))
         obs, rewards, terminated, truncated, infos = envs.step(actions)
         step_frames = frames()
@@ -406,6 +522,15 @@ def record_vector(
         ended = terminated | truncated
         if mode == AutoresetMode.DISABLED and ended.any():
             obs, _ = envs.reset(options={"reset_mask": ended})
+
+
+def _vector_rollouts(
+    envs: VectorEnv[Any, Any, Any],
+    episodes: list[_Episode],
+    seed: int | None,
+    labels: dict[str, Any],
+) -> list[Rollout]:
+    """Each sub-env's episode as a rollout, unfinished ones marked truncated."""
     env_id, names = _describe_vector(envs)
     # Sync/Async vector envs reset sub-env i with seed + i; natively vectorized envs
     # (e.g. CartPoleVectorEnv) share one generator, so only the vector seed means anything.
@@ -414,8 +539,8 @@ def record_vector(
     for i, episode in enumerate(episodes):
         episode.cut()
         sub_seed = seed + i if seed is not None and per_env_seeds else seed
-        labels = {"sub_env": i, **_labels(agent, algorithm, metadata)}
-        rollouts.append(episode.to_rollout(_base_metadata(env_id, sub_seed, names, labels)))
+        metadata = _base_metadata(env_id, sub_seed, names, {"sub_env": i, **labels})
+        rollouts.append(episode.to_rollout(metadata))
     return rollouts
 
 

@@ -105,8 +105,9 @@ class Rollout:
         """Build a rollout from data you already have, validating and normalizing it.
 
         Missing rewards are zeros, missing terminated/truncated are False, missing
-        actions are an empty (T, 0) array. Info and metadata values that are not
-        JSON-able are dropped with a warning (never pickled).
+        actions are an empty (T, 0) array. A NaN or infinite reward is kept as it is
+        (the viewer marks its step; :attr:`returns` is NaN from there on). Info and
+        metadata values that are not JSON-able are dropped with a warning (never pickled).
 
         Example:
             >>> r = Rollout.from_arrays(frames=np.zeros((3, 4, 4, 3), np.uint8), actions=[0, 1])
@@ -202,10 +203,7 @@ def _vector(value: Any, steps: int, dtype: type, name: str) -> np.ndarray:
     array = np.asarray(value)
     if array.ndim != 1 or array.dtype.kind not in "biuf":
         raise ValueError(f"{name}: expected a 1-D numeric array, got {array.dtype} {array.shape}")
-    if dtype is np.float64 and not np.isfinite(array).all():
-        step = int(np.flatnonzero(~np.isfinite(array))[0])
-        raise ValueError(f"{name}: value at step {step} is {array[step]}")
-    return array.astype(dtype)
+    return array.astype(dtype)  # a NaN or inf reward is kept: the viewer marks its step
 
 
 def _json_dicts(mappings: Sequence[Mapping[str, Any]], where: str) -> list[dict[str, Any]]:

@@ -10,7 +10,8 @@ and extract it. Members, in this order:
 ``actions.npy``, ``rewards.npy``, ``terminated.npy``, ``truncated.npy``, ``extras/<i>.npy``
     per-step arrays in numpy's ``.npy`` format (read with ``allow_pickle=False``).
 ``observations/<i>.npy``
-    observations of under 1 KiB per position (vectors), also ``.npy``.
+    observations of under 1 KiB per position (vectors), also ``.npy``
+    (:data:`~agent_widget.episodes._encoded_array.LARGE_ROW_BYTES`).
 ``chunks.index.npy``
     int64 table, one row per payload in ``chunks.bin``: ``stream, chunk, start, count,
     height, width, encoding, offset, length, crc32``. Streams: 0 frames, 1 infos,
@@ -78,6 +79,7 @@ from agent_widget.episodes._chunk_index import (
 )
 from agent_widget.episodes._codec import CHUNK_SIZE, Part, chunk_count, encode_rows
 from agent_widget.episodes._codec import ENCODINGS as FRAME_ENCODINGS
+from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray
 from agent_widget.episodes._frames import Frames
 from agent_widget.episodes._rollout import Rollout
 from agent_widget.episodes._stored import MAX_INFO_BYTES, StoredArray, StoredFrames, StoredInfos
@@ -89,7 +91,6 @@ VERSION = 2  # 2: frames and observations as zlib-runs (version 1: zlib-xor, sti
 
 _META = "meta.json"
 _PER_STEP = ("actions", "rewards", "terminated", "truncated")
-_SMALL_OBSERVATION_BYTES = 1024  # below this per position, observations are a plain .npy
 _MAX_META_BYTES = 64 * 2**20
 _MAX_STEPS = 2**40
 _DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so equal rollouts give equal files
@@ -222,7 +223,7 @@ def _add_observations(writer: _Writer, observations: Any) -> tuple[Any, dict[int
         dtype, shape = np.dtype(value.dtype), tuple(value.shape)
         if dtype.kind not in "biufc":
             raise ValueError(f"cannot save observations {key!r}: dtype {dtype} is not numeric")
-        if dtype.itemsize * math.prod(shape[1:]) < _SMALL_OBSERVATION_BYTES:
+        if dtype.itemsize * math.prod(shape[1:]) < LARGE_ROW_BYTES:
             specs[key] = writer.npy(f"observations/{i}.npy", value, f"observations {key!r}")
         else:
             chunked[OBSERVATIONS + i] = value
@@ -240,8 +241,12 @@ def _add_chunk(writer: _Writer, rollout: Rollout, k: int, chunked: dict[int, Any
         size = (part.height, part.width)
         writer.payload(part.payload, FRAMES, (part.start, part.count), encoding, size)
     for stream, value in chunked.items():
-        rows = np.ascontiguousarray(value[start:stop]).reshape(stop - start, -1).view(np.uint8)
-        writer.payload(encode_rows(rows), stream, (start, stop - start), ZLIB_RUNS)
+        if isinstance(value, EncodedArray):  # recorded: already encoded
+            payload = value.payload(k)
+        else:
+            rows = np.ascontiguousarray(value[start:stop]).reshape(stop - start, -1)
+            payload = encode_rows(rows.view(np.uint8))
+        writer.payload(payload, stream, (start, stop - start), ZLIB_RUNS)
     infos = [rollout.infos[t] for t in range(start, stop)] if rollout.infos is not None else []
     text = _json_text(infos, f"the infos of positions {start}..{stop - 1}").encode()
     if len(text) > (stop - start) * MAX_INFO_BYTES:

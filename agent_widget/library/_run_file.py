@@ -119,6 +119,12 @@ def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
         last = rollout.infos[-1]
         success = next((last[key] for key in _SUCCESS_KEYS if key in last), None)
     seed = metadata.get("seed")
+    bad = np.flatnonzero(~np.isfinite(rollout.rewards))
+    if len(bad):
+        raise ValueError(
+            f"the reward at step {bad[0]} is {rollout.rewards[bad[0]]}: a leaderboard ranks "
+            "finite returns (view the episode to see what happened there)"
+        )
     return EpisodeSummary(
         file=file,
         total_return=float(np.sum(rollout.rewards, dtype=np.float64)),

@@ -46,15 +46,19 @@ def write_run(folder: Path, run: Run, rollouts: Sequence[Rollout]) -> None:
     Adding to an existing run raises ValueError when its env or algorithm differs from
     ``run``'s, or its params do while ``run.params`` is not empty.
     """
+    files = [episode_file(i) for i in range(len(rollouts))]
+    summaries = {}
+    for i, (file, rollout) in enumerate(zip(files, rollouts, strict=True)):
+        try:
+            summaries[file] = summarize(rollout, file)  # before anything is written
+        except ValueError as error:
+            raise ValueError(f"episode {i} cannot be added: {error}") from None
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = temporary_name(folder)
     staging.mkdir()
     try:
-        files = [episode_file(i) for i in range(len(rollouts))]
-        summaries = {}
         for file, rollout in zip(files, rollouts, strict=True):
             save(rollout, staging / file)
-            summaries[file] = summarize(rollout, file)
         if not folder.exists():
             write_atomic(staging / RUN_FILE, run_json(run, [summaries[f] for f in files]))
             try:

@@ -39,6 +39,15 @@ describe("formatReadout", () => {
     expect(formatReadout(fields)).toContain('info: {"note":"<script>alert(1)</script>"}');
   });
 
+  it("says a NaN or infinite reward is not a number and not in the return", () => {
+    const fields = { t: 3, T: 9, action: "0", return: 2, terminated: false, truncated: false, info: {}, infoLoaded: true };
+    expect(formatReadout({ ...fields, reward: Number.NaN })).toContain(
+      "reward: NaN (not a finite number: left out of the return)\nreturn: 2",
+    );
+    expect(formatReadout({ ...fields, reward: Number.NEGATIVE_INFINITY })).toContain("reward: -Infinity (not a finite");
+    expect(formatReadout({ ...fields, reward: 0.5 })).toContain("reward: 0.5\n");
+  });
+
   it("shows an ellipsis for the info until the position's chunk has arrived", () => {
     expect(formatReadout(readoutFields(1, series(), undefined, [], 4))).toMatch(/\ninfo: …$/);
   });

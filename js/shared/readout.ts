@@ -34,7 +34,7 @@ export function formatReadout(f: ReadoutFields): string {
   return [
     `t = ${f.t} / ${f.T}`,
     `action: ${f.action}`,
-    `reward: ${formatNumber(f.reward)}`,
+    `reward: ${formatNumber(f.reward)}${f.reward !== undefined && !Number.isFinite(f.reward) ? " (not a finite number: left out of the return)" : ""}`,
     `return: ${formatNumber(f.return)}`,
     `terminated: ${flag(f.terminated)}  truncated: ${flag(f.truncated)}`,
     `info: ${f.infoLoaded ? JSON.stringify(f.info) : "…"}`,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseSeries, readSeries, returnsOf, toFloat64 } from "./series.ts";
+import { nonFiniteSteps, parseSeries, readSeries, returnsOf, toFloat64 } from "./series.ts";
 import { packSeries } from "./test-helpers.ts";
 
 const packed = (values: number[], offset = 0) => {
@@ -47,6 +47,12 @@ describe("returnsOf", () => {
     expect([...returnsOf(Float64Array.from([1, -0.5, 2]), 4)]).toEqual([0, 1, 0.5, 2.5]);
     // One frame per action: the last position has a reward, not yet in its return.
     expect([...returnsOf(Float64Array.from([1, 1]), 2)]).toEqual([0, 1]);
+  });
+
+  it("leaves NaN and infinite rewards out, so the return goes on past them", () => {
+    const rewards = Float64Array.from([1, Number.NaN, 2, Number.POSITIVE_INFINITY, 1]);
+    expect([...returnsOf(rewards, 6)]).toEqual([0, 1, 1, 3, 3, 4]);
+    expect(nonFiniteSteps(rewards)).toEqual([1, 3]);
   });
 });
 

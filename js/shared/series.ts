@@ -69,11 +69,25 @@ export function readSeries(value: unknown): Float64Array {
   return out;
 }
 
-/** `length` returns: 0, then the running sum of the rewards (in float64, in order, as the kernel sums them). */
+/**
+ * `length` returns: 0, then the running sum of the rewards (in float64, in order, as
+ * the kernel sums them). A NaN or infinite reward is left out of the sum, so the
+ * return line goes on past it (the timeline marks its step instead).
+ */
 export function returnsOf(rewards: Float64Array, length: number): Float64Array {
   const out = new Float64Array(Math.max(0, length));
-  for (let t = 1; t < out.length; t++) out[t] = out[t - 1] + (t - 1 < rewards.length ? rewards[t - 1] : 0);
+  for (let t = 1; t < out.length; t++) {
+    const reward = t - 1 < rewards.length ? rewards[t - 1] : 0;
+    out[t] = out[t - 1] + (Number.isFinite(reward) ? reward : 0);
+  }
   return out;
+}
+
+/** The steps whose value is NaN or infinite. */
+export function nonFiniteSteps(values: Float64Array): number[] {
+  const steps: number[] = [];
+  for (let t = 0; t < values.length; t++) if (!Number.isFinite(values[t])) steps.push(t);
+  return steps;
 }
 
 /** Parses the `series` trait value of an episode of `length` positions. Missing names become empty arrays. */

@@ -31,6 +31,12 @@ describe("binMinMax", () => {
     expect(Number.isNaN(min[3])).toBe(true);
   });
 
+  it("leaves infinite values out of the range", () => {
+    const { min, max } = binMinMax(f64([Number.NEGATIVE_INFINITY, 2, 1, Number.POSITIVE_INFINITY]), 4, 2);
+    expect([...min]).toEqual([2, 1]);
+    expect([...max]).toEqual([2, 1]);
+  });
+
   it("skips NaN values", () => {
     const { min, max } = binMinMax(f64([Number.NaN, 2, Number.NaN, Number.NaN]), 4, 2);
     expect([min[0], max[0]]).toEqual([2, 2]);

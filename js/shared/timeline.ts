@@ -1,12 +1,14 @@
 /**
  * The timeline strip: rewards as bars, the running return as a line, any
- * scalar extras as thinner lines, and a cursor at the current position.
+ * scalar extras as thinner lines, a mark at each step whose reward is NaN or
+ * infinite (left out of the scales and the return), and a cursor at the current
+ * position.
  *
  * Each pixel column draws the min..max of the steps it covers, so 100,000 steps
  * cost one pass over the series when the data or width changes, and moving the
  * cursor only copies a cached background.
  */
-import type { Series } from "./series.ts";
+import { nonFiniteSteps, type Series } from "./series.ts";
 
 export interface Bins {
   min: Float64Array;
@@ -15,7 +17,8 @@ export interface Bins {
 
 /**
  * Min and max of `values` per column, for a strip of `columns` pixels over
- * `domain` positions (value i sits at position i). Columns with no value are NaN.
+ * `domain` positions (value i sits at position i). NaN and infinite values are
+ * left out; columns with no value left are NaN.
  */
 export function binMinMax(values: Float64Array, domain: number, columns: number): Bins {
   const min = new Float64Array(columns).fill(Number.NaN);
@@ -27,9 +30,10 @@ export function binMinMax(values: Float64Array, domain: number, columns: number)
     let lo = Number.POSITIVE_INFINITY;
     let hi = Number.NEGATIVE_INFINITY;
     for (let i = first; i < end; i++) {
-      // NaN compares false both ways, so missing values are skipped.
-      if (values[i] < lo) lo = values[i];
-      if (values[i] > hi) hi = values[i];
+      const value = values[i];
+      if (!Number.isFinite(value)) continue;
+      if (value < lo) lo = value;
+      if (value > hi) hi = value;
     }
     if (lo <= hi) {
       min[c] = lo;
@@ -55,6 +59,7 @@ const COLORS = {
   penalty: "#c0392b",
   return: "#1f5fbf",
   cursor: "#e67e22",
+  nonFinite: "#d81b60",
   extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d"],
 };
 
@@ -144,6 +149,7 @@ export class Strip {
 export class Timeline {
   private readonly strip: Strip;
   private series: Series | undefined;
+  private nonFinite: number[] = [];
   private length = 0;
 
   constructor(parent: HTMLElement, onSeek: (t: number) => void) {
@@ -154,6 +160,8 @@ export class Timeline {
         drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i % COLORS.extras.length], ratio);
       });
       drawLine(c, binMinMax(this.series.returns, this.length, width), height, COLORS.return, 1.5 * ratio);
+      c.fillStyle = COLORS.nonFinite;
+      for (const t of this.nonFinite) c.fillRect(Math.floor(cursorX(t, width, this.length)), 0, Math.ceil(ratio), height);
     }, onSeek);
   }
 
@@ -163,10 +171,15 @@ export class Timeline {
 
   setData(series: Series, length: number): void {
     this.series = series;
+    this.nonFinite = nonFiniteSteps(series.rewards);
     this.length = length;
-    this.element.title = ["rewards (bars)", "return (line)", ...[...series.extras.keys()].map((n) => `extra:${n}`)].join(
-      ", ",
-    );
+    this.element.title = [
+      "rewards (bars)",
+      "return (line)",
+      ...[...series.extras.keys()].map((n) => `extra:${n}`),
+      ...(this.nonFinite.length > 0 ? ["a NaN or infinite reward (pink mark)"] : []),
+    ].join(", ");
+    this.element.dataset.nonFiniteSteps = this.nonFinite.slice(0, 100).join(",");
     this.strip.setLength(length);
   }
 

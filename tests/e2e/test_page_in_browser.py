@@ -243,3 +243,50 @@ def test_stepping_past_either_end_stays_on_it(opened):
     page.page.wait_for_timeout(200)
     shows(view, digests, 0)
     assert view.slider().input_value() == "0"
+
+
+def test_what_went_wrong_at_a_step_is_shown_at_that_step(new_page, tmp_path):
+    """A NaN and an infinite reward: marked on the timeline at their steps (pink), said
+    in the readout, left out of the return; a frame of another size: painted at its size."""
+    frames = list(synthetic_frames(12))
+    frames[9] = np.full((20, 30, 3), 200, np.uint8)
+    rewards = np.ones(11)
+    rewards[4], rewards[7] = np.nan, np.inf
+    rollout = Rollout.from_arrays(frames=frames, rewards=rewards, allow_resize=True)
+    path = EpisodeViewer(rollout).to_html(tmp_path / "faults.html", progress=False)
+    page = new_page()
+    try:
+        opened = OpenedPage(page, path.as_uri())
+        view = opened.view()
+        view.wait_painted(0)
+        timeline = view.root.locator("canvas.aw-timeline")
+        assert timeline.get_attribute("data-non-finite-steps") == "4,7"
+        marks = timeline.evaluate(
+            """(canvas) => {
+                const c = canvas.getContext("2d");
+                const pink = (x) => {
+                    const [r, g, b] = c.getImageData(x, 2, 1, 1).data;
+                    return r === 0xd8 && g === 0x1b && b === 0x60;
+                };
+                const columns = [];
+                for (let x = 0; x < canvas.width; x++) if (pink(x)) columns.push(x);
+                return { columns, width: canvas.width };
+            }"""
+        )
+        width = marks["width"]
+        assert marks["columns"], "no mark on the timeline"
+        steps = sorted({int(x * 12 / width) for x in marks["columns"]})
+        assert steps == [4, 7]
+        view.slide_to(4)
+        view.wait_painted(4)
+        assert "reward: NaN (not a finite number: left out of the return)" in view.readout()
+        view.slide_to(8)
+        view.wait_painted(8)
+        assert "return: 6\n" in view.readout()  # 8 rewards of 1, two of them not finite
+        view.slide_to(9)
+        view.wait_painted(9)
+        canvas = view.canvas()
+        assert (canvas["width"], canvas["height"]) == (30, 20)
+        assert canvas["sha256"] == rgb_sha256(frames[9])
+    finally:
+        page.close()

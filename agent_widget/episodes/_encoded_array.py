@@ -1,0 +1,115 @@
+"""A growing array of large observations, held encoded while an episode is recorded.
+
+Image observations cost what frames cost raw (Pong's: 100 KB a step), so holding them
+as they come limits a recording to what fits in memory. :class:`EncodedArray` holds
+each full chunk of rows as one zlib-runs payload, the form the ``.rollout`` file
+stores (saving copies it as it is), and only the chunk being filled as arrays.
+Reading decodes a chunk (the last one decoded is kept, so reading in order decodes
+each chunk once). It has the lazy-array surface a :class:`Rollout` accepts for
+observations: ``dtype``, ``shape``, ``len``, int and slice indexing, ``np.asarray``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from agent_widget.episodes._codec import CHUNK_SIZE, decode_rows, encode_rows
+from agent_widget.episodes._frames import position
+
+# Observations of at least this many bytes a position are held and stored encoded by the
+# chunk; smaller ones (vectors) are plain arrays.
+LARGE_ROW_BYTES = 1024
+
+
+class EncodedArray:
+    """Rows of one dtype and shape, appended one at a time, held encoded by the chunk.
+
+    Example:
+        >>> rows = EncodedArray(np.uint8, (84, 84))
+        >>> for t in range(20):
+        ...     rows.append(np.full((84, 84), t, np.uint8))
+        >>> rows.shape, int(rows[17][0, 0]), rows.nbytes < 20 * 84 * 84
+        ((20, 84, 84), 17, True)
+    """
+
+    def __init__(self, dtype: Any, row_shape: tuple[int, ...]) -> None:
+        self.dtype = np.dtype(dtype)
+        if self.dtype.kind not in "biufc":
+            raise ValueError(f"observations of dtype {self.dtype} are not numeric")
+        self._row_shape = tuple(row_shape)
+        self._row_bytes = self.dtype.itemsize * math.prod(self._row_shape)
+        self._sealed: list[bytes] = []  # one payload per full chunk
+        self._open: list[np.ndarray] = []  # the rows of the chunk being filled
+        self._decoded: tuple[int, np.ndarray] | None = None  # the chunk decoded last
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (len(self), *self._row_shape)
+
+    @property
+    def ndim(self) -> int:
+        return 1 + len(self._row_shape)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: the encoded chunks, the rows of the open one, the chunk decoded last."""
+        decoded = 0 if self._decoded is None else self._decoded[1].nbytes
+        return sum(map(len, self._sealed)) + len(self._open) * self._row_bytes + decoded
+
+    def __len__(self) -> int:
+        return len(self._sealed) * CHUNK_SIZE + len(self._open)
+
+    def append(self, row: Any) -> None:
+        """Add the next row (copied); ValueError if its dtype or shape differs."""
+        array = np.asarray(row)
+        if array.dtype != self.dtype or array.shape != self._row_shape:
+            raise ValueError(
+                f"observation {len(self)} has dtype {array.dtype} and shape {array.shape}; "
+                f"the earlier ones {self.dtype} and {self._row_shape}"
+            )
+        self._open.append(np.array(array, order="C"))  # a copy: envs reuse their buffers
+        if len(self._open) == CHUNK_SIZE:
+            self._sealed.append(self.payload(len(self._sealed)))
+            self._open = []
+
+    def payload(self, k: int) -> bytes:
+        """Chunk ``k``'s rows as a zlib-runs payload (the open chunk's as they stand)."""
+        if k < len(self._sealed):
+            return self._sealed[k]
+        return encode_rows(np.stack(self._open).reshape(len(self._open), -1).view(np.uint8))
+
+    def copy(self) -> EncodedArray:
+        """These rows, to grow apart from them (the encoded chunks are shared)."""
+        other = EncodedArray(self.dtype, self._row_shape)
+        other._sealed, other._open = list(self._sealed), list(self._open)
+        return other
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        if isinstance(index, slice):
+            rows = [self[t] for t in range(*index.indices(len(self)))]
+            return np.stack(rows) if rows else np.empty((0, *self._row_shape), self.dtype)
+        k, i = divmod(position(index, len(self), "observations"), CHUNK_SIZE)
+        return self._chunk(k)[i]
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for t in range(len(self)):
+            yield self[t]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self[:]
+        return array if dtype is None else array.astype(dtype)
+
+    def _chunk(self, k: int) -> np.ndarray:
+        if k == len(self._sealed):
+            return np.stack(self._open)
+        if self._decoded is None or self._decoded[0] != k:
+            payload = self._sealed[k]
+            rows = decode_rows(payload, "zlib-runs", self._row_bytes, CHUNK_SIZE, CHUNK_SIZE)
+            values = rows.view(self.dtype).reshape(CHUNK_SIZE, *self._row_shape)
+            values.flags.writeable = False
+            self._decoded = (k, values)
+        return self._decoded[1]

@@ -1,0 +1,218 @@
+"""Recording a misbehaving env or agent: what goes wrong at step t is kept at step t,
+an exception loses none of the steps before it, and the recorder is never wedged.
+Also: RecordRollout is a wrapper gymnasium's own checks accept, and recording holds
+frames and image observations encoded (memory grows by the encoded size)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from agent_widget.episodes import RecordRollout, Rollout, record, record_vector
+from agent_widget.episodes._encoded_array import EncodedArray
+from agent_widget.library import RunLibrary
+
+
+def cartpole() -> gym.Env:
+    return gym.make("CartPole-v1", render_mode="rgb_array")
+
+
+def pong() -> gym.Env:
+    ale_py = pytest.importorskip("ale_py")
+    gym.register_envs(ale_py)
+    return gym.make("ALE/Pong-v5", render_mode="rgb_array")
+
+
+class Faulty(gym.Wrapper):
+    """A real env that goes wrong at step ``at``: ``reward`` replaces its reward there,
+    ``frame`` its rendered frame from there on, ``raises`` is raised by its step."""
+
+    def __init__(self, env, at, *, reward=None, frame=None, raises=None):
+        super().__init__(env)
+        self.at, self.reward, self.frame, self.raises = at, reward, frame, raises
+        self.t = 0
+
+    def reset(self, **kwargs):
+        self.t = 0
+        return self.env.reset(**kwargs)
+
+    def step(self, action):
+        if self.raises is not None and self.t == self.at:
+            raise self.raises
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if self.reward is not None and self.t == self.at:
+            reward = self.reward
+        self.t += 1
+        return obs, reward, terminated, truncated, info
+
+    def render(self):
+        if self.frame is not None and self.t > self.at:
+            return self.frame
+        return self.env.render()
+
+
+def lean(obs):
+    return int(obs[2] > 0)
+
+
+# ------------------------------------------------------------------ a wrapper like gymnasium's
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        cartpole,
+        lambda: gym.make("FrozenLake-v1", render_mode="rgb_array"),
+        lambda: gym.make("Pendulum-v1", render_mode="rgb_array"),
+        pong,
+    ],
+    ids=["CartPole", "FrozenLake", "Pendulum", "Pong"],
+)
+def test_gymnasiums_check_env_accepts_the_wrapper_and_sees_the_envs_metadata(make):
+    env = make()
+    wrapped = RecordRollout(env)
+    assert wrapped.metadata == env.metadata
+    assert wrapped.metadata["render_fps"] == env.metadata["render_fps"]
+    assert (wrapped.spec.id, wrapped.render_mode) == (env.spec.id, env.render_mode)
+    assert wrapped.spec.additional_wrappers[-1].name == "RecordRollout"
+    assert (wrapped.action_space, wrapped.observation_space) == (
+        env.action_space,
+        env.observation_space,
+    )
+    check_env(wrapped, skip_render_check=False)
+
+
+# ------------------------------------------------------------------ bad values, kept at their step
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_reward_is_kept_at_its_step_and_the_wrapper_goes_on(bad):
+    env = RecordRollout(Faulty(cartpole(), at=9, reward=bad))
+    obs, _ = env.reset(seed=0)
+    for _ in range(12):
+        obs, *_ = env.step(lean(obs))
+    current = env.current
+    assert current.num_steps == 12
+    assert np.isnan(current.rewards[9]) if np.isnan(bad) else current.rewards[9] == bad
+    assert np.isfinite(np.delete(current.rewards, 9)).all()
+    rollout = env.end_episode()
+    assert rollout.num_steps == 12
+    env.reset(seed=1)  # not wedged
+    env.step(0)
+    assert env.current.num_steps == 1
+
+
+def test_a_non_finite_reward_survives_a_save_and_the_library_refuses_it_clearly(tmp_path):
+    rollout = record(Faulty(cartpole(), at=5, reward=np.nan), lean, seed=0, max_steps=20)
+    path = rollout.save(tmp_path / "nan.rollout")
+    from agent_widget.episodes import load
+
+    assert np.isnan(load(path).rewards[5])
+    lib = RunLibrary(tmp_path / "runs")
+    with pytest.raises(ValueError, match=r"episode 0 cannot be added: the reward at step 5 is nan"):
+        lib.add(rollout, algorithm="lean")
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").rglob("*.rollout"))
+
+
+def test_a_frame_whose_size_changes_is_kept_at_its_new_size():
+    small = np.full((40, 60, 3), 7, np.uint8)
+    rollout = record(Faulty(cartpole(), at=10, frame=small), lean, seed=0, max_steps=30)
+    assert rollout.frames[10].shape == (400, 600, 3)
+    assert rollout.frames[11].shape == (40, 60, 3)
+    assert np.array_equal(rollout.frames[30], small)
+    assert len(rollout.frames) == rollout.num_positions == 31
+
+
+# ------------------------------------------------------------------ exceptions lose nothing
+
+
+class Boom(Exception):
+    pass
+
+
+def test_a_policy_that_raises_leaves_the_steps_before_it_on_the_exception():
+    def policy(obs):
+        policy.calls += 1
+        if policy.calls == 13:
+            raise Boom("the agent broke")
+        return lean(obs)
+
+    policy.calls = 0
+    with pytest.raises(Boom) as caught:
+        record(cartpole(), policy, seed=0)
+    partial = caught.value.rollout
+    assert isinstance(partial, Rollout)
+    assert partial.num_steps == 12
+    assert len(partial.frames) == 13
+    assert partial.truncated[-1]
+    assert not partial.terminated[-1]
+    assert any("12 steps recorded" in note for note in caught.value.__notes__)
+
+
+@pytest.mark.parametrize("error", [Boom("the env broke"), KeyboardInterrupt()])
+def test_an_env_that_raises_or_ctrl_c_leaves_the_steps_before_it(error):
+    with pytest.raises(type(error)) as caught:
+        record(Faulty(cartpole(), at=7, raises=error), lean, seed=0)
+    assert caught.value.rollout.num_steps == 7
+    reference = record(cartpole(), lean, seed=0, max_steps=7)
+    assert np.array_equal(caught.value.rollout.observations, reference.observations)
+
+
+def test_the_wrapper_keeps_the_episode_an_env_error_interrupted_and_starts_anew():
+    env = RecordRollout(Faulty(cartpole(), at=4, raises=Boom("the env broke")))
+    obs, _ = env.reset(seed=0)
+    for _ in range(4):
+        obs, *_ = env.step(lean(obs))
+    with pytest.raises(Boom):
+        env.step(lean(obs))
+    assert env.current.num_steps == 4
+    env.reset(seed=0)  # files the interrupted episode, marked truncated
+    assert [r.num_steps for r in env.rollouts] == [4]
+    assert env.rollouts[0].truncated[-1]
+
+
+def test_extras_that_change_names_are_refused_before_the_env_steps():
+    env = RecordRollout(cartpole())
+    env.reset(seed=0)
+    env.record_extras(q=1.0)
+    env.step(0)
+    env.record_extras(other=1.0)
+    with pytest.raises(ValueError, match=r"step 1: extras \['other'\] differ"):
+        env.step(0)
+    env.record_extras(q=2.0)
+    env.step(1)  # the refused step never reached the env: this is step 1
+    rollout = env.current
+    assert rollout.num_steps == 2
+    assert rollout.extras["q"].tolist() == [1.0, 2.0]
+
+
+def test_record_vector_leaves_the_episodes_before_an_error_on_it():
+    envs = gym.make_vec("CartPole-v1", num_envs=2, vectorization_mode="sync")
+    calls = []
+
+    def policy(obs):
+        calls.append(1)
+        if len(calls) == 6:
+            raise Boom("the batch policy broke")
+        return (obs[:, 2] > 0).astype(int)
+
+    with pytest.raises(Boom) as caught:
+        record_vector(envs, policy, seed=0)
+    assert [r.num_steps for r in caught.value.rollouts] == [5, 5]
+    assert [r.metadata["seed"] for r in caught.value.rollouts] == [0, 1]
+
+
+# ------------------------------------------------------------------ held encoded
+
+
+def test_recording_pong_holds_frames_and_image_observations_encoded():
+    rollout = record(pong(), lambda obs: 2, seed=0, max_steps=100)
+    assert isinstance(rollout.observations, EncodedArray)
+    raw = 101 * 210 * 160 * 3
+    # Encoded: a few hundred bytes a position, plus the open chunk held raw (5 frames).
+    assert rollout.frames.nbytes < raw / 10
+    assert rollout.observations.nbytes < raw / 10
+    assert np.array_equal(rollout.observations[57], rollout.frames[57])
+    assert np.array_equal(np.asarray(rollout.observations)[99], rollout.frames[99])
