@@ -1,32 +1,82 @@
-"""record() overhead over the bare ``env.step`` + ``env.render`` loop it replaces.
+"""record(): its overhead over the bare ``env.step`` + ``env.render`` loop it replaces,
+and the memory it holds while recording long Pong episodes, against the code before
+recording encoded as it went.
 
-Both sides run the same seeded env with the same policy (Pong: the same pre-drawn
-random actions; CartPole: a balancing rule, as random actions end it in ~20 steps)
-and stop at the same step; repetitions
-alternate bare / record so drift in machine load hits both alike. record()'s time
-covers the whole call, building the Rollout included (frames are encoded later,
-when a rollout is saved or viewed). The bar: overhead under 25%.
+Overhead: both sides run the same seeded env with the same policy (Pong: the same
+pre-drawn random actions; CartPole: a balancing rule, as random actions end it in ~20
+steps) and stop at the same step; repetitions alternate bare / record so drift in
+machine load hits both alike. record()'s time covers the whole call, the encoding of
+frames and observations and building the Rollout included. The bar: under 25%.
+
+Memory: each recording runs in a fresh process, which reports its peak resident
+memory above what it held before recording (the env made and reset). Pong ends after
+~1,000 random steps, so a long episode is Pong restarted in place whenever a game
+ends (one episode of real frames). The old code runs from a git worktree of
+``--baseline`` where it can finish; beyond that it is extrapolated from its growth
+per step. The bar: 100,000 steps with under 300 MB of growth.
 
     .venv/bin/python -m benchmarks.recording            # prints and updates RESULTS.md
 """
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
 
 from agent_widget.episodes._recording import Policy, record
-from benchmarks.results import arguments, today, write_section
+from benchmarks.results import ROOT, arguments, code_version, today, write_section
 
 TITLE = "Recording"
 COMMAND = ".venv/bin/python -m benchmarks.recording"
 SEED = 0
 PONG_STEPS = 1_000
 MAX_STEPS = 1_000
+LENGTHS = (1_000, 10_000, 100_000)
+BASELINE = "2bdf3c8"  # the last commit whose recorder held frames and observations raw
+BASELINE_MAX_STEPS = 10_000  # 100,000 raw Pong steps need ~23 GB: extrapolated
+MEMORY_BAR_MB = 300
+
+# One recording in a fresh process: peak resident memory above the start, and time.
+CHILD = """
+import json, sys, time
+import gymnasium as gym, ale_py, numpy as np
+from agent_widget import record
+
+class Endless(gym.Wrapper):  # Pong restarted in place when a game ends: one long episode
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if terminated:
+            obs, _ = self.env.reset()
+        return obs, reward, False, truncated, info
+
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key):
+            return int(line.split()[1]) * 1024
+
+steps = int(sys.argv[1])
+gym.register_envs(ale_py)
+env = Endless(gym.make("ALE/Pong-v5", render_mode="rgb_array", max_episode_steps=None))
+actions = np.random.default_rng(0).integers(env.action_space.n, size=steps).tolist()
+env.reset(seed=0)
+env.render()
+start = status("VmRSS")
+began = time.perf_counter()
+rollout = record(env, lambda obs, a=iter(actions): next(a), seed=0, max_steps=steps)
+seconds = time.perf_counter() - began
+print(json.dumps({"steps": rollout.num_steps, "growth": status("VmHWM") - start,
+                  "seconds": seconds}))
+"""
 
 
 def pong() -> tuple[gym.Env, Callable[[], Policy]]:
@@ -91,6 +141,78 @@ def bench(name: str, setup: Callable[[], tuple[gym.Env, Callable[[], Policy]]], 
     return {"env": name, "steps": steps.pop(), **ms, "overhead": ms["record"] / ms["bare"] - 1}
 
 
+def record_in_child(steps: int, code: Path) -> dict:
+    """One recording of ``steps`` Pong steps by the package at ``code``, in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, str(steps)],
+        env=env,
+        cwd=tempfile.gettempdir(),  # not ROOT: the package comes from PYTHONPATH alone
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def baseline_worktree(revision: str, folder: Path) -> Path:
+    """The package as it was at ``revision``, checked out beside (its built front end
+    borrowed from this checkout: recording does not use it)."""
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(folder), revision],
+        check=True,
+        capture_output=True,
+    )
+    (folder / "agent_widget" / "static").symlink_to(ROOT / "agent_widget" / "static")
+    return folder
+
+
+def memory(baseline: str) -> list[dict]:
+    """Peak memory growth while recording each length, new code and old."""
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        old = baseline_worktree(baseline, Path(scratch) / "old")
+        try:
+            for steps in LENGTHS:
+                row = {"steps": steps, "new": record_in_child(steps, ROOT), "old": None}
+                if steps <= BASELINE_MAX_STEPS:
+                    row["old"] = record_in_child(steps, old)
+                rows.append(row)
+                print(row, flush=True)
+        finally:
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)],
+                check=False,
+                capture_output=True,
+            )
+    return rows
+
+
+def memory_table(rows: list[dict], baseline: str) -> str:
+    measured = [row for row in rows if row["old"] is not None]
+    per_step = max(row["old"]["growth"] / row["steps"] for row in measured)
+    lines = [
+        f"| steps | peak growth, before ({baseline}) | peak growth, now | ratio "
+        "| record() time, before | record() time, now |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        new, old = row["new"], row["old"]
+        if old is None:
+            estimate = per_step * row["steps"]
+            before = f"~{estimate / 1e9:,.1f} GB (extrapolated)"
+            ratio, old_time = f"~{estimate / new['growth']:,.0f}x", "—"
+        else:
+            before = f"{old['growth'] / 1e6:,.0f} MB"
+            ratio = f"{old['growth'] / new['growth']:,.0f}x"
+            old_time = f"{old['seconds']:.1f} s"
+        lines.append(
+            f"| {row['steps']:,} | {before} | {new['growth'] / 1e6:,.1f} MB | {ratio} "
+            f"| {old_time} | {new['seconds']:.1f} s |"
+        )
+    return "\n".join(lines)
+
+
 def table(rows: list[dict], reps: int) -> str:
     lines = [
         f"| env | steps | bare step+render (ms, median of {reps}) | bare, keeping frames (ms) "
@@ -108,7 +230,9 @@ def table(rows: list[dict], reps: int) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = arguments(__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=7, help="repetitions per side")
+    parser.add_argument("--baseline", default=BASELINE, help="the old code's git revision")
     args = parser.parse_args(argv)
+    grows = memory(args.baseline)
     rows = [
         bench("ALE/Pong-v5", pong, args.reps),
         bench("CartPole-v1", cartpole, args.reps),
@@ -117,18 +241,26 @@ def main(argv: list[str] | None = None) -> None:
     print(result)
     pong_overhead = rows[0]["overhead"]
     verdict = "meets" if pong_overhead < 0.25 else "MISSES"
+    longest = grows[-1]["new"]["growth"] / 1e6
+    memory_verdict = "meets" if longest < MEMORY_BAR_MB else "MISSES"
     body = (
-        f"`{COMMAND}` ({today()}, the shared 2-core machine, {args.reps} interleaved "
-        "repetitions, medians). Same seeded env and policy on all sides (Pong: the same "
-        "pre-drawn random actions, up to 1,000 steps; CartPole: a balancing rule, to its "
-        "500-step limit); record() time includes building the Rollout (frames are encoded "
-        "lazily, later).\n\n"
+        f"`{COMMAND}` ({today()}, code {code_version()}, the shared 2-core machine).\n\n"
+        "Peak memory while recording one Pong episode (random actions, the game restarted "
+        "in place when it ends, frames and observations kept), each length in a fresh "
+        "process: its peak resident memory above what it held before recording. Before: "
+        f"the code at {args.baseline}, which held every frame and observation raw until "
+        f"the episode ended; beyond {BASELINE_MAX_STEPS:,} steps its growth per step is "
+        "extrapolated.\n\n"
+        f"{memory_table(grows, args.baseline)}\n\n"
+        f"Bar (100,000 Pong steps recorded with under {MEMORY_BAR_MB} MB of growth): "
+        f"{longest:,.1f} MB, {memory_verdict} it.\n\n"
+        f"Overhead ({args.reps} interleaved repetitions, medians). Same seeded env and "
+        "policy on all sides (Pong: the same pre-drawn random actions, up to 1,000 steps; "
+        "CartPole: a balancing rule, to its 500-step limit); record() time includes "
+        "encoding the frames and observations and building the Rollout.\n\n"
         f"{result}\n\n"
         f"Bar (record() overhead on a Pong episode under 25%): {pong_overhead:+.1%}, "
-        f"{verdict} it. CartPole's 400x600 frames are 7x Pong's: most of its overhead is the "
-        "cost of holding every frame in memory (page faults for ~360 MB), which the "
-        '"keeping frames" column shows any recorder pays; record()\'s own bookkeeping there is a '
-        "few milliseconds per episode."
+        f"{verdict} it."
     )
     if not args.no_write:
         write_section(TITLE, body)

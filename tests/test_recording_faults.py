@@ -5,13 +5,16 @@ frames and image observations encoded (memory grows by the encoded size)."""
 
 from __future__ import annotations
 
+import zipfile
+
 import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
 from agent_widget.episodes import RecordRollout, Rollout, record, record_vector
-from agent_widget.episodes._encoded_array import EncodedArray
+from agent_widget.episodes import load
+from agent_widget.episodes._encoded_array import EncodedArray, FrameRows
 from agent_widget.library import RunLibrary
 
 
@@ -107,8 +110,6 @@ def test_a_non_finite_reward_is_kept_at_its_step_and_the_wrapper_goes_on(bad):
 def test_a_non_finite_reward_survives_a_save_and_the_library_refuses_it_clearly(tmp_path):
     rollout = record(Faulty(cartpole(), at=5, reward=np.nan), lean, seed=0, max_steps=20)
     path = rollout.save(tmp_path / "nan.rollout")
-    from agent_widget.episodes import load
-
     assert np.isnan(load(path).rewards[5])
     lib = RunLibrary(tmp_path / "runs")
     with pytest.raises(ValueError, match=r"episode 0 cannot be added: the reward at step 5 is nan"):
@@ -207,12 +208,30 @@ def test_record_vector_leaves_the_episodes_before_an_error_on_it():
 # ------------------------------------------------------------------ held encoded
 
 
-def test_recording_pong_holds_frames_and_image_observations_encoded():
+def test_recording_pong_holds_frames_encoded_and_observations_as_the_frames(tmp_path):
     rollout = record(pong(), lambda obs: 2, seed=0, max_steps=100)
-    assert isinstance(rollout.observations, EncodedArray)
+    assert isinstance(rollout.observations, FrameRows)  # Pong's observation is its screen
     raw = 101 * 210 * 160 * 3
     # Encoded: a few hundred bytes a position, plus the open chunk held raw (5 frames).
     assert rollout.frames.nbytes < raw / 10
-    assert rollout.observations.nbytes < raw / 10
     assert np.array_equal(rollout.observations[57], rollout.frames[57])
-    assert np.array_equal(np.asarray(rollout.observations)[99], rollout.frames[99])
+    assert np.array_equal(np.asarray(rollout.observations)[100], rollout.frames[100])
+    loaded = load(rollout.save(tmp_path / "pong.rollout"))
+    assert np.array_equal(np.asarray(loaded.observations), np.asarray(rollout.observations))
+    with zipfile.ZipFile(tmp_path / "pong.rollout") as archive:
+        stored = archive.getinfo("chunks.bin").file_size
+    frames = sum(len(p.payload) for k in range(7) for p in rollout.frames.chunk(k))
+    assert stored < frames + 7 * 200  # observations stored as the frames, once (plus infos)
+
+
+def test_observations_that_stop_being_the_frame_are_held_encoded_from_there():
+    small = np.full((40, 60, 3), 7, np.uint8)
+    env = Faulty(pong(), at=20, frame=small)  # frames change; observations stay the screen
+    rollout = record(env, lambda obs: 2, seed=0, max_steps=40)
+    assert isinstance(rollout.observations, EncodedArray)
+    assert rollout.observations.nbytes < 41 * 210 * 160 * 3 / 4
+    assert np.array_equal(rollout.observations[20], rollout.frames[20])
+    assert rollout.frames[21].shape == (40, 60, 3)
+    assert rollout.observations[21].shape == (210, 160, 3)
+    reference = record(pong(), lambda obs: 2, seed=0, max_steps=40)
+    assert np.array_equal(np.asarray(rollout.observations), np.asarray(reference.observations))

@@ -1,32 +1,80 @@
-"""A growing array of large observations, held encoded while an episode is recorded.
+"""Large observations held encoded while an episode is recorded.
 
 Image observations cost what frames cost raw (Pong's: 100 KB a step), so holding them
-as they come limits a recording to what fits in memory. :class:`EncodedArray` holds
-each full chunk of rows as one zlib-runs payload, the form the ``.rollout`` file
-stores (saving copies it as it is), and only the chunk being filled as arrays.
-Reading decodes a chunk (the last one decoded is kept, so reading in order decodes
-each chunk once). It has the lazy-array surface a :class:`Rollout` accepts for
-observations: ``dtype``, ``shape``, ``len``, int and slice indexing, ``np.asarray``.
+as they come limits a recording to what fits in memory. Two lazy arrays hold them:
+
+- :class:`EncodedArray` holds each full chunk of rows as one zlib-runs payload, the
+  form the ``.rollout`` file stores (saving copies it as it is), and only the chunk
+  being filled as arrays. Reading decodes a chunk (the last one decoded is kept, so
+  reading in order decodes each chunk once).
+- :class:`FrameRows` are observations that are the frames (Atari's screen): they hold
+  nothing of their own, and are read and stored as the frames are (the file keeps
+  equal payloads once).
+
+Both have the lazy-array surface a :class:`Rollout` accepts for observations:
+``dtype``, ``shape``, ``len``, int and slice indexing, ``np.asarray``, and ``payload(k)``
+for the file.
 """
 
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
 from agent_widget.episodes._codec import CHUNK_SIZE, decode_rows, encode_rows
-from agent_widget.episodes._frames import position
+from agent_widget.episodes._frames import Frames, position
 
 # Observations of at least this many bytes a position are held and stored encoded by the
 # chunk; smaller ones (vectors) are plain arrays.
 LARGE_ROW_BYTES = 1024
 
 
-class EncodedArray:
-    """Rows of one dtype and shape, appended one at a time, held encoded by the chunk.
+class ChunkedRows(ABC):
+    """Rows of one dtype and shape, read one at a time, stored a chunk at a time."""
+
+    dtype: np.dtype
+    _row_shape: tuple[int, ...]
+
+    @abstractmethod
+    def __len__(self) -> int: ...
+
+    @abstractmethod
+    def _row(self, t: int) -> np.ndarray:
+        """Row ``t``, within range."""
+
+    @abstractmethod
+    def payload(self, k: int) -> bytes:
+        """Chunk ``k``'s rows as one zlib-runs payload."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return (len(self), *self._row_shape)
+
+    @property
+    def ndim(self) -> int:
+        return 1 + len(self._row_shape)
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        if isinstance(index, slice):
+            rows = [self._row(t) for t in range(*index.indices(len(self)))]
+            return np.stack(rows) if rows else np.empty((0, *self._row_shape), self.dtype)
+        return self._row(position(index, len(self), "observations"))
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        for t in range(len(self)):
+            yield self._row(t)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self[:]
+        return array if dtype is None else array.astype(dtype)
+
+
+class EncodedArray(ChunkedRows):
+    """Rows appended one at a time, held encoded by the chunk.
 
     Example:
         >>> rows = EncodedArray(np.uint8, (84, 84))
@@ -45,14 +93,6 @@ class EncodedArray:
         self._sealed: list[bytes] = []  # one payload per full chunk
         self._open: list[np.ndarray] = []  # the rows of the chunk being filled
         self._decoded: tuple[int, np.ndarray] | None = None  # the chunk decoded last
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return (len(self), *self._row_shape)
-
-    @property
-    def ndim(self) -> int:
-        return 1 + len(self._row_shape)
 
     @property
     def nbytes(self) -> int:
@@ -77,7 +117,6 @@ class EncodedArray:
             self._open = []
 
     def payload(self, k: int) -> bytes:
-        """Chunk ``k``'s rows as a zlib-runs payload (the open chunk's as they stand)."""
         if k < len(self._sealed):
             return self._sealed[k]
         return encode_rows(np.stack(self._open).reshape(len(self._open), -1).view(np.uint8))
@@ -88,28 +127,39 @@ class EncodedArray:
         other._sealed, other._open = list(self._sealed), list(self._open)
         return other
 
-    def __getitem__(self, index: Any) -> np.ndarray:
-        if isinstance(index, slice):
-            rows = [self[t] for t in range(*index.indices(len(self)))]
-            return np.stack(rows) if rows else np.empty((0, *self._row_shape), self.dtype)
-        k, i = divmod(position(index, len(self), "observations"), CHUNK_SIZE)
-        return self._chunk(k)[i]
-
-    def __iter__(self) -> Iterator[np.ndarray]:
-        for t in range(len(self)):
-            yield self[t]
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        array = self[:]
-        return array if dtype is None else array.astype(dtype)
-
-    def _chunk(self, k: int) -> np.ndarray:
+    def _row(self, t: int) -> np.ndarray:
+        k, i = divmod(t, CHUNK_SIZE)
         if k == len(self._sealed):
-            return np.stack(self._open)
+            return self._open[i]
         if self._decoded is None or self._decoded[0] != k:
             payload = self._sealed[k]
             rows = decode_rows(payload, "zlib-runs", self._row_bytes, CHUNK_SIZE, CHUNK_SIZE)
             values = rows.view(self.dtype).reshape(CHUNK_SIZE, *self._row_shape)
             values.flags.writeable = False
             self._decoded = (k, values)
-        return self._decoded[1]
+        return self._decoded[1][i]
+
+
+class FrameRows(ChunkedRows):
+    """The first ``length`` frames of ``frames``, as observations (read-only)."""
+
+    def __init__(self, frames: Frames, length: int) -> None:
+        self._frames, self._length = frames, length
+        self.dtype = np.dtype(np.uint8)
+        self._row_shape = frames[0].shape if length else (0, 0, 3)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def _row(self, t: int) -> np.ndarray:
+        return self._frames[t]
+
+    def payload(self, k: int) -> bytes:
+        start = k * CHUNK_SIZE
+        stop = min(start + CHUNK_SIZE, self._length)
+        parts = self._frames.chunk(k)
+        part = parts[0]
+        if len(parts) == 1 and part.encoding == "zlib-runs" and part.count == stop - start:
+            return part.payload  # the same bytes: the file stores them once
+        rows = np.stack([self._frames[t] for t in range(start, stop)])
+        return encode_rows(rows.reshape(stop - start, -1))

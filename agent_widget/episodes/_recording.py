@@ -31,8 +31,8 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, Vecto
 from gymnasium.vector.utils import iterate
 
 from agent_widget.episodes._action_names import action_names, known_action_names
-from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray
-from agent_widget.episodes._frames import ArrayFrames
+from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray, FrameRows
+from agent_widget.episodes._frames import ArrayFrames, Frames
 from agent_widget.episodes._rollout import Rollout
 
 Policy = Callable[[Any], Any]
@@ -80,27 +80,43 @@ def _snapshot(obs: Any) -> Any:
 
 
 class _Column:
-    """One observation entry's values as they come: large numeric arrays encoded by the
-    chunk, anything else kept as given (stacked when a rollout is asked for)."""
+    """One observation entry's values as they come: the frames themselves while each
+    value is its step's frame (Atari's screen: nothing more is held), large numeric
+    arrays encoded by the chunk, anything else kept as given (stacked when a rollout is
+    asked for)."""
 
-    def __init__(self, first: Any) -> None:
+    def __init__(self, first: Any, frame: Any, frames: ArrayFrames | None) -> None:
+        self.frames = frames if frames is not None and _is_frame(first, frame) else None
+        self.mirrored = 1 if self.frames is not None else 0  # values that are the frames
         self.encoded: EncodedArray | None = None
         self.values: list[Any] = []
         self.broken_at: int | None = None  # the step whose value did not fit the others
-        if (
-            isinstance(first, np.ndarray)
-            and first.dtype.kind in "biufc"
-            and first.nbytes >= LARGE_ROW_BYTES
-        ):
-            self.encoded = EncodedArray(first.dtype, first.shape)
-        self.append(first)
+        if self.frames is None:
+            if (
+                isinstance(first, np.ndarray)
+                and first.dtype.kind in "biufc"
+                and first.nbytes >= LARGE_ROW_BYTES
+            ):
+                self.encoded = EncodedArray(first.dtype, first.shape)
+            self.append(first, None)
 
     def __len__(self) -> int:
+        if self.frames is not None:
+            return self.mirrored
         return len(self.encoded) if self.encoded is not None else len(self.values)
 
-    def append(self, value: Any) -> None:
+    def append(self, value: Any, frame: Any) -> None:
         if self.broken_at is not None:
             return
+        if self.frames is not None:
+            if _is_frame(value, frame):
+                self.mirrored += 1
+                return
+            # From here on the values are not the frames: hold the earlier ones encoded.
+            mirrored, self.frames = self.frames, None
+            self.encoded = EncodedArray(np.uint8, mirrored[0].shape)
+            for t in range(self.mirrored):
+                self.encoded.append(mirrored[t])
         if self.encoded is None:
             self.values.append(_snapshot(value))
             return
@@ -109,10 +125,13 @@ class _Column:
         except ValueError:
             self.broken_at = len(self.encoded)
 
-    def array(self) -> Any:
-        """The values as an array (EncodedArray or numpy), or None when they do not stack."""
+    def array(self, frames: Frames | None) -> Any:
+        """The values as an array, or None when they do not stack; ``frames``: the
+        rollout's frames (the values while they are the frames)."""
         if self.broken_at is not None:
             return None
+        if self.frames is not None and frames is not None:
+            return FrameRows(frames, self.mirrored)
         if self.encoded is not None:
             return self.encoded.copy()
         try:
@@ -122,15 +141,28 @@ class _Column:
         return array if array.dtype.kind in "biufc" and array.ndim > 0 else None
 
 
+def _is_frame(value: Any, frame: Any) -> bool:
+    """Whether observation ``value`` is the frame rendered at its step (pixels alike)."""
+    return (
+        isinstance(value, np.ndarray)
+        and isinstance(frame, np.ndarray)
+        and value.dtype == np.uint8
+        and value.ndim == 3
+        and value.shape == frame.shape
+        and value.shape[2] == 3
+        and np.array_equal(value, frame)
+    )
+
+
 class _Observations:
     """An episode's observations: one column, or one per key of a dict space."""
 
-    def __init__(self, first: Any) -> None:
+    def __init__(self, first: Any, frame: Any, frames: ArrayFrames | None) -> None:
         self.is_dict = isinstance(first, Mapping)
         entries = first if self.is_dict else {"": first}
-        self.columns = {key: _Column(value) for key, value in entries.items()}
+        self.columns = {key: _Column(value, frame, frames) for key, value in entries.items()}
 
-    def append(self, obs: Any) -> None:
+    def append(self, obs: Any, frame: Any) -> None:
         if self.is_dict != isinstance(obs, Mapping) or (
             self.is_dict and obs.keys() != self.columns.keys()
         ):
@@ -140,12 +172,12 @@ class _Observations:
             return
         entries = obs if self.is_dict else {"": obs}
         for key, column in self.columns.items():
-            column.append(entries[key])
+            column.append(entries[key], frame)
 
-    def arrays(self) -> Any:
+    def arrays(self, frames: Frames | None) -> Any:
         """Observations as one array or a dict of arrays; None (with a warning) if they
         do not form numeric arrays."""
-        arrays = {key: column.array() for key, column in self.columns.items()}
+        arrays = {key: column.array(frames) for key, column in self.columns.items()}
         if all(array is not None for array in arrays.values()):
             return arrays if self.is_dict else arrays[""]
         steps = [c.broken_at for c in self.columns.values() if c.broken_at is not None]
@@ -162,11 +194,11 @@ class _Episode:
     """One episode's data as it comes; a Rollout of it can be asked for at any time."""
 
     def __init__(self, obs: Any, info: dict[str, Any], frame: Any | None, renders: bool) -> None:
-        self.observations = _Observations(obs)
-        self.infos = [info]
         self.frames = ArrayFrames(allow_resize=True) if renders else None
         if self.frames is not None:
             self.frames.append(frame)
+        self.observations = _Observations(obs, frame, self.frames)
+        self.infos = [info]
         self.actions: list[Any] = []
         self.rewards: list[float] = []
         self.terminated: list[bool] = []
@@ -195,18 +227,18 @@ class _Episode:
         frame: Any | None,
     ) -> None:
         self.check_extras(extras)
+        if self.frames is not None:
+            self.frames.append(frame)  # first: a frame it refuses leaves the episode as it was
         if not self.actions:
             self.extras = {key: [] for key in extras}
         for key, value in extras.items():
             self.extras[key].append(np.array(value))
         self.actions.append(_snapshot(action))
-        self.observations.append(obs)
+        self.observations.append(obs, frame)
         self.rewards.append(float(reward))
         self.terminated.append(bool(terminated))
         self.truncated.append(bool(truncated))
         self.infos.append(info)
-        if self.frames is not None:
-            self.frames.append(frame)
 
     @property
     def done(self) -> bool:
@@ -219,9 +251,10 @@ class _Episode:
 
     def to_rollout(self, metadata: dict[str, Any]) -> Rollout:
         """The episode so far; recording may go on (what is held is shared, not copied)."""
+        frames = None if self.frames is None else self.frames.copy()
         return Rollout.from_arrays(
-            frames=None if self.frames is None else self.frames.copy(),
-            observations=self.observations.arrays(),
+            frames=frames,
+            observations=self.observations.arrays(frames),
             actions=np.asarray(self.actions),
             rewards=np.asarray(self.rewards, dtype=np.float64),
             terminated=np.asarray(self.terminated, dtype=bool),

@@ -79,7 +79,7 @@ from agent_widget.episodes._chunk_index import (
 )
 from agent_widget.episodes._codec import CHUNK_SIZE, Part, chunk_count, encode_rows
 from agent_widget.episodes._codec import ENCODINGS as FRAME_ENCODINGS
-from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray
+from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, ChunkedRows
 from agent_widget.episodes._frames import Frames
 from agent_widget.episodes._rollout import Rollout
 from agent_widget.episodes._stored import MAX_INFO_BYTES, StoredArray, StoredFrames, StoredInfos
@@ -241,7 +241,7 @@ def _add_chunk(writer: _Writer, rollout: Rollout, k: int, chunked: dict[int, Any
         size = (part.height, part.width)
         writer.payload(part.payload, FRAMES, (part.start, part.count), encoding, size)
     for stream, value in chunked.items():
-        if isinstance(value, EncodedArray):  # recorded: already encoded
+        if isinstance(value, ChunkedRows):  # recorded: already encoded
             payload = value.payload(k)
         else:
             rows = np.ascontiguousarray(value[start:stop]).reshape(stop - start, -1)
