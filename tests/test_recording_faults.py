@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from agent_widget.episodes import RecordRollout, Rollout, record, record_vector
-from agent_widget.episodes import load
+from agent_widget.episodes import RecordRollout, Rollout, load, record, record_vector
 from agent_widget.episodes._encoded_array import EncodedArray, FrameRows
 from agent_widget.library import RunLibrary
 
