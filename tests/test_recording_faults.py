@@ -125,6 +125,39 @@ def test_a_frame_whose_size_changes_is_kept_at_its_new_size():
     assert len(rollout.frames) == rollout.num_positions == 31
 
 
+class NoFrameAt(gym.Wrapper):
+    """A real env whose render() returns None after step ``at`` (and only then)."""
+
+    def __init__(self, env, at):
+        super().__init__(env)
+        self.at, self.t = at, 0
+
+    def reset(self, **kwargs):
+        self.t = 0
+        return self.env.reset(**kwargs)
+
+    def step(self, action):
+        self.t += 1
+        return self.env.step(action)
+
+    def render(self):
+        return None if self.t == self.at else self.env.render()
+
+
+def test_a_missing_frame_is_kept_as_missing_and_survives_a_save(tmp_path):
+    rollout = record(NoFrameAt(cartpole(), at=6), lean, seed=0, max_steps=20)
+    assert len(rollout.frames) == rollout.num_positions == 21
+    assert rollout.frames[6].shape == (0, 0, 3)
+    assert [f.shape for f in rollout.frames].count((0, 0, 3)) == 1
+    reference = record(cartpole(), lean, seed=0, max_steps=20)
+    assert np.array_equal(rollout.frames[7], reference.frames[7])
+    [missing] = [p for p in rollout.frames.chunk(0) if p.height == 0]
+    assert (missing.start, missing.count, missing.encoding, missing.payload) == (6, 1, "raw", b"")
+    loaded = load(rollout.save(tmp_path / "missing.rollout"))
+    assert loaded.frames[6].shape == (0, 0, 3)
+    assert np.array_equal(loaded.frames[20], reference.frames[20])
+
+
 # ------------------------------------------------------------------ exceptions lose nothing
 
 

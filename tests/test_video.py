@@ -136,6 +136,17 @@ def test_an_mp4_of_odd_sized_frames_is_padded_with_black_not_scaled(tmp_path):
     assert decoded[:, :, 9].mean() < 60
 
 
+def test_a_missing_frame_films_as_black_the_size_of_the_first_frame_there_is(tmp_path):
+    frames = [None, *FRAMES[1:4]]  # render() gave nothing at step 0
+    path = film_diagonal(frames, tmp_path / "missing.gif", fps=10)
+    decoded = gif_frames(path)
+    assert [frame.shape for frame in decoded] == [(HEIGHT, WIDTH, 3)] * 4
+    assert decoded[0].max() == 0  # black, and no overlay drawn over nothing
+    assert np.abs(decoded[1].astype(int) - FRAMES[1]).max() > 0  # the overlay is on the others
+    with pytest.raises(ValueError, match=r"positions 0 to 0 have no frame to film"):
+        EpisodeViewer([None, *FRAMES[1:3]]).save_video(tmp_path / "none.gif", 0, 1)
+
+
 # Overlays and cards
 
 

@@ -112,7 +112,8 @@ def decode_frame(part: Part, i: int) -> np.ndarray:
 def _rows(part: Part, stop: int, every: bool) -> np.ndarray:
     """The first ``stop`` frames as (stop, B) rows, or only the last, (1, B), unless ``every``."""
     count, height, width = part.count, part.height, part.width
-    if not (0 < count <= CHUNK_SIZE and height > 0 and width > 0):
+    missing = height == width == 0 and part.encoding == "raw"  # frames that were not there
+    if not (0 < count <= CHUNK_SIZE and ((height > 0 and width > 0) or missing)):
         raise ValueError(f"invalid part header: {count} frames of {height}x{width}")
     if height * width * 3 > MAX_FRAME_BYTES:
         raise ValueError(f"invalid part header: {height}x{width} frames are too large")

@@ -8,6 +8,10 @@ Where a chunk is cut into parts is decided here (:func:`encode_chunk`): a part e
 where the frame size changes, or where the next frame's change would take the changes
 after the part's first frame past :data:`CHANGE_BYTES`; the next part starts with that
 frame whole.
+
+A missing frame (``None``: a ``render()`` that returned nothing) is kept as missing:
+an empty (0, 0, 3) image, stored as a part of 0x0 frames with an empty raw payload,
+which the viewer shows as "no frame at step t".
 """
 
 from __future__ import annotations
@@ -47,6 +51,9 @@ CHANGE_BYTES = 320 * 2**10
 # compress to a few KB) is read a frame at a time, so a small file cannot make a
 # reader hold gigabytes.
 DECODED_BYTES = 64 * 2**20
+# A missing frame: what frames[t] is where there was none.
+MISSING = np.zeros((0, 0, 3), np.uint8)
+MISSING.flags.writeable = False
 
 
 def normalize_frame(frame: Any, t: int) -> np.ndarray:
@@ -54,13 +61,18 @@ def normalize_frame(frame: Any, t: int) -> np.ndarray:
 
     Accepted: uint8 HxWx3 (returned without a copy when already contiguous), grayscale
     HxW or HxWx1, HxWx4 (alpha dropped), floats in [0, 1] (scaled by 255 and rounded)
-    and integers in [0, 255].
+    and integers in [0, 255]; ``None`` or a (0, 0, 3) array is a missing frame
+    (:data:`MISSING`).
 
     Example:
-        >>> normalize_frame(np.zeros((2, 3)), t=0).shape
-        (2, 3, 3)
+        >>> normalize_frame(np.zeros((2, 3)), t=0).shape, normalize_frame(None, t=1).shape
+        ((2, 3, 3), (0, 0, 3))
     """
+    if frame is None:
+        return MISSING
     array = np.asarray(frame)
+    if array.shape == MISSING.shape:
+        return MISSING
     where = f"frame at step {t}"
     if array.ndim == 3 and array.shape[2] == 1:
         array = array[:, :, 0]
@@ -298,7 +310,8 @@ class _OpenChunk:
                 continue
             if run is not None:  # the frame's size changed, or its change did not fit
                 self._ended.append(run.part(run.encoder.finish()))
-            run = _Run(t, frame.shape, RunEncoder(self.encoding))
+            # Missing frames (0x0) are a raw part: an empty payload.
+            run = _Run(t, frame.shape, RunEncoder(self.encoding if frame.size else "raw"))
             run.encoder.add(row)
         assert run is not None  # an open chunk holds a frame at least
         self._run = run
@@ -422,7 +435,7 @@ class ArrayFrames(Frames):
         frames = cls(encoding=encoding)
         frames._base, frames._base_chunks = base, len(base) // CHUNK_SIZE
         frames._length = frames._base_chunks * CHUNK_SIZE
-        if len(base) > 0:
+        if len(base) > 0 and base[len(base) - 1].size:
             frames._shape = base[len(base) - 1].shape
         for t in range(frames._length, len(base)):
             frames._add(base[t])
@@ -468,14 +481,17 @@ class ArrayFrames(Frames):
         """Validate and hold the frame of the next position; return its chunk."""
         t = self._length
         array = normalize_frame(frame, t)
-        if self._shape is None:
+        if array is MISSING:
+            pass  # missing, whatever size the others are
+        elif self._shape is None:
             self._shape = array.shape
         elif not self.allow_resize and array.shape != self._shape:
             raise ValueError(
                 f"frame at step {t}: size changed from {self._shape[:2]} to "
                 f"{array.shape[:2]}; pass allow_resize=True to accept frames of varying size"
             )
-        array.flags.writeable = False
+        if array is not MISSING:
+            array.flags.writeable = False
         k = t // CHUNK_SIZE
         if k not in self._open:
             self._open[k] = _OpenChunk(k * CHUNK_SIZE, self.encoding)

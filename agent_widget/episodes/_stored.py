@@ -22,6 +22,7 @@ from agent_widget.episodes._chunk_index import (
     ENCODINGS,
     HEIGHT,
     INDEX,
+    LENGTH,
     RAW,
     START,
     WIDTH,
@@ -60,6 +61,10 @@ class StoredFrames(Frames):
         valid = (heights >= 1) & (heights <= 2**16) & (widths >= 1) & (widths <= 2**16)
         valid &= heights * widths * 3 <= MAX_FRAME_BYTES
         valid &= np.isin(rows[:, ENCODING], [RAW, ZLIB_XOR, ZLIB_RUNS])
+        # Missing frames: 0x0, raw, nothing stored.
+        valid |= (
+            (heights == 0) & (widths == 0) & (rows[:, ENCODING] == RAW) & (rows[:, LENGTH] == 0)
+        )
         if not valid.all():
             raise index.archive.error(f"{INDEX}: frame sizes or encodings are invalid")
         self._index, self._rows = index, rows

@@ -64,7 +64,11 @@ def save_video(
     overlays = [panel["name"] for panel in described if overlay and panel["overlay"]]
     beside = _beside(described, panels, overlays)
     mp4 = path.suffix.lower() == ".mp4"
-    layout = _Layout.of(frames[start].shape, len(beside), even=mp4)
+    # The first frame there is sets the size (a missing frame films as black).
+    shown = next((frames[t].shape for t in range(start, stop) if frames[t].size), None)
+    if shown is None:
+        raise ValueError(f"positions {start} to {stop - 1} have no frame to film")
+    layout = _Layout.of(shown, len(beside), even=mp4)
     with (
         atomic_path(path, path.suffix) as temporary,
         (_mp4 if mp4 else _gif)(temporary, fps) as append,
@@ -72,7 +76,7 @@ def save_video(
     ):
         for t in range(start, stop):
             frame = frames[t]
-            for name in overlays:
+            for name in overlays if frame.size else ():
                 frame = overlay_on(frame, runner.card_now(name, t)[1])
             append(layout.compose(frame, [(name, runner.card_now(name, t)[1]) for name in beside]))
             bar.update()

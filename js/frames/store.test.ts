@@ -50,6 +50,16 @@ describe("FrameStore", () => {
     expect(await s.frame(3)).toBeNull();
   });
 
+  it("says null for frames recorded as missing (a part of 0x0 frames) and decodes the rest", async () => {
+    const s = store();
+    const missing = { chunk: 0, start: 3, count: 2, height: 0, width: 0, encoding: "raw" as const, payload: new Uint8Array(0) };
+    s.put({ chunk: 0, parts: [part(FRAMES.slice(0, 3), 0, 2, 3), missing, part(FRAMES.slice(5, 16), 5, 2, 3)], steps: new Map(), bytes: 10 });
+    expect(await s.frame(3)).toBeNull();
+    expect(s.frameNow(4)).toBeNull();
+    expect((await s.frame(5))!.rgba).toEqual(rgba(FRAMES[5]));
+    expect((await s.frame(2))!.rgba).toEqual(rgba(FRAMES[2]));
+  });
+
   it("decodes synchronously once the part is inflated, so stepping never waits", async () => {
     const s = store();
     s.put(chunk(0));

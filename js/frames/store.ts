@@ -181,10 +181,13 @@ export class FrameStore {
     return this.frames.get(t) ?? this.keep(t, part, decoder.frame(t, this.spareFor(part)));
   }
 
+  /** The part holding frame `t`; null when there is no frame at `t` (none was recorded:
+   * no part, or a part of 0x0 frames), undefined when its chunk is not cached. */
   private partOf(t: number): EncodedPart | null | undefined {
     const data = this.chunks.get(Math.floor(t / this.chunkSize()));
     if (data === undefined) return undefined;
-    return data.parts.find((p) => t >= p.start && t < p.start + p.count) ?? null;
+    const part = data.parts.find((p) => t >= p.start && t < p.start + p.count);
+    return part === undefined || part.width === 0 || part.height === 0 ? null : part;
   }
 
   /** A spare RGBA buffer the size of `part`'s frames, if there is one. */

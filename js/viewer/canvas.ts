@@ -44,12 +44,14 @@ export class FrameCanvas {
   }
 
   paint(frame: Frame): void {
+    this.element.setAttribute("aria-label", "the frame");
     this.resize(frame.width, frame.height);
     this.context.putImageData(new ImageData(frame.rgba as Uint8ClampedArray<ArrayBuffer>, frame.width, frame.height), 0, 0);
   }
 
   /** Draws a message instead of a frame (no frames in this episode, or loading). */
   placeholder(text: string): void {
+    this.element.setAttribute("aria-label", text); // what the canvas says, for screen readers and tests
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
     const c = this.context;
     c.fillStyle = "#eee";

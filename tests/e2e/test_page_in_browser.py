@@ -247,9 +247,11 @@ def test_stepping_past_either_end_stays_on_it(opened):
 
 def test_what_went_wrong_at_a_step_is_shown_at_that_step(new_page, tmp_path):
     """A NaN and an infinite reward: marked on the timeline at their steps (pink), said
-    in the readout, left out of the return; a frame of another size: painted at its size."""
+    in the readout, left out of the return; a frame of another size: painted at its
+    size; a missing frame: said so on the canvas, and the next one painted."""
     frames = list(synthetic_frames(12))
     frames[9] = np.full((20, 30, 3), 200, np.uint8)
+    frames[6] = None  # render() gave nothing
     rewards = np.ones(11)
     rewards[4], rewards[7] = np.nan, np.inf
     rollout = Rollout.from_arrays(frames=frames, rewards=rewards, allow_resize=True)
@@ -280,9 +282,18 @@ def test_what_went_wrong_at_a_step_is_shown_at_that_step(new_page, tmp_path):
         view.slide_to(4)
         view.wait_painted(4)
         assert "reward: NaN (not a finite number: left out of the return)" in view.readout()
+        view.slide_to(6)
+        view.wait_painted(6)
+        assert view.root.evaluate(
+            """(root) => {
+                const c = root.querySelector("canvas.aw-frame");
+                return [c.width, c.height, c.getAttribute("aria-label")];
+            }"""
+        ) == [480, 270, "no frame at step 6"]
         view.slide_to(8)
         view.wait_painted(8)
         assert "return: 6\n" in view.readout()  # 8 rewards of 1, two of them not finite
+        assert view.canvas()["sha256"] == rgb_sha256(frames[8])
         view.slide_to(9)
         view.wait_painted(9)
         canvas = view.canvas()
