@@ -6,6 +6,7 @@ frames and image observations encoded (memory grows by the encoded size)."""
 from __future__ import annotations
 
 import zipfile
+from typing import ClassVar
 
 import gymnasium as gym
 import numpy as np
@@ -15,6 +16,7 @@ from gymnasium.utils.env_checker import check_env
 from agent_widget.episodes import RecordRollout, Rollout, load, record, record_vector
 from agent_widget.episodes._encoded_array import EncodedArray, FrameRows
 from agent_widget.library import RunLibrary
+from agent_widget.viewer import EpisodeViewer
 
 
 def cartpole() -> gym.Env:
@@ -156,6 +158,46 @@ def test_a_missing_frame_is_kept_as_missing_and_survives_a_save(tmp_path):
     loaded = load(rollout.save(tmp_path / "missing.rollout"))
     assert loaded.frames[6].shape == (0, 0, 3)
     assert np.array_equal(loaded.frames[20], reference.frames[20])
+
+
+class Typed(gym.Env):
+    """An env whose actions are words (a ``Text`` space, as in text games and LLM agents):
+    the reward is the word's length."""
+
+    metadata: ClassVar = {"render_modes": ["rgb_array"], "render_fps": 4}
+    action_space = gym.spaces.Text(max_length=8)
+    observation_space = gym.spaces.Box(0, 8, (1,), np.float32)
+    render_mode = "rgb_array"
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        return np.full(1, len(action), np.float32), float(len(action)), False, self.t == 3, {}
+
+    def render(self):
+        return np.full((4, 4, 3), self.t * 60, np.uint8)
+
+
+def test_text_actions_are_kept_as_text_saved_and_read_out(tmp_path):
+    words = iter(["go", "wait", "<b>x</b>"])
+    rollout = record(Typed(), lambda obs: next(words), seed=0)
+    assert rollout.actions.tolist() == ["go", "wait", "<b>x</b>"]
+    assert rollout.rewards.tolist() == [2.0, 4.0, 8.0]
+    loaded = load(rollout.save(tmp_path / "words.rollout"))
+    assert loaded.actions.tolist() == ["go", "wait", "<b>x</b>"]
+    with zipfile.ZipFile(tmp_path / "words.rollout") as archive:
+        assert archive.read("actions.npy")[:6] == b"\x93NUMPY"  # a plain .npy, no pickle
+    viewer = EpisodeViewer(loaded)
+    assert [viewer._episode.action_text(t) for t in range(4)] == ["go", "wait", "<b>x</b>", ""]
+
+
+def test_an_object_array_of_actions_is_still_refused_clearly():
+    with pytest.raises(ValueError, match="actions: expected a per-step numeric array"):
+        Rollout.from_arrays(actions=np.array([{"a": 1}], dtype=object), rewards=[0.0])
 
 
 # ------------------------------------------------------------------ exceptions lose nothing

@@ -168,8 +168,9 @@ class Archive:
             raise self.error(f"{name} is corrupted (CRC mismatch)")
         return data
 
-    def npy(self, spec: Any, what: str, length: int | None) -> np.ndarray:
-        """The .npy member described by ``spec``, refusing anything that is not plain numbers."""
+    def npy(self, spec: Any, what: str, length: int | None, kinds: str = "biufc") -> np.ndarray:
+        """The .npy member described by ``spec``, refusing any dtype but plain numbers (of
+        ``kinds``: actions may be text too)."""
         if not isinstance(spec, dict) or not isinstance(spec.get("member"), str):
             raise self.error(f"meta.json: the entry for {what} is malformed")
         name = spec["member"]
@@ -185,9 +186,10 @@ class Archive:
             shape, _, dtype = read_header(stream)
         except ValueError as error:
             raise self.error(f"{name} is not a valid .npy array ({error})") from None
-        if dtype.hasobject or dtype.kind not in "biufc":
+        if dtype.hasobject or dtype.kind not in kinds:
             raise self.error(
-                f"{name} holds dtype {dtype}; only plain numbers are loaded (no pickles)"
+                f"{name} holds dtype {dtype}; only plain numbers (and text actions) are "
+                "loaded (no pickles)"
             )
         if length is not None and (not shape or shape[0] != length):
             raise self.error(f"{name} has shape {shape}, expected {length} entries for {what}")

@@ -20,6 +20,7 @@ benchmarks/recording.py measures memory and overhead.
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
@@ -190,6 +191,27 @@ class _Observations:
         return None
 
 
+def _actions_array(actions: list[Any]) -> np.ndarray:
+    """The actions as numbers when they form a numeric array, else each as text (a Text
+    space's strings; Tuple and Dict actions as JSON where they can be)."""
+    try:
+        array = np.asarray(actions)
+    except ValueError:  # ragged: a Tuple of parts of different shapes
+        array = None
+    if array is not None and (array.dtype.kind in "biufc" or array.size == 0):
+        return array
+    return np.array([_action_string(action) for action in actions], dtype=str)
+
+
+def _action_string(action: Any) -> str:
+    if isinstance(action, str):
+        return action
+    try:
+        return json.dumps(action, default=lambda value: np.asarray(value).tolist())
+    except (TypeError, ValueError):
+        return repr(action)
+
+
 class _Episode:
     """One episode's data as it comes; a Rollout of it can be asked for at any time."""
 
@@ -255,7 +277,7 @@ class _Episode:
         return Rollout.from_arrays(
             frames=frames,
             observations=self.observations.arrays(frames),
-            actions=np.asarray(self.actions),
+            actions=_actions_array(self.actions),
             rewards=np.asarray(self.rewards, dtype=np.float64),
             terminated=np.asarray(self.terminated, dtype=bool),
             truncated=np.asarray(self.truncated, dtype=bool),

@@ -23,6 +23,9 @@ from agent_widget.episodes._frames import ArrayFrames, Frames
 if TYPE_CHECKING:
     import os
 
+# Actions are numbers, or text where they are not (a Text space, a Tuple of mixed parts).
+ACTION_KINDS = "biufcU"
+
 # An array indexable by position (numpy, or lazy with shape/dtype/__getitem__), or a
 # dict of them (dict observation spaces).
 Observations = Any
@@ -131,7 +134,9 @@ class Rollout:
         return cls(
             frames=frames,
             observations=observations,
-            actions=np.zeros((steps, 0)) if actions is None else _numeric(actions, "actions"),
+            actions=np.zeros((steps, 0))
+            if actions is None
+            else _numeric(actions, "actions", ACTION_KINDS),
             rewards=_vector(rewards, steps, np.float64, "rewards"),
             terminated=_vector(terminated, steps, np.bool_, "terminated"),
             truncated=_vector(truncated, steps, np.bool_, "truncated"),
@@ -182,13 +187,14 @@ def _position_lengths(frames: Any, observations: Any, infos: Any) -> dict[str, i
     return lengths
 
 
-def _numeric(value: Any, name: str) -> Any:
-    """``value`` as a numeric/bool numpy array; lazy arrays (stored, h5py, zarr) stay lazy."""
+def _numeric(value: Any, name: str, kinds: str = "biufc") -> Any:
+    """``value`` as a numeric/bool numpy array (or of ``kinds``); lazy arrays (stored, h5py,
+    zarr) stay lazy."""
     lazy = not isinstance(value, np.ndarray) and all(
         hasattr(value, a) for a in ("shape", "dtype", "__len__", "__getitem__")
     )
     array = value if lazy else np.asarray(value)
-    if array.dtype.kind not in "biufc" or array.ndim == 0:
+    if array.dtype.kind not in kinds or array.ndim == 0:
         raise ValueError(
             f"{name}: expected a per-step numeric array, got dtype {array.dtype} "
             f"with shape {array.shape}"

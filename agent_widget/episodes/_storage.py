@@ -81,7 +81,7 @@ from agent_widget.episodes._codec import CHUNK_SIZE, Part, chunk_count, encode_r
 from agent_widget.episodes._codec import ENCODINGS as FRAME_ENCODINGS
 from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, ChunkedRows
 from agent_widget.episodes._frames import Frames
-from agent_widget.episodes._rollout import Rollout
+from agent_widget.episodes._rollout import ACTION_KINDS, Rollout
 from agent_widget.episodes._stored import MAX_INFO_BYTES, StoredArray, StoredFrames, StoredInfos
 
 __all__ = ["RolloutFileError", "load", "save"]
@@ -134,10 +134,10 @@ class _Writer:
         self._offsets: dict[bytes, int] = {}
         self._size = 0
 
-    def npy(self, member: str, value: Any, what: str) -> dict[str, Any]:
+    def npy(self, member: str, value: Any, what: str, kinds: str = "biufc") -> dict[str, Any]:
         """Add a .npy member; returns its meta.json entry."""
         array = np.asarray(value)
-        if array.dtype.kind not in "biufc":
+        if array.dtype.kind not in kinds:
             raise ValueError(f"cannot save {what}: dtype {array.dtype} is not numeric")
         buffer = io.BytesIO()
         np.save(buffer, array, allow_pickle=False)
@@ -180,7 +180,15 @@ class _Writer:
 def _serialize(rollout: Rollout) -> tuple[list[tuple[str, bytes]], list[bytes]]:
     """All members but chunks.bin (meta.json first), and the chunks.bin payloads."""
     writer = _Writer()
-    arrays = {name: writer.npy(f"{name}.npy", getattr(rollout, name), name) for name in _PER_STEP}
+    arrays = {
+        name: writer.npy(
+            f"{name}.npy",
+            getattr(rollout, name),
+            name,
+            ACTION_KINDS if name == "actions" else "biufc",
+        )
+        for name in _PER_STEP
+    }
     extras = {
         name: writer.npy(f"extras/{i}.npy", value, f"extras[{name!r}]")
         for i, (name, value) in enumerate(rollout.extras.items())
@@ -299,7 +307,9 @@ def load(path: str | os.PathLike[str]) -> Rollout:
     meta = _read_meta(archive)
     steps, n = meta["num_steps"], meta["num_positions"]
     arrays = {
-        name: archive.npy(spec, f"arrays.{name}", steps)
+        name: archive.npy(
+            spec, f"arrays.{name}", steps, ACTION_KINDS if name == "actions" else "biufc"
+        )
         for name, spec in _field(archive, meta, "arrays", dict).items()
         if name in _PER_STEP
     }
