@@ -295,7 +295,9 @@ def test_recording_pong_holds_frames_encoded_and_observations_as_the_frames(tmp_
     with zipfile.ZipFile(tmp_path / "pong.rollout") as archive:
         stored = archive.getinfo("chunks.bin").file_size
     frames = sum(len(p.payload) for k in range(7) for p in rollout.frames.chunk(k))
-    assert stored < frames + 7 * 200  # observations stored as the frames, once (plus infos)
+    # The observations are stored as the frames, once; each chunk adds its infos and its
+    # journal record (a few hundred bytes, so a cut file keeps its chunks).
+    assert stored < frames + 7 * 500
 
 
 def test_observations_that_stop_being_the_frame_are_held_encoded_from_there():

@@ -214,9 +214,19 @@ def _vector(value: Any, steps: int, dtype: type, name: str) -> np.ndarray:
 
 def _json_dicts(mappings: Sequence[Mapping[str, Any]], where: str) -> list[dict[str, Any]]:
     """The JSON-able part of each mapping; the rest is dropped with a single warning."""
-    dropped: dict[str, int] = {}  # key -> first step where it was dropped
+    dropped: dict[str, int] = {}
+    results = json_dicts(mappings, dropped)
+    warn_dropped(dropped, where, stacklevel=4)
+    return results
+
+
+def json_dicts(
+    mappings: Sequence[Mapping[str, Any]], dropped: dict[str, int], first: int = 0
+) -> list[dict[str, Any]]:
+    """The JSON-able part of each mapping (of positions ``first ..``); the keys of what
+    is dropped go into ``dropped``, with the first position where each was."""
     results = []
-    for t, mapping in enumerate(mappings):
+    for t, mapping in enumerate(mappings, first):
         result = {}
         for key, value in mapping.items():
             converted = _jsonable(value)
@@ -225,10 +235,16 @@ def _json_dicts(mappings: Sequence[Mapping[str, Any]], where: str) -> list[dict[
             else:
                 result[str(key)] = converted
         results.append(result)
+    return results
+
+
+def warn_dropped(dropped: dict[str, int], where: str, stacklevel: int) -> None:
+    """One warning naming what :func:`json_dicts` dropped, if anything."""
     if dropped:
         keys = ", ".join(f"{key!r} (first at step {t})" for key, t in dropped.items())
-        warnings.warn(f"{where}: dropped values that are not JSON-able: {keys}", stacklevel=3)
-    return results
+        warnings.warn(
+            f"{where}: dropped values that are not JSON-able: {keys}", stacklevel=stacklevel
+        )
 
 
 _DROP = object()
