@@ -417,8 +417,8 @@ class ArrayFrames(Frames):
         # Chunks written to a file and let go, and how to read them back (:meth:`release`).
         self._released = 0
         self._read_back: Callable[[int], list[Part]] | None = None
-        for frame in frames:
-            self._add(frame)
+        for frame in frames:  # an iterator too: one chunk raw at a time, never all of it
+            self.append(frame)
 
     @classmethod
     def after(cls, base: Frames, *, encoding: str = "zlib-runs") -> ArrayFrames:
@@ -502,6 +502,8 @@ class ArrayFrames(Frames):
                 f"{array.shape[:2]}; pass allow_resize=True to accept frames of varying size"
             )
         if array is not MISSING:
+            if array.base is not None:  # a view: held, it would pin the caller's whole array
+                array = array.copy()
             array.flags.writeable = False
         k = t // CHUNK_SIZE
         if k not in self._open:

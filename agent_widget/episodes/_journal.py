@@ -44,6 +44,10 @@ PREFIX = struct.Struct("<4sQI")
 _TAIL = struct.Struct("<II")
 MAX_BODY_BYTES = 16 * 2**20  # one chunk's record, compressed or not
 MAX_JOURNAL_BYTES = 256 * 2**20  # all records' bodies, inflated
+# A record's JSON line: a chunk's few index rows and array names, and in the first the
+# episode's metadata. Bounded, so a crafted line never parses into gigabytes of objects.
+MAX_LINE_BYTES = 64 * 2**10
+MAX_FIRST_LINE_BYTES = 4 * 2**20
 _KINDS = "biufcU"  # numbers, and text actions
 
 
@@ -121,6 +125,8 @@ def _record(
     """Record ``k``'s header and arrays, or None when it is not what a writer writes
     (its rows must point inside the bytes before the record's end, ``last``)."""
     line, _, data = text.partition(b"\n")
+    if len(line) > (MAX_FIRST_LINE_BYTES if k == 0 else MAX_LINE_BYTES):
+        return None
     try:
         header = json.loads(line)
         if not isinstance(header, dict) or header.get("chunk") != k:
