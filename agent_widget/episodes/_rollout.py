@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -154,6 +154,21 @@ class Rollout:
         from agent_widget.episodes._minari import from_minari
 
         return from_minari(dataset, episode_index, render=render)
+
+    def branch(
+        self,
+        t: int,
+        action: Any,
+        *,
+        env: Any,
+        policy: Callable[[Any], Any],
+        max_steps: int = 10_000,
+    ) -> Rollout:
+        """What if: this episode up to ``t``, ``action`` there, then ``policy``
+        (``agent_widget.episodes._branch.branch``, which says more)."""
+        from agent_widget.episodes._branch import branch
+
+        return branch(self, t, action, env=env, policy=policy, max_steps=max_steps)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write this rollout to a ``.rollout`` file atomically (``agent_widget.save``)."""
