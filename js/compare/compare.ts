@@ -17,6 +17,7 @@ import { Player } from "../shared/player.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
 import { Throttle } from "../shared/throttle.ts";
 import type { Model } from "../shared/types.ts";
+import { parseState, WhatIfBar } from "./what-if.ts";
 
 const SAVE_INTERVAL_MS = 50;
 const SAVE_INTERVAL_PLAYING_MS = 250;
@@ -42,6 +43,7 @@ class CompareView {
   private readonly chart: ReturnsChart;
   private readonly legend: HTMLDivElement;
   private readonly jump: HTMLButtonElement;
+  private readonly whatIf: WhatIfBar;
   private readonly player: Player;
   private readonly saveStep: Throttle;
   private readonly resizeObserver: ResizeObserver;
@@ -78,6 +80,7 @@ class CompareView {
       const t = this.divergence;
       if (t !== null) this.userGo(t);
     });
+    this.whatIf = new WhatIfBar(shared, model);
     this.status = this.root.appendChild(el("div", "aw-status"));
     // Keys pressed inside a child view drive the comparison, not that child alone.
     this.root.addEventListener("keydown", this.onChildKey, { capture: true });
@@ -102,6 +105,10 @@ class CompareView {
     this.listen("change:loop", () => this.onPlayback());
     this.listen("change:columns", () => this.layout());
     this.listen("change:title", () => this.onTitle());
+    this.listen("change:what_if", () => this.whatIf.show(parseState(model.get("what_if"))));
+    // A what-if's branch adds a viewer: the grid is laid out again with every child.
+    this.listen("change:viewers", () => this.attachChildren().catch((error: Error) => this.report(error)));
+    this.whatIf.show(parseState(model.get("what_if")));
     this.onTitle();
     this.onPlayback();
     this.controls.setLength(this.length);
@@ -145,6 +152,9 @@ class CompareView {
       for (const view of views) view.remove();
       return;
     }
+    for (const child of this.children) child.view.remove();
+    this.controls.setLength(this.length);
+    this.step = -1; // shown again below, every child at its position
     this.grid.textContent = "";
     this.children = models.map((model, i) => {
       const cell = this.grid.appendChild(el("div", "aw-cell"));
@@ -202,6 +212,7 @@ class CompareView {
     this.step = t;
     if (origin === "model" && this.player.playing) this.startPlayback();
     this.controls.setStep(t);
+    this.whatIf.setStep(t);
     this.chart.setCursor(t);
     this.children.forEach((child, i) => {
       const position = this.alignment.at(i, t);
