@@ -154,3 +154,49 @@ def test_a_policy_that_raises_in_the_branch_leaves_the_branch_so_far_on_the_erro
     assert partial.num_steps == 15  # the 10 replayed, the action asked, 4 of the policy's
     assert partial.truncated[-1]
     assert_same_positions(partial, original, 10)
+
+
+class Counting(gym.Wrapper):
+    """Counts the env's steps, to tell a replay from the seed from one from a state."""
+
+    steps = 0
+
+    def step(self, action):
+        self.steps += 1
+        return self.env.step(action)
+
+
+def pong(**kwargs):
+    ale_py = pytest.importorskip("ale_py")
+    gym.register_envs(ale_py)
+    return gym.make("ALE/Pong-v5", render_mode="rgb_array", **kwargs)
+
+
+def test_saved_states_let_a_branch_replay_only_from_the_last_one_before_it(tmp_path):
+    moves = np.random.default_rng(1).integers(6, size=400).tolist()
+    original = record(pong(), playback(moves), seed=5, max_steps=400, states_every=100)
+    assert sorted(original.states) == [100, 200, 300, 400][: len(original.states)]
+    plain = record(pong(), playback(moves), seed=5, max_steps=400)
+    assert plain.states == {}
+    env = Counting(pong())
+    branch = original.branch(250, 0, env=env, policy=lambda obs: 2, max_steps=60)
+    assert env.steps == 50 + 60  # from the state at 200, then the branch's own
+    from_seed = plain.branch(250, 0, env=pong(), policy=lambda obs: 2, max_steps=60)
+    assert_same_positions(branch, original, 250)
+    for s in range(250, branch.num_positions):  # the same future, however it was reached
+        np.testing.assert_array_equal(branch.frames[s], from_seed.frames[s])
+    assert sorted(branch.states) == [100, 200, 300]  # its own at 300, every 100 as well
+    assert load(original.save(tmp_path / "p.rollout")).states == {}  # never in a file
+
+
+def test_a_state_a_wrapper_cannot_follow_falls_back_to_the_seed():
+    def stacked():  # the stack of the last frames is the wrapper's, not in the ALE state
+        return gym.wrappers.FrameStackObservation(pong(), 2)
+
+    moves = np.random.default_rng(2).integers(6, size=200).tolist()
+    original = record(stacked(), playback(moves), seed=9, max_steps=200, states_every=50)
+    assert original.states
+    env = Counting(stacked())
+    branch = original.branch(120, 0, env=env, policy=lambda obs: 2, max_steps=10)
+    assert env.steps > 120  # the state at 100 was tried, then the replay from the seed
+    assert_same_positions(branch, original, 120)

@@ -1,9 +1,11 @@
 """What if: an episode branched at step t, another action taken there, the rest played out.
 
 The env is brought to position ``t`` by replaying the episode's actions from its seed,
-each observation checked against the recorded one (and the frame at ``t``), so a
-branch never starts from a state the episode was not in: an env that does not replay
-the same from its seed is a :class:`ReplayDivergenceError` naming the position. From
+or from the last env state saved before ``t`` (``record(states_every=K)``: at most K
+steps), each observation checked against the recorded one (and the frame at ``t``),
+so a branch never starts from a state the episode was not in: an env that does not
+replay the same from its seed is a :class:`ReplayDivergenceError` naming the
+position. From
 ``t`` on the branch is recorded as :func:`record` records; its positions ``0..t`` are
 the original's own (the same frames and observations, shared where they are encoded).
 """
@@ -19,6 +21,7 @@ import numpy as np
 
 from agent_widget.episodes._codec import CHUNK_SIZE, Part
 from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray, FrameRows
+from agent_widget.episodes._env_states import can_save, restore_state
 from agent_widget.episodes._frames import ArrayFrames, Frames, encode_chunk
 from agent_widget.episodes._minari import ReplayDivergenceError
 from agent_widget.episodes._recording import Policy, _Episode, _spec_id, _split_policy_output
@@ -68,18 +71,19 @@ def branch(
     """
     env = env if isinstance(env, gym.Env) else env()
     seed = _checked(rollout, t, action, env)
+    saved = [p for p in rollout.states if p <= t] if can_save(env) else []
+    try:
+        obs, info = _replay(rollout, t, env, seed, max(saved, default=0))
+    except ReplayDivergenceError:
+        if not saved:
+            raise
+        obs, info = _replay(rollout, t, env, seed, 0)  # a wrapper the state left stale
     renders = rollout.frames is not None
-    obs, info = env.reset(seed=seed)
-    _check_position(rollout, 0, obs, env, renders and t == 0)
-    for s in range(t):
-        obs, _, terminated, truncated, info = env.step(_replayable(rollout.actions[s]))
-        _check_position(rollout, s + 1, obs, env, renders and s + 1 == t)
-        if (terminated or truncated) and s + 1 < rollout.num_positions - 1:
-            raise ReplayDivergenceError(_diverged(rollout, s + 1, "ended the episode"), s + 1)
     frame = rollout.frames[t] if rollout.frames is not None else None  # as the env's
     future = _Episode(obs, info, frame, renders, metadata={})
+    every = min((p for p in rollout.states if p > 0), default=None)
     try:
-        _play(env, policy, future, obs, action, max_steps, renders)
+        _play(env, policy, future, obs, action, max_steps, renders, (every, t))
     except BaseException as error:
         future.cut()
         error.rollout = _joined(rollout, t, action, future.to_rollout())  # type: ignore[attr-defined]
@@ -89,6 +93,28 @@ def branch(
         raise
     future.cut()
     return _joined(rollout, t, action, future.to_rollout())
+
+
+def _replay(
+    rollout: Rollout, t: int, env: gym.Env[Any, Any], seed: int, start: int
+) -> tuple[Any, dict[str, Any]]:
+    """The env brought to position ``t`` from its seed, or from the state saved at
+    ``start``: the observation and info there, every position on the way checked."""
+    renders = rollout.frames is not None
+    obs, info = env.reset(seed=seed)
+    if start:
+        restore_state(env, rollout.states[start], start)
+        obs, info = rollout.observations[start], rollout.infos[start]  # type: ignore[index]
+        if renders and start == t:
+            _check_frame(rollout, t, env)
+    else:
+        _check_position(rollout, 0, obs, env, renders and t == 0)
+    for s in range(start, t):
+        obs, _, terminated, truncated, info = env.step(_replayable(rollout.actions[s]))
+        _check_position(rollout, s + 1, obs, env, renders and s + 1 == t)
+        if (terminated or truncated) and s + 1 < rollout.num_positions - 1:
+            raise ReplayDivergenceError(_diverged(rollout, s + 1, "ended the episode"), s + 1)
+    return obs, info
 
 
 def _checked(rollout: Rollout, t: int, action: Any, env: gym.Env[Any, Any]) -> int:
@@ -141,7 +167,12 @@ def _check_position(
         same = np.array_equal(np.asarray(obs), recorded[s])
     if not same:
         raise ReplayDivergenceError(_diverged(rollout, s, "gave another observation"), s)
-    if frame and not np.array_equal(np.asarray(env.render()), rollout.frames[s]):  # type: ignore[index]
+    if frame:
+        _check_frame(rollout, s, env)
+
+
+def _check_frame(rollout: Rollout, s: int, env: gym.Env[Any, Any]) -> None:
+    if not np.array_equal(np.asarray(env.render()), rollout.frames[s]):  # type: ignore[index]
         raise ReplayDivergenceError(_diverged(rollout, s, "rendered another frame"), s)
 
 
@@ -161,9 +192,11 @@ def _play(
     action: Any,
     max_steps: int,
     renders: bool,
+    states: tuple[int | None, int],
 ) -> None:
     """From observation ``obs``, take ``action``, then follow ``policy``; the policy's
-    extras are kept at every step (at the first, what it would have done)."""
+    extras are kept at every step (at the first, what it would have done), and the
+    env's state saved as the episode's were: ``states`` is (every, the branch point)."""
     for k in range(max_steps):
         chosen, extras = _split_policy_output(policy(obs))
         taken = action if k == 0 else chosen
@@ -171,6 +204,7 @@ def _play(
         obs, reward, terminated, truncated, info = env.step(_replayable(taken))
         frame = env.render() if renders else None
         future.add(taken, extras, obs, reward, terminated, truncated, info, frame)
+        future.save_state(env, *states)
         if terminated or truncated:
             return
 
@@ -205,6 +239,10 @@ def _joined(original: Rollout, t: int, action: Any, future: Rollout) -> Rollout:
         infos=[*(original.infos[s] for s in range(t)), *(future.infos or [])],  # type: ignore[index]
         extras=extras,
         metadata=metadata,
+        states={
+            **{p: state for p, state in original.states.items() if p <= t},
+            **{t + p: state for p, state in future.states.items()},
+        },
     )
 
 

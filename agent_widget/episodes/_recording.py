@@ -38,6 +38,7 @@ from agent_widget.episodes._action_names import action_names, known_action_names
 from agent_widget.episodes._chunk_index import OBSERVATIONS
 from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray, FrameRows
+from agent_widget.episodes._env_states import can_save, save_state
 from agent_widget.episodes._frames import ArrayFrames, Frames
 from agent_widget.episodes._rollout import Rollout, json_dicts, warn_dropped
 from agent_widget.episodes._spool import Spool, open_next, open_path
@@ -277,6 +278,7 @@ class _Episode:
         self.terminated: list[bool] = []
         self.truncated: list[bool] = []
         self.extras: dict[str, list[Any]] = {}
+        self.states: dict[int, Any] = {}  # env states saved at some positions
 
     def check_extras(self, extras: Mapping[str, Any]) -> None:
         """ValueError unless ``extras`` has the names of the steps before (checked before
@@ -402,6 +404,7 @@ class _Episode:
             infos=list(self.infos),
             extras={key: np.asarray(values) for key, values in self.extras.items()},
             metadata=self.metadata,
+            states=dict(self.states),
         )
 
     def discard(self) -> None:
@@ -425,7 +428,7 @@ class _Episode:
         members = Members()
         spec, _ = members.observations(self.observations.arrays(self.frames))
         extras = {key: np.asarray(values) for key, values in self.extras.items()}
-        return self.spool.finish(
+        rollout = self.spool.finish(
             lambda: members.meta(
                 self._steps(),
                 extras,
@@ -435,6 +438,15 @@ class _Episode:
                 frames=self.frames is not None,
             )
         )
+        rollout.states = dict(self.states)
+        return rollout
+
+    def save_state(self, env: gym.Env[Any, Any], every: int | None, offset: int = 0) -> None:
+        """Save the env's state at this position if it falls every ``every`` positions
+        (counted from ``offset`` positions before this episode's first: a branch's)."""
+        position = len(self.infos) - 1
+        if every and (offset + position) % every == 0 and position > 0:
+            self.states[position] = save_state(env)
 
     def _steps(self) -> dict[str, np.ndarray]:
         return {
@@ -456,6 +468,10 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
 
     Per-step extras (Q-values, value estimates...) are not part of the gymnasium
     API, so they are handed over with :meth:`record_extras` just before ``step()``.
+
+    With ``states_every=K``, an env that can save its state (ALE's) has it saved every K
+    positions, in memory (``rollout.states``): :meth:`Rollout.branch` then replays at
+    most K steps.
 
     With ``directory``, each episode is written to ``directory/episode-NNN.rollout`` as
     it is recorded, a chunk (16 positions) at a time, and what was written is let go:
@@ -486,10 +502,16 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         algorithm: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         directory: str | os.PathLike[str] | None = None,
+        states_every: int | None = None,
     ) -> None:
         # As gymnasium's own wrappers: the env's spec lists this wrapper with its arguments.
         gym.utils.RecordConstructorArgs.__init__(
-            self, agent=agent, algorithm=algorithm, metadata=metadata, directory=directory
+            self,
+            agent=agent,
+            algorithm=algorithm,
+            metadata=metadata,
+            directory=directory,
+            states_every=states_every,
         )
         gym.Wrapper.__init__(self, env)
         self.rollouts: list[Rollout] = []
@@ -497,6 +519,10 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         self._labels = _labels(agent, algorithm, metadata)
         self._episode: _Episode | None = None
         self._extras: Mapping[str, Any] = {}
+        if states_every is not None and states_every < 1:
+            raise ValueError(f"states_every must be a positive number of steps, not {states_every}")
+        # Only for envs that can save their state (ALE's); others record as usual.
+        self._states_every = states_every if can_save(env) else None
         self._open_file: OpenFile | None = None
         if directory is not None:
             self._open_file = functools.partial(open_next, directory)
@@ -545,6 +571,7 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         obs, reward, terminated, truncated, info = self.env.step(action)
         frame = self.env.render() if self._renders else None
         self._episode.add(action, extras, obs, reward, terminated, truncated, info, frame)
+        self._episode.save_state(self.env, self._states_every)
         if terminated or truncated:
             self.end_episode()
         return obs, reward, terminated, truncated, info
@@ -574,6 +601,7 @@ def record(
     algorithm: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     path: str | os.PathLike[str] | None = None,
+    states_every: int | None = None,
 ) -> Rollout:
     """Run ``policy`` in ``env`` for one episode and return it as a :class:`Rollout`.
 
@@ -604,6 +632,10 @@ def record(
         metadata: further metadata; overrides the recorded values on clashes.
         path: a ``.rollout`` file to write the episode to as it is recorded (replaced
             if it exists).
+        states_every: save the env's state every this many positions, when it can
+            (ALE's envs): a branch (:meth:`Rollout.branch`) then replays from the last
+            one before its branch point. Kept in memory (``rollout.states``), never in
+            the file.
 
     Example:
         >>> import gymnasium as gym
@@ -614,7 +646,9 @@ def record(
         ('CartPole-v1', ['LEFT', 'RIGHT'])
         >>> long = record(env, policy, seed=0, path="long.rollout")  # doctest: +SKIP
     """
-    recorder = RecordRollout(env, agent=agent, algorithm=algorithm, metadata=metadata)
+    recorder = RecordRollout(
+        env, agent=agent, algorithm=algorithm, metadata=metadata, states_every=states_every
+    )
     if path is not None:
         recorder._open_file = functools.partial(open_path, path)
     obs, _ = recorder.reset(seed=seed)

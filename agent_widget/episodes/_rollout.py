@@ -48,6 +48,10 @@ class Rollout:
     infos: Sequence[dict[str, Any]] | None = None
     extras: dict[str, np.ndarray] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # Env states saved while recording, by position (``record(states_every=K)``): they
+    # let a branch replay from the last one before its branch point. In memory only,
+    # never in a file (agent_widget.episodes._env_states says why).
+    states: dict[int, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         steps = len(self.actions)
@@ -104,6 +108,7 @@ class Rollout:
         extras: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         allow_resize: bool = False,
+        states: Mapping[int, Any] | None = None,
     ) -> Rollout:
         """Build a rollout from data you already have, validating and normalizing it.
 
@@ -146,6 +151,7 @@ class Rollout:
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 **_json_dicts([metadata or {}], "metadata")[0],
             },
+            states=dict(states or {}),
         )
 
     @classmethod
