@@ -71,7 +71,8 @@ def branch(
     """
     env = env if isinstance(env, gym.Env) else env()
     seed = _checked(rollout, t, action, env)
-    saved = [p for p in rollout.states if p <= t] if can_save(env) else []
+    # Strictly before t: at least one replayed step checks what a restored state shows.
+    saved = [p for p in rollout.states if p < t] if can_save(env) else []
     try:
         obs, info = _replay(rollout, t, env, seed, max(saved, default=0))
     except ReplayDivergenceError:
@@ -104,9 +105,6 @@ def _replay(
     obs, info = env.reset(seed=seed)
     if start:
         restore_state(env, rollout.states[start], start)
-        obs, info = rollout.observations[start], rollout.infos[start]  # type: ignore[index]
-        if renders and start == t:
-            _check_frame(rollout, t, env)
     else:
         _check_position(rollout, 0, obs, env, renders and t == 0)
     for s in range(start, t):
