@@ -181,13 +181,28 @@ class RunLibrary:
             raise ImportError("table(as_frame=True) needs pandas: pip install pandas") from None
         return pandas.DataFrame(rows, columns=list(ROW_COLUMNS))
 
-    def open(self, run: Run | str | tuple[str, str, str]) -> Episodes:
+    def open(
+        self,
+        run: Run | str | tuple[str, str, str],
+        algorithm: str | None = None,
+        name: str | None = None,
+    ) -> Episodes:
         """The episodes of ``run``, loaded lazily: each file is opened when first indexed.
 
         Args:
-            run: a :class:`Run`, its ``id`` (``"FrozenLake-v1/sarsa/alpha0.1"``) or
-                ``(env_id, algorithm, run)``.
+            run: a :class:`Run`, its ``id`` (``"FrozenLake-v1/sarsa/alpha0.1"``),
+                ``(env_id, algorithm, run)``, or the env id with ``algorithm`` and
+                ``name`` given too: ``lib.open("FrozenLake-v1", "sarsa", "alpha0.1")``.
+            algorithm: the algorithm, when ``run`` is an env id.
+            name: the run's name, when ``run`` is an env id.
         """
+        if algorithm is not None or name is not None:
+            if not isinstance(run, str) or algorithm is None or name is None:
+                raise TypeError(
+                    "open() takes a run, its id, (env_id, algorithm, run), or the three "
+                    f"names as arguments; got {run!r}, {algorithm!r}, {name!r}"
+                )
+            run = (run, algorithm, name)
         if isinstance(run, Run):
             folder = run.path
         elif isinstance(run, tuple):
