@@ -278,7 +278,8 @@ class CompareViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
         state = {name: getattr(self, name) for name in _PAGE_TRAITS}
         state["viewers"] = [f"IPY_MODEL_{i}" for i in range(len(children))]
         data = {"widget": "compare", "state": page_state(state), "children": children}
-        return written(render(data, self.title or "comparison", ("widget", "compare")), path)
+        # compare.css holds widget.css (the children's stylesheet) too.
+        return written(render(data, self.title or "comparison", ("compare",)), path)
 
     def close(self) -> None:
         """Close the comparison and its child viewers."""
