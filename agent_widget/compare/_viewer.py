@@ -25,6 +25,7 @@ from agent_widget.episodes import Rollout
 from agent_widget.panels import PanelDecorator, Step
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
+from agent_widget.viewer._marimo import OpensOutsideMarimoCells
 from agent_widget.viewer._page import DEFAULT_MAX_BYTES, Export, page_state, render, written
 from agent_widget.viewer._playback import PlaybackChecks
 
@@ -45,7 +46,9 @@ _PAGE_TRAITS = (
 )
 
 
-class CompareViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget.AnyWidget):
+class CompareViewer(
+    PanelDecorator, PlaybackChecks, KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidget
+):
     """Step through several rollouts of one env together: one slider, one playback.
 
     Args:

@@ -26,6 +26,7 @@ from agent_widget.panels._runner import PanelRunner
 from agent_widget.viewer import _video
 from agent_widget.viewer._episode import ServedEpisode, positions
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
+from agent_widget.viewer._marimo import OpensOutsideMarimoCells
 from agent_widget.viewer._page import (
     DEFAULT_EMBED_BYTES,
     DEFAULT_MAX_BYTES,
@@ -47,7 +48,9 @@ _STATIC = pathlib.Path(__file__).parent.parent / "static"
 _SYNC_INTERVAL = 0.1
 
 
-class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget.AnyWidget):
+class EpisodeViewer(
+    PanelDecorator, PlaybackChecks, KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidget
+):
     """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
 
     Args:
