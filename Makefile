@@ -10,7 +10,7 @@ DEMO_PORT ?= 8888
 # A count on each line of dots ([ 120/1040]), and the slowest tests at the end.
 PYTEST_PROGRESS := -q -o console_output_style=count --durations=15
 
-.PHONY: demo test setup lint build bench screenshot
+.PHONY: demo test setup lint build docs bench screenshot
 
 # JupyterLab on the quickstart notebook: the URL it prints (with its token) is the
 # notebook's own; no browser is opened (servers have none). How to reach it from
@@ -30,7 +30,7 @@ demo: setup
 
 # The wheel test (a fresh venv installed from PyPI: mostly network waits) runs in the
 # background beside the rest of pytest; its log is printed when both are done.
-test: setup build lint
+test: setup build lint docs
 	@echo "==> typecheck, vitest"
 	npm run typecheck
 	npx vitest run
@@ -73,6 +73,12 @@ lint: .venv/.installed
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
 	.venv/bin/lint-imports
+
+# The documentation site (mkdocs.yml) into site/; --strict turns every warning (a
+# docstring's broken reference, a page's dead link) into a failure.
+docs: .venv/.installed
+	@echo "==> docs: mkdocs build --strict"
+	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict
 
 bench: setup build
 	$(PY) -m benchmarks.storage

@@ -71,7 +71,7 @@ class CompareViewer(
     step; diff panels (:meth:`diff_panel`, :meth:`add_diff_panel`) compare two
     rollouts at the same shared position.
 
-    Example:
+    Examples:
         >>> a = Rollout.from_arrays(frames=np.zeros((4, 2, 2, 3), np.uint8), actions=[0, 1, 1])
         >>> b = Rollout.from_arrays(frames=np.zeros((3, 2, 2, 3), np.uint8), actions=[0, 2])
         >>> compare = CompareViewer({"lean": a, "stubborn": b})
@@ -170,7 +170,7 @@ class CompareViewer(
     ) -> Callable[[D], D]:
         """Decorator: a diff panel ``fn(step_a, step_b)``; see :meth:`add_diff_panel`.
 
-        Example:
+        Examples:
             >>> @compare.diff_panel("Q-values: PPO - DQN", a="DQN", b="PPO")  # doctest: +SKIP
             ... def q_gain(step_a, step_b):
             ...     return dict(zip(step_b.action_names, q_net(step_b.obs) - q_net(step_a.obs)))
@@ -260,7 +260,7 @@ class CompareViewer(
         See :meth:`EpisodeViewer.to_html`; ``skip_panels`` names panels of any rollout
         (each must be a panel of one of them), ``max_bytes`` bounds the whole page.
 
-        Example:
+        Examples:
             >>> compare.to_html("comparison.html")  # doctest: +SKIP
         """
         held = {panel["name"] for viewer in self.viewers for panel in viewer.panels}

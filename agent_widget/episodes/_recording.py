@@ -299,7 +299,7 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
     Per-step extras (Q-values, value estimates...) are not part of the gymnasium
     API, so they are handed over with :meth:`record_extras` just before ``step()``.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> from agent_widget import RecordRollout
         >>> env = RecordRollout(gym.make("CartPole-v1", render_mode="rgb_array"), agent="me")
@@ -425,7 +425,7 @@ def record(
         algorithm: the training algorithm, kept in the metadata.
         metadata: further metadata; overrides the recorded values on clashes.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> from agent_widget import record
         >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
@@ -500,7 +500,7 @@ def record_vector(
     sub-env before its last frame can be rendered. Frames come from
     ``envs.render()`` when ``envs.render_mode == "rgb_array"``.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> from agent_widget import record_vector
         >>> envs = gym.make_vec(

@@ -102,7 +102,7 @@ _DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so equal rollouts give equal files
 def save(rollout: Rollout, path: str | os.PathLike[str]) -> Path:
     """Write ``rollout`` to ``path`` atomically, in the format described above.
 
-    Example:
+    Examples:
         >>> rollout.save("pong.rollout")  # doctest: +SKIP
         >>> load("pong.rollout").frames[1234]  # doctest: +SKIP
     """
@@ -298,7 +298,7 @@ def load(path: str | os.PathLike[str]) -> Rollout:
     a warning) as long as its small members survived; frames past the cut raise when
     read.
 
-    Example:
+    Examples:
         >>> again = load("pong.rollout")  # doctest: +SKIP
         >>> again.frames[1234].shape  # doctest: +SKIP
         (210, 160, 3)

@@ -35,7 +35,7 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidge
     Args:
         library: the library to show; ``display(library)`` shows this widget too.
 
-    Example:
+    Examples:
         >>> board = Leaderboard(RunLibrary("runs/"))  # doctest: +SKIP
         >>> board.open_runs(["CartPole-v1/dqn/lr1e-3", "CartPole-v1/ppo/lr3e-4"])  # doctest: +SKIP
     """

@@ -53,7 +53,7 @@ class RunLibrary:
     that cannot be read (half-written by another program, corrupted ``run.json``) is
     skipped with a warning and listed in :attr:`errors`; the others are unaffected.
 
-    Example:
+    Examples:
         >>> lib = RunLibrary("runs/")  # doctest: +SKIP
         >>> lib.add(rollouts, env_id="FrozenLake-v1", algorithm="sarsa",
         ...         run="alpha0.1", params={"alpha": 0.1})  # doctest: +SKIP
@@ -90,7 +90,7 @@ class RunLibrary:
                 (``is_success`` / ``success`` in the last info); kept in each episode
                 file's metadata.
 
-        Example:
+        Examples:
             >>> lib.add(record(env, policy, seed=0), algorithm="random")  # doctest: +SKIP
         """
         episodes = [rollouts] if isinstance(rollouts, Rollout) else list(rollouts)
@@ -168,7 +168,8 @@ class RunLibrary:
         ``steps`` counts actions over all episodes.
 
         Args:
-            env_id, algorithm: keep only these runs.
+            env_id: keep only the runs of this env.
+            algorithm: keep only the runs of this algorithm.
             as_frame: return a pandas DataFrame (pandas must be installed) instead of
                 a list of dicts.
         """

@@ -77,7 +77,7 @@ class EpisodeViewer(
     current step beside the frame; those registered with
     :func:`agent_widget.panels.register` are included in every new viewer.
 
-    Example:
+    Examples:
         >>> viewer = EpisodeViewer(np.zeros((5, 4, 6, 3), np.uint8))
         >>> viewer.length, viewer.has_frames
         (5, True)
@@ -221,7 +221,7 @@ class EpisodeViewer(
         observations) and carries ``info``. If the user is at the last position, the
         view follows the new one. Works while the cell is still running.
 
-        Example:
+        Examples:
             >>> viewer = EpisodeViewer([np.zeros((4, 4, 3), np.uint8)])
             >>> viewer.append(frame=np.ones((4, 4, 3), np.uint8), action=0, reward=1.0)
             >>> viewer.length
@@ -263,7 +263,7 @@ class EpisodeViewer(
             precompute: once the viewer is shown, compute every step in the background
                 so that scrubbing shows results at once.
 
-        Example:
+        Examples:
             >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
             >>> viewer.add_panel("notes", lambda step: f"t = {step.t}")
             >>> viewer.remove_panel("notes")
@@ -308,8 +308,9 @@ class EpisodeViewer(
 
         Args:
             path: where to write the file (atomically); None returns the HTML.
-            start, stop: the positions exported, ``start .. stop - 1`` (default: all).
-                The page numbers them from 0.
+            start: the first position exported (default: 0). The page numbers the
+                positions from 0.
+            stop: the position after the last one exported (default: the end).
             skip_panels: names of panels left out of the page.
             max_bytes: refuse (``ValueError``) a page larger than this, e.g. a long
                 episode of large frames; export a range of steps instead.
@@ -318,7 +319,7 @@ class EpisodeViewer(
         Returns:
             The HTML text, or the path written.
 
-        Example:
+        Examples:
             >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
             >>> viewer.to_html(progress=False)[:15]
             '<!doctype html>'
@@ -380,7 +381,7 @@ class EpisodeViewer(
         Returns:
             The path written.
 
-        Example:
+        Examples:
             >>> viewer = EpisodeViewer(np.zeros((40, 64, 64, 3), np.uint8))
             >>> import tempfile
             >>> path = pathlib.Path(tempfile.mkdtemp()) / "clip.gif"
