@@ -83,6 +83,7 @@ docs: .venv/.installed
 bench: setup build
 	$(PY) -m benchmarks.storage
 	$(PY) -m benchmarks.recording
+	$(PY) -m benchmarks.branch
 	$(PY) -m benchmarks.gridworld
 	$(PY) -m benchmarks.library
 	$(PY) -m benchmarks.compare

@@ -8,7 +8,7 @@ lower layers never importing higher ones (docs/architecture.md): :mod:`~agent_wi
 Modules whose names start with ``_`` are internal.
 """
 
-from agent_widget.compare import CompareViewer, first_divergence
+from agent_widget.compare import CompareViewer, first_divergence, what_if
 from agent_widget.episodes import (
     RecordRollout,
     Rollout,
@@ -37,4 +37,5 @@ __all__ = [
     "record",
     "record_vector",
     "save",
+    "what_if",
 ]

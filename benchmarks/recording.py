@@ -64,7 +64,7 @@ def status(key):
         if line.startswith(key):
             return int(line.split()[1]) * 1024
 
-steps = int(sys.argv[1])
+steps, path = int(sys.argv[1]), sys.argv[2] or None  # path: record(path=...) to disk
 gym.register_envs(ale_py)
 env = Endless(gym.make("ALE/Pong-v5", render_mode="rgb_array", max_episode_steps=None))
 actions = np.random.default_rng(0).integers(env.action_space.n, size=steps).tolist()
@@ -72,7 +72,8 @@ env.reset(seed=0)
 env.render()
 start = status("VmRSS")
 began = time.perf_counter()
-rollout = record(env, lambda obs, a=iter(actions): next(a), seed=0, max_steps=steps)
+kwargs = {"path": path} if path else {}
+rollout = record(env, lambda obs, a=iter(actions): next(a), seed=0, max_steps=steps, **kwargs)
 seconds = time.perf_counter() - began
 print(json.dumps({"steps": rollout.num_steps, "growth": status("VmHWM") - start,
                   "seconds": seconds}))
@@ -119,18 +120,22 @@ def bare_loop(env: gym.Env, policy: Policy, max_steps: int, keep: bool = False) 
     return max_steps
 
 
-def bench(name: str, setup: Callable[[], tuple[gym.Env, Callable[[], Policy]]], reps: int) -> dict:
+def bench(
+    name: str, setup: Callable[[], tuple[gym.Env, Callable[[], Policy]]], reps: int, folder: Path
+) -> dict:
     env, policy = setup()
+    disk = folder / "episode.rollout"
     runs = {
         "bare": lambda: bare_loop(env, policy(), MAX_STEPS),
         "keep": lambda: bare_loop(env, policy(), MAX_STEPS, keep=True),
         "record": lambda: record(env, policy(), seed=SEED, max_steps=MAX_STEPS).num_steps,
+        "disk": lambda: record(env, policy(), seed=SEED, max_steps=MAX_STEPS, path=disk).num_steps,
     }
     kinds = list(runs)
     times: dict[str, list[float]] = {kind: [] for kind in kinds}
     steps = set()
     for rep in range(reps):
-        for kind in kinds[rep % 3 :] + kinds[: rep % 3]:  # rotate the order
+        for kind in kinds[rep % 4 :] + kinds[: rep % 4]:  # rotate the order
             start = time.perf_counter()
             steps.add(runs[kind]())
             times[kind].append(time.perf_counter() - start)
@@ -138,14 +143,16 @@ def bench(name: str, setup: Callable[[], tuple[gym.Env, Callable[[], Policy]]], 
     if len(steps) != 1:
         raise RuntimeError(f"{name}: runs took different numbers of steps: {sorted(steps)}")
     ms = {kind: statistics.median(values) * 1e3 for kind, values in times.items()}
-    return {"env": name, "steps": steps.pop(), **ms, "overhead": ms["record"] / ms["bare"] - 1}
+    overheads = {f"{kind} overhead": ms[kind] / ms["bare"] - 1 for kind in ("record", "disk")}
+    return {"env": name, "steps": steps.pop(), **ms, **overheads}
 
 
-def record_in_child(steps: int, code: Path) -> dict:
-    """One recording of ``steps`` Pong steps by the package at ``code``, in a fresh process."""
+def record_in_child(steps: int, code: Path, path: str = "") -> dict:
+    """One recording of ``steps`` Pong steps by the package at ``code``, in a fresh process
+    (to the file ``path`` as it is recorded, if given)."""
     env = {**os.environ, "PYTHONPATH": str(code)}
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(steps)],
+        [sys.executable, "-c", CHILD, str(steps), path],
         env=env,
         cwd=tempfile.gettempdir(),  # not ROOT: the package comes from PYTHONPATH alone
         capture_output=True,
@@ -175,6 +182,8 @@ def memory(baseline: str) -> list[dict]:
         try:
             for steps in LENGTHS:
                 row = {"steps": steps, "new": record_in_child(steps, ROOT), "old": None}
+                row["disk"] = record_in_child(steps, ROOT, f"{scratch}/{steps}.rollout")
+                row["file"] = os.path.getsize(f"{scratch}/{steps}.rollout")
                 if steps <= BASELINE_MAX_STEPS:
                     row["old"] = record_in_child(steps, old)
                 rows.append(row)
@@ -193,8 +202,8 @@ def memory_table(rows: list[dict], baseline: str) -> str:
     per_step = max(row["old"]["growth"] / row["steps"] for row in measured)
     lines = [
         f"| steps | peak growth, before ({baseline}) | peak growth, now | ratio "
-        "| record() time, before | record() time, now |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| now, with path= | its file | record() time, before | now | now, with path= |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         new, old = row["new"], row["old"]
@@ -206,9 +215,11 @@ def memory_table(rows: list[dict], baseline: str) -> str:
             before = f"{old['growth'] / 1e6:,.0f} MB"
             ratio = f"{old['growth'] / new['growth']:,.0f}x"
             old_time = f"{old['seconds']:.1f} s"
+        disk = row["disk"]
         lines.append(
             f"| {row['steps']:,} | {before} | {new['growth'] / 1e6:,.1f} MB | {ratio} "
-            f"| {old_time} | {new['seconds']:.1f} s |"
+            f"| {disk['growth'] / 1e6:,.1f} MB | {row['file'] / 1e6:,.1f} MB "
+            f"| {old_time} | {new['seconds']:.1f} s | {disk['seconds']:.1f} s |"
         )
     return "\n".join(lines)
 
@@ -216,13 +227,14 @@ def memory_table(rows: list[dict], baseline: str) -> str:
 def table(rows: list[dict], reps: int) -> str:
     lines = [
         f"| env | steps | bare step+render (ms, median of {reps}) | bare, keeping frames (ms) "
-        "| record() (ms) | record() overhead over bare |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| record() (ms) | overhead over bare | record(path=) (ms) | overhead over bare |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in rows:
         lines.append(
             f"| {row['env']} | {row['steps']:,} | {row['bare']:.0f} | {row['keep']:.0f} "
-            f"| {row['record']:.0f} | {row['overhead']:+.1%} |"
+            f"| {row['record']:.0f} | {row['record overhead']:+.1%} "
+            f"| {row['disk']:.0f} | {row['disk overhead']:+.1%} |"
         )
     return "\n".join(lines)
 
@@ -233,16 +245,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--baseline", default=BASELINE, help="the old code's git revision")
     args = parser.parse_args(argv)
     grows = memory(args.baseline)
-    rows = [
-        bench("ALE/Pong-v5", pong, args.reps),
-        bench("CartPole-v1", cartpole, args.reps),
-    ]
+    with tempfile.TemporaryDirectory() as scratch:
+        rows = [
+            bench("ALE/Pong-v5", pong, args.reps, Path(scratch)),
+            bench("CartPole-v1", cartpole, args.reps, Path(scratch)),
+        ]
     result = table(rows, args.reps)
     print(result)
-    pong_overhead = rows[0]["overhead"]
+    pong_overhead = rows[0]["record overhead"]
     verdict = "meets" if pong_overhead < 0.25 else "MISSES"
     longest = grows[-1]["new"]["growth"] / 1e6
-    memory_verdict = "meets" if longest < MEMORY_BAR_MB else "MISSES"
+    longest_disk = grows[-1]["disk"]["growth"] / 1e6
+    memory_verdict = "meets" if max(longest, longest_disk) < MEMORY_BAR_MB else "MISSES"
     body = (
         f"`{COMMAND}` ({today()}, code {code_version()}, the shared 2-core machine).\n\n"
         "Peak memory while recording one Pong episode (random actions, the game restarted "
@@ -252,15 +266,26 @@ def main(argv: list[str] | None = None) -> None:
         f"the episode ended; beyond {BASELINE_MAX_STEPS:,} steps its growth per step is "
         "extrapolated.\n\n"
         f"{memory_table(grows, args.baseline)}\n\n"
+        "With `path=`, each chunk goes to the file as it fills and its frames and "
+        "observations are let go: what stays is the per-step values (actions, rewards, "
+        f"flags and infos: {grows[-1]['disk']['growth'] / grows[-1]['steps']:,.0f} B a "
+        f"step at {grows[-1]['steps']:,} steps, most of it the info dicts).\n\n"
         f"Bar (100,000 Pong steps recorded with under {MEMORY_BAR_MB} MB of growth): "
-        f"{longest:,.1f} MB, {memory_verdict} it.\n\n"
+        f"{longest:,.1f} MB in memory, {longest_disk:,.1f} MB with path=, "
+        f"{memory_verdict} it.\n\n"
         f"Overhead ({args.reps} interleaved repetitions, medians). Same seeded env and "
         "policy on all sides (Pong: the same pre-drawn random actions, up to 1,000 steps; "
         "CartPole: a balancing rule, to its 500-step limit); record() time includes "
-        "encoding the frames and observations and building the Rollout.\n\n"
+        "encoding the frames and observations and building the Rollout; record(path=) "
+        "also writes the file (flushed to the OS at every chunk, fsynced at the end) and "
+        "reads it back.\n\n"
         f"{result}\n\n"
         f"Bar (record() overhead on a Pong episode under 25%): {pong_overhead:+.1%}, "
-        f"{verdict} it."
+        f"{verdict} it. The overhead is the encoding (about 40 µs a Pong frame finding the "
+        "changed bytes, 20 µs deflating them). Encoding on a worker thread was tried and "
+        "is slower: ALE's step holds the GIL, so the thread only adds contention (a "
+        "one-off probe on 2026-12-01: 299 ms bare, 381 ms encoding in line, 429 ms on a "
+        "thread)."
     )
     if not args.no_write:
         write_section(TITLE, body)

@@ -601,12 +601,11 @@ def test_a_growing_chunk_whose_frame_size_changes_is_handed_out_in_parts():
     np.testing.assert_array_equal(decode_part(parts[1]), large)
 
 
-def test_frames_given_at_construction_are_encoded_when_their_chunk_is_asked_for():
-    frames = moving_frames(3 * CHUNK_SIZE, 8, 8)
-    stored = ArrayFrames(frames)
-    assert stored.nbytes == frames.nbytes
-    stored.chunk(1)
-    assert stored.nbytes == held_payloads(stored, [1]) + 2 * CHUNK_SIZE * frames[0].nbytes
+def test_frames_given_at_construction_are_encoded_a_chunk_at_a_time_as_they_come():
+    frames = moving_frames(3 * CHUNK_SIZE + 2, 8, 8)
+    stored = ArrayFrames(iter(frames))  # an iterator: never held whole
+    # The full chunks encoded, the two frames of the last one raw.
+    assert stored.nbytes == held_payloads(stored, [0, 1, 2]) + 2 * frames[0].nbytes
     np.testing.assert_array_equal(stored[20], frames[20])
 
 

@@ -1,6 +1,6 @@
 """A fuzz campaign over what comes from outside: ``.rollout`` files with bits flipped or
-cut short, files whose meta.json, chunk index or arrays say anything (rewritten with
-valid CRCs, so the readers behind the checksums are reached), run folders whose
+cut short, files whose meta.json, chunk index, arrays or journal records say anything
+(rewritten with valid CRCs, so the readers behind the checksums are reached), run folders whose
 run.json says anything, and front-end messages of any shape. Every outcome must be
 data or a clear error (``RolloutFileError``, a run listed as unreadable, an error
 reply), within a memory bound.
@@ -195,6 +195,50 @@ def test_a_chunk_index_saying_anything_gives_data_or_a_clear_error(original, tmp
     path = tmp_path / "index.rollout"
     path.write_bytes(rewritten(original, {"chunks.index.npy": buffer.getvalue()}))
     assert outcome(path) in ("data", "error")
+
+
+def journal_records(original: bytes) -> tuple[bytes, list[tuple[bytes, dict, bytes]]]:
+    """The file up to its first journal record, and each record as (its prefix and
+    payloads, its JSON header, the arrays' bytes after it)."""
+    start = original.index(b"AWJ1")
+    head, records, at = original[:start], [], start
+    while original[at : at + 4] == b"AWJ1":
+        payload_bytes = int.from_bytes(original[at + 4 : at + 12], "little")
+        tail = at + 16 + payload_bytes
+        length = int.from_bytes(original[tail : tail + 4], "little")
+        line, _, arrays = zlib.decompress(original[tail + 8 : tail + 8 + length]).partition(b"\n")
+        records.append((original[at:tail], json.loads(line), arrays))
+        at = tail + 8 + length
+    return head, records
+
+
+def framed(blob: bytes, header: dict, arrays: bytes) -> bytes:
+    """A journal record again, with a body saying ``header`` and a valid CRC."""
+    body = zlib.compress(json.dumps(header).encode() + b"\n" + arrays)
+    return blob + len(body).to_bytes(4, "little") + zlib.crc32(body).to_bytes(4, "little") + body
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_journal_saying_anything_gives_data_or_a_clear_error(original, tmp_path, data):
+    """A file cut after its chunks (a killed recording) whose journal records say
+    anything, with valid CRCs, so the journal's reader is reached."""
+    head, records = journal_records(original)
+    k = data.draw(st.integers(0, len(records) - 1), label="record")
+    blob, header, arrays = records[k]
+    where = data.draw(st.sampled_from(json_paths(header)), label="where")
+    records[k] = (blob, with_value_at(header, where, data.draw(ODD_VALUES, label="value")), arrays)
+    path = tmp_path / "journal.rollout"
+    path.write_bytes(head + b"".join(framed(*record) for record in records))
+    assert outcome(path) in ("data", "error")
+
+
+def test_the_journal_of_an_unedited_cut_file_gives_its_data(original, tmp_path):
+    head, records = journal_records(original)
+    path = tmp_path / "journal.rollout"
+    path.write_bytes(head + b"".join(framed(*record) for record in records))
+    with pytest.warns(UserWarning, match="recording stopped before the end"):
+        assert load(path).num_positions == 40
 
 
 def npy_header(descr: str, fortran: bool, shape: tuple[int, ...]) -> bytes:

@@ -26,6 +26,7 @@ PUBLIC = {
         "record",
         "record_vector",
         "save",
+        "what_if",
     ],
     "agent_widget.episodes": [
         "RecordRollout",
@@ -47,7 +48,7 @@ PUBLIC = {
         "unregister",
     ],
     "agent_widget.viewer": ["EpisodeViewer"],
-    "agent_widget.compare": ["CompareViewer", "first_divergence"],
+    "agent_widget.compare": ["CompareViewer", "first_divergence", "what_if"],
     "agent_widget.library": ["Leaderboard", "RunLibrary"],
     "agent_widget.gridworld": ["Layout", "TrainingViewer", "ValueMap", "layout_of"],
     "agent_widget.torch": ["ActionBars", "Policy", "QValues", "Saliency"],

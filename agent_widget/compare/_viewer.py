@@ -22,7 +22,7 @@ from ipywidgets import widget_serialization
 from agent_widget.compare._alignment import Key, by_key
 from agent_widget.compare._divergence import first_divergence
 from agent_widget.episodes import Rollout
-from agent_widget.panels import PanelDecorator, Step
+from agent_widget.panels import Panel, PanelDecorator, Step
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
 from agent_widget.viewer._marimo import OpensOutsideMarimoCells
@@ -120,6 +120,13 @@ class CompareViewer(
         0, help="int, default 0. Columns of the grid; 0 fits as many as the width allows."
     ).tag(sync=True)
     title = traitlets.Unicode("", help="str. Text shown above the grid.").tag(sync=True)
+    what_if = traitlets.Dict(
+        None,
+        allow_none=True,
+        read_only=True,
+        help='dict | None. The "What if…" bar of :func:`what_if`: the actions offered, '
+        "whether branches are being computed (done of total) and what it says; None: no bar.",
+    ).tag(sync=True)
 
     def __init__(
         self,
@@ -130,6 +137,8 @@ class CompareViewer(
         **traits: Any,
     ) -> None:
         labels, episodes = _labelled(rollouts)
+        self._episodes = episodes
+        self._shared_panels: dict[str, Panel] = {}  # for rollouts added later
         viewers = [EpisodeViewer(r, title=label) for label, r in zip(labels, episodes, strict=True)]
         if align == "step":
             length = max(r.num_positions for r in episodes)
@@ -156,8 +165,33 @@ class CompareViewer(
         precompute: bool = False,
     ) -> None:
         """Add panel ``name`` to every rollout's viewer; see :meth:`EpisodeViewer.add_panel`."""
+        self._shared_panels[name] = Panel(name, fn, overlay, precompute)
         for viewer in self.viewers:
             viewer.add_panel(name, fn, overlay=overlay, precompute=precompute)
+
+    @property
+    def rollouts(self) -> list[Rollout]:
+        """The rollouts shown, in order (a what-if's branches after its episode)."""
+        return list(self._episodes)
+
+    def add_rollout(self, label: str, rollout: Rollout) -> None:
+        """Show ``rollout`` too, in a new column with the panels added to every viewer
+        (:meth:`add_panel`); for a comparison aligned by step (a what-if's branches).
+        Diff panels stay on the rollouts they were made for."""
+        if self.positions:
+            raise ValueError("add_rollout needs a comparison aligned by step")
+        if label in self.labels:
+            label = f"{label} ({len(self.labels)})"
+        viewer = EpisodeViewer(rollout, title=label)
+        for panel in self._shared_panels.values():
+            viewer.add_panel(
+                panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute
+            )
+        self._episodes = [*self._episodes, rollout]
+        self.set_trait("length", max(self.length, rollout.num_positions))
+        self.set_trait("divergence", _divergence(self._episodes))
+        self.set_trait("labels", [*self.labels, label])
+        self.set_trait("viewers", [*self.viewers, viewer])  # last: the front end redraws on it
 
     def diff_panel(
         self,
@@ -234,6 +268,7 @@ class CompareViewer(
         if not holders:
             known = sorted({p["name"] for v in self.viewers for p in v.panels})
             raise KeyError(f"no panel {name!r} (panels: {', '.join(map(repr, known)) or 'none'})")
+        self._shared_panels.pop(name, None)
         for viewer in holders:
             viewer.remove_panel(name)
 

@@ -111,12 +111,16 @@ class Archive:
         except (zipfile.BadZipFile, ValueError, EOFError, OSError, struct.error):
             members = self._scan_local_headers()
             self.recovered = True
+        self.members = {m.name: m for m in members}
+
+    def warn_if_recovered(self) -> None:
+        """Warn the caller's caller that members were recovered from a cut file."""
+        if self.recovered:
             warnings.warn(
-                f"{path}: the zip directory is missing or damaged (is the file truncated?); "
-                f"recovered {len(members)} members from their local headers",
+                f"{self.path}: the zip directory is missing or damaged (is the file "
+                f"truncated?); recovered {len(self.members)} members from their local headers",
                 stacklevel=3,
             )
-        self.members = {m.name: m for m in members}
 
     def error(self, problem: str) -> RolloutFileError:
         """An error naming this file."""

@@ -41,24 +41,27 @@ FRAMES, INFOS, OBSERVATIONS = 0, 1, 2
 class ChunkIndex:
     """chunks.index.npy and the bytes of chunks.bin it points into."""
 
-    def __init__(self, archive: Archive, chunks: dict[str, Any], n: int) -> None:
-        if chunks.get("columns") != list(COLUMNS) or chunks.get("chunk_size") != CHUNK_SIZE:
-            raise archive.error("meta.json: unsupported chunk index layout")
-        self.archive, self.path, self.num_positions = archive, archive.path, n
-        self.table = archive.npy({"member": INDEX}, "the chunk index", None)
-        if (
-            self.table.dtype != np.int64
-            or self.table.ndim != 2
-            or self.table.shape[1] != len(COLUMNS)
-        ):
-            raise archive.error(f"{INDEX} has shape {self.table.shape}, dtype {self.table.dtype}")
+    def __init__(self, archive: Archive, table: np.ndarray, n: int, recorded: int = 0) -> None:
+        """``table``: the index's rows; ``recorded``: for a file whose recording stopped
+        before its end (no directory, chunks.bin's size unknown), the bytes its journal
+        covers."""
+        if table.dtype != np.int64 or table.ndim != 2 or table.shape[1] != len(COLUMNS):
+            raise archive.error(f"{INDEX} has shape {table.shape}, dtype {table.dtype}")
+        self.archive, self.path, self.num_positions, self.table = archive, archive.path, n, table
         blob = archive.members.get(BLOB)
         if blob is None or blob.method != zipfile.ZIP_STORED:
             raise archive.error(f"{BLOB} is missing or compressed")
         self.start = archive.data_start(blob)
-        self.size = blob.size
+        self.size = recorded or blob.size
         # A truncated file holds only part of the blob; the rest raises when read.
-        self.available = min(blob.size, archive.source.size - self.start)
+        self.available = min(self.size, archive.source.size - self.start)
+
+    @classmethod
+    def read(cls, archive: Archive, chunks: dict[str, Any], n: int) -> ChunkIndex:
+        """The index meta.json's ``chunks`` entry describes."""
+        if chunks.get("columns") != list(COLUMNS) or chunks.get("chunk_size") != CHUNK_SIZE:
+            raise archive.error("meta.json: unsupported chunk index layout")
+        return cls(archive, archive.npy({"member": INDEX}, "the chunk index", None), n)
 
     def rows(self, stream: int, what: str) -> np.ndarray:
         """The rows of one stream, checked to tile positions 0..n-1 and to lie in the blob."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -91,6 +91,9 @@ class EncodedArray(ChunkedRows):
         self._row_shape = tuple(row_shape)
         self._row_bytes = self.dtype.itemsize * math.prod(self._row_shape)
         self._sealed: list[bytes] = []  # one payload per full chunk
+        # Chunks written to a file and let go, and how to read them back (:meth:`release`).
+        self._released = 0
+        self._read_back: Callable[[int], bytes] | None = None
         self._open: list[np.ndarray] = []  # the rows of the chunk being filled
         self._decoded: tuple[int, np.ndarray] | None = None  # the chunk decoded last
 
@@ -117,14 +120,24 @@ class EncodedArray(ChunkedRows):
             self._open = []
 
     def payload(self, k: int) -> bytes:
+        if k < self._released and self._read_back is not None:
+            return self._read_back(k)
         if k < len(self._sealed):
             return self._sealed[k]
         return encode_rows(np.stack(self._open).reshape(len(self._open), -1).view(np.uint8))
+
+    def release(self, k: int, read_back: Callable[[int], bytes]) -> None:
+        """Let go of the sealed chunks up to ``k``, written to a file while recording;
+        ``read_back(j)`` reads chunk j's payload back (see :meth:`ArrayFrames.release`)."""
+        for j in range(self._released, min(k + 1, len(self._sealed))):
+            self._sealed[j] = b""
+        self._released, self._read_back = max(self._released, k + 1), read_back
 
     def copy(self) -> EncodedArray:
         """These rows, to grow apart from them (the encoded chunks are shared)."""
         other = EncodedArray(self.dtype, self._row_shape)
         other._sealed, other._open = list(self._sealed), list(self._open)
+        other._released, other._read_back = self._released, self._read_back
         return other
 
     def _row(self, t: int) -> np.ndarray:
@@ -132,7 +145,7 @@ class EncodedArray(ChunkedRows):
         if k == len(self._sealed):
             return self._open[i]
         if self._decoded is None or self._decoded[0] != k:
-            payload = self._sealed[k]
+            payload = self.payload(k)
             rows = decode_rows(payload, "zlib-runs", self._row_bytes, CHUNK_SIZE, CHUNK_SIZE)
             values = rows.view(self.dtype).reshape(CHUNK_SIZE, *self._row_shape)
             values.flags.writeable = False

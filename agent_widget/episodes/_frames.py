@@ -414,8 +414,11 @@ class ArrayFrames(Frames):
         # Frames this one continues (see :meth:`after`): its first full chunks, as they are.
         self._base: Frames | None = None
         self._base_chunks = 0
-        for frame in frames:
-            self._add(frame)
+        # Chunks written to a file and let go, and how to read them back (:meth:`release`).
+        self._released = 0
+        self._read_back: Callable[[int], list[Part]] | None = None
+        for frame in frames:  # an iterator too: one chunk raw at a time, never all of it
+            self.append(frame)
 
     @classmethod
     def after(cls, base: Frames, *, encoding: str = "zlib-runs") -> ArrayFrames:
@@ -450,11 +453,19 @@ class ArrayFrames(Frames):
         if self._open[k].full:
             self._seal(k)
 
+    def release(self, k: int, read_back: Callable[[int], list[Part]]) -> None:
+        """Let go of the sealed chunks up to ``k``, written to a file while recording, so
+        an episode's memory stays bounded; ``read_back(j)`` reads chunk j's parts back."""
+        for j in range(self._released, k + 1):
+            self._sealed.pop(j, None)
+        self._released, self._read_back = max(self._released, k + 1), read_back
+
     def copy(self) -> ArrayFrames:
         """These frames, to grow apart from them; what is held is shared (it never changes)."""
         other = ArrayFrames(allow_resize=self.allow_resize, encoding=self.encoding)
         other._length, other._shape = self._length, self._shape
         other._base, other._base_chunks = self._base, self._base_chunks
+        other._released, other._read_back = self._released, self._read_back
         other._sealed = dict(self._sealed)
         other._open = {k: chunk.copy() for k, chunk in self._open.items()}
         return other
@@ -491,6 +502,8 @@ class ArrayFrames(Frames):
                 f"{array.shape[:2]}; pass allow_resize=True to accept frames of varying size"
             )
         if array is not MISSING:
+            if array.base is not None:  # a view: held, it would pin the caller's whole array
+                array = array.copy()
             array.flags.writeable = False
         k = t // CHUNK_SIZE
         if k not in self._open:
@@ -512,7 +525,7 @@ class ArrayFrames(Frames):
         chunk = self._open.get(k)
         if chunk is not None:
             return chunk.frames[t - chunk.start]
-        part = next(p for p in self._sealed[k] if t < p.start + p.count)
+        part = next(p for p in self._encode_chunk(k) if t < p.start + p.count)
         return self._decoded.frame(part.start, t - part.start, lambda: part, self._decode)
 
     def _encode_chunk(self, k: int) -> list[Part]:
@@ -521,5 +534,7 @@ class ArrayFrames(Frames):
         parts = self._sealed.get(k)
         if parts is not None:
             return parts
+        if k < self._released and self._read_back is not None:
+            return self._read_back(k)
         chunk = self._open[k]
         return self._seal(k) if chunk.full else chunk.parts()

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 
 
 class ReplayDivergenceError(ValueError):
-    """Replaying a Minari episode's actions did not reproduce its stored observations."""
+    """Replaying an episode's actions (a Minari import's, or a branch's up to its branch
+    point) did not reproduce its recorded observations; ``position`` says where."""
 
     def __init__(self, message: str, position: int) -> None:
         super().__init__(message)

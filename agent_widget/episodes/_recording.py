@@ -20,11 +20,14 @@ benchmarks/recording.py measures memory and overhead.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Any, SupportsFloat
+from pathlib import Path
+from typing import Any, BinaryIO, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -32,9 +35,17 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, Vecto
 from gymnasium.vector.utils import iterate
 
 from agent_widget.episodes._action_names import action_names, known_action_names
+from agent_widget.episodes._chunk_index import OBSERVATIONS
+from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray, FrameRows
+from agent_widget.episodes._env_states import can_save, save_state
 from agent_widget.episodes._frames import ArrayFrames, Frames
-from agent_widget.episodes._rollout import Rollout
+from agent_widget.episodes._rollout import Rollout, json_dicts, warn_dropped
+from agent_widget.episodes._spool import Spool, open_next, open_path
+from agent_widget.episodes._storage import Members, chunk_payloads, journal_layout
+
+OpenFile = Callable[[], tuple[Path, BinaryIO]]
+"""Where the next episode is written as it is recorded: a new file, open to write."""
 
 Policy = Callable[[Any], Any]
 """``obs -> action`` or ``obs -> (action, extras)``, extras a dict of per-step values."""
@@ -126,6 +137,31 @@ class _Column:
         except ValueError:
             self.broken_at = len(self.encoded)
 
+    def rows(self, start: int, stop: int) -> np.ndarray | None:
+        """Values ``start..stop-1`` as an array (a chunk written as it is recorded), or
+        None when they do not stack."""
+        if self.broken_at is not None:
+            return None
+        if self.frames is not None:
+            return FrameRows(self.frames, self.mirrored)[start:stop]
+        if self.encoded is not None:
+            return self.encoded[start:stop]
+        try:
+            return np.asarray(self.values[start:stop])
+        except ValueError:  # ragged
+            return None
+
+    def payload(self, k: int) -> bytes | None:
+        """Chunk ``k``'s values as the file stores a large entry's, or None if broken."""
+        if self.frames is not None:
+            return FrameRows(self.frames, self.mirrored).payload(k)
+        return self.encoded.payload(k) if self.encoded is not None else None
+
+    def release(self, k: int, read_back: Callable[[int], bytes]) -> None:
+        """Let go of the encoded chunks up to ``k``, written to a file."""
+        if self.encoded is not None:
+            self.encoded.release(k, read_back)
+
     def array(self, frames: Frames | None) -> Any:
         """The values as an array, or None when they do not stack; ``frames``: the
         rollout's frames (the values while they are the frames)."""
@@ -213,9 +249,25 @@ def _action_string(action: Any) -> str:
 
 
 class _Episode:
-    """One episode's data as it comes; a Rollout of it can be asked for at any time."""
+    """One episode's data as it comes; a Rollout of it can be asked for at any time.
 
-    def __init__(self, obs: Any, info: dict[str, Any], frame: Any | None, renders: bool) -> None:
+    With a ``spool``, each chunk goes to the episode's file once the step after it is
+    known, and its frames and large observations are let go (read back from the file
+    when asked for); the rest of a step stays in memory (tens of bytes)."""
+
+    def __init__(
+        self,
+        obs: Any,
+        info: dict[str, Any],
+        frame: Any | None,
+        renders: bool,
+        spool: Spool | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.spool, self.metadata = spool, metadata or {}
+        self._layout: dict[str, Any] | None = None  # the journal's, set by the first chunk
+        self._streams: dict[str, int] = {}  # the large observation entries' streams
+        self._dropped: dict[str, int] = {}  # info keys not JSON-able, first position
         self.frames = ArrayFrames(allow_resize=True) if renders else None
         if self.frames is not None:
             self.frames.append(frame)
@@ -226,6 +278,7 @@ class _Episode:
         self.terminated: list[bool] = []
         self.truncated: list[bool] = []
         self.extras: dict[str, list[Any]] = {}
+        self.states: dict[int, Any] = {}  # env states saved at some positions
 
     def check_extras(self, extras: Mapping[str, Any]) -> None:
         """ValueError unless ``extras`` has the names of the steps before (checked before
@@ -236,6 +289,12 @@ class _Episode:
                 f"step {t}: extras {sorted(extras)} differ from step 0's {sorted(self.extras)}; "
                 "give the same extras at every step of an episode"
             )
+        for key, value in extras.items():
+            if np.asarray(value).dtype.kind not in "biufc":
+                raise ValueError(
+                    f"step {t}: extras[{key!r}] is {type(value).__name__}, not numbers "
+                    "(extras are per-step arrays: a number or an array of numbers)"
+                )
 
     def add(
         self,
@@ -261,6 +320,66 @@ class _Episode:
         self.terminated.append(bool(terminated))
         self.truncated.append(bool(truncated))
         self.infos.append(info)
+        self._write_ready()
+
+    def _write_ready(self, *, final: bool = False) -> None:
+        """Write each chunk whose steps are all known (the position after it is here);
+        ``final``: the rest too. After a failed write, nothing more (the file ends at
+        the chunk before it)."""
+        spool, n = self.spool, len(self.infos)
+        if spool is None:
+            return
+        while not spool.failed and spool.written < chunk_count(n):
+            if not final and (spool.written + 1) * CHUNK_SIZE >= n:
+                return
+            try:
+                self._write_chunk(spool, spool.written, n)
+            except BaseException as error:
+                spool.failed = True  # said once; the episode goes on in memory
+                error.add_note(
+                    f"agent-widget: {spool.path} ends before chunk {spool.written} (positions "
+                    f"from {spool.written * CHUNK_SIZE}); the episode goes on in memory"
+                )
+                raise
+
+    def _write_chunk(self, spool: Spool, k: int, n: int) -> None:
+        start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)
+        steps = slice(start, min(stop, n - 1))
+        if self._layout is None:
+            self._layout = self._first_layout()
+        arrays = {
+            "actions": _actions_array(self.actions[steps]),
+            "rewards": np.asarray(self.rewards[steps], dtype=np.float64),
+            "terminated": np.asarray(self.terminated[steps], dtype=bool),
+            "truncated": np.asarray(self.truncated[steps], dtype=bool),
+        }
+        arrays |= {f"extras/{key}": np.asarray(v[steps]) for key, v in self.extras.items()}
+        streams: dict[int, bytes] = {}
+        for key, column in self.observations.columns.items():
+            stream = self._streams.get(key)
+            payload = None if stream is None else column.payload(k)
+            if payload is not None:
+                streams[stream] = payload  # type: ignore[index]
+            elif stream is None and (rows := column.rows(start, stop)) is not None:
+                arrays[f"observations/{key}"] = rows
+        parts = None if self.frames is None else self.frames.chunk(k)
+        infos = json_dicts(self.infos[start:stop], self._dropped, start)
+        spool.write(chunk_payloads(start, stop, parts, streams, infos), arrays, self._layout)
+        if self.frames is not None:
+            self.frames.release(k, spool.frame_parts)
+        for key, stream in self._streams.items():
+            self.observations.columns[key].release(k, functools.partial(spool.payload, stream))
+
+    def _first_layout(self) -> dict[str, Any]:
+        """The journal's layout, from the values of the first chunk: which observation
+        entries are large (chunked streams), as :func:`save` decides."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # said once, when the episode ends
+            observations = self.observations.arrays(self.frames)
+        spec, chunked = Members().observations(observations)
+        keys = list(self.observations.columns)
+        self._streams = {keys[stream - OBSERVATIONS]: stream for stream in chunked}
+        return journal_layout(self.metadata, self.frames is not None, spec)
 
     @property
     def done(self) -> bool:
@@ -271,20 +390,71 @@ class _Episode:
         if self.actions and not self.done:
             self.truncated[-1] = True
 
-    def to_rollout(self, metadata: dict[str, Any]) -> Rollout:
+    def to_rollout(self) -> Rollout:
         """The episode so far; recording may go on (what is held is shared, not copied)."""
         frames = None if self.frames is None else self.frames.copy()
+        steps = self._steps()
         return Rollout.from_arrays(
             frames=frames,
             observations=self.observations.arrays(frames),
-            actions=_actions_array(self.actions),
-            rewards=np.asarray(self.rewards, dtype=np.float64),
-            terminated=np.asarray(self.terminated, dtype=bool),
-            truncated=np.asarray(self.truncated, dtype=bool),
+            actions=steps["actions"],
+            rewards=steps["rewards"],
+            terminated=steps["terminated"],
+            truncated=steps["truncated"],
             infos=list(self.infos),
             extras={key: np.asarray(values) for key, values in self.extras.items()},
-            metadata=metadata,
+            metadata=self.metadata,
+            states=dict(self.states),
         )
+
+    def discard(self) -> None:
+        """Drop an episode that took no action, and its file."""
+        if self.spool is not None:
+            self.spool.discard()
+
+    def finish(self) -> Rollout:
+        """The episode as it ends: read back from its file when it has one (after a
+        failed write, as held: in memory and in the chunks written before it)."""
+        if self.spool is None:
+            return self.to_rollout()
+        try:
+            self._write_ready(final=True)
+        finally:
+            if self.spool.failed:
+                self.spool.close()
+        if self.spool.failed:
+            return self.to_rollout()
+        warn_dropped(self._dropped, "infos", stacklevel=5)
+        members = Members()
+        spec, _ = members.observations(self.observations.arrays(self.frames))
+        extras = {key: np.asarray(values) for key, values in self.extras.items()}
+        rollout = self.spool.finish(
+            lambda: members.meta(
+                self._steps(),
+                extras,
+                spec,
+                num_positions=len(self.infos),
+                metadata=self.metadata,
+                frames=self.frames is not None,
+            )
+        )
+        rollout.states = dict(self.states)
+        return rollout
+
+    def save_state(self, env: gym.Env[Any, Any], every: int | None, offset: int = 0) -> None:
+        """Save the env's state at this position if it falls every ``every`` positions
+        (counted from ``offset`` positions before this episode's first: a branch's)."""
+        position = len(self.infos) - 1
+        if every and (offset + position) % every == 0 and position > 0:
+            self.states[position] = save_state(env)
+
+    def _steps(self) -> dict[str, np.ndarray]:
+        return {
+            "actions": _actions_array(self.actions),
+            "rewards": np.asarray(self.rewards, dtype=np.float64),
+            "terminated": np.asarray(self.terminated, dtype=bool),
+            "truncated": np.asarray(self.truncated, dtype=bool),
+        }
 
 
 class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
@@ -298,6 +468,16 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
 
     Per-step extras (Q-values, value estimates...) are not part of the gymnasium
     API, so they are handed over with :meth:`record_extras` just before ``step()``.
+
+    With ``states_every=K``, an env that can save its state (ALE's) has it saved every K
+    positions, in memory (``rollout.states``): :meth:`Rollout.branch` then replays at
+    most K steps.
+
+    With ``directory``, each episode is written to ``directory/episode-NNN.rollout`` as
+    it is recorded, a chunk (16 positions) at a time, and what was written is let go:
+    an episode longer than memory can be recorded, and a run killed at any moment leaves
+    files that :func:`load` opens up to their last whole chunk. The rollouts are then
+    read from their files. Several recorders may share a directory.
 
     Examples:
         >>> import gymnasium as gym
@@ -321,24 +501,36 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         agent: str | None = None,
         algorithm: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        directory: str | os.PathLike[str] | None = None,
+        states_every: int | None = None,
     ) -> None:
         # As gymnasium's own wrappers: the env's spec lists this wrapper with its arguments.
         gym.utils.RecordConstructorArgs.__init__(
-            self, agent=agent, algorithm=algorithm, metadata=metadata
+            self,
+            agent=agent,
+            algorithm=algorithm,
+            metadata=metadata,
+            directory=directory,
+            states_every=states_every,
         )
         gym.Wrapper.__init__(self, env)
         self.rollouts: list[Rollout] = []
         self._renders = env.render_mode == "rgb_array"
         self._labels = _labels(agent, algorithm, metadata)
         self._episode: _Episode | None = None
-        # Not `_metadata`: gymnasium's Wrapper keeps the env's `metadata` under that name.
-        self._episode_metadata: dict[str, Any] = {}
         self._extras: Mapping[str, Any] = {}
+        if states_every is not None and states_every < 1:
+            raise ValueError(f"states_every must be a positive number of steps, not {states_every}")
+        # Only for envs that can save their state (ALE's); others record as usual.
+        self._states_every = states_every if can_save(env) else None
+        self._open_file: OpenFile | None = None
+        if directory is not None:
+            self._open_file = functools.partial(open_next, directory)
 
     @property
     def current(self) -> Rollout | None:
         """The episode in progress, as a Rollout (built on access), or None between episodes."""
-        return None if self._episode is None else self._episode.to_rollout(self._episode_metadata)
+        return None if self._episode is None else self._episode.to_rollout()
 
     def record_extras(self, **extras: Any) -> None:
         """Attach per-step values (e.g. ``q_values=q``) to the next ``step()``.
@@ -354,11 +546,15 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         """Reset the env and start recording a new episode (filing one left unfinished)."""
         if self._episode is not None and self._episode.actions:
             self.end_episode()
+        elif self._episode is not None:
+            self._episode.discard()
+        self._episode = None
         obs, info = self.env.reset(seed=seed, options=options)
         names = action_names(self.env)
-        self._episode_metadata = _base_metadata(_spec_id(self.env), seed, names, self._labels)
+        metadata = _base_metadata(_spec_id(self.env), seed, names, self._labels)
         frame = self.env.render() if self._renders else None
-        self._episode = _Episode(obs, info, frame, self._renders)
+        spool = None if self._open_file is None else Spool(*self._open_file())
+        self._episode = _Episode(obs, info, frame, self._renders, spool, metadata)
         self._extras = {}
         return obs, info
 
@@ -375,6 +571,7 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         obs, reward, terminated, truncated, info = self.env.step(action)
         frame = self.env.render() if self._renders else None
         self._episode.add(action, extras, obs, reward, terminated, truncated, info, frame)
+        self._episode.save_state(self.env, self._states_every)
         if terminated or truncated:
             self.end_episode()
         return obs, reward, terminated, truncated, info
@@ -389,7 +586,7 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         if episode is None:
             return None
         episode.cut()
-        rollout = episode.to_rollout(self._episode_metadata)
+        rollout = episode.finish()
         self.rollouts.append(rollout)
         return rollout
 
@@ -403,6 +600,8 @@ def record(
     agent: str | None = None,
     algorithm: str | None = None,
     metadata: Mapping[str, Any] | None = None,
+    path: str | os.PathLike[str] | None = None,
+    states_every: int | None = None,
 ) -> Rollout:
     """Run ``policy`` in ``env`` for one episode and return it as a :class:`Rollout`.
 
@@ -414,6 +613,13 @@ def record(
     steps recorded so far as its ``rollout`` attribute (their last step marked
     truncated), and a note saying so.
 
+    With ``path``, the episode is written there as it is recorded, a chunk (16
+    positions) at a time, and what was written is let go: an episode longer than
+    memory can be recorded, and a run killed at any moment (kill -9, out of memory, a
+    job's time limit) leaves a file that :func:`load` opens with every position up to
+    its last whole chunk. The rollout returned is read from the file; after an
+    exception, the file holds the steps recorded before it.
+
     Args:
         env: any gymnasium env; it is reset with ``seed`` and left open.
         policy: ``obs -> action``, or ``obs -> (action, extras)`` where ``extras`` is
@@ -424,6 +630,12 @@ def record(
         agent: a name for the agent, kept in the metadata.
         algorithm: the training algorithm, kept in the metadata.
         metadata: further metadata; overrides the recorded values on clashes.
+        path: a ``.rollout`` file to write the episode to as it is recorded (replaced
+            if it exists).
+        states_every: save the env's state every this many positions, when it can
+            (ALE's envs): a branch (:meth:`Rollout.branch`) then replays from the last
+            one before its branch point. Kept in memory (``rollout.states``), never in
+            the file.
 
     Examples:
         >>> import gymnasium as gym
@@ -432,8 +644,13 @@ def record(
         >>> rollout = record(env, lambda obs: int(obs[2] > 0), seed=0, agent="lean")
         >>> rollout.metadata["env_id"], rollout.metadata["action_names"]
         ('CartPole-v1', ['LEFT', 'RIGHT'])
+        >>> long = record(env, policy, seed=0, path="long.rollout")  # doctest: +SKIP
     """
-    recorder = RecordRollout(env, agent=agent, algorithm=algorithm, metadata=metadata)
+    recorder = RecordRollout(
+        env, agent=agent, algorithm=algorithm, metadata=metadata, states_every=states_every
+    )
+    if path is not None:
+        recorder._open_file = functools.partial(open_path, path)
     obs, _ = recorder.reset(seed=seed)
     try:
         for _ in range(max_steps):
@@ -478,6 +695,7 @@ def record_vector(
     agent: str | None = None,
     algorithm: str | None = None,
     metadata: Mapping[str, Any] | None = None,
+    directory: str | os.PathLike[str] | None = None,
 ) -> list[Rollout]:
     """Run a batched policy on a vector env; return each sub-env's first episode.
 
@@ -499,6 +717,10 @@ def record_vector(
     (finished sub-envs are reset here). ``SAME_STEP`` is refused: it resets a
     sub-env before its last frame can be rendered. Frames come from
     ``envs.render()`` when ``envs.render_mode == "rgb_array"``.
+
+    With ``directory``, each sub-env's episode is written to its own
+    ``episode-NNN.rollout`` there as it is recorded, as :func:`record` does with
+    ``path``, and the rollouts are read from those files.
 
     Examples:
         >>> import gymnasium as gym
@@ -524,22 +746,29 @@ def record_vector(
         return (None,) * num_envs if rendered is None else rendered
 
     obs, infos = envs.reset(seed=seed)
+    metadatas = _vector_metadata(envs, seed, _labels(agent, algorithm, metadata))
     episodes = [
-        _Episode(obs_i, _sub_env_info(infos, i), frame, renders)
+        _Episode(
+            obs_i,
+            _sub_env_info(infos, i),
+            frame,
+            renders,
+            None if directory is None else Spool(*open_next(directory)),
+            metadatas[i],
+        )
         for i, (obs_i, frame) in enumerate(
             zip(iterate(envs.observation_space, obs), frames(), strict=True)
         )
     ]
-    labels = _labels(agent, algorithm, metadata)
     try:
         _run_vector(envs, policy, episodes, obs, max_steps, mode, frames)
     except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded
-        error.rollouts = _vector_rollouts(envs, episodes, seed, labels)  # type: ignore[attr-defined]
+        error.rollouts = _vector_rollouts(episodes)  # type: ignore[attr-defined]
         error.add_note(
             "agent-widget: the episodes recorded before this are in this exception's .rollouts"
         )
         raise
-    return _vector_rollouts(envs, episodes, seed, labels)
+    return _vector_rollouts(episodes)
 
 
 def _run_vector(
@@ -579,23 +808,31 @@ def _run_vector(
             obs, _ = envs.reset(options={"reset_mask": ended})
 
 
-def _vector_rollouts(
-    envs: VectorEnv[Any, Any, Any],
-    episodes: list[_Episode],
-    seed: int | None,
-    labels: dict[str, Any],
-) -> list[Rollout]:
-    """Each sub-env's episode as a rollout, unfinished ones marked truncated."""
+def _vector_metadata(
+    envs: VectorEnv[Any, Any, Any], seed: int | None, labels: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Each sub-env's episode's metadata."""
     env_id, names = _describe_vector(envs)
     # Sync/Async vector envs reset sub-env i with seed + i; natively vectorized envs
     # (e.g. CartPoleVectorEnv) share one generator, so only the vector seed means anything.
     per_env_seeds = isinstance(envs, (SyncVectorEnv, AsyncVectorEnv))
+    return [
+        _base_metadata(
+            env_id,
+            seed + i if seed is not None and per_env_seeds else seed,
+            names,
+            {"sub_env": i, **labels},
+        )
+        for i in range(envs.num_envs)
+    ]
+
+
+def _vector_rollouts(episodes: list[_Episode]) -> list[Rollout]:
+    """Each sub-env's episode as a rollout, unfinished ones marked truncated."""
     rollouts = []
-    for i, episode in enumerate(episodes):
+    for episode in episodes:
         episode.cut()
-        sub_seed = seed + i if seed is not None and per_env_seeds else seed
-        metadata = _base_metadata(env_id, sub_seed, names, {"sub_env": i, **labels})
-        rollouts.append(episode.to_rollout(metadata))
+        rollouts.append(episode.finish())
     return rollouts
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -48,6 +48,10 @@ class Rollout:
     infos: Sequence[dict[str, Any]] | None = None
     extras: dict[str, np.ndarray] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
+    # Env states saved while recording, by position (``record(states_every=K)``): they
+    # let a branch replay from the last one before its branch point. In memory only,
+    # never in a file (agent_widget.episodes._env_states says why).
+    states: dict[int, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         steps = len(self.actions)
@@ -104,6 +108,7 @@ class Rollout:
         extras: Mapping[str, Any] | None = None,
         metadata: Mapping[str, Any] | None = None,
         allow_resize: bool = False,
+        states: Mapping[int, Any] | None = None,
     ) -> Rollout:
         """Build a rollout from data you already have, validating and normalizing it.
 
@@ -146,6 +151,7 @@ class Rollout:
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                 **_json_dicts([metadata or {}], "metadata")[0],
             },
+            states=dict(states or {}),
         )
 
     @classmethod
@@ -154,6 +160,21 @@ class Rollout:
         from agent_widget.episodes._minari import from_minari
 
         return from_minari(dataset, episode_index, render=render)
+
+    def branch(
+        self,
+        t: int,
+        action: Any,
+        *,
+        env: Any,
+        policy: Callable[[Any], Any],
+        max_steps: int = 10_000,
+    ) -> Rollout:
+        """What if: this episode up to ``t``, ``action`` there, then ``policy``
+        (``agent_widget.episodes._branch.branch``, which says more)."""
+        from agent_widget.episodes._branch import branch
+
+        return branch(self, t, action, env=env, policy=policy, max_steps=max_steps)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write this rollout to a ``.rollout`` file atomically (``agent_widget.save``)."""
@@ -214,9 +235,19 @@ def _vector(value: Any, steps: int, dtype: type, name: str) -> np.ndarray:
 
 def _json_dicts(mappings: Sequence[Mapping[str, Any]], where: str) -> list[dict[str, Any]]:
     """The JSON-able part of each mapping; the rest is dropped with a single warning."""
-    dropped: dict[str, int] = {}  # key -> first step where it was dropped
+    dropped: dict[str, int] = {}
+    results = json_dicts(mappings, dropped)
+    warn_dropped(dropped, where, stacklevel=4)
+    return results
+
+
+def json_dicts(
+    mappings: Sequence[Mapping[str, Any]], dropped: dict[str, int], first: int = 0
+) -> list[dict[str, Any]]:
+    """The JSON-able part of each mapping (of positions ``first ..``); the keys of what
+    is dropped go into ``dropped``, with the first position where each was."""
     results = []
-    for t, mapping in enumerate(mappings):
+    for t, mapping in enumerate(mappings, first):
         result = {}
         for key, value in mapping.items():
             converted = _jsonable(value)
@@ -225,10 +256,16 @@ def _json_dicts(mappings: Sequence[Mapping[str, Any]], where: str) -> list[dict[
             else:
                 result[str(key)] = converted
         results.append(result)
+    return results
+
+
+def warn_dropped(dropped: dict[str, int], where: str, stacklevel: int) -> None:
+    """One warning naming what :func:`json_dicts` dropped, if anything."""
     if dropped:
         keys = ", ".join(f"{key!r} (first at step {t})" for key, t in dropped.items())
-        warnings.warn(f"{where}: dropped values that are not JSON-able: {keys}", stacklevel=3)
-    return results
+        warnings.warn(
+            f"{where}: dropped values that are not JSON-able: {keys}", stacklevel=stacklevel
+        )
 
 
 _DROP = object()

@@ -4,6 +4,16 @@ A ``.rollout`` file is a zip archive whose members are all stored uncompressed
 (``ZIP_STORED``), so any byte range is one seek away and ordinary zip tools can list
 and extract it. Members, in this order:
 
+``chunks.bin``
+    the payloads, chunk by chunk (chunk k = positions 16k..16k+15): the frame parts
+    of chunk k exactly as the browser receives them (zlib-runs or raw, see
+    :mod:`agent_widget.episodes._codec`), its large observations (zlib-runs over their raw
+    bytes, any dtype, one payload a chunk), and its infos (a zlib-compressed JSON
+    list). Identical payloads are stored once: an observation that is the frame
+    (Pong's) has the frame part's payload when the chunk is one part. Each chunk's
+    payloads are framed by a journal record (:mod:`agent_widget.episodes._journal`):
+    what the members below say of that chunk, so a file cut anywhere keeps every
+    chunk before the cut.
 ``meta.json``
     format name and version, episode lengths, the user's metadata, and the dtype and
     shape of every array below: the table of contents.
@@ -17,13 +27,6 @@ and extract it. Members, in this order:
     height, width, encoding, offset, length, crc32``. Streams: 0 frames, 1 infos,
     2 + i the i-th large observation entry. Encodings: 0 raw, 1 zlib-xor, 2 zlib-json,
     3 zlib-runs.
-``chunks.bin``
-    the payloads, chunk by chunk (chunk k = positions 16k..16k+15): the frame parts
-    of chunk k exactly as the browser receives them (zlib-runs or raw, see
-    :mod:`agent_widget.episodes._codec`), its large observations (zlib-runs over their raw
-    bytes, any dtype, one payload a chunk), and its infos (a zlib-compressed JSON
-    list). Identical payloads are stored once: an observation that is the frame
-    (Pong's) has the frame part's payload when the chunk is one part.
 
 Version 2 (this one) stores frames and large observations as zlib-runs; version 1
 stored them as zlib-xor. Version-1 files still load: their frames and observations
@@ -36,9 +39,12 @@ Why this layout:
   the index (a few bytes per step); frames, large observations and infos are read
   on demand, a chunk at a time.
 - One frame costs one read of its part and inflating the stream up to that frame.
-- Damage stays local. Small members come first and every payload carries its own
-  CRC, so a file cut short keeps every chunk before the cut: when the zip central
-  directory is lost, the local headers are scanned instead. A corrupted payload
+- Chunks come first, so a file can be written as it is recorded (``record(...,
+  path=...)``) and a writer killed at any moment leaves the chunks it finished.
+- Damage stays local. Every payload carries its own CRC, and every chunk its
+  journal record, so a file cut short keeps every chunk before the cut: when the zip
+  central directory is lost, the local headers are scanned instead, and when the
+  small members are lost too the journal stands in for them. A corrupted payload
   raises only when its chunk is read.
 - Nothing is pickled or evaluated, and every size and shape read from a file is
   checked before it is used, so opening a stranger's file is safe.
@@ -52,17 +58,21 @@ them from a cut file), :mod:`agent_widget.episodes._chunk_index` checks the inde
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import math
 import os
+import warnings
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 
+from agent_widget.episodes import _journal as journal
 from agent_widget.episodes._archive import Archive, RolloutFileError
 from agent_widget.episodes._atomic import atomic_write
 from agent_widget.episodes._chunk_index import (
@@ -102,160 +112,81 @@ _DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so equal rollouts give equal files
 def save(rollout: Rollout, path: str | os.PathLike[str]) -> Path:
     """Write ``rollout`` to ``path`` atomically, in the format described above.
 
+    Chunk payloads go to the file as they are read, so saving a loaded episode of any
+    length holds one chunk at a time.
+
     Examples:
         >>> rollout.save("pong.rollout")  # doctest: +SKIP
         >>> load("pong.rollout").frames[1234]  # doctest: +SKIP
     """
     path = Path(path)
-    members, payloads = _serialize(rollout)
-    with atomic_write(path) as file:
-        _write_zip(file, members, payloads)
+    with atomic_write(path) as file, RolloutWriter(file) as writer:
+        members = Members()
+        observations, chunked = members.observations(rollout.observations)
+        steps = {name: getattr(rollout, name) for name in _PER_STEP}
+        per_step = {**steps, **{f"extras/{k}": v for k, v in rollout.extras.items()}}
+        small = _small_observations(rollout.observations, chunked)
+        layout = journal_layout(rollout.metadata, rollout.frames is not None, observations)
+        for k in range(chunk_count(rollout.num_positions)):
+            start = k * CHUNK_SIZE
+            stop = min(start + CHUNK_SIZE, rollout.num_positions)
+            parts = None if rollout.frames is None else _checked_parts(rollout.frames, k, stop)
+            streams = {s: _stream_payload(value, k, start, stop) for s, value in chunked.items()}
+            infos = [rollout.infos[t] for t in range(start, stop)] if rollout.infos else []
+            arrays = {name: np.asarray(v[start:stop]) for name, v in per_step.items()}
+            arrays |= {name: np.asarray(v[start:stop]) for name, v in small.items()}
+            writer.chunk(chunk_payloads(start, stop, parts, streams, infos), arrays, layout)
+        writer.finish(
+            members.meta(
+                steps,
+                rollout.extras,
+                observations,
+                num_positions=rollout.num_positions,
+                metadata=rollout.metadata,
+                frames=rollout.frames is not None,
+            )
+        )
     return path
 
 
-def _write_zip(file: BinaryIO, members: list[tuple[str, bytes]], payloads: list[bytes]) -> None:
-    with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
-        for name, data in members:
-            archive.writestr(zipfile.ZipInfo(name, _DATE), data)
-        info = zipfile.ZipInfo(BLOB, _DATE)
-        info.file_size = sum(map(len, payloads))  # lets zipfile pick zip64 up front
-        with archive.open(info, "w") as blob:
-            for payload in payloads:
-                blob.write(payload)
+class Payload(NamedTuple):
+    """One payload of chunks.bin and what its index row says of it but its place."""
 
+    data: bytes
+    stream: int
+    start: int
+    positions: int  # how many, from start
+    encoding: int
+    size: tuple[int, int] = (0, 0)
 
-class _Writer:
-    """Turns a rollout into zip members and chunks.bin payloads (equal payloads stored once)."""
-
-    def __init__(self) -> None:
-        self.members: list[tuple[str, bytes]] = []
-        self.payloads: list[bytes] = []
-        self.rows: list[tuple[int, ...]] = []
-        self._offsets: dict[bytes, int] = {}
-        self._size = 0
-
-    def npy(self, member: str, value: Any, what: str, kinds: str = "biufc") -> dict[str, Any]:
-        """Add a .npy member; returns its meta.json entry."""
-        array = np.asarray(value)
-        if array.dtype.kind not in kinds:
-            raise ValueError(f"cannot save {what}: dtype {array.dtype} is not numeric")
-        buffer = io.BytesIO()
-        np.save(buffer, array, allow_pickle=False)
-        self.members.append((member, buffer.getvalue()))
-        return {"member": member, "dtype": array.dtype.str, "shape": list(array.shape)}
-
-    def payload(
-        self,
-        payload: bytes,
-        stream: int,
-        part: tuple[int, int],
-        encoding: int,
-        size: tuple[int, int] = (0, 0),
-    ) -> None:
-        """Add one payload of ``stream`` covering positions ``part = (start, count)``."""
-        offset = self._offsets.get(payload)
-        if offset is None:
-            offset = self._offsets[payload] = self._size
-            self.payloads.append(payload)
-            self._size += len(payload)
-        start, count = part
-        crc = zlib.crc32(payload)
-        row = (
-            stream,
-            start // CHUNK_SIZE,
-            start,
-            count,
-            *size,
-            encoding,
+    def row(self, offset: int) -> list[int]:
+        return [
+            self.stream,
+            self.start // CHUNK_SIZE,
+            self.start,
+            self.positions,
+            *self.size,
+            self.encoding,
             offset,
-            len(payload),
-            crc,
-        )
-        self.rows.append(row)
-
-    def index(self) -> np.ndarray:
-        return np.array(self.rows, np.int64).reshape(-1, len(COLUMNS))
+            len(self.data),
+            zlib.crc32(self.data),
+        ]
 
 
-def _serialize(rollout: Rollout) -> tuple[list[tuple[str, bytes]], list[bytes]]:
-    """All members but chunks.bin (meta.json first), and the chunks.bin payloads."""
-    writer = _Writer()
-    arrays = {
-        name: writer.npy(
-            f"{name}.npy",
-            getattr(rollout, name),
-            name,
-            ACTION_KINDS if name == "actions" else "biufc",
-        )
-        for name in _PER_STEP
-    }
-    extras = {
-        name: writer.npy(f"extras/{i}.npy", value, f"extras[{name!r}]")
-        for i, (name, value) in enumerate(rollout.extras.items())
-    }
-    observations, chunked = _add_observations(writer, rollout.observations)
-    for k in range(chunk_count(rollout.num_positions)):
-        _add_chunk(writer, rollout, k, chunked)
-    meta = {
-        "format": FORMAT,
-        "version": VERSION,
-        "num_steps": rollout.num_steps,
-        "num_positions": rollout.num_positions,
-        "metadata": rollout.metadata,
-        "arrays": arrays,
-        "extras": extras,
-        "observations": observations,
-        "frames": None if rollout.frames is None else {"stream": FRAMES},
-        "infos": {"stream": INFOS},
-        "chunks": {
-            "member": BLOB,
-            "index": INDEX,
-            "chunk_size": CHUNK_SIZE,
-            "columns": list(COLUMNS),
-            "encodings": list(ENCODINGS),
-        },
-    }
-    meta_bytes = _json_text(meta, "metadata", indent=1).encode()
-    writer.npy(INDEX, writer.index(), "the chunk index")
-    return [(_META, meta_bytes), *writer.members], writer.payloads
-
-
-def _add_observations(writer: _Writer, observations: Any) -> tuple[Any, dict[int, Any]]:
-    """Small observations become .npy members, large ones chunked streams (returned by id)."""
-    if observations is None:
-        return None, {}
-    is_dict = isinstance(observations, dict)
-    entries = observations if is_dict else {"": observations}
-    specs, chunked = {}, {}
-    for i, (key, value) in enumerate(entries.items()):
-        dtype, shape = np.dtype(value.dtype), tuple(value.shape)
-        if dtype.kind not in "biufc":
-            raise ValueError(f"cannot save observations {key!r}: dtype {dtype} is not numeric")
-        if dtype.itemsize * math.prod(shape[1:]) < LARGE_ROW_BYTES:
-            specs[key] = writer.npy(f"observations/{i}.npy", value, f"observations {key!r}")
-        else:
-            chunked[OBSERVATIONS + i] = value
-            specs[key] = {"stream": OBSERVATIONS + i, "dtype": dtype.str, "shape": list(shape)}
-    return {"dict": is_dict, "entries": specs}, chunked
-
-
-def _add_chunk(writer: _Writer, rollout: Rollout, k: int, chunked: dict[int, Any]) -> None:
-    """Chunk k's payloads, kept together on disk: its frames, large observations, infos."""
-    start = k * CHUNK_SIZE
-    stop = min(start + CHUNK_SIZE, rollout.num_positions)
-    parts = [] if rollout.frames is None else _checked_parts(rollout.frames, k, stop)
-    for part in parts:
-        encoding = ENCODINGS.index(part.encoding)
-        size = (part.height, part.width)
-        writer.payload(part.payload, FRAMES, (part.start, part.count), encoding, size)
-    for stream, value in chunked.items():
-        if isinstance(value, ChunkedRows):  # recorded: already encoded
-            payload = value.payload(k)
-        else:
-            rows = np.ascontiguousarray(value[start:stop]).reshape(stop - start, -1)
-            payload = encode_rows(rows.view(np.uint8))
-        writer.payload(payload, stream, (start, stop - start), ZLIB_RUNS)
-    infos = [rollout.infos[t] for t in range(start, stop)] if rollout.infos is not None else []
+def chunk_payloads(
+    start: int,
+    stop: int,
+    parts: list[Part] | None,
+    streams: dict[int, bytes],
+    infos: list[Any],
+) -> list[Payload]:
+    """Positions ``start..stop-1`` (one chunk) as payloads: frame parts, large
+    observations (one zlib-runs payload a stream), infos (JSON)."""
+    payloads = [
+        Payload(p.payload, FRAMES, p.start, p.count, ENCODINGS.index(p.encoding), p[2:4])
+        for p in parts or []
+    ]
+    payloads += [Payload(data, s, start, stop - start, ZLIB_RUNS) for s, data in streams.items()]
     text = _json_text(infos, f"the infos of positions {start}..{stop - 1}").encode()
     if len(text) > (stop - start) * MAX_INFO_BYTES:
         raise ValueError(
@@ -263,7 +194,204 @@ def _add_chunk(writer: _Writer, rollout: Rollout, k: int, chunked: dict[int, Any
             f"JSON, over {MAX_INFO_BYTES:,} a position; keep infos small (per-step arrays "
             "belong in extras)"
         )
-    writer.payload(zlib.compress(text, 6), INFOS, (start, stop - start), ZLIB_JSON)
+    payloads.append(Payload(zlib.compress(text, 6), INFOS, start, stop - start, ZLIB_JSON))
+    return payloads
+
+
+def journal_layout(metadata: dict[str, Any], frames: bool, observations: Any) -> dict[str, Any]:
+    """What a journal's first record says of the episode: its metadata, whether it has
+    frames, its observations as :meth:`Members.observations` describes them (a large
+    entry's shape without its length, which grows)."""
+    _json_text(metadata, "metadata")
+    if observations is not None:
+        entries = {
+            key: {**spec, "shape": spec["shape"][1:]} if "stream" in spec else {}
+            for key, spec in observations["entries"].items()
+        }
+        observations = {"dict": observations["dict"], "entries": entries}
+    return {"metadata": metadata, "frames": frames, "observations": observations}
+
+
+def _small_observations(observations: Any, chunked: dict[int, Any]) -> dict[str, Any]:
+    """The observation entries stored as .npy members, by their journal names."""
+    if observations is None:
+        return {}
+    entries = observations if isinstance(observations, dict) else {"": observations}
+    return {
+        f"observations/{key}": value
+        for i, (key, value) in enumerate(entries.items())
+        if OBSERVATIONS + i not in chunked
+    }
+
+
+def _stream_payload(value: Any, k: int, start: int, stop: int) -> bytes:
+    if isinstance(value, ChunkedRows):  # recorded: already encoded
+        return value.payload(k)
+    rows = np.ascontiguousarray(value[start:stop]).reshape(stop - start, -1)
+    return encode_rows(rows.view(np.uint8))
+
+
+class RolloutWriter:
+    """Writes a ``.rollout`` zip to an open file: chunks.bin first, chunk by chunk, then
+    the small members and the zip directory (:meth:`finish`).
+
+    Equal payloads are stored once. Each chunk is framed by a journal record and flushed
+    to the OS, so a writer killed at any moment leaves a file that :func:`load` reads up
+    to its last whole chunk (:mod:`agent_widget.episodes._journal`).
+    """
+
+    def __init__(self, file: BinaryIO) -> None:
+        self._file = file
+        self._zip = zipfile.ZipFile(file, "w", zipfile.ZIP_STORED)
+        # Its size is unknown until the end: zip64 sizes, filled in when it is closed.
+        self._blob = self._zip.open(zipfile.ZipInfo(BLOB, _DATE), "w", force_zip64=True)
+        self.data_start = file.tell()  # where chunks.bin's bytes start in the file
+        self._rows: list[list[int]] = []
+        self._offsets: dict[bytes, int] = {}  # by payload digest
+        self._size = 0
+        self.chunks = 0
+
+    def __enter__(self) -> RolloutWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *_: Any) -> None:
+        if kind is not None:
+            self.abandon()
+
+    def abandon(self) -> None:
+        """Close the zip unfinished, chunks.bin its one member: read back through its
+        journal, as a killed writer's file is (the file itself stays open)."""
+        try:
+            self._blob.close()
+            self._zip.close()
+        except (OSError, ValueError):
+            pass  # a write failed (a full disk): the journal ends before it
+
+    def chunk(
+        self, payloads: list[Payload], arrays: dict[str, np.ndarray], layout: dict[str, Any]
+    ) -> np.ndarray:
+        """Add the next chunk: its payloads (the infos' last) and, for its journal record,
+        its per-step arrays (``actions`` ..., ``extras/<name>``) and small observations
+        (``observations/<key>``), and the episode's ``layout`` (:func:`journal_layout`).
+        Returns the chunk's index rows."""
+        first = self._size + journal.PREFIX.size
+        new: list[bytes] = []
+        rows = []
+        for payload in payloads:
+            key = hashlib.blake2b(payload.data, digest_size=16).digest()
+            offset = self._offsets.get(key)
+            if offset is None:
+                offset = self._offsets[key] = first + sum(map(len, new))
+                new.append(payload.data)
+            rows.append(payload.row(offset))
+        header = {
+            "chunk": self.chunks,
+            "positions": payloads[-1].positions,
+            "steps": len(arrays["actions"]),
+            "rows": rows,
+            **({"layout": layout} if self.chunks == 0 else {}),
+        }
+        record = journal.body(header, arrays)
+        for piece in [journal.prefix(sum(map(len, new))), *new, record]:
+            self._blob.write(piece)
+            self._size += len(piece)
+        self._file.flush()  # in the OS's hands: a kill -9 from now on loses none of it
+        self._rows.extend(rows)
+        self.chunks += 1
+        return np.array(rows, np.int64)
+
+    def finish(self, members: list[tuple[str, bytes]]) -> None:
+        """Close chunks.bin and add ``members`` (meta.json first) and the chunk index."""
+        self._blob.close()
+        index = np.array(self._rows, np.int64).reshape(-1, len(COLUMNS))
+        for name, data in [*members, (INDEX, _npy_bytes(index))]:
+            self._zip.writestr(zipfile.ZipInfo(name, _DATE), data)
+        self._zip.close()
+
+
+def _npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+class Members:
+    """The small members: per-step arrays, extras, small observations, as .npy."""
+
+    def __init__(self) -> None:
+        self.members: list[tuple[str, bytes]] = []
+
+    def npy(self, member: str, value: Any, what: str, kinds: str = "biufc") -> dict[str, Any]:
+        """Add a .npy member; returns its meta.json entry."""
+        array = np.asarray(value)
+        if array.dtype.kind not in kinds:
+            raise ValueError(f"cannot save {what}: dtype {array.dtype} is not numeric")
+        self.members.append((member, _npy_bytes(array)))
+        return {"member": member, "dtype": array.dtype.str, "shape": list(array.shape)}
+
+    def observations(self, observations: Any) -> tuple[Any, dict[int, Any]]:
+        """Small observations become .npy members, large ones chunked streams (returned
+        by id); a large entry needs only a dtype and shape (recorded ones are on disk)."""
+        if observations is None:
+            return None, {}
+        is_dict = isinstance(observations, dict)
+        entries = observations if is_dict else {"": observations}
+        specs, chunked = {}, {}
+        for i, (key, value) in enumerate(entries.items()):
+            dtype, shape = np.dtype(value.dtype), tuple(value.shape)
+            if dtype.kind not in "biufc":
+                raise ValueError(f"cannot save observations {key!r}: dtype {dtype} is not numeric")
+            if dtype.itemsize * math.prod(shape[1:]) < LARGE_ROW_BYTES:
+                specs[key] = self.npy(f"observations/{i}.npy", value, f"observations {key!r}")
+            else:
+                chunked[OBSERVATIONS + i] = value
+                specs[key] = {"stream": OBSERVATIONS + i, "dtype": dtype.str, "shape": list(shape)}
+        return {"dict": is_dict, "entries": specs}, chunked
+
+    def meta(
+        self,
+        steps: Mapping[str, Any],
+        extras: Mapping[str, Any],
+        observations: Any,
+        *,
+        num_positions: int,
+        metadata: dict[str, Any],
+        frames: bool,
+    ) -> list[tuple[str, bytes]]:
+        """meta.json, then the members: ``steps`` holds the per-step arrays (actions,
+        rewards, terminated, truncated), ``observations`` is what :meth:`observations`
+        returned."""
+        arrays = {
+            name: self.npy(
+                f"{name}.npy", steps[name], name, ACTION_KINDS if name == "actions" else "biufc"
+            )
+            for name in _PER_STEP
+        }
+        extras = {
+            name: self.npy(f"extras/{i}.npy", value, f"extras[{name!r}]")
+            for i, (name, value) in enumerate(extras.items())
+        }
+        meta = {
+            "format": FORMAT,
+            "version": VERSION,
+            "num_steps": len(steps["actions"]),
+            "num_positions": num_positions,
+            "metadata": metadata,
+            "arrays": arrays,
+            "extras": extras,
+            "observations": observations,
+            "frames": {"stream": FRAMES} if frames else None,
+            "infos": {"stream": INFOS},
+            "chunks": {
+                "member": BLOB,
+                "index": INDEX,
+                "chunk_size": CHUNK_SIZE,
+                "columns": list(COLUMNS),
+                "encodings": list(ENCODINGS),
+            },
+        }
+        text = _json_text(meta, "metadata", indent=1).encode()
+        return [(_META, text), *self.members]
 
 
 def _checked_parts(frames: Frames, k: int, stop: int) -> list[Part]:
@@ -304,6 +432,9 @@ def load(path: str | os.PathLike[str]) -> Rollout:
         (210, 160, 3)
     """
     archive = Archive(Path(path))
+    if _META not in archive.members and BLOB in archive.members:
+        return _recover(archive)
+    archive.warn_if_recovered()
     meta = _read_meta(archive)
     steps, n = meta["num_steps"], meta["num_positions"]
     arrays = {
@@ -320,21 +451,93 @@ def load(path: str | os.PathLike[str]) -> Rollout:
         str(name): archive.npy(spec, f"extras.{name}", steps)
         for name, spec in _field(archive, meta, "extras", dict).items()
     }
-    index = ChunkIndex(archive, _field(archive, meta, "chunks", dict), n)
-    frames = None
-    if meta.get("frames") is not None:
-        frames = StoredFrames(index, index.rows(FRAMES, "frames"))
+    index = ChunkIndex.read(archive, _field(archive, meta, "chunks", dict), n)
+    return _rollout(
+        index,
+        arrays,
+        extras,
+        _load_observations(archive, index, meta, n),
+        _field(archive, meta, "metadata", dict),
+        frames=meta.get("frames") is not None,
+    )
+
+
+def _rollout(
+    index: ChunkIndex,
+    arrays: dict[str, np.ndarray],
+    extras: dict[str, np.ndarray],
+    observations: Any,
+    metadata: dict[str, Any],
+    *,
+    frames: bool,
+) -> Rollout:
     return Rollout(
-        frames=frames,
-        observations=_load_observations(archive, index, meta, n),
+        frames=StoredFrames(index, index.rows(FRAMES, "frames")) if frames else None,
+        observations=observations,
         actions=arrays["actions"],
         rewards=arrays["rewards"],
         terminated=arrays["terminated"],
         truncated=arrays["truncated"],
         infos=StoredInfos(index, index.one_row_per_chunk(INFOS, "infos")),
         extras=extras,
-        metadata=_field(archive, meta, "metadata", dict),
+        metadata=metadata,
     )
+
+
+def _recover(archive: Archive) -> Rollout:
+    """The episode of a file whose recording stopped before its end, from its journal:
+    every position up to its last whole chunk, and the steps between them (the last one
+    marked truncated)."""
+    found = journal.read_journal(archive, archive.data_start(archive.members[BLOB]))
+    layout, arrays, n = found.layout, dict(found.arrays), found.num_positions
+    index = ChunkIndex(archive, found.table, n, found.blob_size)
+    missing = [name for name in _PER_STEP if name not in arrays]
+    metadata, spec = layout.get("metadata"), layout.get("observations")
+    if missing or not isinstance(metadata, dict) or not isinstance(spec, (dict, type(None))):
+        raise archive.error("its journal is malformed")
+    if found.num_steps:
+        arrays["truncated"] = arrays["truncated"].copy()
+        arrays["truncated"][-1] = True
+    extras = {k.removeprefix("extras/"): v for k, v in arrays.items() if k.startswith("extras/")}
+    observations = None
+    if spec is not None:
+        observations = _recovered_observations(archive, index, spec, arrays)
+    warnings.warn(
+        f"{archive.path}: its recording stopped before the end; read the {n} positions "
+        "of the chunks it finished",
+        stacklevel=3,
+    )
+    note = f"the recording stopped after position {n - 1}, before the episode ended"
+    return _rollout(
+        index,
+        arrays,
+        extras,
+        observations,
+        {**metadata, "recovered": note},
+        frames=bool(layout.get("frames")),
+    )
+
+
+def _recovered_observations(
+    archive: Archive, index: ChunkIndex, spec: dict[str, Any], arrays: dict[str, np.ndarray]
+) -> Any:
+    entries = spec.get("entries")
+    if not isinstance(entries, dict):
+        raise archive.error("its journal is malformed")
+    observations: dict[str, Any] = {}
+    for key, entry in entries.items():
+        what = f"observations {key!r}"
+        if isinstance(entry, dict) and "stream" in entry:
+            shape = entry.get("shape")
+            if not isinstance(shape, list):
+                raise archive.error(f"its journal's entry for {what} is malformed")
+            full = {**entry, "shape": [index.num_positions, *shape]}
+            observations[key] = StoredArray(index, full, what)
+        elif f"observations/{key}" in arrays:
+            observations[key] = arrays[f"observations/{key}"]
+        else:
+            raise archive.error(f"its journal holds no {what}")
+    return observations if spec.get("dict") else observations.get("")
 
 
 def _read_meta(archive: Archive) -> dict[str, Any]:

@@ -197,6 +197,7 @@ class Snapshots:
             >>> snapshots = Snapshots.load("training.snapshots")  # doctest: +SKIP
         """
         archive = Archive(Path(path))
+        archive.warn_if_recovered()
         toc = _read_toc(archive)
         count, shape = toc["count"], tuple(toc["shape"])
         specs = toc["arrays"]

@@ -19,6 +19,7 @@ import { Player } from "../shared/player.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
 import { Throttle } from "../shared/throttle.ts";
 import type { Model } from "../shared/types.ts";
+import { parseState, WhatIfBar } from "./what-if.ts";
 
 const SAVE_INTERVAL_MS = 50;
 const SAVE_INTERVAL_PLAYING_MS = 250;
@@ -44,6 +45,7 @@ class CompareView {
   private readonly chart: ReturnsChart;
   private readonly legend: HTMLDivElement;
   private readonly jump: HTMLButtonElement;
+  private readonly whatIf: WhatIfBar;
   private readonly player: Player;
   private readonly saveStep: Throttle;
   private readonly resizeObserver: ResizeObserver;
@@ -52,6 +54,8 @@ class CompareView {
   private alignment = new Alignment([], []);
   private step = -1;
   private disposed = false;
+  /** Bumped by each attachChildren call, so an older one that resolves late draws nothing. */
+  private attachVersion = 0;
 
   constructor(
     private readonly model: Model,
@@ -80,6 +84,7 @@ class CompareView {
       const t = this.divergence;
       if (t !== null) this.userGo(t);
     });
+    this.whatIf = new WhatIfBar(shared, model);
     this.status = this.root.appendChild(el("div", "aw-status"));
     // Keys pressed inside a child view drive the comparison, not that child alone.
     this.root.addEventListener("keydown", this.onChildKey, { capture: true });
@@ -104,6 +109,10 @@ class CompareView {
     this.listen("change:loop", () => this.onPlayback());
     this.listen("change:columns", () => this.layout());
     this.listen("change:title", () => this.onTitle());
+    this.listen("change:what_if", () => this.whatIf.show(parseState(model.get("what_if"))));
+    // A what-if's branch adds a viewer: the grid is laid out again with every child.
+    this.listen("change:viewers", () => this.attachChildren().catch((error: Error) => this.report(error)));
+    this.whatIf.show(parseState(model.get("what_if")));
     this.onTitle();
     this.onPlayback();
     this.controls.setLength(this.length);
@@ -140,9 +149,14 @@ class CompareView {
 
   /** Draws each child viewer in a cell of the grid, then shows the step. */
   private async attachChildren(): Promise<void> {
+    const version = ++this.attachVersion;
     const refs = this.model.get("viewers") as string[];
     const models = await Promise.all(refs.map((ref) => childModel(this.model, ref)));
-    if (this.disposed) return;
+    // A newer call (the viewers changed again meanwhile) draws the grid instead.
+    if (this.disposed || version !== this.attachVersion) return;
+    for (const child of this.children) child.view.remove();
+    this.controls.setLength(this.length);
+    this.step = -1; // shown again below, every child at its position
     this.grid.textContent = "";
     const views = models.map((child) => mountChild(child, viewer.render));
     this.children = models.map((model, i) => {
@@ -201,6 +215,7 @@ class CompareView {
     this.step = t;
     if (origin === "model" && this.player.playing) this.startPlayback();
     this.controls.setStep(t);
+    this.whatIf.setStep(t);
     this.chart.setCursor(t);
     this.children.forEach((child, i) => {
       const position = this.alignment.at(i, t);

@@ -1,0 +1,161 @@
+"""An episode recorded straight to its ``.rollout`` file, a chunk at a time.
+
+The file is there from the first step, chunks.bin growing a chunk (16 positions) at a
+time, each chunk with its journal record (:mod:`agent_widget.episodes._journal`) and
+flushed to the OS; the end adds ``meta.json``, the per-step arrays and the index. A
+run killed at any moment leaves a file :func:`load` reads up to its last whole chunk.
+
+What a chunk held in memory (its encoded frames and large observations) is let go
+once it is written and read back from the file when asked for, so an episode's memory
+does not grow with its frames: the recorder keeps only the small per-step values.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import weakref
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from agent_widget.episodes._atomic import checked_name, fsync_directory, temporary_name
+from agent_widget.episodes._chunk_index import (
+    CHUNK,
+    CRC,
+    ENCODING,
+    ENCODINGS,
+    FRAMES,
+    HEIGHT,
+    LENGTH,
+    OFFSET,
+    START,
+    STREAM,
+    WIDTH,
+)
+from agent_widget.episodes._chunk_index import COUNT as POSITIONS
+from agent_widget.episodes._codec import Part
+from agent_widget.episodes._rollout import Rollout
+from agent_widget.episodes._storage import Payload, RolloutWriter, load
+
+EPISODE_FILE = re.compile(r"episode-(\d+)\.rollout")
+
+
+def open_path(path: str | os.PathLike[str]) -> tuple[Path, BinaryIO]:
+    """A new, empty file at ``path`` (replacing one there: a reader of the old one keeps
+    reading it), open to write."""
+    path = Path(path)
+    checked_name(path.name)
+    tmp = temporary_name(path)
+    file = open(tmp, "xb")  # noqa: SIM115 (the Spool closes it)
+    os.replace(tmp, path)
+    fsync_directory(path.parent)
+    return path, file
+
+
+def open_next(directory: str | os.PathLike[str]) -> tuple[Path, BinaryIO]:
+    """The first free ``episode-NNN.rollout`` in ``directory`` (created), open to write;
+    several recorders may share a directory (the name is taken by creating it)."""
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    numbers = [int(m[1]) for m in map(EPISODE_FILE.fullmatch, os.listdir(folder)) if m]
+    number = max(numbers, default=-1) + 1
+    while True:
+        path = folder / f"episode-{number:03d}.rollout"
+        try:
+            return path, open(path, "xb")
+        except FileExistsError:
+            number += 1
+
+
+class Spool:
+    """Writes one episode to ``file`` (at ``path``) as its chunks fill, and reads the
+    chunks it wrote back when the recorder is asked for them."""
+
+    def __init__(self, path: Path, file: BinaryIO) -> None:
+        self.path, self._file = path, file
+        self._writer = RolloutWriter(file)
+        self._rows: list[np.ndarray] = []  # each written chunk's index rows
+        self.failed = False  # a write failed: the file ends before it
+        # A recorder dropped unfinished leaves its file closed, as a killed one's.
+        self._abandon = weakref.finalize(self, _abandon, self._writer, file)
+
+    @property
+    def written(self) -> int:
+        """How many chunks are written."""
+        return len(self._rows)
+
+    def write(
+        self, payloads: list[Payload], arrays: dict[str, np.ndarray], layout: dict[str, Any]
+    ) -> None:
+        """Write chunk :attr:`written`: its payloads and its journal arrays (``layout``:
+        what the first record says of the episode, :func:`journal_layout`)."""
+        self._rows.append(self._writer.chunk(payloads, arrays, layout))
+
+    def frame_parts(self, k: int) -> list[Part]:
+        """The frame parts of written chunk ``k``, read back from the file."""
+        return [
+            Part(
+                int(row[START]),
+                int(row[POSITIONS]),
+                int(row[HEIGHT]),
+                int(row[WIDTH]),
+                ENCODINGS[row[ENCODING]],
+                self._read(row),
+            )
+            for row in self._chunk_rows(FRAMES, k)
+        ]
+
+    def payload(self, stream: int, k: int) -> bytes:
+        """The one payload of ``stream`` in written chunk ``k``, read back from the file."""
+        (row,) = self._chunk_rows(stream, k)
+        return self._read(row)
+
+    def _chunk_rows(self, stream: int, k: int) -> np.ndarray:
+        rows = self._rows[k]
+        return rows[rows[:, STREAM] == stream]
+
+    def _read(self, row: np.ndarray) -> bytes:
+        with open(self.path, "rb") as file:
+            file.seek(self._writer.data_start + int(row[OFFSET]))
+            data = file.read(int(row[LENGTH]))
+        if zlib.crc32(data) != row[CRC]:
+            raise OSError(
+                f"{self.path} changed under the recorder: chunk {int(row[CHUNK])} reads back "
+                "other bytes than were written"
+            )
+        return data
+
+    def discard(self) -> None:
+        """Close and remove the file (an episode that took no action)."""
+        self.close()
+        self.path.unlink(missing_ok=True)
+
+    def close(self) -> None:
+        """Close the file unfinished: read back through its journal, as a killed run's."""
+        self._abandon()
+
+    def finish(self, members: Callable[[], list[tuple[str, bytes]]]) -> Rollout:
+        """Add the small members (``members()``: meta.json first) and close the file; the
+        episode, read back from it."""
+        try:
+            self._writer.finish(members())
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except BaseException:
+            self.failed = True
+            self.close()
+            raise
+        self._abandon.detach()
+        self._file.close()
+        return load(self.path)
+
+
+def _abandon(writer: RolloutWriter, file: BinaryIO) -> None:
+    try:
+        writer.abandon()
+    finally:
+        file.close()

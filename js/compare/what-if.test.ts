@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { EVERY, parseState, request } from "./what-if.ts";
+
+describe("parseState", () => {
+  it("reads the kernel's state of the bar", () => {
+    const state = { actions: ["LEFT", "RIGHT"], busy: true, done: 1, total: 3, status: "branching" };
+    expect(parseState(state)).toEqual(state);
+  });
+
+  it("is null when the comparison has no bar", () => {
+    expect(parseState(null)).toBeNull();
+    expect(parseState(undefined)).toBeNull();
+  });
+
+  it("makes odd values harmless: text as text, counts as numbers", () => {
+    expect(parseState({ actions: [1, "<b>x</b>"], busy: "yes", done: "2", total: NaN })).toEqual({
+      actions: ["1", "<b>x</b>"],
+      busy: false,
+      done: 0,
+      total: 0,
+      status: "",
+    });
+  });
+});
+
+describe("request", () => {
+  it("asks for one action by its index at the shared step", () => {
+    expect(request(42, "1")).toEqual({ type: "what-if", step: 42, action: 1 });
+  });
+
+  it("asks for every other action", () => {
+    expect(request(0, EVERY)).toEqual({ type: "what-if", step: 0, action: "every" });
+  });
+});

@@ -1,0 +1,107 @@
+"""The "What if…" bar in a real JupyterLab and Chromium: a CartPole episode, branched at
+the step the slider is on, on the action picked in the bar; the branch appears beside
+the episode and both futures are painted, the same frame up to the branch point."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from lab import Notebook, Server, View, opened
+from playwright.sync_api import Locator
+
+pytestmark = pytest.mark.e2e
+
+E2E = Path(__file__).parent
+T = 30  # the branch point
+CELL = 1
+
+CELLS = [
+    f"""import sys
+sys.path.insert(0, {str(E2E)!r})
+import gymnasium as gym
+from lab import rgb_sha256
+from agent_widget import record, what_if
+
+def cartpole():
+    return gym.make("CartPole-v1", render_mode="rgb_array")
+
+def lean(obs):
+    return int(3 * obs[2] + obs[3] > 0)
+
+episode = record(cartpole(), lean, seed=3, max_steps=80, agent="pd")
+other = 1 - int(episode.actions[{T}])
+viewer = what_if(episode, env=cartpole, policy=lean)""",
+    "viewer",
+]
+
+
+@pytest.fixture(scope="module")
+def notebook(server: Server, new_page) -> Iterator[Notebook]:
+    with opened(server, new_page(), "what_if.ipynb", CELLS) as notebook:
+        yield notebook
+
+
+@pytest.fixture(scope="module")
+def root(notebook: Notebook) -> Locator:
+    root = notebook.page.locator(".jp-Notebook .jp-Cell").nth(CELL).locator(".aw-compare")
+    root.wait_for(timeout=30_000)
+    return root
+
+
+def slide_to(root: Locator, t: int) -> None:
+    root.locator(".aw-shared input.aw-slider").evaluate(
+        """(el, t) => {
+            el.value = String(t);
+            el.dispatchEvent(new Event("input", {bubbles: true}));
+        }""",
+        t,
+    )
+
+
+def painted(view: View, t: int) -> str:
+    view.wait_painted(t)
+    canvas = view.canvas()
+    assert canvas["step"] == t
+    return canvas["sha256"]
+
+
+def test_the_bar_branches_at_the_slider_on_the_action_picked_and_paints_both_futures(
+    notebook, root
+):
+    bar = root.locator(".aw-what-if")
+    assert bar.is_visible()
+    options = bar.locator("select.aw-what-if-action option").all_inner_texts()
+    assert options == ["LEFT (0)", "RIGHT (1)", "every other action"]
+    slide_to(root, T)
+    notebook.wait_until(lambda: notebook.python("viewer.step") == T, what="viewer.step")
+    assert bar.locator(".aw-what-if-step").inner_text() == f"t = {T}"
+    bar.locator("select.aw-what-if-action").select_option(str(notebook.python("other")))
+    bar.locator("button.aw-what-if-go").click()
+
+    cells = root.locator(".aw-compare-grid .aw-cell")
+    notebook.wait_for(
+        "(grid) => grid.querySelectorAll('.aw-cell .agent-widget').length === 2",
+        root.locator(".aw-compare-grid").element_handle(),
+        timeout=60,
+        what="the branch's column",
+    )
+    assert bar.locator(".aw-what-if-status").inner_text() == f"1 branch at t = {T}"
+    assert notebook.python("viewer.divergence") == T
+    views = [View(notebook, cells.nth(i).locator(".agent-widget")) for i in range(2)]
+
+    # At the branch point both show the episode's own frame ...
+    slide_to(root, T)
+    shown = [painted(view, T) for view in views]
+    assert shown == [notebook.python(f"rgb_sha256(episode.frames[{T}])")] * 2
+    # ... and five steps on, each its own future, as the kernel holds them.
+    later = T + 5
+    slide_to(root, later)
+    shown = [painted(view, later) for view in views]
+    want = [
+        notebook.python(f"rgb_sha256(episode.frames[{later}])"),
+        notebook.python(f"rgb_sha256(viewer.rollouts[1].frames[{later}])"),
+    ]
+    assert shown == want
+    assert shown[0] != shown[1]

@@ -1,0 +1,202 @@
+"""What if: ``Rollout.branch`` replays an episode from its seed to step t, checks every
+position on the way, takes another action there and plays the rest out."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agent_widget import load, record
+from agent_widget.episodes import ReplayDivergenceError
+
+
+def cartpole() -> gym.Env:
+    return gym.make("CartPole-v1", render_mode="rgb_array")
+
+
+def lean(obs):
+    return int(3 * obs[2] + obs[3] > 0), {"angle": float(obs[2])}
+
+
+def playback(moves):
+    """A policy that plays ``moves`` in order, whatever it sees."""
+    remaining = iter(moves)
+    return lambda obs: next(remaining)
+
+
+def assert_same_positions(branch, original, t):
+    """Positions 0..t of ``branch`` are ``original``'s, frames and observations alike."""
+    for s in range(t + 1):
+        np.testing.assert_array_equal(branch.frames[s], original.frames[s], err_msg=f"frame {s}")
+        np.testing.assert_array_equal(
+            np.asarray(branch.observations[s]), np.asarray(original.observations[s])
+        )
+        assert branch.infos[s] == original.infos[s]
+    np.testing.assert_array_equal(branch.actions[:t], original.actions[:t])
+    np.testing.assert_array_equal(branch.rewards[:t], original.rewards[:t])
+
+
+def test_a_cartpole_branch_shares_the_past_and_takes_the_action_asked():
+    original = record(cartpole(), lean, seed=4, max_steps=120, agent="pd")
+    t = 60
+    other = 1 - int(original.actions[t])
+    branch = original.branch(t, other, env=cartpole(), policy=lambda obs: 0)
+    assert_same_positions(branch, original, t)
+    assert int(branch.actions[t]) == other
+    assert (branch.actions[t + 1 :] == 0).all()  # then the policy's: always left
+    assert branch.terminated[-1]  # pushed left, the pole falls
+    assert branch.num_positions < original.num_positions
+    # From the branch point on, another state: the cart moves the other way, seen soon.
+    assert not np.array_equal(branch.observations[t + 1], original.observations[t + 1])
+    assert not np.array_equal(branch.frames[t + 5], original.frames[t + 5])
+    assert branch.metadata["branch"] == {
+        "t": t,
+        "action": other,
+        "of": {"agent": "pd", "created": original.metadata["created"]},
+    }
+    assert branch.metadata["seed"] == 4
+
+
+def test_extras_the_policy_gives_carry_on_and_a_branch_of_a_branch_works(tmp_path):
+    original = record(cartpole(), lean, seed=1, max_steps=80)
+    first = original.branch(30, 0, env=cartpole(), policy=lean)
+    assert len(first.extras["angle"]) == first.num_steps
+    np.testing.assert_array_equal(first.extras["angle"][:30], original.extras["angle"][:30])
+    saved = load(first.save(tmp_path / "first.rollout"))  # a loaded branch branches too
+    second = saved.branch(40, 1, env=cartpole(), policy=lean)
+    assert_same_positions(second, first, 40)
+    np.testing.assert_array_equal(second.actions[:30], original.actions[:30])
+    assert (int(second.actions[30]), int(second.actions[40])) == (0, 1)
+    assert second.metadata["branch"]["t"] == 40
+    assert second.metadata["branch"]["of"]["branch"]["t"] == 30
+
+
+def test_a_slippery_frozenlake_branch_replays_its_slips():
+    def lake():
+        return gym.make("FrozenLake-v1", is_slippery=True, render_mode="rgb_array")
+
+    rng = np.random.default_rng(0)
+    moves = rng.integers(4, size=100).tolist()
+    original = record(lake(), playback(moves), seed=1)
+    assert original.num_steps == 11
+    t = original.num_steps // 2
+    branch = original.branch(t, (int(original.actions[t]) + 2) % 4, env=lake, policy=lambda o: 1)
+    assert_same_positions(branch, original, t)
+    assert int(branch.actions[t]) == (int(original.actions[t]) + 2) % 4
+
+
+def test_a_pong_branch_shares_the_frames_and_the_screen_observations():
+    ale_py = pytest.importorskip("ale_py")
+    gym.register_envs(ale_py)
+
+    def pong():
+        return gym.make("ALE/Pong-v5", render_mode="rgb_array")
+
+    moves = np.random.default_rng(0).integers(6, size=300).tolist()
+    original = record(pong(), playback(moves), seed=3, max_steps=300)
+    t = 250
+    branch = original.branch(t, 0, env=pong(), policy=lambda obs: 3, max_steps=40)
+    assert_same_positions(branch, original, t)
+    assert branch.num_steps == t + 40
+    assert (branch.actions[t:] == [0] + [3] * 39).all()
+    np.testing.assert_array_equal(branch.observations[t + 20], branch.frames[t + 20])
+
+
+class IgnoresSeed(gym.Wrapper):
+    """CartPole whose reset starts somewhere new every time, whatever the seed."""
+
+    def reset(self, **kwargs):
+        kwargs.pop("seed", None)
+        return self.env.reset(**kwargs)
+
+
+def test_an_env_that_does_not_replay_from_its_seed_is_a_clear_error():
+    original = record(cartpole(), lean, seed=0, max_steps=50)
+    with pytest.raises(ReplayDivergenceError, match="not deterministic from this seed") as e:
+        original.branch(20, 0, env=IgnoresSeed(cartpole()), policy=lean)
+    assert e.value.position == 0
+    assert "observation at position 0" in str(e.value)
+
+
+def test_bad_branch_points_actions_envs_and_rollouts_are_clear_errors():
+    original = record(cartpole(), lean, seed=0, max_steps=30)
+    env = cartpole()
+    with pytest.raises(ValueError, match="cannot branch at position 99"):
+        original.branch(99, 0, env=env, policy=lean)
+    with pytest.raises(ValueError, match="not in the env's action space"):
+        original.branch(5, 7, env=env, policy=lean)
+    mountain = gym.make("MountainCar-v0", render_mode="rgb_array")
+    with pytest.raises(ValueError, match="recorded in 'CartPole-v1'"):
+        original.branch(5, 0, env=mountain, policy=lean)
+    unseeded = record(cartpole(), lean, max_steps=30)
+    with pytest.raises(ValueError, match="no seed"):
+        unseeded.branch(5, 0, env=env, policy=lean)
+    with pytest.raises(ValueError, match="render_mode='rgb_array'"):
+        original.branch(5, 0, env=gym.make("CartPole-v1"), policy=lean)
+    if original.terminated[-1]:
+        with pytest.raises(ValueError, match="terminated there"):
+            original.branch(original.num_steps, 0, env=env, policy=lean)
+
+
+def test_a_policy_that_raises_in_the_branch_leaves_the_branch_so_far_on_the_error():
+    original = record(cartpole(), lean, seed=2, max_steps=60)
+    calls = iter(range(100))
+
+    def breaks(obs):
+        if next(calls) == 5:
+            raise RuntimeError("agent broke")
+        return lean(obs)
+
+    with pytest.raises(RuntimeError, match="agent broke") as caught:
+        original.branch(10, 0, env=cartpole(), policy=breaks)
+    partial = caught.value.rollout
+    assert partial.num_steps == 15  # the 10 replayed, the action asked, 4 of the policy's
+    assert partial.truncated[-1]
+    assert_same_positions(partial, original, 10)
+
+
+class Counting(gym.Wrapper):
+    """Counts the env's steps, to tell a replay from the seed from one from a state."""
+
+    steps = 0
+
+    def step(self, action):
+        self.steps += 1
+        return self.env.step(action)
+
+
+def pong(**kwargs):
+    ale_py = pytest.importorskip("ale_py")
+    gym.register_envs(ale_py)
+    return gym.make("ALE/Pong-v5", render_mode="rgb_array", **kwargs)
+
+
+def test_saved_states_let_a_branch_replay_only_from_the_last_one_before_it(tmp_path):
+    moves = np.random.default_rng(1).integers(6, size=400).tolist()
+    original = record(pong(), playback(moves), seed=5, max_steps=400, states_every=100)
+    assert sorted(original.states) == [100, 200, 300, 400][: len(original.states)]
+    plain = record(pong(), playback(moves), seed=5, max_steps=400)
+    assert plain.states == {}
+    env = Counting(pong())
+    branch = original.branch(250, 0, env=env, policy=lambda obs: 2, max_steps=60)
+    assert env.steps == 50 + 60  # from the state at 200, then the branch's own
+    from_seed = plain.branch(250, 0, env=pong(), policy=lambda obs: 2, max_steps=60)
+    assert_same_positions(branch, original, 250)
+    for s in range(250, branch.num_positions):  # the same future, however it was reached
+        np.testing.assert_array_equal(branch.frames[s], from_seed.frames[s])
+    assert sorted(branch.states) == [100, 200, 300]  # its own at 300, every 100 as well
+    assert load(original.save(tmp_path / "p.rollout")).states == {}  # never in a file
+
+
+def test_a_state_a_wrapper_cannot_follow_falls_back_to_the_seed():
+    def stacked():  # the stack of the last frames is the wrapper's, not in the ALE state
+        return gym.wrappers.FrameStackObservation(pong(), 2)
+
+    moves = np.random.default_rng(2).integers(6, size=200).tolist()
+    original = record(stacked(), playback(moves), seed=9, max_steps=200, states_every=50)
+    assert original.states
+    env = Counting(stacked())
+    branch = original.branch(120, 0, env=env, policy=lambda obs: 2, max_steps=10)
+    assert env.steps > 120  # the state at 100 was tried, then the replay from the seed
+    assert_same_positions(branch, original, 120)
