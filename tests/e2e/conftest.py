@@ -44,6 +44,13 @@ def marimo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostServ
 
 
 @pytest.fixture(scope="session")
+def marimo_edit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostServer]:
+    server = MarimoServer(tmp_path_factory.mktemp("marimo-edit"), scene.marimo_cells(), "edit")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

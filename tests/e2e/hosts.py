@@ -21,6 +21,7 @@ from pathlib import Path
 
 import nbformat
 from lab import new_notebook
+from playwright.sync_api import Page
 
 
 class HostServer:
@@ -52,6 +53,10 @@ class HostServer:
                 stderr=subprocess.STDOUT,
             )
         self._wait_listening()
+
+    def open(self, page: Page) -> None:
+        """Opens the app in ``page``, its widgets shown once they are drawn."""
+        page.goto(self.url, timeout=90_000)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -90,14 +95,20 @@ class VoilaServer(HostServer):
 
 
 class MarimoServer(HostServer):
-    """``marimo run app.py``: an app of ``cells`` (each a marimo cell function's body)."""
+    """``marimo run app.py`` (or ``marimo edit``, the editor, which runs the cells when
+    the page opens): an app of ``cells`` (each a marimo cell function's body)."""
 
     name = "marimo"
 
-    def __init__(self, root: Path, cells: Sequence[str]) -> None:
+    def __init__(self, root: Path, cells: Sequence[str], mode: str = "run") -> None:
         (root / "app.py").write_text(marimo_app(cells))
+        self.name = f"marimo {mode}"
+        # The editor leaves the cells unrun when it opens unless told (marimo 0.25).
+        config = root / "xdg-config" / "marimo" / "marimo.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text("[runtime]\nauto_instantiate = true\n")
         command = [
-            sys.executable, "-m", "marimo", "run", "app.py", "--headless",
+            sys.executable, "-m", "marimo", mode, "app.py", "--headless",
             "--port={port}", "--host=127.0.0.1", "--no-token",
         ]  # fmt: skip
         super().__init__(root, command)

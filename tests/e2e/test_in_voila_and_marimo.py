@@ -1,9 +1,10 @@
-"""The main paths in Voila (``voila app.ipynb``) and marimo (``marimo run app.py``,
-widgets shown with ``mo.ui.anywidget``), in Chromium: the viewer paints the right
-frame and follows keys and its slider, a panel card shows the text Python computed,
-a CompareViewer paints both columns on one slider, and the leaderboard opens runs
-in a viewer and side by side. marimo's widget manager has no ``create_view``: the
-comparison and the leaderboard draw their children from their models.
+"""The main paths in Voila (``voila app.ipynb``) and marimo (``marimo run app.py`` and
+the editor, ``marimo edit``; widgets shown with ``mo.ui.anywidget``), in Chromium: the
+viewer paints the right frame and follows keys and its slider, a panel card shows the
+text Python computed, a CompareViewer paints both columns on one slider, and the
+leaderboard opens runs in a viewer and side by side. marimo's widget manager has no
+``create_view``: the comparison and the leaderboard draw their children from their
+models.
 
 Each host serves the same widgets (tests/e2e/scene.py), one server per session and
 one page per host for this module; each test moves the widgets where it needs them.
@@ -21,7 +22,7 @@ from views import View, WatchedPage
 
 pytestmark = pytest.mark.e2e
 
-HOSTS = {"voila": "voila_server", "marimo": "marimo_server"}
+HOSTS = {"voila": "voila_server", "marimo": "marimo_server", "marimo-edit": "marimo_edit_server"}
 
 
 class HostPage(WatchedPage):
@@ -47,8 +48,8 @@ class HostPage(WatchedPage):
 def app(request: pytest.FixtureRequest, new_page) -> Iterator[HostPage]:
     server: HostServer = request.getfixturevalue(HOSTS[request.param])
     app = HostPage(new_page())
-    app.page.goto(server.url, timeout=90_000)
     try:
+        server.open(app.page)
         app.board()
     except Exception as error:
         raise AssertionError(
