@@ -18,7 +18,7 @@ from agent_widget.episodes import (
     record_vector,
     save,
 )
-from agent_widget.library import RunLibrary
+from agent_widget.library import RunLibrary, record_many
 from agent_widget.panels import Step
 from agent_widget.viewer import EpisodeViewer
 
@@ -35,6 +35,7 @@ __all__ = [
     "first_divergence",
     "load",
     "record",
+    "record_many",
     "record_vector",
     "save",
     "what_if",

@@ -24,6 +24,7 @@ PUBLIC = {
         "first_divergence",
         "load",
         "record",
+        "record_many",
         "record_vector",
         "save",
         "what_if",
@@ -49,7 +50,7 @@ PUBLIC = {
     ],
     "agent_widget.viewer": ["EpisodeViewer"],
     "agent_widget.compare": ["CompareViewer", "first_divergence", "what_if"],
-    "agent_widget.library": ["Leaderboard", "RunLibrary"],
+    "agent_widget.library": ["Leaderboard", "Recorded", "RunLibrary", "record_many"],
     "agent_widget.gridworld": ["Layout", "TrainingViewer", "ValueMap", "layout_of"],
     "agent_widget.torch": ["ActionBars", "Policy", "QValues", "Saliency"],
 }

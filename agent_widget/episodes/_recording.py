@@ -24,6 +24,7 @@ import functools
 import json
 import os
 import warnings
+import zlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,7 +36,7 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, Vecto
 from gymnasium.vector.utils import iterate
 
 from agent_widget.episodes._action_names import action_names, known_action_names
-from agent_widget.episodes._chunk_index import OBSERVATIONS
+from agent_widget.episodes._chunk_index import INFOS, OBSERVATIONS
 from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray, FrameRows
 from agent_widget.episodes._env_states import can_save, save_state
@@ -252,8 +253,8 @@ class _Episode:
     """One episode's data as it comes; a Rollout of it can be asked for at any time.
 
     With a ``spool``, each chunk goes to the episode's file once the step after it is
-    known, and its frames and large observations are let go (read back from the file
-    when asked for); the rest of a step stays in memory (tens of bytes)."""
+    known, and its frames, large observations and infos are let go (read back from the
+    file when asked for); the rest of a step stays in memory (tens of bytes)."""
 
     def __init__(
         self,
@@ -272,7 +273,8 @@ class _Episode:
         if self.frames is not None:
             self.frames.append(frame)
         self.observations = _Observations(obs, frame, self.frames)
-        self.infos = [info]
+        # One per position; None once written to the episode's file (read back from it).
+        self.infos: list[dict[str, Any] | None] = [info]
         self.actions: list[Any] = []
         self.rewards: list[float] = []
         self.terminated: list[bool] = []
@@ -363,8 +365,9 @@ class _Episode:
             elif stream is None and (rows := column.rows(start, stop)) is not None:
                 arrays[f"observations/{key}"] = rows
         parts = None if self.frames is None else self.frames.chunk(k)
-        infos = json_dicts(self.infos[start:stop], self._dropped, start)
+        infos = json_dicts(self.infos[start:stop], self._dropped, start)  # type: ignore[arg-type]
         spool.write(chunk_payloads(start, stop, parts, streams, infos), arrays, self._layout)
+        self.infos[start:stop] = [None] * (stop - start)
         if self.frames is not None:
             self.frames.release(k, spool.frame_parts)
         for key, stream in self._streams.items():
@@ -401,11 +404,23 @@ class _Episode:
             rewards=steps["rewards"],
             terminated=steps["terminated"],
             truncated=steps["truncated"],
-            infos=list(self.infos),
+            infos=self._all_infos(),
             extras={key: np.asarray(values) for key, values in self.extras.items()},
             metadata=self.metadata,
             states=dict(self.states),
         )
+
+    def _all_infos(self) -> list[dict[str, Any]]:
+        """Every position's info: those written to the file read back from it."""
+        infos, chunk = [], None
+        for t, info in enumerate(self.infos):
+            if info is None:
+                if chunk is None or chunk[0] != t // CHUNK_SIZE:
+                    k = t // CHUNK_SIZE
+                    chunk = (k, json.loads(zlib.decompress(self.spool.payload(INFOS, k))))  # type: ignore[union-attr]
+                info = chunk[1][t % CHUNK_SIZE]
+            infos.append(info)
+        return infos
 
     def discard(self) -> None:
         """Drop an episode that took no action, and its file."""

@@ -1,11 +1,13 @@
 """The run library: runs organized by environment and algorithm, and their leaderboard.
 
 A plain folder of ``run.json`` files and ``.rollout`` episodes that many writers can
-add to without locks; the leaderboard widget opens runs in the viewers below it.
+add to without locks (``record_many`` records into a run in parallel); the leaderboard
+widget opens runs in the viewers below it.
 The top layer: it may import every other.
 """
 
 from agent_widget.library._leaderboard import Leaderboard
+from agent_widget.library._record_many import Recorded, record_many
 from agent_widget.library._run_library import RunLibrary
 
-__all__ = ["Leaderboard", "RunLibrary"]
+__all__ = ["Leaderboard", "Recorded", "RunLibrary", "record_many"]
