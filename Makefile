@@ -4,41 +4,81 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Jupyter refuses to run as root without this flag (containers and CI machines run as root).
 AS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: demo test setup lint build bench screenshot
+# make demo DEMO_IP=0.0.0.0 listens on every interface (the token still guards it).
+DEMO_IP ?= 127.0.0.1
+DEMO_PORT ?= 8888
+# A count on each line of dots ([ 120/1040]), and the slowest tests at the end.
+PYTEST_PROGRESS := -q -o console_output_style=count --durations=15
 
+.PHONY: demo test setup lint build docs bench screenshot
+
+# JupyterLab on the quickstart notebook: the URL it prints (with its token) is the
+# notebook's own; no browser is opened (servers have none). How to reach it from
+# another machine is printed first.
 demo: setup
-	.venv/bin/jupyter lab $(AS_ROOT) notebooks/quickstart.ipynb
+	@host=$$(hostname -f 2>/dev/null || hostname); user=$${USER:-$$(id -un)}; \
+	echo; \
+	echo "  JupyterLab prints the quickstart notebook's URL below (Ctrl-C stops it)."; \
+	echo "  To open it from another machine, run there"; \
+	echo "      ssh -N -L $(DEMO_PORT):127.0.0.1:$(DEMO_PORT) $$user@$$host"; \
+	echo "  and open the URL in its browser; or run make demo DEMO_IP=0.0.0.0 (every"; \
+	echo "  interface, still behind the token) and put this machine's address in the URL."; \
+	echo
+	SDL_VIDEODRIVER=dummy .venv/bin/jupyter lab $(AS_ROOT) --no-browser \
+		--ip=$(DEMO_IP) --port=$(DEMO_PORT) --ServerApp.port_retries=0 --ServerApp.root_dir=. \
+		--LabApp.default_url=/lab/tree/notebooks/quickstart.ipynb
 
-test: setup build lint
+# The wheel test (a fresh venv installed from PyPI: mostly network waits) runs in the
+# background beside the rest of pytest; its log is printed when both are done.
+test: setup build lint docs
+	@echo "==> typecheck, vitest"
 	npm run typecheck
 	npx vitest run
-	$(PY) -m pytest -q
+	@echo "==> pytest (the wheel test in the background, its log: .venv/wheel-test.log)"
+	@$(PY) -m pytest -q -p no:cacheprovider -m wheel > .venv/wheel-test.log 2>&1 & wheel=$$!; \
+	$(PY) -m pytest $(PYTEST_PROGRESS) -m "not wheel"; status=$$?; \
+	wait $$wheel; wheel_status=$$?; \
+	echo "==> the wheel test:"; cat .venv/wheel-test.log; \
+	[ $$status -eq 0 ] && [ $$wheel_status -eq 0 ]
 
 setup: .venv/.installed node_modules/.installed /usr/bin/chromium
 
 # npm first: installing the package builds the front end (hatch_build.py).
+# torch==2.13.0: the CPU build on this machine's disk (an unpinned torch pulls the CUDA
+# build); pinned on this install line, never in the package's metadata.
 .venv/.installed: pyproject.toml hatch_build.py node_modules/.installed
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev]"
+	$(PY) -m pip install -q -e ".[dev]" torch==2.13.0
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
 
+# Waits (up to 10 minutes) for another apt or dpkg to let go of its lock, as on a
+# fresh cloud machine at boot, instead of failing.
+APT := $(SUDO) apt-get -o DPkg::Lock::Timeout=600
 /usr/bin/chromium:
-	$(SUDO) apt-get update -q
-	$(SUDO) apt-get install -y -q chromium
+	@echo "==> apt-get install chromium (waits for another apt to finish, if one runs)"
+	$(APT) update -q
+	$(APT) install -y -q chromium
 
 build: node_modules/.installed
 	npm run build
 
 lint: .venv/.installed
+	@echo "==> lint: ruff, mypy, import-linter"
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
 	.venv/bin/mypy
 	.venv/bin/lint-imports
+
+# The documentation site (mkdocs.yml) into site/; --strict turns every warning (a
+# docstring's broken reference, a page's dead link) into a failure.
+docs: .venv/.installed
+	@echo "==> docs: mkdocs build --strict"
+	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict
 
 bench: setup build
 	$(PY) -m benchmarks.storage

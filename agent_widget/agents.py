@@ -88,7 +88,7 @@ class TabularAgent(ABC):
         After each episode, ``callback(q_table, episode=i, ret=return)`` is called,
         which is the signature of ``Snapshots.append`` and ``TrainingViewer.snapshot``.
 
-        Example:
+        Examples:
             >>> env = gym.make("FrozenLake-v1", map_name="4x4")
             >>> agent = QLearning(env, seed=0)
             >>> returns = agent.train(100)
@@ -116,7 +116,7 @@ class TabularAgent(ABC):
 class QLearning(TabularAgent):
     """Q-learning (Watkins, 1989): off-policy TD control.
 
-    Example:
+    Examples:
         >>> env = gym.make("FrozenLake-v1", map_name="4x4", is_slippery=True)
         >>> agent = QLearning(env, alpha=0.1, gamma=0.99, epsilon=0.1, seed=0)
         >>> returns = agent.train(2_000)
@@ -140,7 +140,7 @@ class QLearning(TabularAgent):
 class Sarsa(TabularAgent):
     """SARSA (Rummery and Niranjan, 1994): on-policy TD control.
 
-    Example:
+    Examples:
         >>> env = gym.make("CliffWalking-v1")
         >>> agent = Sarsa(env, alpha=0.5, gamma=1.0, epsilon=0.1, seed=0)
         >>> returns = agent.train(50)
@@ -167,7 +167,7 @@ class Sarsa(TabularAgent):
 def argmax(values: np.ndarray, rng: np.random.Generator | None = None) -> int:
     """Index of the largest value; among equal ones, a random one when ``rng`` is given.
 
-    Example:
+    Examples:
         >>> argmax(np.array([0.0, 1.0, 1.0]))
         1
         >>> sorted({argmax(np.zeros(4), np.random.default_rng(s)) for s in range(20)})
@@ -182,7 +182,7 @@ def argmax(values: np.ndarray, rng: np.random.Generator | None = None) -> int:
 def greedy_policy(q_table: np.ndarray, seed: int | None = None) -> Callable[[Any], int]:
     """``obs -> action``: greedy in ``q_table``, ties broken at random (seeded), for ``record()``.
 
-    Example:
+    Examples:
         >>> policy = greedy_policy(np.array([[0.0, 1.0], [2.0, 0.0]]))
         >>> policy(0), policy(1)
         (1, 0)
@@ -199,7 +199,7 @@ def evaluate(
 
     On FrozenLake the mean is the success rate, since only the goal pays (1).
 
-    Example:
+    Examples:
         >>> env = gym.make("FrozenLake-v1", map_name="4x4")
         >>> evaluate(env, np.zeros((16, 4)), episodes=10).shape
         (10,)

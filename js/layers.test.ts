@@ -9,8 +9,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   frames: ["shared"],
   panels: ["frames", "shared"],
   viewer: ["panels", "frames", "shared"],
-  compare: ["shared"],
-  leaderboard: ["shared"],
+  compare: ["viewer", "shared"],
+  leaderboard: ["compare", "viewer", "shared"],
   page: ["viewer", "compare", "shared"],
 };
 

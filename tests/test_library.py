@@ -220,6 +220,16 @@ def test_open_takes_a_run_its_id_or_env_algorithm_and_run(lib):
         assert lib.open(key)[0].rewards.tolist() == [1.0]
 
 
+def test_open_takes_env_algorithm_and_run_as_three_arguments(lib):
+    lib.add(episode([2.0]), env_id="FrozenLake-v1", algorithm="sarsa", run="alpha0.1")
+    assert lib.open("FrozenLake-v1", "sarsa", "alpha0.1")[0].rewards.tolist() == [2.0]
+
+
+def test_open_with_only_two_names_is_a_type_error_saying_what_it_takes(lib):
+    with pytest.raises(TypeError, match="three names as arguments"):
+        lib.open("FrozenLake-v1", "sarsa")
+
+
 def test_open_refuses_ids_outside_the_library(lib):
     with pytest.raises(ValueError, match="inside the library"):
         lib.open("../elsewhere/x/y")

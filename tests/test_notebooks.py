@@ -42,6 +42,12 @@ def widgets_in(notebook: nbformat.NotebookNode) -> int:
     return sum(WIDGET in output.get("data", {}) for output in outputs_of(notebook))
 
 
+def test_every_notebook_is_run_by_a_test_of_this_module():
+    source = Path(__file__).read_text()
+    missing = [p.name for p in NOTEBOOKS.glob("*.ipynb") if f'executed("{p.name}"' not in source]
+    assert not missing, f"notebooks no test runs headless: {missing}"
+
+
 @pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("*.ipynb")), ids=lambda p: p.name)
 def test_the_notebook_is_valid_and_committed_without_outputs(path):
     notebook = nbformat.read(path, as_version=4)

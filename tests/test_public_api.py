@@ -65,6 +65,8 @@ KEPT = [
 def shown_imports() -> list[tuple[str, str, str]]:
     """(source, module, name) for every ``from agent_widget... import`` in the docs and demos."""
     texts = {"README.md": (ROOT / "README.md").read_text()}
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        texts[str(page.relative_to(ROOT))] = page.read_text()
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         cells = json.loads(notebook.read_text())["cells"]
         code = ["".join(cell["source"]) for cell in cells if cell["cell_type"] == "code"]
@@ -84,7 +86,7 @@ def test_each_package_exports_exactly_its_public_names(module):
         assert getattr(package, name).__module__.startswith("agent_widget")
 
 
-def test_the_readme_and_notebooks_import_public_names_only():
+def test_the_readme_docs_and_notebooks_import_public_names_only():
     imports = shown_imports()
     assert len(imports) > 15  # the scan found the examples
     for source, module, name in imports:

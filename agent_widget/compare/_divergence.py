@@ -15,7 +15,7 @@ def first_divergence(a: Rollout, b: Rollout) -> int | None:
     are a strict prefix of the other's, they part where the shorter one ends (its
     ``num_steps``). Actions are compared exactly, element by element.
 
-    Example:
+    Examples:
         >>> a = Rollout.from_arrays(actions=[0, 1, 1, 0])
         >>> b = Rollout.from_arrays(actions=[0, 1, 2, 0])
         >>> first_divergence(a, b)

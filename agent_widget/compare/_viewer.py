@@ -25,6 +25,7 @@ from agent_widget.episodes import Rollout
 from agent_widget.panels import Panel, PanelDecorator, Step
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
+from agent_widget.viewer._marimo import OpensOutsideMarimoCells
 from agent_widget.viewer._page import DEFAULT_MAX_BYTES, Export, page_state, render, written
 from agent_widget.viewer._playback import PlaybackChecks
 
@@ -45,7 +46,9 @@ _PAGE_TRAITS = (
 )
 
 
-class CompareViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget.AnyWidget):
+class CompareViewer(
+    PanelDecorator, PlaybackChecks, KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidget
+):
     """Step through several rollouts of one env together: one slider, one playback.
 
     Args:
@@ -68,7 +71,7 @@ class CompareViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
     step; diff panels (:meth:`diff_panel`, :meth:`add_diff_panel`) compare two
     rollouts at the same shared position.
 
-    Example:
+    Examples:
         >>> a = Rollout.from_arrays(frames=np.zeros((4, 2, 2, 3), np.uint8), actions=[0, 1, 1])
         >>> b = Rollout.from_arrays(frames=np.zeros((3, 2, 2, 3), np.uint8), actions=[0, 2])
         >>> compare = CompareViewer({"lean": a, "stubborn": b})
@@ -201,7 +204,7 @@ class CompareViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
     ) -> Callable[[D], D]:
         """Decorator: a diff panel ``fn(step_a, step_b)``; see :meth:`add_diff_panel`.
 
-        Example:
+        Examples:
             >>> @compare.diff_panel("Q-values: PPO - DQN", a="DQN", b="PPO")  # doctest: +SKIP
             ... def q_gain(step_a, step_b):
             ...     return dict(zip(step_b.action_names, q_net(step_b.obs) - q_net(step_a.obs)))
@@ -292,7 +295,7 @@ class CompareViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
         See :meth:`EpisodeViewer.to_html`; ``skip_panels`` names panels of any rollout
         (each must be a panel of one of them), ``max_bytes`` bounds the whole page.
 
-        Example:
+        Examples:
             >>> compare.to_html("comparison.html")  # doctest: +SKIP
         """
         held = {panel["name"] for viewer in self.viewers for panel in viewer.panels}
@@ -313,7 +316,8 @@ class CompareViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
         state = {name: getattr(self, name) for name in _PAGE_TRAITS}
         state["viewers"] = [f"IPY_MODEL_{i}" for i in range(len(children))]
         data = {"widget": "compare", "state": page_state(state), "children": children}
-        return written(render(data, self.title or "comparison", ("widget", "compare")), path)
+        # compare.css holds widget.css (the children's stylesheet) too.
+        return written(render(data, self.title or "comparison", ("compare",)), path)
 
     def close(self) -> None:
         """Close the comparison and its child viewers."""

@@ -45,12 +45,13 @@ def what_if(
             ``render_mode="rgb_array"`` when the rollout has frames).
         policy: what acts after the branch point, as for :func:`record`.
         max_steps: the most actions of a branch after its branch point.
-        title, traits: as for :class:`CompareViewer`.
+        title: as for :class:`CompareViewer`.
+        **traits: as for :class:`CompareViewer`.
 
     Panels added with the comparison's :meth:`~CompareViewer.add_panel` (or ``panel``)
     show on every branch too.
 
-    Example:
+    Examples:
         >>> viewer = what_if(rollout, env=make_env, policy=greedy)  # doctest: +SKIP
         >>> viewer  # pick a step, an action, "Branch"  # doctest: +SKIP
     """

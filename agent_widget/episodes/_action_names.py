@@ -29,7 +29,7 @@ def known_action_names(entry_point: Any, action_space: gym.Space[Any]) -> list[s
 
     For when there is no env instance to ask, e.g. a vector env or a Minari dataset.
 
-    Example:
+    Examples:
         >>> known_action_names(
         ...     "gymnasium.envs.classic_control.cartpole:CartPoleEnv", gym.spaces.Discrete(2)
         ... )
@@ -44,7 +44,7 @@ def known_action_names(entry_point: Any, action_space: gym.Space[Any]) -> list[s
 def action_names(env: gym.Env[Any, Any]) -> list[str] | None:
     """Names of ``env``'s discrete actions, or None when they are not known.
 
-    Example:
+    Examples:
         >>> action_names(gym.make("CartPole-v1"))
         ['LEFT', 'RIGHT']
     """

@@ -85,7 +85,7 @@ def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
 def atomic_write(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """Open a file to write that replaces ``path`` only once the block succeeds.
 
-    Example:
+    Examples:
         >>> with atomic_write("run.json") as file:  # doctest: +SKIP
         ...     file.write(b"{}")
     """

@@ -58,7 +58,7 @@ def branch(
     If the policy or the env raises after ``t``, the exception carries the branch so
     far as its ``rollout`` attribute, as :func:`record` does.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> from agent_widget import record
         >>> env = gym.make("CartPole-v1")

@@ -379,7 +379,7 @@ class RunEncoder:
     ``DecompressionStream`` refuses a stream that lacks its final block and checksum,
     which a sync flush alone would leave out.
 
-    Example:
+    Examples:
         >>> encoder = RunEncoder()
         >>> encoder.add(np.zeros(300, np.uint8)), encoder.add(np.ones(300, np.uint8), limit=600)
         (True, False)
@@ -437,7 +437,7 @@ class RunEncoder:
 def encode_rows(rows: np.ndarray, encoding: str = "zlib-runs") -> bytes:
     """(n, B) uint8 rows, C-contiguous, as one payload: frames or observation records.
 
-    Example:
+    Examples:
         >>> rows = np.zeros((3, 1000), np.uint8)
         >>> len(zlib.decompress(encode_rows(rows)))  # the first row, then 4 bytes a row
         1008

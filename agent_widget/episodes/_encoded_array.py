@@ -76,7 +76,7 @@ class ChunkedRows(ABC):
 class EncodedArray(ChunkedRows):
     """Rows appended one at a time, held encoded by the chunk.
 
-    Example:
+    Examples:
         >>> rows = EncodedArray(np.uint8, (84, 84))
         >>> for t in range(20):
         ...     rows.append(np.full((84, 84), t, np.uint8))

@@ -64,7 +64,7 @@ def normalize_frame(frame: Any, t: int) -> np.ndarray:
     and integers in [0, 255]; ``None`` or a (0, 0, 3) array is a missing frame
     (:data:`MISSING`).
 
-    Example:
+    Examples:
         >>> normalize_frame(np.zeros((2, 3)), t=0).shape, normalize_frame(None, t=1).shape
         ((2, 3, 3), (0, 0, 3))
     """
@@ -225,7 +225,7 @@ def encode_chunk(
     """The parts of one chunk's frames (C-contiguous HxWx3 uint8), positions ``start ..``,
     cut as :class:`ArrayFrames` cuts them (see the module's docstring).
 
-    Example:
+    Examples:
         >>> [p.count for p in encode_chunk(np.zeros((16, 4, 6, 3), np.uint8), start=0)]
         [16]
     """
@@ -329,7 +329,7 @@ class ImageFrames(Frames):
     Only the first image is checked up front; a later one that is not an image fails
     when its chunk is encoded.
 
-    Example:
+    Examples:
         >>> frames = ImageFrames(np.zeros((20, 4, 6), np.uint8))  # grayscale
         >>> len(frames), frames[19].shape, [p.count for p in frames.chunk(1)]
         (20, (4, 6, 3), [4])
@@ -389,7 +389,7 @@ class ArrayFrames(Frames):
             size becomes its own part).
         encoding: how chunks are encoded, ``"zlib-runs"`` or ``"raw"``.
 
-    Example:
+    Examples:
         >>> frames = ArrayFrames(np.zeros((20, 4, 6, 3), np.uint8))
         >>> len(frames), frames.num_chunks, frames[-1].shape
         (20, 2, (4, 6, 3))
@@ -429,7 +429,7 @@ class ArrayFrames(Frames):
         that chunk again with the frames appended to it. Appended frames must keep the
         size of ``base``'s last frame.
 
-        Example:
+        Examples:
             >>> frames = ArrayFrames.after(ArrayFrames(np.zeros((20, 4, 6, 3), np.uint8)))
             >>> frames.append(np.ones((4, 6, 3), np.uint8))
             >>> len(frames), int(frames[20].max())

@@ -49,7 +49,7 @@ def from_minari(dataset: MinariDataset, episode_index: int, render: bool = False
         ReplayDivergenceError: with ``render=True``, when the replay's observation at
             some position differs from the stored one (its ``position`` says where).
 
-    Example:
+    Examples:
         >>> import minari
         >>> from agent_widget import Rollout
         >>> dataset = minari.load_dataset("cartpole/my-data-v0")  # doctest: +SKIP

@@ -494,7 +494,7 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
     files that :func:`load` opens up to their last whole chunk. The rollouts are then
     read from their files. Several recorders may share a directory.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> from agent_widget import RecordRollout
         >>> env = RecordRollout(gym.make("CartPole-v1", render_mode="rgb_array"), agent="me")
@@ -652,7 +652,7 @@ def record(
             one before its branch point. Kept in memory (``rollout.states``), never in
             the file.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> from agent_widget import record
         >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
@@ -737,7 +737,7 @@ def record_vector(
     ``episode-NNN.rollout`` there as it is recorded, as :func:`record` does with
     ``path``, and the rollouts are read from those files.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> from agent_widget import record_vector
         >>> envs = gym.make_vec(

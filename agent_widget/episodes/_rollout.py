@@ -117,7 +117,7 @@ class Rollout:
         (the viewer marks its step; :attr:`returns` is NaN from there on). Info and
         metadata values that are not JSON-able are dropped with a warning (never pickled).
 
-        Example:
+        Examples:
             >>> r = Rollout.from_arrays(frames=np.zeros((3, 4, 4, 3), np.uint8), actions=[0, 1])
             >>> r.num_steps, r.num_positions, r.returns.tolist()
             (2, 3, [0.0, 0.0, 0.0])

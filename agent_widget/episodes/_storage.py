@@ -115,7 +115,7 @@ def save(rollout: Rollout, path: str | os.PathLike[str]) -> Path:
     Chunk payloads go to the file as they are read, so saving a loaded episode of any
     length holds one chunk at a time.
 
-    Example:
+    Examples:
         >>> rollout.save("pong.rollout")  # doctest: +SKIP
         >>> load("pong.rollout").frames[1234]  # doctest: +SKIP
     """
@@ -426,7 +426,7 @@ def load(path: str | os.PathLike[str]) -> Rollout:
     a warning) as long as its small members survived; frames past the cut raise when
     read.
 
-    Example:
+    Examples:
         >>> again = load("pong.rollout")  # doctest: +SKIP
         >>> again.frames[1234].shape  # doctest: +SKIP
         (210, 160, 3)

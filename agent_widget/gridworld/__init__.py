@@ -1,7 +1,7 @@
 """Grid worlds: value maps of tabular agents (drawn from the env's own map, no pygame),
 and a viewer that shows them over training, live.
 
-Example:
+Examples:
     >>> import gymnasium as gym
     >>> import numpy as np
     >>> from agent_widget.gridworld import ValueMap

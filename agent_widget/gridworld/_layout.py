@@ -105,7 +105,7 @@ def layout_of(
             ``"RIGHT"``, or the compass names) or any other name for actions that
             move nowhere; defaults to the env's action names.
 
-    Example:
+    Examples:
         >>> layout = layout_of(gym.make("FrozenLake-v1", map_name="4x4"))
         >>> layout.shape, layout.cell(5), str(layout.tiles[1, 1]), layout.moves[0]
         ((4, 4), (1, 1), 'H', (0, -1))

@@ -62,7 +62,7 @@ class Snapshots:
             by at most this much in every entry.
         metadata: JSON-able facts kept with the snapshots (env id, algorithm, ...).
 
-    Example:
+    Examples:
         >>> snapshots = Snapshots()
         >>> for episode in range(3):
         ...     snapshots.append(np.full((4, 2), episode / 3), episode=episode, ret=1.0)
@@ -156,7 +156,7 @@ class Snapshots:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the snapshots to ``path`` (a zip of .npy members), replacing it atomically.
 
-        Example:
+        Examples:
             >>> snapshots.save("training.snapshots")  # doctest: +SKIP
             >>> Snapshots.load("training.snapshots")[-1]  # doctest: +SKIP
         """
@@ -193,7 +193,7 @@ class Snapshots:
         Raises :class:`~agent_widget.episodes.RolloutFileError` (a ValueError) naming
         the file and the problem when it is not a readable snapshots file.
 
-        Example:
+        Examples:
             >>> snapshots = Snapshots.load("training.snapshots")  # doctest: +SKIP
         """
         archive = Archive(Path(path))

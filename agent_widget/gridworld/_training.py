@@ -81,7 +81,7 @@ class TrainingViewer(ipywidgets.VBox):
         timeline: the EpisodeViewer over the positions (``step``, ``panel()``, ...).
         value_map: the :class:`ValueMap` that draws the frames.
 
-    Example:
+    Examples:
         >>> from agent_widget.agents import QLearning
         >>> env = gym.make("FrozenLake-v1", map_name="4x4")
         >>> viewer = TrainingViewer(env, interval=0)

@@ -59,7 +59,7 @@ class ValueMap:
             the lowest and highest value it shows. Fix it to compare maps over training.
         cell_size: pixels per cell side (at least 12).
 
-    Example:
+    Examples:
         >>> env = gym.make("FrozenLake-v1", map_name="4x4")
         >>> q_table = np.zeros((16, 4))
         >>> q_table[14, 2] = 1.0  # RIGHT, next to the goal

@@ -21,6 +21,7 @@ from ipywidgets import DOMWidget, widget_serialization
 from agent_widget.compare import CompareViewer
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
+from agent_widget.viewer._marimo import OpensOutsideMarimoCells
 
 if TYPE_CHECKING:  # the library imports this module when it is displayed
     from agent_widget.library._run_library import RunLibrary
@@ -28,13 +29,13 @@ if TYPE_CHECKING:  # the library imports this module when it is displayed
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 
 
-class Leaderboard(KernelOwnedTraits, anywidget.AnyWidget):
+class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidget):
     """The runs of a :class:`RunLibrary` as a sortable, filterable table.
 
     Args:
         library: the library to show; ``display(library)`` shows this widget too.
 
-    Example:
+    Examples:
         >>> board = Leaderboard(RunLibrary("runs/"))  # doctest: +SKIP
         >>> board.open_runs(["CartPole-v1/dqn/lr1e-3", "CartPole-v1/ppo/lr3e-4"])  # doctest: +SKIP
     """
@@ -130,6 +131,8 @@ class Leaderboard(KernelOwnedTraits, anywidget.AnyWidget):
                 self.open_runs()
             except ValueError as error:
                 self.set_trait("message", str(error))
+            except Exception as error:  # a message handler's exception is lost: show it
+                self.set_trait("message", f"could not open: {type(error).__name__}: {error}")
 
 
 def _label(row: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:

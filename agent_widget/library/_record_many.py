@@ -76,8 +76,10 @@ def record_many(
         seeds: one episode per seed.
         library: a :class:`RunLibrary` (or its folder): each episode is added to ``run``
             as it finishes. Else ``directory`` gets ``seed-<seed>.rollout`` files.
-        run, algorithm, agent, params: the run's name and labels (as for
-            :meth:`RunLibrary.add`; ``run`` defaults to a new name).
+        run: the run's name, as for :meth:`RunLibrary.add` (default: a new name).
+        algorithm: the run's algorithm, as for :meth:`RunLibrary.add`.
+        agent: the agent's name, kept in each episode's metadata.
+        params: the run's parameters, as for :meth:`RunLibrary.add`.
         engine: ``"ray"``, ``"processes"`` or ``"auto"`` (Ray when installed).
         workers: how many workers (default: the machine's cores, or Ray's CPUs).
         max_steps: as for :func:`record`.

@@ -53,7 +53,7 @@ class RunLibrary:
     that cannot be read (half-written by another program, corrupted ``run.json``) is
     skipped with a warning and listed in :attr:`errors`; the others are unaffected.
 
-    Example:
+    Examples:
         >>> lib = RunLibrary("runs/")  # doctest: +SKIP
         >>> lib.add(rollouts, env_id="FrozenLake-v1", algorithm="sarsa",
         ...         run="alpha0.1", params={"alpha": 0.1})  # doctest: +SKIP
@@ -90,7 +90,7 @@ class RunLibrary:
                 (``is_success`` / ``success`` in the last info); kept in each episode
                 file's metadata.
 
-        Example:
+        Examples:
             >>> lib.add(record(env, policy, seed=0), algorithm="random")  # doctest: +SKIP
         """
         episodes = [rollouts] if isinstance(rollouts, Rollout) else list(rollouts)
@@ -168,7 +168,8 @@ class RunLibrary:
         ``steps`` counts actions over all episodes.
 
         Args:
-            env_id, algorithm: keep only these runs.
+            env_id: keep only the runs of this env.
+            algorithm: keep only the runs of this algorithm.
             as_frame: return a pandas DataFrame (pandas must be installed) instead of
                 a list of dicts.
         """
@@ -181,13 +182,28 @@ class RunLibrary:
             raise ImportError("table(as_frame=True) needs pandas: pip install pandas") from None
         return pandas.DataFrame(rows, columns=list(ROW_COLUMNS))
 
-    def open(self, run: Run | str | tuple[str, str, str]) -> Episodes:
+    def open(
+        self,
+        run: Run | str | tuple[str, str, str],
+        algorithm: str | None = None,
+        name: str | None = None,
+    ) -> Episodes:
         """The episodes of ``run``, loaded lazily: each file is opened when first indexed.
 
         Args:
-            run: a :class:`Run`, its ``id`` (``"FrozenLake-v1/sarsa/alpha0.1"``) or
-                ``(env_id, algorithm, run)``.
+            run: a :class:`Run`, its ``id`` (``"FrozenLake-v1/sarsa/alpha0.1"``),
+                ``(env_id, algorithm, run)``, or the env id with ``algorithm`` and
+                ``name`` given too: ``lib.open("FrozenLake-v1", "sarsa", "alpha0.1")``.
+            algorithm: the algorithm, when ``run`` is an env id.
+            name: the run's name, when ``run`` is an env id.
         """
+        if algorithm is not None or name is not None:
+            if not isinstance(run, str) or algorithm is None or name is None:
+                raise TypeError(
+                    "open() takes a run, its id, (env_id, algorithm, run), or the three "
+                    f"names as arguments; got {run!r}, {algorithm!r}, {name!r}"
+                )
+            run = (run, algorithm, name)
         if isinstance(run, Run):
             folder = run.path
         elif isinstance(run, tuple):

@@ -16,7 +16,7 @@ DEFAULT_CACHE_BYTES = 256 * 2**20
 class CardCache:
     """Cards by ``(name, t)``, holding at most ``max_bytes`` (by :attr:`Card.nbytes`).
 
-    Example:
+    Examples:
         >>> cache = CardCache(max_bytes=100)
         >>> cache.put("notes", 3, Card("text", {"text": "hi"}))
         >>> cache.get("notes", 3).meta

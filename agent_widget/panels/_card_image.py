@@ -46,7 +46,7 @@ def card_image(title: str, card: Card, width: int, height: int) -> Image.Image:
 
     What does not fit is cut: a video's cards keep one size whatever a step returns.
 
-    Example:
+    Examples:
         >>> card_image("notes", Card("text", {"text": "t = 3"}), 200, 60).size
         (200, 60)
     """

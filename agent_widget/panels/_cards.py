@@ -82,7 +82,7 @@ class PanelResultError(ValueError):
 def compute(fn: Callable[[Step], Any], step: Step, overlay: bool = False) -> Card:
     """Run a panel function on ``step`` and convert its result; never raises.
 
-    Example:
+    Examples:
         >>> from agent_widget.episodes import Rollout
         >>> step = Step(Rollout.from_arrays(observations=np.zeros((2, 1)), actions=[0]), 0)
         >>> compute(lambda step: f"t = {step.t}", step)

@@ -71,7 +71,7 @@ def heatmap(values: np.ndarray) -> Heatmap:
 
     Raises ValueError when no value is finite.
 
-    Example:
+    Examples:
         >>> drawn = heatmap(np.array([[0.0, 0.5, 1.0, np.nan]]))
         >>> drawn.levels.tolist(), drawn.min, drawn.max
         ([[1, 128, 255, 0]], 0.0, 1.0)

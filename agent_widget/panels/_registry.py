@@ -65,7 +65,7 @@ def register(
 
     Without ``fn``, returns a decorator.
 
-    Example:
+    Examples:
         >>> @register("reward")
         ... def reward(step):
         ...     return f"reward: {step.reward}"
@@ -111,7 +111,7 @@ class PanelDecorator:
 
         Returns the function unchanged, so it can still be called or tested on its own.
 
-        Example:
+        Examples:
             >>> import numpy as np
             >>> from agent_widget.viewer import EpisodeViewer
             >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))

@@ -54,7 +54,7 @@ class Step:
             ``num_positions`` and ``returns``.
         action_names: names of the discrete actions (may be empty).
 
-    Example:
+    Examples:
         >>> from agent_widget.episodes import Rollout
         >>> rollout = Rollout.from_arrays(observations=np.eye(3), actions=[2, 0], rewards=[1, 0])
         >>> step = Step(rollout, 0, ["LEFT", "NOOP", "RIGHT"])

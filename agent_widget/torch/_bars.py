@@ -30,7 +30,7 @@ class ActionBars(Mapping[str, float]):
             episode, or ``None`` to fit each step's own values.
         stats: named numbers about the step (e.g. ``{"V": 1.2, "top-2 gap": 0.1}``).
 
-    Example:
+    Examples:
         >>> bars = ActionBars([1.0, 3.0], ["LEFT", "RIGHT"], taken=0, stats={"V": 3.0})
         >>> dict(bars), bars.greedy, bars.caption
         ({'LEFT': 1.0, 'RIGHT': 3.0}, 1, 'V 3 · greedy RIGHT · taken LEFT')

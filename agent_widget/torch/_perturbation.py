@@ -96,7 +96,7 @@ def perturbation_scores(
 
     Runs ``score`` without gradients, once on the image and once per mask, batched.
 
-    Example:
+    Examples:
         >>> image = torch.zeros(1, 84, 84)
         >>> image[0, 40:44, 60:64] = 1.0
         >>> patch_sum = lambda batch: batch[:, :, 40:44, 60:64].sum((1, 2, 3))[:, None]

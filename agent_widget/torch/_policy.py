@@ -26,7 +26,7 @@ class Policy:
             their float32 values (an SB3 model: its own conversion).
         batch_size: observations per forward pass when the whole episode is run.
 
-    Example:
+    Examples:
         >>> import torch
         >>> from agent_widget.episodes import Rollout
         >>> rollout = Rollout.from_arrays(observations=np.eye(2, dtype=np.float32), actions=[0])

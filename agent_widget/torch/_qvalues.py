@@ -33,7 +33,7 @@ class QValues:
             ``None`` (each step fits its own values).
         batch_size: observations per forward pass when the whole episode is run.
 
-    Example:
+    Examples:
         >>> import torch
         >>> from agent_widget.episodes import Rollout
         >>> rollout = Rollout.from_arrays(observations=np.eye(2, dtype=np.float32), actions=[1])
@@ -91,7 +91,7 @@ class QValues:
         (``r + gamma max Q(s') - Q(s, a)``, 0 bootstrap after termination, NaN where
         the next observation is missing).
 
-        Example:
+        Examples:
             >>> rollout.extras.update(q.series(rollout))  # doctest: +SKIP
             >>> EpisodeViewer(rollout, extras=["value", "td_error"])  # doctest: +SKIP
         """

@@ -56,7 +56,7 @@ class Saliency:
             perturbation, to :func:`~agent_widget.torch._perturbation.perturbation_scores`
             (``stride``, ``mask_sigma``, ``blur_sigma``, ``batch_size``).
 
-    Example:
+    Examples:
         >>> saliency = Saliency(q_net, method="perturbation")  # doctest: +SKIP
         >>> viewer.add_panel("saliency", saliency, overlay=True)  # doctest: +SKIP
         >>> saliency(step).shape == step.frame.shape[:2]  # doctest: +SKIP

@@ -51,7 +51,7 @@ class ActorCritic(nn.Module):
 def adapt(model: Any) -> tuple[nn.Module, Preprocess]:
     """The network inside an SB3 DQN, PPO or A2C model, and its input conversion.
 
-    Example:
+    Examples:
         >>> import gymnasium as gym
         >>> import numpy as np
         >>> from stable_baselines3 import PPO

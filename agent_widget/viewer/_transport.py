@@ -1,4 +1,4 @@
-"""The kernel side of the wire protocol (README, "Wire protocol").
+"""The kernel side of the wire protocol (docs/contributing/wire-protocol.md).
 
 The front end asks for frames by chunk index; the kernel answers each request with
 one message whose buffers are the chunks' part payloads, exactly as the frames hold
@@ -67,7 +67,7 @@ def pack_series(values: Any) -> bytes:
     Booleans become ``|u1``; integer-valued floats an integer type when one holds
     them; other floats ``<f4`` when that is exact, else ``<f8``. Nothing is rounded.
 
-    Example:
+    Examples:
         >>> pack_series([1.0, 0.0, -1.0])
         b'|i1 \\x01\\x00\\xff'
         >>> pack_series([0.5, 0.25])[:4], pack_series([0.1])[:4]
@@ -92,7 +92,7 @@ def shows_actions(actions: np.ndarray) -> bool:
 def unpack_series(data: bytes) -> np.ndarray:
     """The values :func:`pack_series` packed.
 
-    Example:
+    Examples:
         >>> unpack_series(pack_series([True, False])).tolist()
         [1, 0]
     """
@@ -123,7 +123,7 @@ def action_text(action: Any, names: Sequence[str] = ()) -> str:
 
     An empty action (rollouts recorded without actions hold shape ``(T, 0)``) reads ``""``.
 
-    Example:
+    Examples:
         >>> action_text(np.int64(2), ["NOOP", "FIRE", "RIGHT"])
         '2 (RIGHT)'
     """
@@ -212,7 +212,7 @@ def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: Served
     Compressed, part headers and infos cost ~2 B a Pong position over a reply of many
     chunks, where as JSON in the message they cost ~120 B, 2.3x the frame.
 
-    Example:
+    Examples:
         >>> class Tiny:
         ...     num_positions, frames, infos = 2, None, [{"mode": "a"}, {"mode": "b"}]
         ...     def action_text(self, t):
@@ -247,7 +247,7 @@ def info_columns(infos: Sequence[Mapping[str, Any]]) -> Message:
     (Pong's frame numbers, +4 a step) becomes one number repeated: a Pong reply's
     infos compress to ~0.1 B a position, against ~2 as plain columns and ~5 row by row.
 
-    Example:
+    Examples:
         >>> columns = info_columns([{"lives": 3, "seed": 7}, {"lives": 3}])
         >>> columns["keys"], columns["key_set"], columns["columns"]
         ([['lives', 'seed'], ['lives']], [0, 1], {'lives': {'delta': [3, 0]}, 'seed': [7]})
@@ -301,7 +301,7 @@ def panel_request(content: Mapping[str, Any]) -> PanelRequest:
     Without ``names`` every panel is asked for. The cards are answered one message per
     panel, as they are ready (see :mod:`agent_widget.panels._runner`), not by one reply.
 
-    Example:
+    Examples:
         >>> panel_request({"type": "panel", "id": 3, "step": 12, "names": ["Q"]})
         PanelRequest(request_id=3, step=12, names=['Q'])
     """

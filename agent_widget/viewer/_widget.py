@@ -26,6 +26,7 @@ from agent_widget.panels._runner import PanelRunner
 from agent_widget.viewer import _video
 from agent_widget.viewer._episode import ServedEpisode, positions
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
+from agent_widget.viewer._marimo import OpensOutsideMarimoCells
 from agent_widget.viewer._page import (
     DEFAULT_EMBED_BYTES,
     DEFAULT_MAX_BYTES,
@@ -47,7 +48,9 @@ _STATIC = pathlib.Path(__file__).parent.parent / "static"
 _SYNC_INTERVAL = 0.1
 
 
-class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget.AnyWidget):
+class EpisodeViewer(
+    PanelDecorator, PlaybackChecks, KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidget
+):
     """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
 
     Args:
@@ -74,7 +77,7 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
     current step beside the frame; those registered with
     :func:`agent_widget.panels.register` are included in every new viewer.
 
-    Example:
+    Examples:
         >>> viewer = EpisodeViewer(np.zeros((5, 4, 6, 3), np.uint8))
         >>> viewer.length, viewer.has_frames
         (5, True)
@@ -218,7 +221,7 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
         observations) and carries ``info``. If the user is at the last position, the
         view follows the new one. Works while the cell is still running.
 
-        Example:
+        Examples:
             >>> viewer = EpisodeViewer([np.zeros((4, 4, 3), np.uint8)])
             >>> viewer.append(frame=np.ones((4, 4, 3), np.uint8), action=0, reward=1.0)
             >>> viewer.length
@@ -260,7 +263,7 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
             precompute: once the viewer is shown, compute every step in the background
                 so that scrubbing shows results at once.
 
-        Example:
+        Examples:
             >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
             >>> viewer.add_panel("notes", lambda step: f"t = {step.t}")
             >>> viewer.remove_panel("notes")
@@ -305,8 +308,9 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
 
         Args:
             path: where to write the file (atomically); None returns the HTML.
-            start, stop: the positions exported, ``start .. stop - 1`` (default: all).
-                The page numbers them from 0.
+            start: the first position exported (default: 0). The page numbers the
+                positions from 0.
+            stop: the position after the last one exported (default: the end).
             skip_panels: names of panels left out of the page.
             max_bytes: refuse (``ValueError``) a page larger than this, e.g. a long
                 episode of large frames; export a range of steps instead.
@@ -315,7 +319,7 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
         Returns:
             The HTML text, or the path written.
 
-        Example:
+        Examples:
             >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
             >>> viewer.to_html(progress=False)[:15]
             '<!doctype html>'
@@ -377,7 +381,7 @@ class EpisodeViewer(PanelDecorator, PlaybackChecks, KernelOwnedTraits, anywidget
         Returns:
             The path written.
 
-        Example:
+        Examples:
             >>> viewer = EpisodeViewer(np.zeros((40, 64, 64, 3), np.uint8))
             >>> import tempfile
             >>> path = pathlib.Path(tempfile.mkdtemp()) / "clip.gif"

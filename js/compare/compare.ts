@@ -2,13 +2,15 @@
  * The anywidget entry point of CompareViewer: the child EpisodeViewers in a grid,
  * driven by one shared slider, playback and returns chart.
  *
- * Each child is displayed as its own view (through the widget manager), so frames,
- * readout and panels work exactly as in a single viewer. The comparison moves the
+ * Each child is its own EpisodeViewer model, drawn by the viewer's render function
+ * (js/shared/children.ts says why not through the host's views), so frames, readout
+ * and panels work exactly as in a single viewer. The comparison moves the
  * children by setting their model's `step` in the browser only, never saving it:
  * no kernel round trip per frame, and no kernel echo that could move a child back.
  * The children's own controls are hidden and their keys handled here.
  */
-import { type ChildView, childModel, childView } from "../shared/children.ts";
+import { type ChildView, childModel, mountChild } from "../shared/children.ts";
+import viewer from "../viewer/widget.ts";
 import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
 import { PALETTE, ReturnsChart } from "./chart.ts";
 import { Controls, keyAction } from "../shared/controls.ts";
@@ -52,6 +54,8 @@ class CompareView {
   private alignment = new Alignment([], []);
   private step = -1;
   private disposed = false;
+  /** Bumped by each attachChildren call, so an older one that resolves late draws nothing. */
+  private attachVersion = 0;
 
   constructor(
     private readonly model: Model,
@@ -143,19 +147,18 @@ class CompareView {
     this.listeners.push([event, callback]);
   }
 
-  /** Creates a view of each child viewer, in a cell of the grid, then shows the step. */
+  /** Draws each child viewer in a cell of the grid, then shows the step. */
   private async attachChildren(): Promise<void> {
+    const version = ++this.attachVersion;
     const refs = this.model.get("viewers") as string[];
     const models = await Promise.all(refs.map((ref) => childModel(this.model, ref)));
-    const views = await Promise.all(models.map((child) => childView(this.model, child)));
-    if (this.disposed) {
-      for (const view of views) view.remove();
-      return;
-    }
+    // A newer call (the viewers changed again meanwhile) draws the grid instead.
+    if (this.disposed || version !== this.attachVersion) return;
     for (const child of this.children) child.view.remove();
     this.controls.setLength(this.length);
     this.step = -1; // shown again below, every child at its position
     this.grid.textContent = "";
+    const views = models.map((child) => mountChild(child, viewer.render));
     this.children = models.map((model, i) => {
       const cell = this.grid.appendChild(el("div", "aw-cell"));
       cell.appendChild(views[i].el);

@@ -1,7 +1,7 @@
 /**
  * Frame part decoding: inflate, replay the runs of changed bytes, expand RGB to RGBA.
  *
- * A zlib-runs part (README "Frame chunks") inflates to frame 0 followed by each
+ * A zlib-runs part (docs/contributing/file-format.md) inflates to frame 0 followed by each
  * later frame's changed bytes: about one frame's worth of bytes (a Pong part:
  * 110 KB, not the 1.6 MB of its 16 frames), so it is inflated whole, natively
  * (`inflateNative`). Frames are then replayed in order into one working

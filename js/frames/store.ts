@@ -34,7 +34,7 @@ const DEFAULT_BUDGETS: StoreBudgets = { encoded: 64 * MiB, inflated: 8 * MiB, de
  * serves playback and scrubbing nearby; more only held memory (fixed 48 + 32 MB
  * budgets made a Pong view hold 77 MB for a 300 KB episode). The floors keep two
  * parts of frames up to 1.7 MB (a part inflates to its first frame and at most
- * 320 KiB of changes, README "Frame chunks") and a few 480x480 frames; the ceilings
+ * 320 KiB of changes, docs/contributing/file-format.md) and a few 480x480 frames; the ceilings
  * bound a view at 4K frames or 240 fps.
  */
 export function playbackBudgets(fps: number, frameBytes: number): Pick<StoreBudgets, "inflated" | "decoded"> {

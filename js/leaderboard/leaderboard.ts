@@ -4,7 +4,9 @@
  * (in the kernel) in an EpisodeViewer or a CompareViewer, shown under the table.
  * Every string from the library is written with textContent, never as HTML.
  */
-import { type ChildView, childModel, childView } from "../shared/children.ts";
+import compare from "../compare/compare.ts";
+import { type ChildView, childModel, mountChild, type Render } from "../shared/children.ts";
+import viewer from "../viewer/widget.ts";
 import { button, el, input } from "../shared/dom.ts";
 import { asRows, cellTexts, COLUMNS, groupRows, type Row, type Sort } from "./table.ts";
 import type { Model } from "../shared/types.ts";
@@ -174,15 +176,17 @@ class LeaderboardView {
   private async showOpened(): Promise<void> {
     const version = ++this.openedVersion;
     const ref = this.model.get("opened");
-    const view = typeof ref === "string" ? await childView(this.model, await childModel(this.model, ref)) : undefined;
-    if (version !== this.openedVersion) {
-      view?.remove();
-      return;
-    }
+    const child = typeof ref === "string" ? await childModel(this.model, ref) : undefined;
+    if (version !== this.openedVersion) return;
     this.openedView?.remove();
-    this.openedView = view;
-    if (view !== undefined) this.opened.appendChild(view.el);
+    this.openedView = child === undefined ? undefined : mountChild(child, renderOf(child));
+    if (this.openedView !== undefined) this.opened.appendChild(this.openedView.el);
   }
+}
+
+/** The render function of an opened run: a CompareViewer (it has `viewers`) or an EpisodeViewer. */
+function renderOf(child: Model): Render {
+  return Array.isArray(child.get("viewers")) ? compare.render : viewer.render;
 }
 
 function render({ model, el }: { model: Model; el: HTMLElement }): () => void {

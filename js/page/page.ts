@@ -4,8 +4,7 @@
  * answer from the data embedded in the page instead of to a kernel.
  */
 import compare from "../compare/compare.ts";
-import type { ChildView, WidgetManager } from "../shared/children.ts";
-import type { Model } from "../shared/types.ts";
+import type { WidgetManager } from "../shared/children.ts";
 import widget from "../viewer/widget.ts";
 import { answer, type EpisodeData, pageState, readPageData } from "./answers.ts";
 import { documentBlocks } from "./blocks.ts";
@@ -16,20 +15,9 @@ function episodeModel(data: EpisodeData): LocalModel {
   return new LocalModel(pageState(data.state), (content) => answer(data, blocks, content));
 }
 
-/** The comparison's children: models by id ("0", "1", ...), views rendered in the page. */
+/** The comparison's children, by id ("0", "1", ...); the comparison draws them itself. */
 function childManager(children: LocalModel[]): WidgetManager {
-  return {
-    get_model: async (id: string) => children[Number(id)],
-    create_view: async (model: Model): Promise<ChildView> => {
-      const el = document.createElement("div");
-      const cleanup = widget.render({ model, el });
-      const remove = () => {
-        cleanup();
-        el.remove();
-      };
-      return { el, remove };
-    },
-  };
+  return { get_model: async (id: string) => children[Number(id)] };
 }
 
 const root = document.getElementById("agent-widget")!;

@@ -1,24 +1,34 @@
 /**
  * Widgets shown inside another widget (the comparison's viewers, the leaderboard's
- * opened viewer): a trait holding widget references ("IPY_MODEL_<id>") is resolved
- * to models and views through the notebook's widget manager, which anywidget hands
- * to each model as `widget_manager`.
+ * opened viewer). A trait holding a widget reference ("IPY_MODEL_<id>") is resolved
+ * to the child's model through the widget manager anywidget hands to each model
+ * (`widget_manager.get_model`), and the child is drawn by calling its own render
+ * function on an element made here.
+ *
+ * Why not `widget_manager.create_view`: only the Jupyter managers have it; marimo's
+ * has `get_model` alone, and an exported page has no manager at all. Rendering the
+ * model ourselves works wherever anywidget runs.
  */
 import type { Model } from "./types.ts";
 
-/** A view of a child widget: its element to place, and `remove()` to dispose of it. */
+/** A mounted child widget: its element to place, and `remove()` to dispose of it. */
 export interface ChildView {
   el: HTMLElement;
   remove(): void;
 }
 
+/** The one method of a widget manager the front end uses (marimo's has only this). */
 export interface WidgetManager {
   get_model(id: string): Promise<Model>;
-  create_view(model: Model, options?: object): Promise<ChildView>;
 }
 
+/** A widget's render function, as anywidget calls it: returns its cleanup, if any. */
+export type Render = (props: { model: Model; el: HTMLElement }) => void | (() => void);
+
 function manager(model: Model): WidgetManager {
-  return (model as Model & { widget_manager: WidgetManager }).widget_manager;
+  const found = (model as Model & { widget_manager?: WidgetManager }).widget_manager;
+  if (typeof found?.get_model !== "function") throw new Error("this front end gives widgets no widget manager");
+  return found;
 }
 
 /** The model a widget reference names. */
@@ -26,7 +36,19 @@ export function childModel(model: Model, ref: string): Promise<Model> {
   return manager(model).get_model(ref.replace(/^IPY_MODEL_/, ""));
 }
 
-/** A new view of `child`, rendered by the child's own front end. */
-export function childView(model: Model, child: Model): Promise<ChildView> {
-  return manager(model).create_view(child);
+/** `child` drawn by `render` into a new element; `remove()` runs the render's cleanup once. */
+export function mountChild(child: Model, render: Render): ChildView {
+  const el = document.createElement("div");
+  el.className = "aw-child";
+  const cleanup = render({ model: child, el });
+  let removed = false;
+  return {
+    el,
+    remove() {
+      if (removed) return;
+      removed = true;
+      if (typeof cleanup === "function") cleanup();
+      el.remove();
+    },
+  };
 }

@@ -1,4 +1,5 @@
-"""Session-wide JupyterLab and Notebook 7 servers and Chromium for the end-to-end tests.
+"""Session-wide JupyterLab, Notebook 7, Voila and marimo servers and Chromium for the
+end-to-end tests.
 
 Each server starts when a test first asks for it, so a run that needs only one front
 end pays for one."""
@@ -8,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
+import scene
+from hosts import HostServer, MarimoServer, VoilaServer
 from lab import CHROMIUM, CHROMIUM_ARGS, NOTEBOOK7, Server
 from playwright.sync_api import Browser, Page, sync_playwright
 
@@ -22,6 +25,27 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture(scope="session")
 def notebook7_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     server = Server(tmp_path_factory.mktemp("notebook7"), NOTEBOOK7)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def voila_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostServer]:
+    server = VoilaServer(tmp_path_factory.mktemp("voila"), scene.voila_cells())
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def marimo_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostServer]:
+    server = MarimoServer(tmp_path_factory.mktemp("marimo"), scene.marimo_cells())
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def marimo_edit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HostServer]:
+    server = MarimoServer(tmp_path_factory.mktemp("marimo-edit"), scene.marimo_cells(), "edit")
     yield server
     server.stop()
 

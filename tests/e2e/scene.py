@@ -1,0 +1,65 @@
+"""The widgets every anywidget host is tested with (Voila, marimo): a viewer with a
+text panel, a comparison of two episodes, and a run library's leaderboard, built
+from synthetic episodes whose frames name their position (so a canvas checksum says
+which frame is painted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from episodes import frame_digests, synthetic_frames
+
+E2E = Path(__file__).parent
+N = 60  # the viewer's positions
+LONG, SHORT = 40, 25  # the comparison's episodes
+FAST, SLOW = 20, 30  # the library's runs
+SHORT_FROM, SLOW_FROM = 1000, 2000  # where their frames start in the synthetic sequence
+
+SETUP = f"""import sys
+sys.path.insert(0, {str(E2E)!r})
+import tempfile
+import numpy as np
+from episodes import synthetic_episode, synthetic_frames
+from agent_widget import CompareViewer, EpisodeViewer, RunLibrary
+from agent_widget.episodes import Rollout
+
+def episode(frames, reward=1.0):
+    steps = len(frames) - 1
+    return Rollout.from_arrays(frames=frames, actions=np.arange(steps) % 4,
+                               rewards=np.full(steps, reward),
+                               metadata={{"env_id": "Synthetic-v0", "seed": 0}})
+
+viewer = EpisodeViewer(synthetic_episode({N}), title="solo viewer", fps=20)
+viewer.add_panel("note", lambda step: f"python saw t={{step.t}}, reward {{step.reward}}")
+compare = CompareViewer({{"long": episode(synthetic_frames({LONG})),
+                         "short": episode(synthetic_frames({SHORT_FROM + SHORT})[{SHORT_FROM}:])}},
+                        title="side by side")
+lib = RunLibrary(tempfile.mkdtemp())
+lib.add(episode(synthetic_frames({FAST}), 1.0), algorithm="dqn", run="fast")
+slow = episode(synthetic_frames({SLOW_FROM + SLOW})[{SLOW_FROM}:], 0.5)
+lib.add(slow, algorithm="ppo", run="slow")
+board = lib.leaderboard()"""
+
+SHOWN = ["viewer", "compare", "board"]
+
+# SHA-256 of each frame's RGB bytes -> its position, per episode.
+VIEWER_DIGESTS = frame_digests(synthetic_frames(N))
+LONG_DIGESTS = frame_digests(synthetic_frames(LONG))
+FAST_DIGESTS = LONG_DIGESTS  # the same synthetic sequence from 0
+
+
+def _from(start: int, n: int) -> dict[str, int]:
+    digests = frame_digests(synthetic_frames(start + n))
+    return {digest: t - start for digest, t in digests.items() if t >= start}
+
+
+SHORT_DIGESTS = _from(SHORT_FROM, SHORT)
+SLOW_DIGESTS = _from(SLOW_FROM, SLOW)
+
+
+def voila_cells() -> list[str]:
+    return [SETUP, *SHOWN]
+
+
+def marimo_cells() -> list[str]:
+    return ["import marimo as mo", SETUP, *(f"mo.ui.anywidget({name})" for name in SHOWN)]

@@ -1,0 +1,23 @@
+"""The leaderboard in a real Notebook 7 (``jupyter notebook``) and Chromium: the table
+and Open of the JupyterLab module, imported as they are and given this module's
+``notebook`` fixture (the same cells, in a Notebook 7 page)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from lab import Notebook, Server, opened
+from test_leaderboard_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
+    CELLS,
+    test_runs_are_listed_grouped_by_env_and_algorithm_best_return_first,
+    test_ticked_runs_open_side_by_side_under_the_table,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def notebook(notebook7_server: Server, new_page) -> Iterator[Notebook]:
+    with opened(notebook7_server, new_page(), "leaderboard7.ipynb", CELLS) as notebook:
+        yield notebook

@@ -1,0 +1,78 @@
+"""A pip user's first five minutes: the built wheel, installed alone into a fresh venv
+(no system site-packages, dependencies from PyPI), runs the README's first snippet
+and records a CartPole episode with frames.
+
+Slow (a wheel build and a fresh install; mostly waiting on the network), so it is
+marked ``wheel`` and ``make test`` runs it beside the rest of the suite.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.wheel
+
+ROOT = Path(__file__).parent.parent
+CHECK = """
+# The test's own lines, after the README's snippet:
+import numpy as np
+from agent_widget import load
+assert rollout.num_positions > 10, rollout.num_positions
+frame = np.asarray(rollout.frames[rollout.num_positions - 1])
+assert frame.shape == (400, 600, 3) and frame.dtype == np.uint8, (frame.shape, frame.dtype)
+assert frame.min() < frame.max()  # drawn, not blank
+saved = load("cartpole.rollout")
+assert np.array_equal(np.asarray(saved.frames[3]), np.asarray(rollout.frames[3]))
+print("positions:", rollout.num_positions)
+"""
+
+
+def first_snippet(readme: str) -> str:
+    """The README's first Python code block."""
+    match = re.search(r"```python\n(.*?)```", readme, re.DOTALL)
+    assert match, "the README has no python code block"
+    return match.group(1)
+
+
+def run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run(
+        [str(c) for c in command], cwd=cwd, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, f"{command} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, ROOT, cwd=out)
+    (built,) = out.glob("agent_widget-*.whl")
+    return built
+
+
+def test_the_wheel_carries_the_front_end_bundles(wheel):
+    import zipfile
+
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for bundle in ("widget.js", "widget.css", "compare.js", "leaderboard.js", "page.js"):
+        assert f"agent_widget/static/{bundle}" in names
+
+
+def test_the_readme_snippet_runs_after_pip_install_of_the_wheel_alone(wheel, tmp_path):
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True, system_site_packages=False)
+    python = env_dir / "bin" / "python"
+    run(python, "-m", "pip", "install", "-q", wheel, cwd=tmp_path)
+    script = tmp_path / "snippet.py"
+    script.write_text(first_snippet((ROOT / "README.md").read_text()) + CHECK)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env["SDL_VIDEODRIVER"] = "dummy"  # no display here; pygame renders off screen
+    out = run(python, script, cwd=tmp_path, env=env)
+    assert re.search(r"positions: \d+", out), out
