@@ -6,7 +6,7 @@
  *
  * `layoutBars` is pure (tested); `drawBars` paints a layout on a canvas.
  */
-import { formatNumber } from "../shared/readout.ts";
+import { formatNumber } from "../shared/numbers.ts";
 
 export const ROW_HEIGHT = 18;
 export const BAR_COLOR = "#90a4ae";

@@ -14,7 +14,7 @@ import { button, el, input } from "../shared/dom.ts";
 import { NO_ANSWER } from "../shared/no-answer.ts";
 import { colourLevels, inflateLevels, levelColours, smoothScaling } from "./levels.ts";
 import type { CardData, PanelSpec, Progress } from "./state.ts";
-import { formatNumber } from "../shared/readout.ts";
+import { formatNumber } from "../shared/numbers.ts";
 import { toFloat64 } from "../shared/series.ts";
 
 /** Small images are scaled up (by a whole factor, pixels stay square) to about this width. */

@@ -1,10 +1,12 @@
-"""Themes, widths and pixel ratios in a real JupyterLab: every canvas follows a theme
+"""How the widgets look and read in a real JupyterLab: every canvas follows a theme
 switch at once (no step change needed) and is drawn at its shown size times the
-device pixel ratio.
+device pixel ratio, numbers are printed to a readable precision, controls have
+names and keys, and axe-core finds no accessibility violation in light or dark.
 
 One notebook shows a viewer with a bars panel, a comparison and a leaderboard (the
-scene every host is tested with). JupyterLab keeps the theme in its user settings,
-which the session's server shares: the module always leaves it light again.
+scene every host is tested with), and a viewer whose infos hold thirds. JupyterLab
+keeps the theme in its user settings, which the session's server shares: the module
+always leaves it light again.
 """
 
 from __future__ import annotations
@@ -19,13 +21,15 @@ from playwright.sync_api import Browser, Locator
 
 pytestmark = pytest.mark.e2e
 
-VIEWER, COMPARE, BOARD = 1, 2, 3  # cell indices
+VIEWER, COMPARE, BOARD, THIRDS = 1, 2, 3, 4  # cell indices
 Q = {"NOOP": 0.1, "FIRE": 1 / 3, "UPRIGHTFIRE": -0.25, "LEFT": 0.6}
 CELLS = [
     scene.SETUP + f"\nviewer.add_panel('Q', lambda step: {Q!r})",
     "viewer",
     "compare",
-    "board",
+    "board.selected = [board.rows[0]['id']]\nboard",  # a ticked row, for its contrast
+    """EpisodeViewer(Rollout.from_arrays(frames=synthetic_frames(3), actions=[0, 1],
+    rewards=[1 / 3, 2 / 3], infos=[{"prob": 1 / 3}] * 3))""",
 ]
 WIDTHS = [1400, 700]  # the page's width, px
 
@@ -179,3 +183,33 @@ def test_at_twice_the_pixel_ratio_the_bars_are_drawn_at_twice_their_shown_size(
             assert timeline["width"] == round(2 * timeline["shownWidth"])
     finally:
         context.close()
+
+
+def test_the_readout_prints_numbers_to_a_readable_precision(notebook):
+    view = notebook.view(THIRDS)
+    view.wait_painted(0)
+    notebook.wait_until(lambda: '"prob"' in view.readout(), what="the info to arrive")
+    assert 'info: {"prob":0.3333}' in view.readout()
+    assert "0.33333" not in view.readout()
+
+
+def test_the_step_slider_is_named_and_the_keys_are_listed_in_a_help_tooltip(notebook):
+    view = notebook.view(VIEWER)
+    assert view.slider().get_attribute("aria-label") == "Step"
+    assert view.slider().get_attribute("aria-valuetext").startswith("step ")
+    help_text = view.root.locator(".aw-keys-help").get_attribute("title")
+    for key in ["Shift", "Home", "End", "Space"]:
+        assert key in help_text
+
+
+def test_shift_arrows_step_by_ten_and_space_plays_and_pauses(notebook):
+    view = notebook.view(VIEWER)
+    view.press("Home", "Shift+ArrowRight", "Shift+ArrowRight")
+    view.wait_painted(20)
+    view.press("Shift+ArrowLeft")
+    view.wait_painted(10)
+    play = view.root.locator("button.aw-play")
+    view.press(" ")
+    notebook.wait_for("(el) => el.textContent === 'Pause'", play.element_handle())
+    view.press(" ")
+    notebook.wait_for("(el) => el.textContent === 'Play'", play.element_handle())
