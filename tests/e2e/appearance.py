@@ -3,12 +3,14 @@ canvas's text pixels, a canvas's pixel size against its shown size."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Locator
 from views import WatchedPage
 
 LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
+AXE = Path(__file__).parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def set_theme(page: WatchedPage, theme: str) -> None:
@@ -18,8 +20,11 @@ def set_theme(page: WatchedPage, theme: str) -> None:
             await window.jupyterapp.commands.execute("apputils:change-theme", {theme})""",
         theme,
     )
+    # JupyterLab hides its shell and shows a splash while it swaps the stylesheets.
     page.wait_for(
-        "(theme) => document.body.dataset.jpThemeName === theme",
+        """(theme) => document.body.dataset.jpThemeName === theme
+            && !document.querySelector("#jupyterlab-splash")
+            && !document.querySelector(".jp-LabShell.lm-mod-hidden")""",
         theme,
         what=f"the theme {theme!r} to be applied",
     )
@@ -70,3 +75,42 @@ def canvas_size(canvas: Locator) -> dict[str, float]:
         }"""
         )
     )
+
+
+def axe_violations(page: WatchedPage, element: Locator) -> list[str]:
+    """What axe-core (injected from node_modules) finds wrong in ``element``: one line
+    per violation and element, with axe's rule, impact and summary.
+
+    JupyterLab's body is 0 px tall with ``overflow: hidden`` (its shell is positioned
+    absolutely), which axe takes for a clip hiding all text, so that it checks no text
+    contrast at all; the body gets the window's height while axe runs. Only what is
+    scrolled into view is checked, so the element is scrolled to first. An axe that
+    checked no text's contrast fails, rather than passing for having seen nothing."""
+    if not page.page.evaluate("() => typeof window.axe === 'object'"):
+        page.page.add_script_tag(path=str(AXE))
+    result = element.evaluate(
+        """async (root) => {
+            root.scrollIntoView({block: "start"});
+            const height = document.body.style.height;
+            document.body.style.height = "100vh";
+            try {
+                const results = await axe.run(root);
+                const contrast = results.passes.find((r) => r.id === "color-contrast");
+                const overlapped = results.incomplete
+                    .filter((r) => r.id === "color-contrast")
+                    .flatMap((r) => r.nodes)
+                    .filter((n) => n.any.some((a) => /overlapped/.test(a.message)));
+                return {
+                    violations: results.violations.flatMap((v) => v.nodes.map((n) =>
+                        `${v.id} (${v.impact}): ${n.target.join(" ")}: ${n.failureSummary}`)),
+                    contrastChecked: contrast ? contrast.nodes.length : 0,
+                    overlapped: overlapped.map((n) => n.target.join(" ")),
+                };
+            } finally {
+                document.body.style.height = height;
+            }
+        }"""
+    )
+    assert result["contrastChecked"] > 0, "axe checked no text's contrast"
+    assert not result["overlapped"], f"axe could not see behind: {result['overlapped']}"
+    return list(result["violations"])

@@ -15,7 +15,15 @@ from collections.abc import Iterator
 
 import pytest
 import scene
-from appearance import DARK, LIGHT, canvas_size, parse_rgb, set_theme, text_pixels
+from appearance import (
+    DARK,
+    LIGHT,
+    axe_violations,
+    canvas_size,
+    parse_rgb,
+    set_theme,
+    text_pixels,
+)
 from lab import Notebook, Server, opened
 from playwright.sync_api import Browser, Locator
 
@@ -163,28 +171,6 @@ def test_the_timeline_and_comparison_chart_follow_the_theme(notebook):
     wait_theme(notebook, chart, "light")
 
 
-def test_at_twice_the_pixel_ratio_the_bars_are_drawn_at_twice_their_shown_size(
-    server: Server, browser: Browser
-):
-    context = browser.new_context(viewport={"width": 1100, "height": 1000}, device_scale_factor=2)
-    try:
-        with opened(server, context.new_page(), "themes-hidpi.ipynb", CELLS) as notebook:
-            canvas = bars(notebook)
-            notebook.wait_for(
-                "(el) => el.width === Math.round(el.getBoundingClientRect().width * 2)",
-                canvas.element_handle(),
-                what="the bars to be drawn at twice their shown width",
-            )
-            size = canvas_size(canvas)
-            assert size["ratio"] == 2
-            assert size["width"] == round(2 * size["shownWidth"])
-            assert size["height"] == round(2 * size["shownHeight"])
-            timeline = canvas_size(cell(notebook, VIEWER, "canvas.aw-timeline"))
-            assert timeline["width"] == round(2 * timeline["shownWidth"])
-    finally:
-        context.close()
-
-
 def test_the_readout_prints_numbers_to_a_readable_precision(notebook):
     view = notebook.view(THIRDS)
     view.wait_painted(0)
@@ -213,3 +199,50 @@ def test_shift_arrows_step_by_ten_and_space_plays_and_pauses(notebook):
     notebook.wait_for("(el) => el.textContent === 'Pause'", play.element_handle())
     view.press(" ")
     notebook.wait_for("(el) => el.textContent === 'Play'", play.element_handle())
+
+
+WIDGETS = {
+    "viewer": (VIEWER, ".agent-widget"),
+    "compare": (COMPARE, ".aw-compare"),
+    "leaderboard": (BOARD, ".aw-leaderboard"),
+}
+
+
+@pytest.mark.parametrize("theme", [LIGHT, DARK])
+@pytest.mark.parametrize("widget", list(WIDGETS))
+def test_axe_finds_no_accessibility_violation(notebook, widget, theme):
+    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+    index, selector = WIDGETS[widget]
+    root = cell(notebook, index, selector)
+    if widget == "viewer":
+        notebook.view(VIEWER).wait_card("Q", notebook.view(VIEWER).painted_step(), "bars")
+    set_theme(notebook, theme)
+    try:
+        violations = axe_violations(notebook, root)
+    finally:
+        set_theme(notebook, LIGHT)
+    assert not violations, "\n".join(violations)
+
+
+# Last in the module: closing its notebook shuts down every kernel of the server, the
+# module notebook's too.
+def test_at_twice_the_pixel_ratio_the_bars_are_drawn_at_twice_their_shown_size(
+    server: Server, browser: Browser
+):
+    context = browser.new_context(viewport={"width": 1100, "height": 1000}, device_scale_factor=2)
+    try:
+        with opened(server, context.new_page(), "themes-hidpi.ipynb", CELLS) as notebook:
+            canvas = bars(notebook)
+            notebook.wait_for(
+                "(el) => el.width === Math.round(el.getBoundingClientRect().width * 2)",
+                canvas.element_handle(),
+                what="the bars to be drawn at twice their shown width",
+            )
+            size = canvas_size(canvas)
+            assert size["ratio"] == 2
+            assert size["width"] == round(2 * size["shownWidth"])
+            assert size["height"] == round(2 * size["shownHeight"])
+            timeline = canvas_size(cell(notebook, VIEWER, "canvas.aw-timeline"))
+            assert timeline["width"] == round(2 * timeline["shownWidth"])
+    finally:
+        context.close()
