@@ -25,6 +25,7 @@ import numpy as np
 
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 _LOCAL_SIGNATURE = b"PK\x03\x04"
+_MAX_HELD = 64 * 2**20  # the end of a remote file fetched whole on opening, at most
 
 
 class RolloutFileError(ValueError):
@@ -66,6 +67,89 @@ class _Source:
             return zipfile.ZipFile(file).infolist()
 
 
+class _RemoteSource:
+    """A file on an fsspec filesystem (``s3://``, ``gs://``, ``https://`` ...), read by
+    ranged requests: opening reads the zip directory at the end, each payload is one
+    request for its bytes, so a view of a long episode fetches only what it shows.
+
+    Unlike a local file's descriptor, nothing pins the object: if it is replaced while
+    a rollout reads it, the next chunk read fails its CRC check.
+    """
+
+    def __init__(self, url: str, storage_options: dict[str, Any] | None) -> None:
+        try:
+            import fsspec
+        except ImportError:
+            raise RolloutFileError(
+                f"{url}: reading a URL needs fsspec and the filesystem's package "
+                "(pip install s3fs for s3://, gcsfs for gs://)"
+            ) from None
+        self.path = url
+        try:
+            self._fs, self._key = fsspec.core.url_to_fs(url, **(storage_options or {}))
+            info = self._fs.info(self._key)
+        except Exception as error:  # any client's own errors: botocore's are not OSErrors
+            problem = f"{type(error).__name__}: {error}"
+            raise RolloutFileError(f"{url}: cannot open ({problem})") from None
+        if info.get("type") != "file":
+            raise RolloutFileError(f"{url}: {info.get('type', 'not a file')}, not a .rollout file")
+        self.size = int(info["size"])
+        self._held, self._held_from = b"", self.size  # the file's end, once fetched
+
+    def hold_from(self, offset: int) -> None:
+        """Fetch the file from ``offset`` to its end in one request and serve reads there
+        from it: the small members and the directory, read on opening (up to 64 MiB)."""
+        if offset < self._held_from and self.size - offset <= _MAX_HELD:
+            self._held, self._held_from = self.read(offset, self.size - offset), offset
+
+    def read(self, offset: int, length: int) -> bytes:
+        if length == 0:
+            return b""
+        if offset >= self._held_from and offset + length <= self.size:
+            return self._held[offset - self._held_from : offset - self._held_from + length]
+        try:
+            data = self._fs.cat_file(self._key, start=offset, end=offset + length)
+        except Exception as error:  # a dropped connection, expired credentials
+            raise RolloutFileError(f"{self.path}: cannot read bytes {offset}.. ({error})") from None
+        if len(data) != length:
+            raise RolloutFileError(f"{self.path}: unexpected end of file at byte {offset}")
+        return bytes(data)
+
+    def central_directory(self) -> list[zipfile.ZipInfo]:
+        # The directory is at the end: 64 KiB held covers it and the end record for any
+        # file with a few thousand members, in one request.
+        self.hold_from(max(0, self.size - 64 * 2**10))
+        return zipfile.ZipFile(_Tail(self)).infolist()
+
+
+class _Tail(io.RawIOBase):
+    """A remote file as zipfile reads it, by seeks and reads of the source (whose held
+    end answers them without a request)."""
+
+    def __init__(self, source: _RemoteSource) -> None:
+        self._source, self._size, self._at = source, source.size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._at, io.SEEK_END: self._size}[whence]
+        self._at = base + offset
+        return self._at
+
+    def tell(self) -> int:
+        return self._at
+
+    def read(self, size: int = -1) -> bytes:
+        stop = self._size if size < 0 else min(self._size, self._at + size)
+        data = self._source.read(self._at, max(0, stop - self._at))
+        self._at += len(data)
+        return data
+
+
 class Member(NamedTuple):
     """Where a zip member lies and what its header promises about it."""
 
@@ -83,11 +167,17 @@ class Archive:
     ``recovered`` says which: a recovered archive has lost whatever followed the cut.
     """
 
-    def __init__(self, path: Path) -> None:
-        try:
-            self.source = _Source(path)
-        except OSError as error:
-            raise RolloutFileError(f"{path}: cannot open ({error.strerror})") from None
+    def __init__(self, path: Path | str, storage_options: dict[str, Any] | None = None) -> None:
+        """``path``: a local file, or a URL (``s3://bucket/key``) read through fsspec with
+        ``storage_options`` (credentials, endpoint)."""
+        self.source: _Source | _RemoteSource
+        if isinstance(path, str) and "://" in path:
+            self.source = _RemoteSource(path, storage_options)
+        else:
+            try:
+                self.source = _Source(Path(path))
+            except OSError as error:
+                raise RolloutFileError(f"{path}: cannot open ({error.strerror})") from None
         self.path = path
         head = self.source.read(0, min(4, self.source.size))
         if head != _LOCAL_SIGNATURE:
@@ -112,6 +202,9 @@ class Archive:
             members = self._scan_local_headers()
             self.recovered = True
         self.members = {m.name: m for m in members}
+        if isinstance(self.source, _RemoteSource):  # the small members, in one request
+            small = [m.header_offset for m in members if m.name != "chunks.bin"]
+            self.source.hold_from(min(small, default=self.source.size))
 
     def warn_if_recovered(self) -> None:
         """Warn the caller's caller that members were recovered from a cut file."""

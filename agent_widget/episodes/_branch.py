@@ -24,7 +24,7 @@ from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray, 
 from agent_widget.episodes._env_states import can_save, restore_state
 from agent_widget.episodes._frames import ArrayFrames, Frames, encode_chunk
 from agent_widget.episodes._minari import ReplayDivergenceError
-from agent_widget.episodes._recording import Policy, _Episode, _spec_id, _split_policy_output
+from agent_widget.episodes._recording import EpisodeBuffer, Policy, spec_id, split_policy_output
 from agent_widget.episodes._rollout import Rollout
 
 
@@ -81,7 +81,7 @@ def branch(
         obs, info = _replay(rollout, t, env, seed, 0)  # a wrapper the state left stale
     renders = rollout.frames is not None
     frame = rollout.frames[t] if rollout.frames is not None else None  # as the env's
-    future = _Episode(obs, info, frame, renders, metadata={})
+    future = EpisodeBuffer(obs, info, frame, renders, metadata={})
     every = min((p for p in rollout.states if p > 0), default=None)
     try:
         _play(env, policy, future, obs, action, max_steps, renders, (every, t))
@@ -121,7 +121,7 @@ def _checked(rollout: Rollout, t: int, action: Any, env: gym.Env[Any, Any]) -> i
         raise ValueError(f"cannot branch at position {t}: the episode has 0..{rollout.num_steps}")
     if t == rollout.num_steps and rollout.num_steps and rollout.terminated[-1]:
         raise ValueError(f"cannot branch at position {t}: the episode terminated there")
-    env_id, wanted = _spec_id(env), rollout.metadata.get("env_id")
+    env_id, wanted = spec_id(env), rollout.metadata.get("env_id")
     if env_id is not None and wanted is not None and env_id != wanted:
         raise ValueError(f"the env is {env_id!r}, the episode was recorded in {wanted!r}")
     seed = rollout.metadata.get("seed")
@@ -185,7 +185,7 @@ def _diverged(rollout: Rollout, s: int, what: str) -> str:
 def _play(
     env: gym.Env[Any, Any],
     policy: Policy,
-    future: _Episode,
+    future: EpisodeBuffer,
     obs: Any,
     action: Any,
     max_steps: int,
@@ -196,7 +196,7 @@ def _play(
     extras are kept at every step (at the first, what it would have done), and the
     env's state saved as the episode's were: ``states`` is (every, the branch point)."""
     for k in range(max_steps):
-        chosen, extras = _split_policy_output(policy(obs))
+        chosen, extras = split_policy_output(policy(obs))
         taken = action if k == 0 else chosen
         future.check_extras(extras)
         obs, reward, terminated, truncated, info = env.step(_replayable(taken))

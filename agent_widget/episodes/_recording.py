@@ -72,11 +72,11 @@ def _base_metadata(
     }
 
 
-def _spec_id(env: gym.Env[Any, Any] | VectorEnv[Any, Any, Any]) -> str | None:
+def spec_id(env: gym.Env[Any, Any] | VectorEnv[Any, Any, Any]) -> str | None:
     return env.spec.id if env.spec is not None else None
 
 
-def _split_policy_output(output: Any) -> tuple[Any, Mapping[str, Any]]:
+def split_policy_output(output: Any) -> tuple[Any, Mapping[str, Any]]:
     """``(action, {extras})`` -> its parts; anything else is the action alone."""
     if isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], Mapping):
         return output[0], output[1]
@@ -249,7 +249,7 @@ def _action_string(action: Any) -> str:
         return repr(action)
 
 
-class _Episode:
+class EpisodeBuffer:
     """One episode's data as it comes; a Rollout of it can be asked for at any time.
 
     With a ``spool``, each chunk goes to the episode's file once the step after it is
@@ -532,7 +532,7 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         self.rollouts: list[Rollout] = []
         self._renders = env.render_mode == "rgb_array"
         self._labels = _labels(agent, algorithm, metadata)
-        self._episode: _Episode | None = None
+        self._episode: EpisodeBuffer | None = None
         self._extras: Mapping[str, Any] = {}
         if states_every is not None and states_every < 1:
             raise ValueError(f"states_every must be a positive number of steps, not {states_every}")
@@ -566,10 +566,10 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         self._episode = None
         obs, info = self.env.reset(seed=seed, options=options)
         names = action_names(self.env)
-        metadata = _base_metadata(_spec_id(self.env), seed, names, self._labels)
+        metadata = _base_metadata(spec_id(self.env), seed, names, self._labels)
         frame = self.env.render() if self._renders else None
         spool = None if self._open_file is None else Spool(*self._open_file())
-        self._episode = _Episode(obs, info, frame, self._renders, spool, metadata)
+        self._episode = EpisodeBuffer(obs, info, frame, self._renders, spool, metadata)
         self._extras = {}
         return obs, info
 
@@ -669,7 +669,7 @@ def record(
     obs, _ = recorder.reset(seed=seed)
     try:
         for _ in range(max_steps):
-            action, extras = _split_policy_output(policy(obs))
+            action, extras = split_policy_output(policy(obs))
             recorder.record_extras(**extras)
             obs, _, terminated, truncated, _ = recorder.step(action)
             if terminated or truncated:
@@ -763,7 +763,7 @@ def record_vector(
     obs, infos = envs.reset(seed=seed)
     metadatas = _vector_metadata(envs, seed, _labels(agent, algorithm, metadata))
     episodes = [
-        _Episode(
+        EpisodeBuffer(
             obs_i,
             _sub_env_info(infos, i),
             frame,
@@ -789,7 +789,7 @@ def record_vector(
 def _run_vector(
     envs: VectorEnv[Any, Any, Any],
     policy: Policy,
-    episodes: list[_Episode],
+    episodes: list[EpisodeBuffer],
     obs: Any,
     max_steps: int,
     mode: AutoresetMode,
@@ -800,7 +800,7 @@ def _run_vector(
         active = [i for i, episode in enumerate(episodes) if not episode.done]
         if not active:
             return
-        actions, extras = _split_policy_output(policy(obs))
+        actions, extras = split_policy_output(policy(obs))
         obs, rewards, terminated, truncated, infos = envs.step(actions)
         step_frames = frames()
         per_env = zip(
@@ -842,7 +842,7 @@ def _vector_metadata(
     ]
 
 
-def _vector_rollouts(episodes: list[_Episode]) -> list[Rollout]:
+def _vector_rollouts(episodes: list[EpisodeBuffer]) -> list[Rollout]:
     """Each sub-env's episode as a rollout, unfinished ones marked truncated."""
     rollouts = []
     for episode in episodes:
@@ -855,7 +855,7 @@ def _describe_vector(envs: VectorEnv[Any, Any, Any]) -> tuple[str | None, list[s
     """The env id and action names of a vector env's sub-envs."""
     sub_envs = getattr(envs, "envs", None)  # SyncVectorEnv holds its sub-envs
     if sub_envs:
-        return _spec_id(sub_envs[0]), action_names(sub_envs[0])
+        return spec_id(sub_envs[0]), action_names(sub_envs[0])
     if envs.spec is None:
         return None, None
     return envs.spec.id, known_action_names(envs.spec.entry_point, envs.single_action_space)

@@ -418,20 +418,26 @@ def _json_text(value: Any, what: str, indent: int | None = None) -> str:
 # --------------------------------------------------------------------------- loading
 
 
-def load(path: str | os.PathLike[str]) -> Rollout:
+def load(path: str | os.PathLike[str], *, storage_options: dict[str, Any] | None = None) -> Rollout:
     """Open a ``.rollout`` file lazily: O(1) in episode length for frames, infos, observations.
 
     Raises RolloutFileError (a ValueError) naming the file and the problem when it is
     not a readable ``.rollout`` file. A file whose end was cut off still opens (with
-    a warning) as long as its small members survived; frames past the cut raise when
-    read.
+    a warning) with every chunk it holds whole.
+
+    ``path`` may be a URL of any fsspec filesystem (``s3://bucket/pong.rollout``, with
+    its package installed, e.g. s3fs): opening reads the zip directory and the small
+    members, and each chunk a view needs is one ranged request for its bytes.
+    ``storage_options`` go to the filesystem (credentials, ``client_kwargs``).
 
     Examples:
         >>> again = load("pong.rollout")  # doctest: +SKIP
         >>> again.frames[1234].shape  # doctest: +SKIP
         (210, 160, 3)
+        >>> far = load("s3://runs/pong.rollout", storage_options={"anon": True})  # doctest: +SKIP
     """
-    archive = Archive(Path(path))
+    remote = isinstance(path, str) and "://" in path
+    archive = Archive(path if isinstance(path, str) and remote else Path(path), storage_options)
     if _META not in archive.members and BLOB in archive.members:
         return _recover(archive)
     archive.warn_if_recovered()
