@@ -46,12 +46,14 @@ export class ReturnsChart {
         const bins = binMinMax(values, this.length, width);
         drawLine(c, bins, height, lineColor(i, palette), 1.5 * ratio, scale);
       });
+    }, onSeek, (c, width, height, ratio, palette) => {
+      // Over the cursor, so it still shows with the playhead on the divergence step;
+      // dashed, so it reads apart from the solid cursor.
       if (this.divergence === null) return;
-      // A dashed marker, so it reads apart from the solid cursor.
       c.fillStyle = palette.dark ? DIVERGENCE.dark : DIVERGENCE.light;
       const x = Math.round(cursorX(this.divergence, width, this.length) - ratio);
       for (let y = 0; y < height; y += 6 * ratio) c.fillRect(x, y, Math.max(2, Math.round(2 * ratio)), 3 * ratio);
-    }, onSeek);
+    });
     this.strip.element.title = "return of each episode; dashed: the first step where their actions differ";
   }
 

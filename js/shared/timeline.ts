@@ -117,6 +117,8 @@ export class Strip {
     private readonly cursorColor: (palette: Palette) => string,
     private readonly draw: DrawBackground,
     onSeek: (t: number) => void,
+    /** Marks drawn over the cursor, so that it never hides them. */
+    private readonly drawOver?: DrawBackground,
   ) {
     this.element = parent.appendChild(document.createElement("canvas"));
     this.element.className = className;
@@ -178,8 +180,10 @@ export class Strip {
     this.palette ??= readPalette(this.element);
     c.fillStyle = this.cursorColor(this.palette);
     const x = cursorX(this.step, width, this.length);
-    const w = Math.max(2, Math.round(window.devicePixelRatio || 1));
+    const ratio = window.devicePixelRatio || 1;
+    const w = Math.max(2, Math.round(ratio));
     c.fillRect(Math.round(x - w / 2), 0, w, height);
+    this.drawOver?.(c, width, height, ratio, this.palette);
   }
 }
 
