@@ -13,8 +13,6 @@
 export interface Palette {
   /** Text, axis and cursor colour. */
   text: string;
-  /** Secondary text (legends, ticks). */
-  muted: string;
   /** Whether the theme is dark (light text): series take their light variants. */
   dark: boolean;
 }
@@ -27,8 +25,7 @@ export function readPalette(element: Element): Palette {
   const variable = (name: string) => style.getPropertyValue(name).trim();
   // The element's own text colour: what the widget's stylesheet made of the theme.
   const text = style.color || variable("--jp-ui-font-color1") || LIGHT_TEXT;
-  const muted = variable("--jp-ui-font-color2") || text;
-  return { text, muted, dark: isLightColor(text) };
+  return { text, dark: isLightColor(text) };
 }
 
 /** The r, g, b (0-255) and alpha (0-1) of a CSS `rgb()`/`rgba()`/`#hex` colour, or null. */
