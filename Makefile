@@ -10,7 +10,7 @@ DEMO_PORT ?= 8888
 # A count on each line of dots ([ 120/1040]), and the slowest tests at the end.
 PYTEST_PROGRESS := -q -o console_output_style=count --durations=15
 
-.PHONY: demo test setup lint build docs bench screenshot
+.PHONY: demo test setup lint build docs bench screenshot theme-screenshots
 
 # JupyterLab on the quickstart notebook: the URL it prints (with its token) is the
 # notebook's own; no browser is opened (servers have none). How to reach it from
@@ -96,3 +96,7 @@ bench: setup build
 
 screenshot: setup build
 	$(PY) docs/screenshot.py
+
+# The pictures of docs/guides/appearance.md: each widget in JupyterLab's light and dark themes.
+theme-screenshots: setup build
+	$(PY) docs/theme_screenshots.py

@@ -213,7 +213,7 @@ def test_it_works_as_an_episode_viewer_panel_ringing_the_agent(lake):
     rollout = record(lake, greedy_policy(q_table, seed=0), seed=0)
     value_map = ValueMap(lake, q_table)
     step = Step(rollout, 1)
-    image = value_map(step)
+    image = value_map(step)[..., :3]
     row, col = divmod(int(rollout.observations[1]), 4)
     assert np.all(cell(image, row, col) == AGENT, axis=-1).any()
     card = compute(value_map, step)
@@ -221,10 +221,30 @@ def test_it_works_as_an_episode_viewer_panel_ringing_the_agent(lake):
     assert (card.meta["height"], card.meta["width"]) == value_map.size
 
 
+def test_as_a_panel_it_is_transparent_around_the_grid_and_the_colour_bar(lake):
+    """A card on a dark theme shows the page around the map, not a white box."""
+    value_map = ValueMap(lake, np.zeros((16, 4)))
+    image = value_map(Step(record(lake, lambda obs: DOWN, seed=0, max_steps=2), 0))
+    assert image.shape == (*value_map.size, 4)
+    alpha = image[..., 3]
+    grid = 4 * SIZE + 1
+    assert (alpha[:grid, :grid] == 255).all()  # the map itself is opaque
+    bar = grid + 6  # the colour bar after its gap
+    assert (alpha[:, bar : bar + 12] == 255).all()
+    assert (alpha[:, grid:bar] == 0).all()  # the gap shows the page
+    labels = alpha[:, bar + 12 :]
+    assert 0 < (labels == 255).mean() < 0.5  # the labels and their halo, nothing else
+    rgb = image[..., :3][:, bar + 12 :][labels == 255]
+    assert inked(rgb).any()  # black ink
+    assert (rgb == 255).all(axis=-1).any()  # and its white halo
+    same = value_map.image(np.zeros((16, 4)), state=0)  # the agent starts in state 0
+    assert (image[..., :3] == same).all()  # the same picture
+
+
 def test_values_may_be_a_function_of_the_step(lake):
     tables = np.zeros((3, 16, 4))
     tables[2, 6, RIGHT] = 1.0
     rollout = record(lake, lambda obs: DOWN, seed=0, max_steps=2)
-    image = ValueMap(lake, lambda step: tables[step.t])(Step(rollout, 2))
+    image = ValueMap(lake, lambda step: tables[step.t])(Step(rollout, 2))[..., :3]
     assert ink_along(image, 1, 2, (0, 1))
     assert not ink_along(image, 1, 2, (1, 0))

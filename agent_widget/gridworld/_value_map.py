@@ -7,8 +7,11 @@ shows all of them). Tiles where an episode ends (holes, the goal, the cliff) hav
 no learned value, so they are drawn as grey tiles and left out of the scale. A red
 ring marks the agent's cell when a state is given.
 
-The result is an HxWx3 uint8 array, so a ``ValueMap`` is an EpisodeViewer panel as
-it is: called with a step, it draws the table for that step and rings ``step.obs``.
+``image()`` gives an HxWx3 uint8 array on white (a frame, a video). Called with a
+step, a ``ValueMap`` is an EpisodeViewer panel as it is: it draws the table for that
+step, rings ``step.obs``, and leaves what lies around the grid and the colour bar
+transparent (HxWx4), so the card shows the page's own background in a light or a dark
+theme; the bar's labels are haloed like the arrows, readable on either.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 
 from agent_widget.gridworld._glyphs import (
     GRID,
+    HALO,
     INK,
     NO_VALUE,
     Glyph,
@@ -98,16 +102,25 @@ class ValueMap:
         return rows * self.cell_size + 1, grid_width + _GAP + _BAR + _LABELS
 
     def __call__(self, step: Step) -> np.ndarray:
-        """The map of ``values`` at ``step``, the agent ringed at ``step.obs``: a panel."""
+        """The map of ``values`` at ``step``, the agent ringed at ``step.obs``: a panel
+        (HxWx4, transparent around the grid and the colour bar)."""
         if self.values is None:
             raise ValueError("this ValueMap has no values to draw: pass ValueMap(env, q_table)")
         values = self.values(step) if callable(self.values) else self.values
         obs = step.obs
         state = None if obs is None or np.ndim(obs) != 0 else int(obs)
-        return self.image(values, state)
+        return self.image(values, state, transparent=True)
 
-    def image(self, values: Any, state: int | None = None) -> np.ndarray:
+    def image(
+        self, values: Any, state: int | None = None, *, transparent: bool = False
+    ) -> np.ndarray:
         """Draw ``values`` (a Q-table or a value table) with the agent at ``state`` (or none).
+
+        Args:
+            values: a Q-table ``(num_states, num_actions)`` or a value table ``(num_states,)``.
+            state: the state whose cell is ringed, if any.
+            transparent: an RGBA image whose pixels around the grid and the colour bar
+                are transparent, instead of RGB on white.
 
         Raises ValueError when the table does not fit the env (naming both shapes) or
         ``state`` is not one of its states.
@@ -135,8 +148,15 @@ class ValueMap:
             self._arrows(image, q, states, valued)
         if state is not None:
             ring(size - 1).paint(image, *self._corner(self.layout.cell(state)))
-        _colour_bar(image, cols * size + 1 + _GAP, low, high)
-        return image
+        left = cols * size + 1 + _GAP
+        labels = _colour_bar(image, left, low, high)
+        if not transparent:
+            return image
+        opaque = np.zeros((height, width), bool)
+        opaque[: rows * size + 1, : cols * size + 1] = True
+        opaque[:, left : left + _BAR] = True
+        opaque[:, left + _BAR + 3 : left + _LABELS + _BAR] |= labels
+        return np.dstack([image, np.where(opaque, 255, 0).astype(np.uint8)])
 
     def _checked(self, values: Any) -> np.ndarray:
         q = np.asarray(values, dtype=np.float64)
@@ -210,23 +230,30 @@ def _colours(cell_values: np.ndarray, low: float, high: float) -> np.ndarray:
     return np.where(finite[..., None], LUT[index], np.array(NO_VALUE, np.uint8))
 
 
-def _colour_bar(image: np.ndarray, left: int, low: float, high: float) -> None:
-    """The scale from ``high`` (top) to ``low`` (bottom), its ends labelled."""
+def _colour_bar(image: np.ndarray, left: int, low: float, high: float) -> np.ndarray:
+    """The scale from ``high`` (top) to ``low`` (bottom), its ends labelled in black with a
+    white halo; returns the mask of the labels' pixels (halo included) in their region."""
     height = image.shape[0]
     index = np.linspace(255, 0, height - 2).round().astype(np.intp)
     image[1:-1, left + 1 : left + _BAR - 1] = LUT[index][:, None]
     image[[0, -1], left : left + _BAR] = GRID
     image[:, [left, left + _BAR - 1]] = GRID
     region = image[:, left + _BAR + 3 : left + _LABELS + _BAR]
-    region[_labels(height, f"{high:.3g}", f"{low:.3g}")] = INK
+    ink, halo = _labels(height, f"{high:.3g}", f"{low:.3g}")
+    region[halo] = HALO
+    region[ink] = INK
+    return halo
 
 
 @lru_cache(maxsize=256)
-def _labels(height: int, top: str, bottom: str) -> np.ndarray:
-    """Mask of the colour bar's two labels (cached: during training the ends rarely change)."""
+def _labels(height: int, top: str, bottom: str) -> tuple[np.ndarray, np.ndarray]:
+    """Masks of the colour bar's two labels and of their halo (the labels grown by a pixel;
+    cached: during training the ends rarely change)."""
     text = Image.new("L", (_LABELS - 3, height), 0)
     draw = ImageDraw.Draw(text)
     font = ImageFont.load_default(size=_FONT_SIZE)
     draw.text((0, 0), top, fill=255, font=font, anchor="lt")
     draw.text((0, height - 1), bottom, fill=255, font=font, anchor="lb")
-    return np.asarray(text) > 127
+    ink = np.asarray(text) > 127
+    grown = np.asarray(Image.fromarray(ink.astype(np.uint8) * 255).filter(ImageFilter.MaxFilter(3)))
+    return ink, grown > 127

@@ -12,11 +12,12 @@
 import { type ChildView, childModel, mountChild } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
 import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
-import { PALETTE, ReturnsChart } from "./chart.ts";
+import { lineColor, ReturnsChart } from "./chart.ts";
 import { Controls, keyAction } from "../shared/controls.ts";
 import { button, el } from "../shared/dom.ts";
 import { Player } from "../shared/player.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
+import { onAppearanceChange, readPalette } from "../shared/theme.ts";
 import { Throttle } from "../shared/throttle.ts";
 import type { Model } from "../shared/types.ts";
 import { parseState, WhatIfBar } from "./what-if.ts";
@@ -49,6 +50,7 @@ class CompareView {
   private readonly player: Player;
   private readonly saveStep: Throttle;
   private readonly resizeObserver: ResizeObserver;
+  private readonly stopWatchingTheme: () => void;
   private readonly listeners: [string, () => void][] = [];
   private children: Child[] = [];
   private alignment = new Alignment([], []);
@@ -103,6 +105,7 @@ class CompareView {
     );
     this.resizeObserver = new ResizeObserver(() => this.layout());
     this.resizeObserver.observe(this.root);
+    this.stopWatchingTheme = onAppearanceChange(() => this.colorLegend());
 
     this.listen("change:step", () => this.go(Number(model.get("step")) || 0, "model"));
     this.listen("change:fps", () => this.onPlayback());
@@ -127,6 +130,7 @@ class CompareView {
     this.controls.dispose();
     this.chart.dispose();
     this.resizeObserver.disconnect();
+    this.stopWatchingTheme();
     this.root.removeEventListener("keydown", this.onChildKey, { capture: true });
     for (const [event, callback] of this.listeners) this.model.off(event, callback);
     for (const child of this.children) child.view.remove();
@@ -188,10 +192,18 @@ class CompareView {
     this.legend.textContent = "";
     this.children.forEach((child, i) => {
       const item = this.legend.appendChild(el("span", "aw-legend-item"));
-      const swatch = item.appendChild(el("span", "aw-swatch"));
-      swatch.style.background = PALETTE[i % PALETTE.length];
+      item.appendChild(el("span", "aw-swatch"));
       const total = child.series.returns[child.series.returns.length - 1] ?? 0;
       item.append(`${labels[i] ?? i}: return ${Number.parseFloat(total.toFixed(4))}`);
+    });
+    this.colorLegend();
+  }
+
+  /** Each swatch in its line's colour, in the current theme. */
+  private colorLegend(): void {
+    const palette = readPalette(this.root);
+    this.legend.querySelectorAll<HTMLElement>(".aw-swatch").forEach((swatch, i) => {
+      swatch.style.background = lineColor(i, palette);
     });
   }
 

@@ -8,7 +8,7 @@ import compare from "../compare/compare.ts";
 import { type ChildView, childModel, mountChild, type Render } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
 import { button, el, input } from "../shared/dom.ts";
-import { asRows, cellTexts, COLUMNS, groupRows, type Row, type Sort } from "./table.ts";
+import { asRows, cellTexts, COLUMNS, groupRows, returnDecimals, type Row, type Sort } from "./table.ts";
 import type { Model } from "../shared/types.ts";
 
 class LeaderboardView {
@@ -37,6 +37,7 @@ class LeaderboardView {
     const bar = this.root.appendChild(el("div", "aw-toolbar"));
     this.filter = bar.appendChild(input("aw-filter", "search"));
     this.filter.placeholder = "filter: env, algorithm, run, params";
+    this.filter.setAttribute("aria-label", "Filter runs by env, algorithm, run or params");
     this.count = bar.appendChild(el("span", "aw-count"));
     const episodeLabel = bar.appendChild(el("label", "aw-episode-label"));
     episodeLabel.append("episode ");
@@ -116,6 +117,7 @@ class LeaderboardView {
     this.count.textContent = `${shown} of ${this.rows.length} runs, ${selected.size} ticked`;
     this.open.disabled = selected.size === 0;
     this.body.textContent = "";
+    const decimals = returnDecimals(groups.flatMap((g) => g.rows));
     for (const group of groups) {
       const header = this.body.insertRow();
       header.className = "aw-group";
@@ -123,15 +125,16 @@ class LeaderboardView {
       cell.colSpan = COLUMNS.length + 1;
       const runs = group.rows.length;
       cell.textContent = `${group.env} · ${group.algorithm} (${runs} run${runs === 1 ? "" : "s"})`;
-      for (const row of group.rows) this.drawRow(row, selected.has(row.id));
+      for (const row of group.rows) this.drawRow(row, selected.has(row.id), decimals);
     }
   }
 
   private drawHead(): void {
     this.head.textContent = "";
-    this.head.appendChild(el("th", "aw-tick-column"));
+    const tickHeader = this.head.appendChild(el("th", "aw-tick-column"));
+    tickHeader.appendChild(el("span", "aw-visually-hidden")).textContent = "ticked";
     for (const column of COLUMNS) {
-      const th = this.head.appendChild(el("th", "aw-sortable"));
+      const th = this.head.appendChild(el("th", column.numeric ? "aw-sortable aw-number" : "aw-sortable"));
       const sorted = this.sort.key === column.key;
       th.textContent = column.title + (sorted ? (this.sort.descending ? " ▼" : " ▲") : "");
       th.setAttribute("aria-sort", sorted ? (this.sort.descending ? "descending" : "ascending") : "none");
@@ -145,15 +148,20 @@ class LeaderboardView {
     }
   }
 
-  private drawRow(row: Row, ticked: boolean): void {
+  private drawRow(row: Row, ticked: boolean, decimals: number): void {
     const tr = this.body.insertRow();
     tr.className = ticked ? "aw-run aw-ticked" : "aw-run";
     tr.dataset.id = row.id;
     tr.title = row.id;
     const tick = tr.insertCell().appendChild(input("aw-tick", "checkbox"));
     tick.checked = ticked;
+    tick.setAttribute("aria-label", `Tick run ${row.run} (${row.env_id} · ${row.algorithm})`);
     tick.addEventListener("change", () => this.toggle(row.id));
-    for (const text of cellTexts(row)) tr.insertCell().textContent = text;
+    cellTexts(row, decimals).forEach((text, i) => {
+      const td = tr.insertCell();
+      td.textContent = text;
+      if (COLUMNS[i].numeric) td.className = "aw-number";
+    });
     tr.addEventListener("click", (event) => {
       if (event.target !== tick) this.toggle(row.id);
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asRows, cellTexts, compareRows, groupRows, matches, paramsText, type Row } from "./table.ts";
+import { asRows, cellTexts, compareRows, groupRows, matches, paramsText, returnDecimals, type Row } from "./table.ts";
 
 function row(fields: Partial<Row>): Row {
   return asRows([
@@ -83,6 +83,17 @@ describe("cellTexts", () => {
   it("formats a row for the table", () => {
     const r = row({ run: "alpha0.1", return_mean: 0.74, return_std: 0.1234567, success_rate: 0.745, steps: 12345 });
     expect(cellTexts(r)).toEqual(["alpha0.1", "10", "0.74 ± 0.1235", "75%", "12,345", "2026-11-29", ""]);
+  });
+
+  it("prints every return to the same decimals, so the column lines up", () => {
+    const rows = [row({ return_mean: 102.66666666, return_std: 14.72714 }), row({ return_mean: 98, return_std: 9.79796 })];
+    const decimals = returnDecimals(rows);
+    expect(rows.map((r) => cellTexts(r, decimals)[2])).toEqual(["102.67 ± 14.73", "98.00 ± 9.80"]);
+  });
+
+  it("prints integer returns as integers", () => {
+    const rows = [row({ return_mean: 19, return_std: 0 }), row({ return_mean: 200, return_std: 3 })];
+    expect(rows.map((r) => cellTexts(r, returnDecimals(rows))[2])).toEqual(["19 ± 0", "200 ± 3"]);
   });
 
   it("shows a dash for what a run does not have", () => {

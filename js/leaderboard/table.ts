@@ -2,7 +2,7 @@
  * The leaderboard's rows: read from the kernel defensively, filtered by a query,
  * grouped by env and algorithm, sorted within each group, formatted as text.
  */
-import { formatNumber } from "../shared/readout.ts";
+import { commonDecimals, formatNumber } from "../shared/numbers.ts";
 
 export interface Row {
   id: string;
@@ -31,15 +31,15 @@ export interface Group {
   rows: Row[];
 }
 
-/** The columns after the selection box: header text and what sorts them. */
-export const COLUMNS: readonly { title: string; key: SortKey }[] = [
-  { title: "run", key: "run" },
-  { title: "episodes", key: "episodes" },
-  { title: "return (mean ± std)", key: "return_mean" },
-  { title: "success", key: "success_rate" },
-  { title: "steps", key: "steps" },
-  { title: "date", key: "created" },
-  { title: "params", key: "params" },
+/** The columns after the selection box: header text, what sorts them, whether they hold numbers (right-aligned). */
+export const COLUMNS: readonly { title: string; key: SortKey; numeric: boolean }[] = [
+  { title: "run", key: "run", numeric: false },
+  { title: "episodes", key: "episodes", numeric: true },
+  { title: "return (mean ± std)", key: "return_mean", numeric: true },
+  { title: "success", key: "success_rate", numeric: true },
+  { title: "steps", key: "steps", numeric: true },
+  { title: "date", key: "created", numeric: false },
+  { title: "params", key: "params", numeric: false },
 ];
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
@@ -109,10 +109,19 @@ export function groupRows(rows: readonly Row[], query: string, sort: Sort): Grou
   return ordered;
 }
 
-/** The text of each column of a row, in COLUMNS order. */
-export function cellTexts(row: Row): string[] {
-  const mean = row.return_mean === null ? "-" : formatNumber(row.return_mean);
-  const std = row.return_std === null ? "" : ` ± ${formatNumber(row.return_std)}`;
+/** The decimals every row's return is printed with (means and stds alike), so the column lines up. */
+export function returnDecimals(rows: readonly Row[]): number {
+  return commonDecimals(rows.flatMap((r) => [r.return_mean, r.return_std]).filter((v): v is number => v !== null));
+}
+
+/**
+ * The text of each column of a row, in COLUMNS order; its return to `decimals`
+ * (see `returnDecimals`), or as `formatNumber` prints it when not given.
+ */
+export function cellTexts(row: Row, decimals?: number): string[] {
+  const number = (x: number) => (decimals === undefined ? formatNumber(x) : x.toFixed(decimals));
+  const mean = row.return_mean === null ? "-" : number(row.return_mean);
+  const std = row.return_std === null ? "" : ` ± ${number(row.return_std)}`;
   const success = row.success_rate === null ? "-" : `${Math.round(row.success_rate * 100)}%`;
   return [
     row.run,

@@ -6,7 +6,7 @@
  *
  * `layoutBars` is pure (tested); `drawBars` paints a layout on a canvas.
  */
-import { formatNumber } from "../shared/readout.ts";
+import { formatNumber } from "../shared/numbers.ts";
 
 export const ROW_HEIGHT = 18;
 export const BAR_COLOR = "#90a4ae";
@@ -79,12 +79,18 @@ export function layoutBars(values: Float64Array, labels: readonly string[], widt
   return { rows, zeroX, left, right, width, height: values.length * ROW_HEIGHT };
 }
 
-/** Paints `layout` on `canvas` (sized to it), text in `textColor`. */
-export function drawBars(canvas: HTMLCanvasElement, layout: BarLayout, textColor: string): void {
-  canvas.width = layout.width;
-  canvas.height = layout.height;
+/**
+ * Paints `layout` (in CSS pixels) on `canvas` at `ratio` device pixels per CSS pixel,
+ * text and axis in `textColor`; the canvas's pixel size is the layout's times `ratio`.
+ */
+export function drawBars(canvas: HTMLCanvasElement, layout: BarLayout, textColor: string, ratio = 1): void {
+  canvas.width = Math.max(1, Math.round(layout.width * ratio));
+  canvas.height = Math.max(1, Math.round(layout.height * ratio));
+  canvas.style.height = `${layout.height}px`;
   const c = canvas.getContext("2d")!;
-  c.clearRect(0, 0, layout.width, layout.height);
+  c.setTransform(1, 0, 0, 1, 0, 0);
+  c.clearRect(0, 0, canvas.width, canvas.height);
+  c.setTransform(ratio, 0, 0, ratio, 0, 0);
   c.font = "11px sans-serif";
   c.textBaseline = "middle";
   for (const row of layout.rows) {

@@ -9,12 +9,12 @@
  * are coloured here at once (`levels.ts`). An overlay is drawn at the frame's
  * pixel size, so CSS stretches it exactly as it stretches the frame.
  */
-import { BAR_COLOR, drawBars, layoutBars } from "./bars.ts";
+import { BarsView } from "./bars-view.ts";
 import { button, el, input } from "../shared/dom.ts";
 import { NO_ANSWER } from "../shared/no-answer.ts";
 import { colourLevels, inflateLevels, levelColours, smoothScaling } from "./levels.ts";
 import type { CardData, PanelSpec, Progress } from "./state.ts";
-import { formatNumber } from "../shared/readout.ts";
+import { formatNumber } from "../shared/numbers.ts";
 import { toFloat64 } from "../shared/series.ts";
 
 /** Small images are scaled up (by a whole factor, pixels stay square) to about this width. */
@@ -49,6 +49,8 @@ export class CardView {
   private renders = 0;
   /** Holds a map's pixels while they are scaled onto the overlay. */
   private scratch: HTMLCanvasElement | undefined;
+  /** The bar chart shown, redrawn on its own when its width or the theme changes. */
+  private bars: BarsView | undefined;
 
   constructor(
     private spec: PanelSpec,
@@ -100,6 +102,7 @@ export class CardView {
 
   /** Takes the card and its overlay off the page. */
   remove(): void {
+    this.bars?.dispose();
     this.element.remove();
     this.overlay?.remove();
   }
@@ -112,6 +115,8 @@ export class CardView {
   show(card: CardData | undefined): void {
     this.card = card;
     const render = ++this.renders;
+    this.bars?.dispose();
+    this.bars = undefined;
     this.body.replaceChildren();
     this.clearOverlay();
     const data = this.element.dataset;
@@ -202,10 +207,7 @@ export class CardView {
     const scale = Array.isArray(card.meta.scale) ? (card.meta.scale.map(Number) as [number, number]) : null;
     this.element.dataset.highlight = highlight === null ? "" : String(highlight);
     if (greedy !== null) this.element.dataset.greedy = String(greedy);
-    const canvas = this.body.appendChild(el("canvas", "aw-bars"));
-    const width = Math.max(200, Math.round(this.body.clientWidth || 280));
-    const color = getComputedStyle(this.element).color || BAR_COLOR;
-    drawBars(canvas, layoutBars(values, labels, width, { highlight, greedy, scale }), color);
+    this.bars = new BarsView(this.body, values, labels, { highlight, greedy, scale });
     if (typeof card.meta.caption === "string") this.body.append(text("div", "aw-caption", card.meta.caption));
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { keyAction } from "./controls.ts";
+import { KEY_HELP, keyAction } from "./controls.ts";
 
 describe("keyAction", () => {
   it("steps with the arrow keys, by 10 with shift", () => {
@@ -17,5 +17,12 @@ describe("keyAction", () => {
   it("leaves other keys alone", () => {
     expect(keyAction("a", false)).toBeNull();
     expect(keyAction("Enter", false)).toBeNull();
+  });
+});
+
+describe("KEY_HELP", () => {
+  it("lists every key the player answers to", () => {
+    for (const key of ["←", "→", "Shift", "Home", "End", "Space"]) expect(KEY_HELP).toContain(key);
+    expect(keyAction(" ", false)).not.toBeNull(); // "Space" is the " " key
   });
 });

@@ -13,6 +13,15 @@ export interface ControlHandlers {
   setLoop(loop: boolean): void;
 }
 
+/** The keys a player answers to, as its help tooltip lists them. */
+export const KEY_HELP = [
+  "Keys (click the viewer first):",
+  "← / →  previous / next step",
+  "Shift + ← / →  10 steps back / on",
+  "Home / End  first / last step",
+  "Space  play / pause",
+].join("\n");
+
 export type KeyAction = { kind: "step"; delta: number } | { kind: "seek"; to: "first" | "last" } | { kind: "toggle" };
 
 /** What a key press on the widget means, or null for keys the widget leaves alone. */
@@ -53,6 +62,7 @@ export class Controls {
     this.slider = this.element.appendChild(input("aw-slider", "range"));
     this.slider.min = "0";
     this.slider.step = "1";
+    this.slider.setAttribute("aria-label", "Step");
     const fpsLabel = this.element.appendChild(el("label", "aw-fps-label"));
     this.fps = fpsLabel.appendChild(input("aw-fps", "number"));
     Object.assign(this.fps, { min: "1", max: "240", step: "any", title: "Playback speed (frames per second)" });
@@ -60,6 +70,11 @@ export class Controls {
     const loopLabel = this.element.appendChild(el("label", "aw-loop-label"));
     this.loop = loopLabel.appendChild(input("aw-loop", "checkbox"));
     loopLabel.append(" loop");
+    const help = this.element.appendChild(el("span", "aw-keys-help"));
+    help.textContent = "?";
+    help.title = KEY_HELP;
+    help.setAttribute("role", "img");
+    help.setAttribute("aria-label", KEY_HELP);
 
     prev.addEventListener("click", () => handlers.stepBy(-1));
     next.addEventListener("click", () => handlers.stepBy(1));
@@ -81,6 +96,7 @@ export class Controls {
 
   setStep(t: number): void {
     this.slider.value = String(t);
+    this.slider.setAttribute("aria-valuetext", `step ${t} of ${Math.max(0, this.length - 1)}`);
   }
 
   setPlaying(playing: boolean): void {

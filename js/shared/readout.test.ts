@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { formatNumber, formatReadout, Readout, readoutFields } from "./readout.ts";
+import { formatReadout, Readout, readoutFields } from "./readout.ts";
 import type { Series } from "./series.ts";
 
 const series = (over: Partial<Series> = {}): Series => ({
@@ -32,6 +32,11 @@ describe("formatReadout", () => {
     expect(text).toBe(
       't = 12 / 200\naction: 2 (RIGHT)\nreward: 1\nreturn: 5\nterminated: false  truncated: false\ninfo: {"lives":3}',
     );
+  });
+
+  it("prints the info's numbers to a readable precision", () => {
+    const fields = readoutFields(1, series(), { action: "1", info: { prob: 0.33333333333333337 } }, [], 4);
+    expect(formatReadout(fields)).toContain('info: {"prob":0.3333}');
   });
 
   it("keeps <script> in an info string as literal text", () => {
@@ -74,18 +79,6 @@ describe("readoutFields", () => {
     expect(readoutFields(3, series(), { info: {} }, ["NOOP", "FIRE", "RIGHT"], 4).action).toBe("");
     expect(readoutFields(1, series(), undefined, [], 4).action).toBe("2");
     expect(readoutFields(1, series({ actions: undefined }), undefined, [], 4).action).toBe("");
-  });
-});
-
-describe("formatNumber", () => {
-  it("prints integers plainly and hides float noise", () => {
-    expect(formatNumber(5)).toBe("5");
-    expect(formatNumber(-21)).toBe("-21");
-    expect(formatNumber(0.1 + 0.2)).toBe("0.3");
-    expect(formatNumber(123456.75)).toBe("123456.75");
-    expect(formatNumber(0.000012345)).toBe("0.00001234");
-    expect(formatNumber(Number.NaN)).toBe("NaN");
-    expect(formatNumber(undefined)).toBe("-");
   });
 });
 

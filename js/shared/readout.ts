@@ -2,6 +2,7 @@
  * The text readout of the current position. Written with `textContent` only:
  * infos and action names come from user data and must never become HTML.
  */
+import { formatNumber, roundedJson } from "./numbers.ts";
 import type { Series } from "./series.ts";
 import type { StepMeta } from "./types.ts";
 
@@ -20,14 +21,6 @@ export interface ReadoutFields {
   infoLoaded: boolean;
 }
 
-/** A number as people read it: integers plain, others to 4 decimals without float noise (0.1+0.2 -> 0.3). */
-export function formatNumber(x: number | undefined): string {
-  if (x === undefined) return "-";
-  if (Number.isInteger(x) || !Number.isFinite(x)) return String(x);
-  if (Math.abs(x) < 1e-3) return x.toPrecision(4);
-  return String(Number.parseFloat(x.toFixed(4)));
-}
-
 const flag = (value: boolean | undefined): string => (value === undefined ? "-" : String(value));
 
 export function formatReadout(f: ReadoutFields): string {
@@ -37,7 +30,7 @@ export function formatReadout(f: ReadoutFields): string {
     `reward: ${formatNumber(f.reward)}${f.reward !== undefined && !Number.isFinite(f.reward) ? " (not a finite number: left out of the return)" : ""}`,
     `return: ${formatNumber(f.return)}`,
     `terminated: ${flag(f.terminated)}  truncated: ${flag(f.truncated)}`,
-    `info: ${f.infoLoaded ? JSON.stringify(f.info) : "…"}`,
+    `info: ${f.infoLoaded ? roundedJson(f.info) : "…"}`,
   ].join("\n");
 }
 

@@ -9,6 +9,7 @@
  * cursor only copies a cached background.
  */
 import { nonFiniteSteps, type Series } from "./series.ts";
+import { onAppearanceChange, type Palette, readPalette } from "./theme.ts";
 
 export interface Bins {
   min: Float64Array;
@@ -54,7 +55,18 @@ export function cursorX(t: number, width: number, length: number): number {
 }
 
 const HEIGHT = 48;
-const COLORS = {
+
+/** The timeline's colours, each with a lighter variant that keeps its contrast on a dark theme. */
+export interface SeriesColors {
+  reward: string;
+  penalty: string;
+  return: string;
+  cursor: string;
+  nonFinite: string;
+  extras: readonly string[];
+}
+
+const LIGHT: SeriesColors = {
   reward: "#4c9a2a",
   penalty: "#c0392b",
   return: "#1f5fbf",
@@ -63,18 +75,37 @@ const COLORS = {
   extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d"],
 };
 
-/** Draws a strip's background into a context of `width` x `height` device pixels. */
-export type DrawBackground = (c: CanvasRenderingContext2D, width: number, height: number, ratio: number) => void;
+const DARK: SeriesColors = {
+  reward: "#7cc35a",
+  penalty: "#ff7b6b",
+  return: "#7ab4ff",
+  cursor: "#ffa040",
+  nonFinite: "#ff6fa5",
+  extras: ["#c59be0", "#4fd1b5", "#ffa868", "#c0c6c9"],
+};
+
+/** The timeline's colours for a theme. */
+export function seriesColors(palette: Palette): SeriesColors {
+  return palette.dark ? DARK : LIGHT;
+}
 
 /**
- * A canvas strip over `length` positions: its background is drawn when the data or
- * the width changes and cached, a cursor is drawn over a copy of it, and a click or
- * drag reports the position under the pointer.
+ * Draws a strip's background into a context of `width` x `height` device pixels,
+ * in the colours of the theme it sits in.
+ */
+export type DrawBackground = (c: CanvasRenderingContext2D, width: number, height: number, ratio: number, palette: Palette) => void;
+
+/**
+ * A canvas strip over `length` positions: its background is drawn when the data,
+ * the width, the theme or the pixel ratio changes and cached, a cursor is drawn over
+ * a copy of it, and a click or drag reports the position under the pointer.
  */
 export class Strip {
   readonly element: HTMLCanvasElement;
   private readonly background = document.createElement("canvas");
   private readonly resizeObserver: ResizeObserver;
+  private readonly stopWatching: () => void;
+  private palette: Palette | undefined;
   private length = 0;
   private step = 0;
 
@@ -82,9 +113,12 @@ export class Strip {
     parent: HTMLElement,
     className: string,
     private readonly height: number,
-    private readonly cursorColor: string,
+    /** The cursor's colour in a theme. */
+    private readonly cursorColor: (palette: Palette) => string,
     private readonly draw: DrawBackground,
     onSeek: (t: number) => void,
+    /** Marks drawn over the cursor, so that it never hides them. */
+    private readonly drawOver?: DrawBackground,
   ) {
     this.element = parent.appendChild(document.createElement("canvas"));
     this.element.className = className;
@@ -101,6 +135,7 @@ export class Strip {
     });
     this.resizeObserver = new ResizeObserver(() => this.redraw());
     this.resizeObserver.observe(this.element);
+    this.stopWatching = onAppearanceChange(() => this.redraw());
   }
 
   /** The number of positions changed, or the data the background shows: draw it again. */
@@ -116,9 +151,10 @@ export class Strip {
 
   dispose(): void {
     this.resizeObserver.disconnect();
+    this.stopWatching();
   }
 
-  /** Redraws the background for the current pixel width into the cache. */
+  /** Redraws the background for the current pixel width and theme into the cache. */
   redraw(): void {
     const ratio = window.devicePixelRatio || 1;
     const width = Math.max(1, Math.round(this.element.clientWidth * ratio));
@@ -127,9 +163,11 @@ export class Strip {
       if (canvas.width !== width) canvas.width = width;
       if (canvas.height !== height) canvas.height = height;
     }
+    this.palette = readPalette(this.element);
+    this.element.dataset.theme = this.palette.dark ? "dark" : "light";
     const c = this.background.getContext("2d")!;
     c.clearRect(0, 0, width, height);
-    if (this.length > 0) this.draw(c, width, height, ratio);
+    if (this.length > 0) this.draw(c, width, height, ratio, this.palette);
     this.drawCursor();
   }
 
@@ -139,10 +177,13 @@ export class Strip {
     c.clearRect(0, 0, width, height);
     c.drawImage(this.background, 0, 0);
     if (this.length <= 0) return;
-    c.fillStyle = this.cursorColor;
+    this.palette ??= readPalette(this.element);
+    c.fillStyle = this.cursorColor(this.palette);
     const x = cursorX(this.step, width, this.length);
-    const w = Math.max(2, Math.round(window.devicePixelRatio || 1));
+    const ratio = window.devicePixelRatio || 1;
+    const w = Math.max(2, Math.round(ratio));
     c.fillRect(Math.round(x - w / 2), 0, w, height);
+    this.drawOver?.(c, width, height, ratio, this.palette);
   }
 }
 
@@ -153,14 +194,16 @@ export class Timeline {
   private length = 0;
 
   constructor(parent: HTMLElement, onSeek: (t: number) => void) {
-    this.strip = new Strip(parent, "aw-timeline", HEIGHT, COLORS.cursor, (c, width, height, ratio) => {
+    const cursor = (palette: Palette) => seriesColors(palette).cursor;
+    this.strip = new Strip(parent, "aw-timeline", HEIGHT, cursor, (c, width, height, ratio, palette) => {
       if (this.series === undefined) return;
-      drawBars(c, binMinMax(this.series.rewards, this.length, width), height);
+      const colors = seriesColors(palette);
+      drawBars(c, binMinMax(this.series.rewards, this.length, width), height, colors);
       [...this.series.extras.values()].forEach((values, i) => {
-        drawLine(c, binMinMax(values, this.length, width), height, COLORS.extras[i % COLORS.extras.length], ratio);
+        drawLine(c, binMinMax(values, this.length, width), height, colors.extras[i % colors.extras.length], ratio);
       });
-      drawLine(c, binMinMax(this.series.returns, this.length, width), height, COLORS.return, 1.5 * ratio);
-      c.fillStyle = COLORS.nonFinite;
+      drawLine(c, binMinMax(this.series.returns, this.length, width), height, colors.return, 1.5 * ratio);
+      c.fillStyle = colors.nonFinite;
       for (const t of this.nonFinite) c.fillRect(Math.floor(cursorX(t, width, this.length)), 0, Math.ceil(ratio), height);
     }, onSeek);
   }
@@ -193,7 +236,7 @@ export class Timeline {
 }
 
 /** Reward bars from zero, up for gains and down for losses, scaled to the largest magnitude. */
-function drawBars(c: CanvasRenderingContext2D, bins: Bins, height: number): void {
+function drawBars(c: CanvasRenderingContext2D, bins: Bins, height: number, colors: SeriesColors): void {
   const { lo, hi } = range(bins);
   const top = Math.max(hi, 0);
   const bottom = Math.min(lo, 0);
@@ -205,11 +248,11 @@ function drawBars(c: CanvasRenderingContext2D, bins: Bins, height: number): void
     const mx = bins.max[x];
     if (Number.isNaN(mn)) continue;
     if (mx > 0) {
-      c.fillStyle = COLORS.reward;
+      c.fillStyle = colors.reward;
       c.fillRect(x, y(mx), 1, Math.max(1, zero - y(mx)));
     }
     if (mn < 0) {
-      c.fillStyle = COLORS.penalty;
+      c.fillStyle = colors.penalty;
       c.fillRect(x, zero, 1, Math.max(1, y(mn) - zero));
     }
   }

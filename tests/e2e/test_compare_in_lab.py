@@ -119,6 +119,22 @@ def test_the_divergence_is_found_marked_and_jumped_to(notebook, root, views):
     jump.click()
     assert_show(views, [DIVERGENCE, DIVERGENCE])
     notebook.wait_until(lambda: kernel_step(notebook) == DIVERGENCE, what="the kernel's step")
+    # The playhead on the divergence step does not hide its mark (js/compare/chart.ts).
+    marks = root.locator("canvas.aw-compare-chart").evaluate(
+        """(canvas, [t, length]) => {
+            const c = canvas.getContext("2d");
+            const {width, height} = canvas;
+            const x = Math.round(((t + 0.5) / length) * width);
+            const strip = c.getImageData(x - 3, 0, 7, height).data;
+            let pink = 0;
+            for (let i = 0; i < strip.length; i += 4) {
+                pink += strip[i] === 0xe9 && strip[i + 1] === 0x1e && strip[i + 2] === 0x63;
+            }
+            return pink;
+        }""",
+        [DIVERGENCE, LONG],
+    )
+    assert marks > 10
 
 
 def test_step_keys_in_a_child_move_the_whole_comparison(notebook, views):

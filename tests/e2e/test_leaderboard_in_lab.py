@@ -63,8 +63,23 @@ def test_runs_are_listed_grouped_by_env_and_algorithm_best_return_first(notebook
     rows = table(board(notebook))
     assert rows[0] == ["Synthetic-v0 · dqn (2 runs)"]
     assert [r[1] for r in rows[1:3]] == ["fast", "slow"]  # returns 19 and 14.5
-    assert rows[1][1:5] == ["fast", "1", "19 ± 0", "-"]
+    assert rows[1][1:5] == ["fast", "1", "19.0 ± 0.0", "-"]  # one decimal, as 14.5 needs
+    assert rows[2][3] == "14.5 ± 0.0"
     assert rows[3] == ["Synthetic-v0 · random (1 run)"]
+
+
+def test_numbers_are_right_aligned_and_every_control_has_a_name(notebook):
+    root = board(notebook)
+    aligns = root.locator("tbody tr.aw-run").first.evaluate(
+        "(tr) => [...tr.cells].map((c) => getComputedStyle(c).textAlign)"
+    )
+    assert aligns[2:6] == ["right"] * 4  # episodes, return, success, steps
+    assert aligns[1] in ("left", "start")
+    assert root.locator("input.aw-filter").get_attribute("aria-label")
+    names = root.locator("input.aw-tick").evaluate_all(
+        "(boxes) => boxes.map((b) => b.getAttribute('aria-label'))"
+    )
+    assert names[0] == "Tick run fast (Synthetic-v0 · dqn)"
 
 
 def test_names_from_the_library_are_shown_as_text_never_as_markup(notebook):

@@ -1,0 +1,49 @@
+import { describe, expect, it } from "vitest";
+import { commonDecimals, formatNumber, roundedJson } from "./numbers.ts";
+
+describe("formatNumber", () => {
+  it("prints integers plainly and hides float noise", () => {
+    expect(formatNumber(5)).toBe("5");
+    expect(formatNumber(-21)).toBe("-21");
+    expect(formatNumber(0.1 + 0.2)).toBe("0.3");
+    expect(formatNumber(123456.75)).toBe("123456.75");
+    expect(formatNumber(0.000012345)).toBe("0.00001234");
+    expect(formatNumber(Number.NaN)).toBe("NaN");
+    expect(formatNumber(undefined)).toBe("-");
+  });
+});
+
+describe("roundedJson", () => {
+  it("rounds every number of an info dict, nested ones too", () => {
+    expect(roundedJson({ prob: 0.33333333333333337, lives: 3, deep: [{ x: 2 / 3 }] })).toBe(
+      '{"prob":0.3333,"lives":3,"deep":[{"x":0.6667}]}',
+    );
+  });
+
+  it("leaves strings alone", () => {
+    expect(roundedJson({ note: "0.33333333333333337" })).toBe('{"note":"0.33333333333333337"}');
+  });
+});
+
+describe("commonDecimals", () => {
+  it("gives a column three significant digits of its smallest value", () => {
+    expect(commonDecimals([102.6667, 14.7271, 98, 9.798])).toBe(2); // 102.67 ± 14.73, 98.00 ± 9.80
+  });
+
+  it("prints integers as integers", () => {
+    expect(commonDecimals([19, 0, 200])).toBe(0);
+  });
+
+  it("uses no more decimals than the values have", () => {
+    expect(commonDecimals([19, 14.5, 0])).toBe(1);
+  });
+
+  it("stops at four decimals", () => {
+    expect(commonDecimals([0.000123456])).toBe(4);
+  });
+
+  it("ignores missing values", () => {
+    expect(commonDecimals([Number.NaN, 2.5])).toBe(1);
+    expect(commonDecimals([])).toBe(0);
+  });
+});

@@ -1,0 +1,116 @@
+"""Reading how a widget looks in JupyterLab: switching its theme, the colours of a
+canvas's text pixels, a canvas's pixel size against its shown size."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Locator
+from views import WatchedPage
+
+LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
+AXE = Path(__file__).parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def set_theme(page: WatchedPage, theme: str) -> None:
+    """Switches JupyterLab's theme and waits until the page says it is in place."""
+    page.page.evaluate(
+        """async (theme) =>
+            await window.jupyterapp.commands.execute("apputils:change-theme", {theme})""",
+        theme,
+    )
+    # JupyterLab hides its shell and shows a splash while it swaps the stylesheets.
+    page.wait_for(
+        """(theme) => document.body.dataset.jpThemeName === theme
+            && !document.querySelector("#jupyterlab-splash")
+            && !document.querySelector(".jp-LabShell.lm-mod-hidden")""",
+        theme,
+        what=f"the theme {theme!r} to be applied",
+    )
+
+
+def parse_rgb(css: str) -> tuple[int, int, int]:
+    """The r, g, b of a computed ``rgb()``/``rgba()`` colour."""
+    inside = css[css.index("(") + 1 : css.index(")")]
+    parts = inside.replace("/", " ").replace(",", " ").split()
+    r, g, b = (round(float(part)) for part in parts[:3])
+    return r, g, b
+
+
+def text_pixels(bars: Locator) -> dict[str, Any]:
+    """The bars canvas's text colour as painted: the RGB of every well-covered pixel
+    left of the bars (the labels) and right of them (the values), and the card's CSS
+    text colour. Bars start at 30% of the width and end at 82% (js/panels/bars.ts)."""
+    return dict(
+        bars.evaluate(
+            """(canvas) => {
+            const {width, height} = canvas;
+            const pixels = canvas.getContext("2d").getImageData(0, 0, width, height).data;
+            const left = Math.round(width * 0.3) - 2, right = Math.round(width * 0.82) + 2;
+            const colours = {};
+            for (let y = 0; y < height; y++) {
+                for (let x = 0; x < width; x++) {
+                    if (x >= left && x <= right) continue;
+                    const i = 4 * (y * width + x);
+                    if (pixels[i + 3] < 160) continue;
+                    const key = `${pixels[i]},${pixels[i + 1]},${pixels[i + 2]}`;
+                    colours[key] = (colours[key] ?? 0) + 1;
+                }
+            }
+            return {colours, css: getComputedStyle(canvas).color, theme: canvas.dataset.theme};
+        }"""
+        )
+    )
+
+
+def canvas_size(canvas: Locator) -> dict[str, float]:
+    """A canvas's pixel size, its shown (CSS) size and the page's device pixel ratio."""
+    return dict(
+        canvas.evaluate(
+            """(canvas) => {
+            const rect = canvas.getBoundingClientRect();
+            return {width: canvas.width, height: canvas.height, shownWidth: rect.width,
+                    shownHeight: rect.height, ratio: window.devicePixelRatio};
+        }"""
+        )
+    )
+
+
+def axe_violations(page: WatchedPage, element: Locator) -> list[str]:
+    """What axe-core (injected from node_modules) finds wrong in ``element``: one line
+    per violation and element, with axe's rule, impact and summary.
+
+    JupyterLab's body is 0 px tall with ``overflow: hidden`` (its shell is positioned
+    absolutely), which axe takes for a clip hiding all text, so that it checks no text
+    contrast at all; the body gets the window's height while axe runs. Only what is
+    scrolled into view is checked, so the element is scrolled to first. An axe that
+    checked no text's contrast fails, rather than passing for having seen nothing."""
+    if not page.page.evaluate("() => typeof window.axe === 'object'"):
+        page.page.add_script_tag(path=str(AXE))
+    result = element.evaluate(
+        """async (root) => {
+            root.scrollIntoView({block: "start"});
+            const height = document.body.style.height;
+            document.body.style.height = "100vh";
+            try {
+                const results = await axe.run(root);
+                const contrast = results.passes.find((r) => r.id === "color-contrast");
+                const overlapped = results.incomplete
+                    .filter((r) => r.id === "color-contrast")
+                    .flatMap((r) => r.nodes)
+                    .filter((n) => n.any.some((a) => /overlapped/.test(a.message)));
+                return {
+                    violations: results.violations.flatMap((v) => v.nodes.map((n) =>
+                        `${v.id} (${v.impact}): ${n.target.join(" ")}: ${n.failureSummary}`)),
+                    contrastChecked: contrast ? contrast.nodes.length : 0,
+                    overlapped: overlapped.map((n) => n.target.join(" ")),
+                };
+            } finally {
+                document.body.style.height = height;
+            }
+        }"""
+    )
+    assert result["contrastChecked"] > 0, "axe checked no text's contrast"
+    assert not result["overlapped"], f"axe could not see behind: {result['overlapped']}"
+    return list(result["violations"])
