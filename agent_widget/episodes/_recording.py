@@ -24,7 +24,6 @@ import functools
 import json
 import os
 import warnings
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,7 +35,7 @@ from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv, Vecto
 from gymnasium.vector.utils import iterate
 
 from agent_widget.episodes._action_names import action_names, known_action_names
-from agent_widget.episodes._chunk_index import INFOS, OBSERVATIONS
+from agent_widget.episodes._chunk_index import OBSERVATIONS
 from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray, FrameRows
 from agent_widget.episodes._env_states import can_save, save_state
@@ -359,11 +358,11 @@ class EpisodeBuffer:
         streams: dict[int, bytes] = {}
         for key, column in self.observations.columns.items():
             stream = self._streams.get(key)
-            payload = None if stream is None else column.payload(k)
-            if payload is not None:
-                streams[stream] = payload  # type: ignore[index]
-            elif stream is None and (rows := column.rows(start, stop)) is not None:
-                arrays[f"observations/{key}"] = rows
+            if stream is None:  # a small entry: in the record's arrays, unless broken
+                if (rows := column.rows(start, stop)) is not None:
+                    arrays[f"observations/{key}"] = rows
+            elif (payload := column.payload(k)) is not None:
+                streams[stream] = payload
         parts = None if self.frames is None else self.frames.chunk(k)
         infos = json_dicts(self.infos[start:stop], self._dropped, start)  # type: ignore[arg-type]
         spool.write(chunk_payloads(start, stop, parts, streams, infos), arrays, self._layout)
@@ -412,14 +411,12 @@ class EpisodeBuffer:
 
     def _all_infos(self) -> list[dict[str, Any]]:
         """Every position's info: those written to the file read back from it."""
-        infos, chunk = [], None
+        infos: list[dict[str, Any]] = []
         for t, info in enumerate(self.infos):
-            if info is None:
-                if chunk is None or chunk[0] != t // CHUNK_SIZE:
-                    k = t // CHUNK_SIZE
-                    chunk = (k, json.loads(zlib.decompress(self.spool.payload(INFOS, k))))  # type: ignore[union-attr]
-                info = chunk[1][t % CHUNK_SIZE]
-            infos.append(info)
+            if info is None and t % CHUNK_SIZE == 0:  # a written chunk: all of it, at once
+                infos += self.spool.infos(t // CHUNK_SIZE)  # type: ignore[union-attr]
+            elif info is not None:
+                infos.append(info)
         return infos
 
     def discard(self) -> None:

@@ -30,6 +30,7 @@ from agent_widget.episodes._chunk_index import (
     ENCODINGS,
     FRAMES,
     HEIGHT,
+    INFOS,
     LENGTH,
     OFFSET,
     START,
@@ -40,6 +41,7 @@ from agent_widget.episodes._chunk_index import COUNT as POSITIONS
 from agent_widget.episodes._codec import Part
 from agent_widget.episodes._rollout import Rollout
 from agent_widget.episodes._storage import Payload, RolloutWriter, load
+from agent_widget.episodes._stored import decode_infos
 
 EPISODE_FILE = re.compile(r"episode-(\d+)\.rollout")
 
@@ -113,6 +115,14 @@ class Spool:
         """The one payload of ``stream`` in written chunk ``k``, read back from the file."""
         (row,) = self._chunk_rows(stream, k)
         return self._read(row)
+
+    def infos(self, k: int) -> list[dict[str, Any]]:
+        """The infos of written chunk ``k``, read back from the file."""
+        (row,) = self._chunk_rows(INFOS, k)
+        infos = decode_infos(self._read(row), int(row[POSITIONS]))
+        if infos is None:
+            raise OSError(f"{self.path} changed under the recorder: chunk {k}'s infos")
+        return infos
 
     def _chunk_rows(self, stream: int, k: int) -> np.ndarray:
         rows = self._rows[k]

@@ -216,17 +216,21 @@ class StoredInfos(Sequence[dict[str, Any]]):
     def _decode(self, k: int) -> list[dict[str, Any]]:
         row = self._rows[k]
         what = f"infos of chunk {k}"
-        payload = self._index.payload(row, what)
-        try:
-            inflater = zlib.decompressobj()
-            text = inflater.decompress(payload, int(row[COUNT]) * MAX_INFO_BYTES)
-            infos = json.loads(text) if inflater.eof else None
-        except (zlib.error, ValueError, RecursionError):  # not JSON, or nested too deep
-            infos = None
-        if not (
-            isinstance(infos, list)
-            and len(infos) == row[COUNT]
-            and all(isinstance(info, dict) for info in infos)
-        ):
+        infos = decode_infos(self._index.payload(row, what), int(row[COUNT]))
+        if infos is None:
             raise self._index.archive.error(f"{what} are malformed")
         return infos
+
+
+def decode_infos(payload: bytes, count: int) -> list[dict[str, Any]] | None:
+    """A chunk's infos payload (zlib JSON) as ``count`` dicts, inflating at most
+    ``count * MAX_INFO_BYTES``; None when it is anything else."""
+    try:
+        inflater = zlib.decompressobj()
+        text = inflater.decompress(payload, count * MAX_INFO_BYTES)
+        infos = json.loads(text) if inflater.eof else None
+    except (zlib.error, ValueError, RecursionError):  # not JSON, or nested too deep
+        return None
+    if isinstance(infos, list) and len(infos) == count and all(isinstance(i, dict) for i in infos):
+        return infos
+    return None
