@@ -112,7 +112,9 @@ def record_many(
         else:
             recorded.failed[seed] = outcome
     if library is not None and recorded.paths:
-        recorded.run = next(r for r in library.runs() if r.run == run and r.path.exists())
+        # The run's folder holds every episode file: read its run.json alone, not the library's.
+        folder = next(iter(recorded.paths.values())).parent
+        recorded.run = library.open(folder.relative_to(library.root).as_posix()).run
     return recorded
 
 
