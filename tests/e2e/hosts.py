@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
-from lab import new_notebook
+from lab import ServerProcess, new_notebook
 from playwright.sync_api import Page
 
 
-class HostServer:
+class HostServer(ServerProcess):
     """A server process on 127.0.0.1 whose log is kept in ``root``, answering at ``url``."""
 
     name = "server"
@@ -57,17 +57,6 @@ class HostServer:
     def open(self, page: Page) -> None:
         """Opens the app in ``page``, its widgets shown once they are drawn."""
         page.goto(self.url, timeout=90_000)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-    def log_tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
     def _wait_listening(self, timeout: float = 90) -> None:
         deadline = time.monotonic() + timeout

@@ -70,7 +70,26 @@ LAB = FrontEnd("JupyterLab", "jupyterlab", "lab/workspaces/{stem}/tree/{name}?to
 NOTEBOOK7 = FrontEnd("Notebook 7", "notebook", "notebooks/{name}?token={token}")
 
 
-class Server:
+class ServerProcess:
+    """A server a test started: its process and log (set by the subclass), stopped for
+    good at the end, the log's last lines quoted when it fails."""
+
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def log_tail(self, lines: int = 40) -> str:
+        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
+
+
+class Server(ServerProcess):
     """A JupyterLab or Notebook 7 server on 127.0.0.1 whose config, settings and runtime
     live in ``root``."""
 
@@ -124,14 +143,6 @@ class Server:
         for session in self.api("GET", "sessions"):
             self.api("DELETE", f"sessions/{session['id']}")
 
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
     def _wait_ready(self, timeout: float = 90) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -144,9 +155,6 @@ class Server:
         raise RuntimeError(
             f"{self.front_end.name} did not answer within {timeout} s:\n{self.log_tail()}"
         )
-
-    def log_tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
 
 
 class Notebook(WatchedPage):
