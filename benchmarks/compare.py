@@ -11,6 +11,7 @@ EpisodeViewer, the same way, for reference.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,11 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from agent_widget.episodes import record
-from benchmarks.results import arguments, publish, today
+from benchmarks.results import arguments, code_version, command, machine, publish, today
 from tests.e2e.lab import CHROMIUM, CHROMIUM_ARGS, Server, opened
 
 TITLE = "Side by side"
-COMMAND = ".venv/bin/python -m benchmarks.compare"
 STEPS = 600
 FPS = 30
 SECONDS = 12
@@ -120,6 +120,7 @@ def measure(paths: list[Path], root: Path) -> tuple[list[dict], dict]:
 
 def main(argv: list[str] | None = None) -> None:
     args = arguments(__doc__.splitlines()[0]).parse_args(argv)
+    load_start = os.getloadavg()[0]
     folder = Path(tempfile.mkdtemp(prefix="aw-compare-"))
     try:
         paths = record_episodes(folder)
@@ -134,8 +135,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     ok = lowest >= FPS - 0.5
     body = (
-        f"`{COMMAND}` ({today()}, the shared 2-core machine: JupyterLab server, kernel and "
-        "headless Chromium on the same two cores).\n"
+        f"`{command('benchmarks.compare', argv)}` ({today()}, code {code_version()}, "
+        f"{machine(load_start)}: JupyterLab server, kernel and headless Chromium on the "
+        "same cores).\n"
         f"A CompareViewer of {len(SEEDS)} ALE/Pong-v5 episodes ({STEPS} steps each, seeded "
         "random policies, loaded lazily from .rollout files) played from step 0 with the "
         f"shared Play at {FPS} fps for {SECONDS} s, then the first episode alone in an "
@@ -143,13 +145,13 @@ def main(argv: list[str] | None = None) -> None:
         "MutationObserver on `data-painted-step`).\n\n"
         "| view | positions played | painted per second | positions skipped |\n"
         f"|---|---:|---:|---:|\n{rows}\n\n"
-        "The comparison moves its children in the browser and waits for all four to have "
+        f"The comparison moves its children in the browser and waits for all {len(SEEDS)} to have "
         "painted before its clock moves on; like a single viewer's, the clock skips a "
         "position rather than fall behind when an animation frame comes late (the "
         "skipped positions above, on a machine whose two cores also run the server and "
         "kernel).\n\n"
-        f"- 4-way Pong comparison sustains {FPS} fps: slowest child {lowest:.1f} positions "
-        f"per second, {'meets' if ok else 'MISSES'} the bar"
+        f"- {len(SEEDS)}-way Pong comparison sustains {FPS} fps: slowest child "
+        f"{lowest:.1f} positions per second, {'meets' if ok else 'MISSES'} the bar"
     )
     publish(TITLE, body, write=not args.no_write)
 

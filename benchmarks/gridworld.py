@@ -19,6 +19,7 @@ Q-learning on FrozenLake 8x8 slippery (alpha 0.1, gamma 0.99, epsilon 0.1, seed 
 
 from __future__ import annotations
 
+import os
 import statistics
 import tempfile
 import time
@@ -31,13 +32,14 @@ import numpy as np
 from agent_widget.agents import QLearning
 from agent_widget.episodes._frames import ArrayFrames
 from agent_widget.gridworld import TrainingViewer, ValueMap
-from agent_widget.gridworld._snapshots import Snapshots
+from agent_widget.gridworld._snapshots import BLOCK, DEFAULT_TOLERANCE, Snapshots
 from agent_widget.gridworld._training import CELL_SIZE, INTERVAL
-from benchmarks.results import arguments, publish, today
+from benchmarks.results import arguments, command, machine, publish, today
 
 TITLE = "Grid worlds"
-COMMAND = ".venv/bin/python -m benchmarks.gridworld"
 SEED = 0
+LEARNING = {"alpha": 0.1, "gamma": 0.99, "epsilon": 0.1}  # Q-learning's parameters
+LAST = 1_000  # training episodes the success rate is taken over
 LIVE_EVERY = 25  # training episodes between the value maps appended live
 BARE, KEPT, WATCHED = "no callback", "Snapshots.append", "TrainingViewer.snapshot"
 
@@ -47,7 +49,7 @@ def lake() -> gym.Env:
 
 
 def agent() -> QLearning:
-    return QLearning(lake(), alpha=0.1, gamma=0.99, epsilon=0.1, seed=SEED)
+    return QLearning(lake(), **LEARNING, seed=SEED)
 
 
 def timed(callback: Callable[..., None], times: list[float]) -> Callable[..., None]:
@@ -76,7 +78,7 @@ def long_run(episodes: int) -> dict:
         "times": np.array(times),
         "nbytes": snapshots.nbytes,
         "file_bytes": file_bytes,
-        "success": float(returns[-1_000:].mean()),
+        "success": float(returns[-LAST:].mean()),
     }
 
 
@@ -160,13 +162,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repetitions", type=int, default=7)
     parser.add_argument("--positions", type=int, default=320, help="value maps appended live")
     args = parser.parse_args(argv)
+    load_start = os.getloadavg()[0]
 
     long = long_run(args.long)
     live = viewer_run(args.episodes)
     grown = live_frames(args.positions)
     trained = agent()
-    trained.train(2_000)
+    trained.train(args.episodes)
     draw = draw_time(trained.q_table)
+    height, width = ValueMap(lake()).image(trained.q_table).shape[:2]
+    lake_rows, lake_cols = ValueMap(lake()).layout.shape
+    table_shape = "x".join(map(str, trained.q_table.shape))
     seconds = side_by_side(args.episodes, args.repetitions)
     # Each repetition's sides ran back to back, so their ratio is the steadiest measure.
     slowdowns = {
@@ -186,7 +192,7 @@ def main(argv: list[str] | None = None) -> None:
          f"{slowdowns[WATCHED]:+.1%}"),
         ("live value maps held within 10 KB per position", per_position < 10e3,
          f"{per_position / 1e3:.1f} KB"),
-        ("100,000 snapshots of an 8x8x4 table in a few MB (saved)",
+        (f"100,000 snapshots of a {table_shape} table saved in under 5 MiB",
          long["episodes"] >= 100_000 and long["file_bytes"] < 5 * 2**20,
          f"{long['file_bytes'] / 2**20:.2f} MiB for {long['episodes']:,}"),
     ]  # fmt: skip
@@ -195,23 +201,27 @@ def main(argv: list[str] | None = None) -> None:
     )
     n = long["episodes"]
     body = (
-        f"`{COMMAND}` ({today()}, the shared 2-core machine). Q-learning on FrozenLake 8x8 "
-        "slippery (alpha 0.1, gamma 0.99, epsilon 0.1, seed 0), one Q-table snapshot "
-        "(64x4 float64) per episode, kept within 1e-4 by `Snapshots`.\n\n"
+        f"`{command('benchmarks.gridworld', argv)}` ({today()}, {machine(load_start)}). "
+        f"Q-learning on FrozenLake {lake_rows}x{lake_cols} slippery "
+        f"({', '.join(f'{k} {v}' for k, v in LEARNING.items())}, seed {SEED}), one Q-table "
+        f"snapshot ({table_shape} {trained.q_table.dtype}) per episode, kept within "
+        f"{DEFAULT_TOLERANCE:g} by `Snapshots`.\n\n"
         f"**Long run, every snapshot kept**: {n:,} episodes in {long['seconds']:.0f} s "
         f"({long['seconds'] / n * 1e3:.2f} ms per episode). `Snapshots.append`: "
-        f"{calls(long['times'])} (every 256th call deflates a finished block); "
+        f"{calls(long['times'])} (every {BLOCK}th call deflates a finished block); "
         f"{long['times'].sum() / long['seconds']:.1%} of the run. Size: "
         f"{long['nbytes'] / 2**20:.2f} MiB in memory ({long['nbytes'] / n:.0f} B per "
-        f"snapshot, 16 of them its episode number and return), "
+        "snapshot), "
         f"{long['file_bytes'] / 2**20:.2f} MiB saved ({long['file_bytes'] / n:.0f} B per "
-        f"snapshot); as float64 the tables alone take {n * 64 * 4 * 8 / 2**20:.0f} MiB. "
-        f"Success over the last 1,000 training episodes (exploring): {long['success']:.1%}.\n\n"
+        f"snapshot); as {trained.q_table.dtype} the tables alone take "
+        f"{n * trained.q_table.nbytes / 2**20:.0f} MiB. "
+        f"Success over the last {LAST:,} training episodes (exploring): {long['success']:.1%}.\n\n"
         f"**A TrainingViewer attached** ({args.episodes:,} episodes, a position at most "
         f"every {INTERVAL} s, frames of {CELL_SIZE} px cells, no browser): `snapshot()` "
         f"{calls(live['times'])}; the slow calls "
         f"are those that draw a value map and append a position ({live['positions']} "
-        f"positions). Drawing one 8x8 value map (`ValueMap.image`, 397x321 px): "
+        f"positions). Drawing one {lake_rows}x{lake_cols} value map (`ValueMap.image`, "
+        f"{width}x{height} px): "
         f"{draw * 1e3:.2f} ms.\n\n"
         f"**Value maps appended live** ({args.positions} positions, one every {LIVE_EVERY} "
         "episodes, "

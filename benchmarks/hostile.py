@@ -24,9 +24,8 @@ import numpy as np
 from agent_widget.episodes import Rollout
 from agent_widget.episodes._codec import CHUNK_SIZE, Part
 from agent_widget.episodes._frames import Frames
-from benchmarks.results import arguments, code_version, publish, today
+from benchmarks.results import arguments, code_version, command, machine, publish, today
 
-COMMAND = ".venv/bin/python -m benchmarks.hostile"
 MEMORY_TARGET = 512 * 2**20
 TIME_TARGET = 5.0
 
@@ -200,6 +199,7 @@ def read(path: str) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> None:
     args = arguments(__doc__.splitlines()[0]).parse_args(argv)
+    load_start = os.getloadavg()[0]
     baseline = read("-")["rss"]
     rows, worst_memory, slowest = [], 0, 0.0
     with tempfile.TemporaryDirectory(prefix="aw-hostile-") as folder:
@@ -229,7 +229,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{'meets' if slowest < TIME_TARGET else 'MISSES'}"
     )
     body = (
-        f"`{COMMAND}` ({today()}, code {code_version()}, the shared 2-core machine). Each file "
+        f"`{command('benchmarks.hostile', argv)}` ({today()}, code {code_version()}, "
+        f"{machine(load_start)}). Each file "
         "is read whole in a fresh process, as tests/test_fuzz.py reads files (every frame, "
         "chunk, info, observation and array, and a page of it); "
         "memory is that process's peak RSS above one that only imported the package "

@@ -51,16 +51,16 @@ from agent_widget import EpisodeViewer
 from agent_widget.episodes import Rollout, load
 from benchmarks import baselines, scenes
 from benchmarks.browser import chromium
-from benchmarks.results import arguments, code_version, publish, today
+from benchmarks.results import arguments, code_version, command, publish, today
 
 TITLE = "Sharing an episode: one HTML file"
-COMMAND = ".venv/bin/python -m benchmarks.page"
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "agent_widget" / "static"
 STEPS = 1_000
 FPS = 30  # to_jshtml's interval and the MP4's frame rate
 PLAY_FPS = 60  # our page's playback speed
-MP4_QUALITY = 5  # imageio's default: CRF int((1 - 5 / 10) * 51) = 25 for libx264
+MP4_QUALITY = 5  # imageio's default
+CRF = int((1 - MP4_QUALITY / 10) * 51)  # what imageio hands libx264 for that quality
 WRITES, WRITE_BUDGET_S = 3, 30.0
 LOADS = 5
 STEP_COUNT, JUMP_COUNT = 40, 30
@@ -380,7 +380,7 @@ def write_files(name: str, slug: str, rollout: Rollout, folder: Path) -> Episode
     log(f"{slug}: to_jshtml {path.stat().st_size:,} B in {len(times)} run(s)")
 
     path, times = timed_writes(lambda: write_mp4(folder / f"{slug}.mp4", frames))
-    files["mp4"] = Shared(f"MP4 (libx264, CRF 25, {FPS} fps)", path, times)
+    files["mp4"] = Shared(f"MP4 (libx264, CRF {CRF}, {FPS} fps)", path, times)
     log(f"{slug}: mp4 {path.stat().st_size:,} B")
 
     frame_bytes, chunks = stored_frame_bytes(files["rollout"].path)
@@ -663,7 +663,7 @@ def bars(episodes: list[Episode], bundle: int) -> list[tuple[str, bool, str]]:
 
 def header(run: dict[str, Any]) -> str:
     return (
-        f"`{COMMAND}` ({run['date']}, code {run['code']}; the shared {os.cpu_count()}-core "
+        f"`{run['command']}` ({run['date']}, code {run['code']}; the shared {os.cpu_count()}-core "
         f"{platform.machine()} machine, load average {run['load'][0]:.1f} at the start, "
         f"{run['load'][1]:.1f} at the end; headless Debian Chromium {run['chromium']}, "
         f"offline; imageio {run['imageio']} with ffmpeg {run['ffmpeg']}; the whole run "
@@ -676,9 +676,9 @@ def header(run: dict[str, Any]) -> str:
         f"`baselines.jshtml(frames, fps={FPS}).data` written to a file (figure sized to "
         "the frame, every frame a base64 PNG). MP4: `imageio.v2.mimwrite(path, frames, "
         f"fps={FPS}, codec='libx264', quality={MP4_QUALITY}, macro_block_size=1)`, "
-        "imageio's default quality (CRF 25, yuv420p: lossy, colours subsampled), measured "
+        f"imageio's default quality (CRF {CRF}, yuv420p: lossy, colours subsampled), measured "
         "by size and write time only. .rollout: `Rollout.from_arrays(...).save()` of the "
-        "recorded arrays (frames encoded every time). Write: median of 3 runs, or of as "
+        f"recorded arrays (frames encoded every time). Write: median of {WRITES} runs, or of as "
         f"many as fit in {WRITE_BUDGET_S:.0f} s. First frame: from navigation start "
         "(file://, fresh context each load, the two pages alternating) to our root's "
         "`data-painted-step` set / to_jshtml's `<img>` given its first frame and decoded. "
@@ -721,14 +721,15 @@ def notes(episodes: list[Episode], bundle: int, blank: list[float]) -> str:
 
     return "\n".join(
         [
-            "- Size: our page carries the .rollout's frame payloads as base64 (1.33x), so it "
+            "- Size: our page carries the .rollout's frame payloads as base64 "
+            f"({p['parts'] / pong.frame_bytes:.2f}x), so it "
             "is as small as the episode compresses: "
             f"{pong_js.size / pong_page.size:.1f}x smaller than to_jshtml's PNGs for Pong, "
             f"{big_js.size / big_page.size:.1f}x for the 480x480 render, whose frames "
             f"store in {per_frame(big.frame_bytes / big.positions)} (PNG: "
             f"{per_frame(big_js.size / big.positions)} as base64). The MP4 is "
             f"{pong_page.size / pong_mp4.size:.1f}x / {big_page.size / big_mp4.size:.0f}x "
-            "smaller than our page: lossy inter-frame video (CRF 25, colours subsampled), "
+            f"smaller than our page: lossy inter-frame video (CRF {CRF}, colours subsampled), "
             "with no exact pixels, no stepping by step and none of the episode's data.",
             f"- The Pong size bar: the x{SIZE_FACTOR} allowance covers base64 but not the "
             f"chunk indexes and series, {kb(extra)} KB "
@@ -769,7 +770,11 @@ def main(argv: list[str] | None = None) -> None:
     import imageio
     import imageio_ffmpeg
 
-    run: dict[str, Any] = {"code": code_version(), "date": today()}
+    run: dict[str, Any] = {
+        "code": code_version(),
+        "date": today(),
+        "command": command("benchmarks.page", argv),
+    }
     load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="aw-bench-page-") as tmp:
         folder = Path(tmp)

@@ -12,6 +12,7 @@ sides, medians reported.
 
 from __future__ import annotations
 
+import os
 import statistics
 import tempfile
 import time
@@ -21,10 +22,9 @@ from pathlib import Path
 import gymnasium as gym
 
 from agent_widget import RunLibrary, record, record_many
-from benchmarks.results import arguments, code_version, publish, today
+from benchmarks.results import arguments, code_version, command, machine, publish, today
 
 TITLE = "Recording many seeds"
-COMMAND = ".venv/bin/python -m benchmarks.record_many"
 EPISODES = 24  # enough that the workers' start-up (about a second) is a small part
 BAR = 1.8  # 2 workers against 1
 
@@ -37,11 +37,15 @@ def balance(obs) -> int:
     return int(3 * obs[2] + obs[3] > 0)
 
 
-def loop(folder: Path) -> None:
-    """What a user writes without record_many: one process, one seed after another."""
-    library, env = RunLibrary(folder), cartpole()
+def loop(folder: Path) -> list[int]:
+    """What a user writes without record_many: one process, one seed after another.
+    Returns the episodes' lengths (steps)."""
+    library, env, lengths = RunLibrary(folder), cartpole(), []
     for seed in range(EPISODES):
-        library.add(record(env, balance, seed=seed), run="loop", algorithm="pd")
+        rollout = record(env, balance, seed=seed)
+        library.add(rollout, run="loop", algorithm="pd")
+        lengths.append(rollout.num_steps)
+    return lengths
 
 
 def many(engine: str, workers: int) -> Callable[[Path], None]:
@@ -63,14 +67,20 @@ def many(engine: str, workers: int) -> Callable[[Path], None]:
     return run
 
 
+def steps_text(lengths: list[int]) -> str:
+    low, high = min(lengths), max(lengths)
+    return f"{low:,}" if low == high else f"{low:,} to {high:,}"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = arguments(__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=3, help="repetitions per side")
     args = parser.parse_args(argv)
     import ray
 
+    load_start = os.getloadavg()[0]
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _node_ip_address="127.0.0.1")
-    sides = {"record() in a loop, this process": loop}
+    sides: dict[str, Callable[[Path], object]] = {"record() in a loop, this process": loop}
     for engine in ("processes", "ray"):
         for workers in (1, 2):
             sides[f"record_many, {engine}, {workers} worker{'s' * (workers > 1)}"] = many(
@@ -78,13 +88,16 @@ def main(argv: list[str] | None = None) -> None:
             )
     names = list(sides)
     times: dict[str, list[float]] = {name: [] for name in names}
+    lengths: list[int] = []
     try:
         for rep in range(args.reps):
             for name in names[rep % len(names) :] + names[: rep % len(names)]:
                 with tempfile.TemporaryDirectory() as scratch:
                     start = time.perf_counter()
-                    sides[name](Path(scratch))
+                    done = sides[name](Path(scratch))
                     times[name].append(time.perf_counter() - start)
+                if isinstance(done, list):
+                    lengths = done
                 print(name, f"{times[name][-1]:.1f} s", flush=True)
     finally:
         ray.shutdown()
@@ -104,10 +117,12 @@ def main(argv: list[str] | None = None) -> None:
     }
     verdict = "meets" if max(scaling.values()) >= BAR else "MISSES"
     body = (
-        f"`{COMMAND}` ({today()}, code {code_version()}, the shared 2-core machine, "
-        f"{args.reps} repetitions per side in rotated order, medians).\n\n"
-        f"{EPISODES} CartPole-v1 episodes with rendering (a balancing rule: 500 steps "
-        "each), every one into a run of a fresh library; wall time from the call to its "
+        f"`{command('benchmarks.record_many', argv)}` ({today()}, code {code_version()}, "
+        f"{machine(load_start)}, {args.reps} repetitions per side in rotated order, "
+        f"medians).\n\n"
+        f"{EPISODES} CartPole-v1 episodes with rendering (a balancing rule: "
+        f"{steps_text(lengths)} steps each), every one into a run of a fresh library; "
+        "wall time from the call to its "
         "return, worker start-up included (the Ray instance started once beforehand).\n\n"
         + "\n".join(rows)
         + f"\n\nBar (2 workers at least {BAR}x the episodes per second of 1, CartPole with "

@@ -20,6 +20,7 @@ per step. The bar: 100,000 steps with under 300 MB of growth.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import statistics
@@ -33,11 +34,11 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
+from agent_widget.episodes._codec import CHUNK_SIZE, encode_part, runs_of
 from agent_widget.episodes._recording import Policy, record
-from benchmarks.results import ROOT, arguments, code_version, today, write_section
+from benchmarks.results import ROOT, arguments, code_version, command, machine, today, write_section
 
 TITLE = "Recording"
-COMMAND = ".venv/bin/python -m benchmarks.recording"
 SEED = 0
 PONG_STEPS = 1_000
 MAX_STEPS = 1_000
@@ -118,6 +119,40 @@ def bare_loop(env: gym.Env, policy: Policy, max_steps: int, keep: bool = False) 
         if terminated or truncated:
             return t + 1
     return max_steps
+
+
+def pong_frames() -> list[np.ndarray]:
+    """The frames of the Pong episode the overhead is measured on."""
+    env, policy = pong()
+    frames: list[np.ndarray] = []
+    act = policy()
+    env.reset(seed=SEED)
+    frames.append(env.render())
+    for _ in range(MAX_STEPS):
+        _, _, terminated, truncated, _ = env.step(act(None))
+        frames.append(env.render())
+        if terminated or truncated:
+            break
+    env.close()
+    return frames
+
+
+def encoding_costs(frames: list[np.ndarray]) -> dict[str, float]:
+    """Mean seconds per frame of encoding the episode's frames as record() does, a chunk
+    at a time (``encode_part``), and of the part of it that finds the bytes that changed
+    (``runs_of`` on each frame and the one before it in its chunk); the rest is mostly
+    deflating."""
+    chunks = [np.stack(frames[k : k + CHUNK_SIZE]) for k in range(0, len(frames), CHUNK_SIZE)]
+    start = time.perf_counter()
+    for k, chunk in enumerate(chunks):
+        encode_part(chunk, k * CHUNK_SIZE)
+    whole = time.perf_counter() - start
+    start = time.perf_counter()
+    for chunk in chunks:
+        for previous, frame in itertools.pairwise(chunk.reshape(len(chunk), -1)):
+            runs_of(previous, frame)
+    find = time.perf_counter() - start
+    return {"find": find / len(frames), "rest": (whole - find) / len(frames)}
 
 
 def bench(
@@ -244,6 +279,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--reps", type=int, default=7, help="repetitions per side")
     parser.add_argument("--baseline", default=BASELINE, help="the old code's git revision")
     args = parser.parse_args(argv)
+    load_start = os.getloadavg()[0]
     grows = memory(args.baseline)
     with tempfile.TemporaryDirectory() as scratch:
         rows = [
@@ -251,6 +287,7 @@ def main(argv: list[str] | None = None) -> None:
             bench("CartPole-v1", cartpole, args.reps, Path(scratch)),
         ]
     result = table(rows, args.reps)
+    costs = encoding_costs(pong_frames())
     print(result)
     pong_overhead = rows[0]["record overhead"]
     verdict = "meets" if pong_overhead < 0.25 else "MISSES"
@@ -258,7 +295,8 @@ def main(argv: list[str] | None = None) -> None:
     longest_disk = grows[-1]["disk"]["growth"] / 1e6
     memory_verdict = "meets" if max(longest, longest_disk) < MEMORY_BAR_MB else "MISSES"
     body = (
-        f"`{COMMAND}` ({today()}, code {code_version()}, the shared 2-core machine).\n\n"
+        f"`{command('benchmarks.recording', argv)}` ({today()}, code {code_version()}, "
+        f"{machine(load_start)}).\n\n"
         "Peak memory while recording one Pong episode (random actions, the game restarted "
         "in place when it ends, frames and observations kept), each length in a fresh "
         "process: its peak resident memory above what it held before recording. Before: "
@@ -275,18 +313,23 @@ def main(argv: list[str] | None = None) -> None:
         f"{longest:,.1f} MB in memory, {longest_disk:,.1f} MB with path=, "
         f"{memory_verdict} it.\n\n"
         f"Overhead ({args.reps} interleaved repetitions, medians). Same seeded env and "
-        "policy on all sides (Pong: the same pre-drawn random actions, up to 1,000 steps; "
+        f"policy on all sides (Pong: the same pre-drawn random actions, up to {MAX_STEPS:,} "
+        "steps; "
         "CartPole: a balancing rule, to its 500-step limit); record() time includes "
         "encoding the frames and observations and building the Rollout; record(path=) "
         "also writes the file (flushed to the OS at every chunk, fsynced at the end) and "
         "reads it back.\n\n"
         f"{result}\n\n"
         f"Bar (record() overhead on a Pong episode under 25%): {pong_overhead:+.1%}, "
-        f"{verdict} it. The overhead is the encoding (about 40 µs a Pong frame finding the "
-        "changed bytes, 20 µs deflating them). Encoding on a worker thread was tried and "
-        "is slower: ALE's step holds the GIL, so the thread only adds contention (a "
-        "one-off probe on 2026-12-01: 299 ms bare, 381 ms encoding in line, 429 ms on a "
-        "thread)."
+        f"{verdict} it. The overhead is mostly the encoding: per Pong frame of this episode, "
+        f"{costs['find'] * 1e6:.0f} µs finding the bytes that changed and "
+        f"{costs['rest'] * 1e6:.0f} µs the rest, mostly deflating (means over its "
+        f"{rows[0]['steps'] + 1:,} frames, encoded a chunk at a time outside record()), "
+        f"{(costs['find'] + costs['rest']) * (rows[0]['steps'] + 1) * 1e3:.0f} ms for the "
+        f"episode against record()'s {rows[0]['record'] - rows[0]['keep']:.0f} ms over the "
+        "bare loop that keeps its frames. Encoding on a worker thread was tried (a one-off "
+        "probe, not part of this run) and was slower: ALE's step holds the GIL, so the "
+        "thread only adds contention."
     )
     if not args.no_write:
         write_section(TITLE, body)

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -16,6 +19,22 @@ def arguments(description: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--no-write", action="store_true", help="print only")
     return parser
+
+
+def command(module: str, argv: list[str] | None = None) -> str:
+    """The command line that reproduces this run: the module and the arguments it was
+    given (``argv``, or the process's own), so a section never names defaults it did not use."""
+    given = sys.argv[1:] if argv is None else argv
+    return " ".join([".venv/bin/python -m", module, *map(shlex.quote, given)])
+
+
+def machine(load_start: float) -> str:
+    """The machine and how busy it was from ``load_start`` (the 1-minute load average when
+    the run began) to now: the machine is shared, so every figure is read against it."""
+    return (
+        f"the shared {os.cpu_count()}-core machine, load average {load_start:.1f} at the "
+        f"start, {os.getloadavg()[0]:.1f} at the end"
+    )
 
 
 def today() -> str:

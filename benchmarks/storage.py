@@ -19,6 +19,7 @@ but real payloads: every frame decodes).
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import statistics
 import tempfile
@@ -35,13 +36,16 @@ from agent_widget.episodes import Rollout, load
 from agent_widget.episodes._chunk_index import INDEX, LENGTH, OBSERVATIONS, OFFSET, STREAM
 from agent_widget.episodes._codec import CHUNK_SIZE, Part, decode_frame, decode_part, encode_part
 from agent_widget.episodes._frames import Frames
-from benchmarks.results import arguments, publish, today
+from benchmarks.results import arguments, code_version, command, machine, publish, today
 
 TITLE = "Storage"
-COMMAND = ".venv/bin/python -m benchmarks.storage"
 SEED = 0
 STEPS = 1_000
 LONG_STEPS = 100_000
+SAMPLES = 200  # random frames read from each store
+NPZ_SAMPLES = 10  # .npz inflates the whole array per read
+LOADS = 5
+ACTIONS = 6  # Pong's
 
 
 def pong_episode() -> dict:
@@ -92,7 +96,7 @@ def bench_rollout(episode: dict, folder: Path) -> dict:
         for k in range(loaded.frames.num_chunks)
         for part in loaded.frames.chunk(k)
     )
-    times = access_times(lambda i: loaded.frames[i], episode["frames"], 200)
+    times = access_times(lambda i: loaded.frames[i], episode["frames"], SAMPLES)
     return {
         "bytes": path.stat().st_size,
         "frame_bytes": frame_bytes,
@@ -132,7 +136,7 @@ def bench_png(frames: np.ndarray, folder: Path) -> dict:
 
     seconds = timed(save)
     size = sum(p.stat().st_size for p in pngs.iterdir())
-    times = access_times(lambda i: np.asarray(Image.open(pngs / f"{i:06d}.png")), frames, 200)
+    times = access_times(lambda i: np.asarray(Image.open(pngs / f"{i:06d}.png")), frames, SAMPLES)
     return {"bytes": size, "save": seconds, "read": times}
 
 
@@ -144,7 +148,11 @@ def bench_npz(frames: np.ndarray, folder: Path) -> dict:
         with np.load(path) as archive:
             return archive["frames"][i]
 
-    return {"bytes": path.stat().st_size, "save": seconds, "read": access_times(read, frames, 10)}
+    return {
+        "bytes": path.stat().st_size,
+        "save": seconds,
+        "read": access_times(read, frames, NPZ_SAMPLES),
+    }
 
 
 class RepeatedFrames(Frames):
@@ -186,12 +194,12 @@ def bench_long_load(episode: dict, folder: Path) -> dict:
     path = folder / "long.rollout"
     Rollout.from_arrays(
         frames=frames,
-        actions=rng.integers(6, size=LONG_STEPS),
+        actions=rng.integers(ACTIONS, size=LONG_STEPS),
         rewards=rng.choice([-1.0, 0.0, 1.0], LONG_STEPS, p=[0.01, 0.98, 0.01]),
         infos=infos,
-        extras={"q_values": rng.normal(size=(LONG_STEPS, 6)).astype(np.float32)},
+        extras={"q_values": rng.normal(size=(LONG_STEPS, ACTIONS)).astype(np.float32)},
     ).save(path)
-    loads = [timed(lambda: load(path)) for _ in range(5)]
+    loads = [timed(lambda: load(path)) for _ in range(LOADS)]
     loaded = load(path)
     first = timed(lambda: loaded.frames[LONG_STEPS // 2])
     with zipfile.ZipFile(path) as archive:
@@ -226,6 +234,7 @@ def table(rows: dict[str, dict], frames: int) -> str:
 def main(argv: list[str] | None = None) -> None:
     parser = arguments(__doc__.splitlines()[0])
     args = parser.parse_args(argv)
+    load_start = os.getloadavg()[0]
     episode = pong_episode()
     frames = episode["frames"]
     folder = Path(tempfile.mkdtemp(prefix="aw-bench-"))
@@ -246,19 +255,21 @@ def main(argv: list[str] | None = None) -> None:
     bars = [
         ("bytes per frame at most 300", per_frame <= 300, f"{per_frame:.0f} B"),
         ("random access median under 3 ms", read < 3e-3, f"{read * 1e3:.2f} ms"),
-        ("load() of 100,000 steps under 0.5 s", load_median < 0.5, f"{ms(load_median)} ms"),
+        (f"load() of {LONG_STEPS:,} steps under 0.5 s", load_median < 0.5, f"{ms(load_median)} ms"),
     ]
     verdicts = "\n".join(
         f"- {bar}: {value}, {'meets' if ok else 'MISSES'} the bar" for bar, ok, value in bars
     )
     body = (
-        f"`{COMMAND}` ({today()}, 2-core machine shared with other jobs, medians).\n"
-        f"{n:,} frames of ALE/Pong-v5 (210x160 RGB), seeded random policy, reset when an "
+        f"`{command('benchmarks.storage', argv)}` ({today()}, code {code_version()}, "
+        f"{machine(load_start)}, medians).\n"
+        f"{n:,} frames of ALE/Pong-v5 ({frames.shape[1]}x{frames.shape[2]} RGB), seeded "
+        "random policy, reset when an "
         "episode ends. The .rollout file holds everything record() keeps (frames, "
         "observations, actions, rewards, flags, infos); the other two hold frames only. "
         "Random access = open the "
-        "store and read frame i, checked against the original (200 random i; .npz: 10, as it "
-        "inflates the whole array each time).\n\n"
+        f"store and read frame i, checked against the original ({len(rollout['read'])} "
+        f"random i; .npz: {len(npz['read'])}, as it inflates the whole array each time).\n\n"
         f"{result}\n\n"
         f"The .rollout file is {png['bytes'] / rollout['bytes']:.1f}x smaller than one PNG "
         f"per frame; its frames alone ({rollout['frame_bytes'] / n:.0f} B/frame, zlib-runs) "
@@ -273,13 +284,14 @@ def main(argv: list[str] | None = None) -> None:
         f"frame in order (`frames[t]`, t = 0, 1, ...) costs {ms(rollout['in_order'])} ms per "
         "frame: the frames decoded last are kept, so each chunk is inflated about once.\n\n"
         f"load() of a {LONG_STEPS:,}-step file: {ms(load_median)} ms (median of "
-        f"{len(long['load'])}; first call {ms(long['load'][0])} ms); then frame 50,000 in "
+        f"{len(long['load'])}; first call {ms(long['load'][0])} ms); then frame "
+        f"{LONG_STEPS // 2:,} in "
         f"{ms(long['first_frame'])} ms. load() reads {long['read_up_front'] / 2**20:.1f} MiB "
         "up front (zip directory, meta.json, per-step arrays, the chunk index); frames, "
         "observations and infos are read on demand. The file is synthetic: the episode's "
         "encoded chunks repeated (so chunks.bin stores each distinct chunk once and the file "
-        f"is {long['bytes'] / 2**20:.1f} MiB), with 100,000 infos and (T, 6) float32 q_values "
-        "extras.\n\n"
+        f"is {long['bytes'] / 2**20:.1f} MiB), with {LONG_STEPS + 1:,} infos and (T, "
+        f"{ACTIONS}) float32 q_values extras.\n\n"
         f"{verdicts}"
     )
     publish(TITLE, body, write=not args.no_write)
