@@ -6,24 +6,65 @@
   // when the recent messages big enough to carry a frame arrived (status messages
   // are ~550 B).
   const FRAME_MESSAGE_BYTES = 1000;
-  const wire = { in: 0, out: 0, arrivals: [], departures: [] };
+  // `requests`: every widget request (a custom message with an id) and when its answer
+  // (the first custom message back with that id) arrived: what is in flight when.
+  const wire = { in: 0, out: 0, arrivals: [], departures: [], requests: [] };
   const size = (data) => (typeof data === "string" ? data.length : (data.byteLength ?? data.size ?? 0));
+  const pending = new Map();
+  const text = new TextDecoder();
+  /** A comm message's custom content and comm id, or null (JSON, or the v1 binary protocol). */
+  const custom = (data) => {
+    let message;
+    try {
+      if (typeof data === "string") message = JSON.parse(data);
+      else if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) {
+        const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+        const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        const at = (i) => Number(view.getBigUint64(8 * (i + 1), true));
+        const part = (i) => JSON.parse(text.decode(bytes.subarray(at(i), at(i + 1))));
+        const header = part(1);
+        if (header.msg_type !== "comm_msg") return null;
+        message = { header, content: part(4) };
+      } else return null;
+    } catch {
+      return null;
+    }
+    if (message.header?.msg_type !== "comm_msg") return null;
+    const body = message.content?.data?.content;
+    return message.content.data?.method === "custom" && body ? { comm: message.content.comm_id, body } : null;
+  };
   const NativeWebSocket = window.WebSocket;
   window.WebSocket = class extends NativeWebSocket {
     constructor(...args) {
       super(...args);
       this.addEventListener("message", (event) => {
+        const now = performance.now();
         const bytes = size(event.data);
         wire.in += bytes;
+        const reply = custom(event.data);
+        const key = reply && `${reply.comm}/${reply.body.id}`;
+        if (reply && pending.has(key)) {
+          Object.assign(pending.get(key), { replied: now, replyType: reply.body.type, bytes });
+          pending.delete(key);
+        }
         if (bytes < FRAME_MESSAGE_BYTES) return;
-        wire.arrivals.push(performance.now());
+        wire.arrivals.push(now);
         if (wire.arrivals.length > 256) wire.arrivals.splice(0, 128);
       });
     }
     send(data) {
+      const now = performance.now();
       wire.out += size(data);
-      wire.departures.push(performance.now());
+      wire.departures.push(now);
       if (wire.departures.length > 256) wire.departures.splice(0, 128);
+      const request = custom(data);
+      if (request && typeof request.body.id === "number") {
+        const chunks = Array.isArray(request.body.chunks) ? request.body.chunks.length : null;
+        const entry = { type: request.body.type, sent: now, replied: null, chunks };
+        pending.set(`${request.comm}/${request.body.id}`, entry);
+        wire.requests.push(entry);
+        if (wire.requests.length > 4096) wire.requests.splice(0, 2048);
+      }
       super.send(data);
     }
   };
@@ -155,10 +196,22 @@
       notebook().content.widgets[i].model.outputs.clear();
     },
 
-    /** Runs cell `i`; resolves with ms from the run to its first frame ("ours", "image" or "none"), once it has run. */
+    /**
+     * Runs cell `i`; resolves with ms from the run to its first frame ("ours", "image" or
+     * "none"), once it has run. Leaves `lastRun`: when it started and painted first, and
+     * for ours each change of the view's count of cached chunks, [time, count], until
+     * the next run.
+     */
     async runCell(i, first, timeout) {
       this.clearOutput(i);
+      this.lastRun?.observer.disconnect();
       const node = cellNode(i);
+      const cached = [];
+      const observer = new MutationObserver(() => {
+        const count = root(node)?.dataset.cachedChunks;
+        if (count !== undefined && count !== cached.at(-1)?.[1]) cached.push([performance.now(), count]);
+      });
+      if (first === "ours") observer.observe(node, { subtree: true, childList: true, attributes: true });
       const shown =
         first === "ours"
           ? until(node, () => node.querySelector(".agent-widget[data-painted-step]") !== null, timeout)
@@ -168,10 +221,20 @@
       const content = notebook().content;
       content.activeCellIndex = i;
       const start = performance.now();
+      this.lastRun = { observer, start, firstFrame: null, cached };
       const ran = window.jupyterapp.commands.execute("notebook:run-cell");
       const end = shown === null ? null : await shown;
+      this.lastRun.firstFrame = end;
       await ran;
       return end === null ? null : end - start;
+    },
+
+    /** The last run's times (see runCell) and the requests sent since it started; stops watching its view. */
+    lastRunLog() {
+      const { observer, start, firstFrame, cached } = this.lastRun;
+      observer.disconnect();
+      const requests = wire.requests.filter((r) => r.sent >= start).map((r) => ({ ...r }));
+      return { start, firstFrame, cached: cached.map(([t, n]) => [t, Number(n)]), requests, now: performance.now() };
     },
 
     /**

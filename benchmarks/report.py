@@ -4,6 +4,7 @@ length, and the issue's targets, each met or missed."""
 
 from __future__ import annotations
 
+import os
 import platform
 from collections.abc import Sequence
 from importlib.metadata import version
@@ -177,18 +178,27 @@ def scene_notes(scene: Scene) -> str:
     )
 
 
+def steps_of(pong: Scene, length: str) -> int:
+    """The steps of the episode that first-frame measurement ``length`` showed."""
+    positions = {"100": 101, "1000": pong["positions"], "100000": 100_001}
+    return positions.get(length, pong["long_positions"]) - 1
+
+
 def first_frame_table(pong: Scene) -> str:
     r = pong["results"]
     times = r["ttff"]
     short, long = np.median(times["100"]), np.median(times["100000"])
     fill = r.get("hundred_k_fill_ms")
     fill_text = "not waited for (--quick)" if fill is None else f"{fill / 1000:.1f} s"
+    rows = [
+        f"| {steps_of(pong, key):,} | {np.median(values):,.0f} | {len(values)} |"
+        for key, values in times.items()
+    ]
     return "\n".join(
         [
             "| steps | first frame: median (ms) | runs |",
             "|---:|---:|---:|",
-            f"| 100 | {short:,.0f} | {len(times['100'])} |",
-            f"| 100,000 | {long:,.0f} | {len(times['100000'])} |",
+            *rows,
             "",
             f"100,000 / 100 steps: {long / short:.2f}x. The 100,000-step viewer's background "
             f"fill: {fill_text}; memory it then held in the page: "
@@ -264,16 +274,15 @@ def targets(scenes: Sequence[Scene]) -> str:
     return "\n\n".join([*blocks, "Any length:\n\n" + "\n".join(any_length)])
 
 
-def markdown(raw: dict[str, Any]) -> str:
-    """The section, from the raw measurements of one run."""
-    run, plan, scenes = raw["run"], raw["plan"], raw["scenes"]
-    pong, big = scenes
+def heading(raw: dict[str, Any]) -> str:
+    """What was run, on what, how loaded and how long."""
+    run, plan = raw["run"], raw["plan"]
     versions = ", ".join(
         f"{name} {version(name)}" for name in ("jupyterlab", "jupyter_server", "ipywidgets")
     )
     samples = plan["reps"] * plan["jumps_per_rep"]
     head = (
-        f"`{run['command']}` ({run['date']}, code {run['code']}; the 2-core "
+        f"`{run['command']}` ({run['date']}, code {run['code']}; the {os.cpu_count()}-core "
         f"{platform.machine()} machine, shared "
         f"with other jobs: load average {run['load_start']:.1f} at the start, "
         f"{run['load_end']:.1f} at the end; {versions}, stock server (no TCP_NODELAY); "
@@ -281,10 +290,16 @@ def markdown(raw: dict[str, Any]) -> str:
         f"{samples} random jumps and {2 * samples} steps per variant, medians; playback "
         f"{plan['play_seconds']:.0f} s; the whole run took {run['minutes']:.1f} min)."
     )
-    seconds = plan["play_seconds"]
+    return head
+
+
+def markdown(raw: dict[str, Any]) -> str:
+    """The section's near part (the server's own port), from the raw measurements."""
+    pong, big = raw["scenes"]
+    seconds = raw["plan"]["play_seconds"]
     return "\n\n".join(
         [
-            head,
+            heading(raw),
             METHOD,
             f"### {pong['name']}, {pong['positions'] - 1:,} steps (210x160)",
             scene_table(pong, seconds),
@@ -295,6 +310,6 @@ def markdown(raw: dict[str, Any]) -> str:
             "### Time to first frame by length (Pong chunks, viewer built and shown in one cell)",
             first_frame_table(pong),
             "### Targets",
-            targets(scenes),
+            targets(raw["scenes"]),
         ]
     )

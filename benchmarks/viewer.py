@@ -25,19 +25,26 @@ decoded). Variants take turns within each repetition, so load from other jobs on
 machine falls on all of them alike. The server is stock jupyter_server (no
 TCP_NODELAY on its websockets).
 
-    .venv/bin/python -m benchmarks.viewer            # ~6 min; prints and updates RESULTS.md
-    .venv/bin/python -m benchmarks.viewer --quick    # ~2 min smoke run; prints only
+Then the same over far links (:mod:`benchmarks.far_link`: Chromium reaches JupyterLab,
+page and websockets, through a proxy that delays and rate-limits each direction), one
+link after another, for Pong: ours, the uncached viewer, (a) and the echo (e), first
+frame by length, and the background fill with the requests the page had in flight.
+
+    .venv/bin/python -m benchmarks.viewer            # ~15 min; prints and updates RESULTS.md
+    .venv/bin/python -m benchmarks.viewer --links local,150ms-10mbit   # some links only
+    .venv/bin/python -m benchmarks.viewer --quick    # smoke run of every link; prints only
     .venv/bin/python -m benchmarks.viewer --raw r.json        # also keeps the raw numbers
     .venv/bin/python -m benchmarks.viewer --from-raw r.json   # re-renders them
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import tempfile
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -49,13 +56,15 @@ from playwright.sync_api import Browser
 from agent_widget.episodes import Rollout, load
 from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.viewer._transport import action_text, shows_actions
-from benchmarks import report, scenes
+from benchmarks import link_report, report, scenes
 from benchmarks.browser import ProbedPage, chromium
-from benchmarks.results import arguments, code_version, publish, today
+from benchmarks.far_link import Link, check, proxy
+from benchmarks.results import arguments, code_version, command, publish, today
 from tests.e2e.lab import Notebook, Server
 
 TITLE = "Viewer in the browser"
-COMMAND = ".venv/bin/python -m benchmarks.viewer"
+LOCAL = "local"  # no proxy: the browser on the server's own port
+LINKS = (LOCAL, "50ms-20mbit", "150ms-10mbit")
 ROOT = Path(__file__).resolve().parent.parent
 SEED = 0
 TIMEOUT_MS = 120_000
@@ -77,6 +86,14 @@ VARIANTS: dict[str, tuple[str, str, str]] = {
     "base64": ("baselines.base64_slider(frames)", "image", "slider"),
     "jshtml": ("baselines.jshtml(frames, {fps})", "image", "jshtml"),
     "echo": ("baselines.Echo()", "none", ""),
+}
+FAR_VARIANTS = ("ours", "uncached", "interact", "echo")  # measured over the far links
+# Time to first frame by length: the cell that builds and shows each viewer.
+LENGTHS = {
+    "100": "EpisodeViewer(hundred)",
+    "1000": "EpisodeViewer(rollout)",
+    "100000": "big = EpisodeViewer(hundred_k)\nbig",
+    "long": "EpisodeViewer(long_rollout)",
 }
 
 
@@ -169,11 +186,22 @@ def setup_cell(scene: Scene, hundred_k: bool) -> str:
     return "\n".join(lines)
 
 
-class Run:
-    """One scene's notebook in its own page: the variants displayed side by side."""
+def through(server: Server, port: int) -> Server:
+    """``server`` as the browser reaches it through the far-link proxy on ``port``."""
+    far = copy.copy(server)
+    far.url = f"http://127.0.0.1:{port}"
+    return far
 
-    def __init__(self, server: Server, browser: Browser, scene: Scene, plan: Plan) -> None:
-        self.server, self.scene, self.plan = server, scene, plan
+
+class Run:
+    """One scene's notebook in its own page: the variants displayed side by side (over a
+    far link when ``far``: fewer of them, and nothing that does not depend on the link)."""
+
+    def __init__(
+        self, server: Server, browser: Browser, scene: Scene, plan: Plan, far: bool
+    ) -> None:
+        self.server, self.scene, self.plan, self.far = server, scene, plan, far
+        self.variants = {k: v for k, v in VARIANTS.items() if not far or k in FAR_VARIANTS}
         self.rng = np.random.default_rng(SEED)
         self.probed = ProbedPage(browser)
         self.name = f"{scene.slug}.ipynb"
@@ -202,7 +230,7 @@ class Run:
         """Displays each variant in its own cell, timing its first frame; waits for the
         viewer's background fill (timed) before the next one starts."""
         first: dict[str, float | None] = {}
-        for key, (source, kind, _drive) in VARIANTS.items():
+        for key, (source, kind, _drive) in self.variants.items():
             before = self.wire_in()
             self.cells[key], first[key] = self.run_cell(source.format(fps=self.scene.fps), kind)
             log(f"{key}: first frame {first[key]} ms")
@@ -211,6 +239,7 @@ class Run:
                 cell = self.cells[key]
                 fill = self.probed.call("stepsDuringFill", cell, chunks, 20, TIMEOUT_MS)
                 self.results["fill_ms"] = fill["fillMs"]
+                self.results["fill_log"] = self.probed.call("lastRunLog")
                 self.results["steps_during_fill"] = fill["steps"]
                 self.results["fill_wire"] = self.wire_in() - before
                 self.results["fill_kernel"] = self.notebook.python("ours_sent.totals()")
@@ -256,12 +285,15 @@ class Run:
     def latency(self) -> None:
         """Interleaved repetitions: each variant in turn takes random jumps, each followed
         by two steps (ours: an arrow key, then a slider step)."""
-        samples: dict[str, dict[str, list]] = {key: {"step": [], "jump": []} for key in VARIANTS}
-        samples["echo_chunk"] = {"jump": []}
-        samples["echo_nudged"] = {"jump": []}
-        samples["uncached_nudged"] = {"jump": []}
-        current = dict.fromkeys(VARIANTS, 0)
-        order = list(VARIANTS)
+        samples: dict[str, dict[str, list]] = {
+            key: {"step": [], "jump": []} for key in self.variants
+        }
+        if not self.far:
+            samples |= {
+                key: {"jump": []} for key in ("echo_chunk", "echo_nudged", "uncached_nudged")
+            }
+        current = dict.fromkeys(self.variants, 0)
+        order = list(self.variants)
         for rep in range(self.plan.reps):
             for key in order[rep % len(order) :] + order[: rep % len(order)]:
                 for i in range(self.plan.jumps_per_rep):
@@ -269,7 +301,8 @@ class Run:
                         self.echoes(samples)
                         continue
                     nudged_first = (rep * self.plan.jumps_per_rep + i) % 2 == 0
-                    if key == "uncached" and nudged_first:  # the same, nudged: baselines.Echo
+                    nudged = key == "uncached" and not self.far
+                    if nudged and nudged_first:  # the same, nudged: baselines.Echo
                         self.nudged_jump(samples, current)
                     t = self.jump_target(key, current[key])
                     samples[key]["jump"].append(self.measure(key, "jump", t))
@@ -277,7 +310,7 @@ class Run:
                     second = "drag" if VARIANTS[key][2] == "ours" else "step"
                     samples[key]["step"].append(self.measure(key, second, t + 2))
                     current[key] = t + 2
-                    if key == "uncached" and not nudged_first:
+                    if nudged and not nudged_first:
                         self.nudged_jump(samples, current)
                 self.probed.heap()
             log(f"repetition {rep + 1}/{self.plan.reps} done")
@@ -296,6 +329,8 @@ class Run:
         before it, and a fixed order gave the same variant the unlucky turn each time."""
         cell, size = self.cells["echo"], int(self.scene.chunk_bytes)
         kinds = {"echo": (0, -1), "echo_chunk": (size, -1), "echo_nudged": (size, NUDGE_MS)}
+        if self.far:
+            kinds = {"echo": kinds["echo"]}
         for key in self.rng.permutation(list(kinds)):
             reply, nudge = kinds[key]
             samples[key]["jump"].append(self.probed.call("echo", cell, reply, nudge, QUIET_MS))
@@ -314,8 +349,9 @@ class Run:
             self.measure(key, "jump", t)
             played[key] = self.probed.call("play", cell, "ours", seconds)
             self.probed.heap()
-        self.measure("jshtml", "jump", 0)
-        played["jshtml"] = self.probed.call("play", self.cells["jshtml"], "jshtml", seconds)
+        if "jshtml" in self.variants:
+            self.measure("jshtml", "jump", 0)
+            played["jshtml"] = self.probed.call("play", self.cells["jshtml"], "jshtml", seconds)
         self.results["playback"] = played
 
     def save(self) -> nbformat.NotebookNode:
@@ -348,16 +384,22 @@ class Run:
         self.results["peak_heap"] = self.probed.peak_heap
 
     def first_frame_by_length(self) -> None:
-        """Time to first frame of a viewer built and displayed in one cell, 100 vs 100,000
-        steps, alternating; then the 100,000-step one's fill, memory and notebook size."""
-        sources = {"100": "EpisodeViewer(hundred)", "100000": "big = EpisodeViewer(hundred_k)\nbig"}
-        cells = {key: self.probed.call("addCell", source) for key, source in sources.items()}
+        """Time to first frame of a viewer built and displayed in one cell, from 101 to the
+        tiled episode's positions, the order turned around each repetition, with the
+        requests each sent; then (near only) the 100,000-step one's fill, memory and
+        notebook size."""
+        cells = {key: self.probed.call("addCell", source) for key, source in LENGTHS.items()}
         times: dict[str, list[float]] = {key: [] for key in cells}
+        logs: dict[str, list[dict]] = {key: [] for key in cells}
         for rep in range(self.plan.ttff_reps):
             for key in list(cells)[:: 1 if rep % 2 == 0 else -1]:
                 times[key].append(self.probed.call("runCell", cells[key], "ours", TIMEOUT_MS))
+                logs[key].append(self.probed.call("lastRunLog"))
                 self.probed.call("clearOutput", cells[key])
         self.results["ttff"] = times
+        self.results["ttff_logs"] = logs
+        if self.far:
+            return
         cell = cells["100000"]
         base = self.probed.heap(collect=True)
         self.probed.call("runCell", cell, "ours", TIMEOUT_MS)
@@ -384,11 +426,13 @@ def _notebook_bytes(notebook: nbformat.NotebookNode, cells: list[int]) -> int:
     return len(nbformat.writes(kept).encode())
 
 
-def measure_scene(server: Server, browser: Browser, scene: Scene, plan: Plan) -> None:
+def measure_scene(server: Server, browser: Browser, scene: Scene, plan: Plan, far: bool) -> None:
     log(f"{scene.name}: {scene.positions} positions, tiled episode {scene.long_positions}")
-    run = Run(server, browser, scene, plan)
+    run = Run(server, browser, scene, plan, far)
     try:
-        phases = [run.display_all, run.latency, run.playback, run.notebook_sizes, run.memory]
+        phases = [run.display_all, run.latency, run.playback]
+        if not far:
+            phases += [run.notebook_sizes, run.memory]
         if scene.slug == "pong":
             phases.append(run.first_frame_by_length)
         for phase in phases:
@@ -398,8 +442,32 @@ def measure_scene(server: Server, browser: Browser, scene: Scene, plan: Plan) ->
         run.close()
 
 
-def measure(plan: Plan, command: str) -> dict[str, Any]:
-    """Records and saves the episodes, measures both, and returns the raw measurements."""
+def measure_link(
+    server: Server, browser: Browser, name: str, episodes: list[Scene], plan: Plan
+) -> dict[str, Any]:
+    """Both scenes on the server's own port, or Pong through a far link's proxy (checked
+    first: an echo and a 1 MB transfer each way through it)."""
+    fresh = [replace(scene, results={}) for scene in episodes]
+    kept = ("name", "slug", "fps", "positions", "frame_bytes", "chunk_bytes", "long_positions")
+    measured: dict[str, Any] = {"link": None, "check": None}
+    if name == LOCAL:
+        for scene in fresh:
+            measure_scene(server, browser, scene, plan, far=False)
+    else:
+        link = Link.parse(name)
+        measured["link"] = asdict(link)
+        measured["check"] = check(link)
+        log(f"{name}: proxy check {measured['check']}")
+        fresh = fresh[:1]
+        with proxy(link, server.port) as port:
+            measure_scene(through(server, port), browser, fresh[0], plan, far=True)
+    measured["scenes"] = [{**{k: getattr(s, k) for k in kept}, "results": s.results} for s in fresh]
+    return measured
+
+
+def measure(plan: Plan, command: str, links: list[str]) -> dict[str, Any]:
+    """Records and saves the episodes, measures them over each link in turn, and returns
+    the raw measurements."""
     with tempfile.TemporaryDirectory(prefix="aw-bench-viewer-") as tmp:
         folder = Path(tmp)
         pong = saved_scene("ALE/Pong-v5", "pong", scenes.pong(plan.steps), folder, fps=60)
@@ -408,40 +476,51 @@ def measure(plan: Plan, command: str) -> dict[str, Any]:
         )
         run: dict[str, Any] = {"command": command, "code": code_version()}
         run["load_start"] = os.getloadavg()[0]
+        measured: dict[str, Any] = {}
         server = Server(folder / "jupyter")
         try:
             with chromium() as browser:
                 run["chromium"] = browser.version
-                for scene in (pong, big):
-                    measure_scene(server, browser, scene, plan)
+                for name in links:
+                    log(f"link {name}")
+                    began = time.monotonic()
+                    measured[name] = measure_link(server, browser, name, [pong, big], plan)
+                    measured[name]["minutes"] = (time.monotonic() - began) / 60
         finally:
             server.stop()
     run.update(date=today(), minutes=(time.monotonic() - STARTED) / 60)
     run["load_end"] = os.getloadavg()[0]
-    kept = ("name", "slug", "fps", "positions", "frame_bytes", "chunk_bytes", "long_positions")
-    return {
-        "run": run,
-        "plan": asdict(plan),
-        "scenes": [{**{k: getattr(s, k) for k in kept}, "results": s.results} for s in (pong, big)],
-    }
+    raw = {"run": run, "plan": asdict(plan), "links": measured}
+    if LOCAL in measured:
+        raw["scenes"] = measured[LOCAL]["scenes"]
+    return raw
 
 
 def main() -> None:
     parser = arguments(__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a short smoke run (prints only)")
+    parser.add_argument(
+        "--links",
+        default=",".join(LINKS),
+        help=f"links to measure over (default {','.join(LINKS)})",
+    )
     parser.add_argument("--raw", type=Path, help="also write the raw measurements (JSON) here")
     parser.add_argument("--from-raw", type=Path, help="only report the measurements saved here")
     args = parser.parse_args()
     if args.from_raw:
         raw = json.loads(args.from_raw.read_text())
     else:
-        command = COMMAND + (" --quick" if args.quick else "")
-        raw = measure(QUICK if args.quick else FULL, command)
+        links = args.links.split(",")
+        for name in links:
+            if name != LOCAL:
+                Link.parse(name)  # a misspelt link fails now, not after the local run
+        raw = measure(QUICK if args.quick else FULL, command("benchmarks.viewer"), links)
     if args.raw:
         args.raw.write_text(json.dumps(raw, indent=1))
-    text = report.markdown(raw)
-    quick = raw["run"]["command"].endswith("--quick")
-    publish(TITLE, text, write=not (args.no_write or quick))
+    sections = [report.markdown(raw)] if "scenes" in raw else [report.heading(raw)]
+    sections.append(link_report.markdown(raw))
+    quick = "--quick" in raw["run"]["command"].split()
+    publish(TITLE, "\n\n".join(sections), write=not (args.no_write or quick))
 
 
 if __name__ == "__main__":
