@@ -2,9 +2,9 @@
 limits the throughput, each direction on its own, as a distant kernel's link does.
 
 Bytes that reach the proxy leave it, in order, ``rtt / 2`` after they arrived and at
-no more than the link's rate (a token bucket of :data:`BURST` bytes): a message takes
-the one-way delay plus its size over the rate, and one queued behind a large reply
-waits for it, as on a real link. The proxy writes at once (``TCP_NODELAY``: it is the
+no more than the link's rate (a token bucket as deep as the piece being sent): a
+message takes the one-way delay plus its size over the rate, and one queued behind a
+large reply waits for it, as on a real link. The proxy writes at once (``TCP_NODELAY``: it is the
 wire, not an endpoint). What it does not model is TCP's own behaviour over a long
 path (slow start, the sender's window over the round trip): each side's TCP talks to
 a local peer, so these figures are the floor a link of that delay and rate imposes.
@@ -30,8 +30,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-PIECE = 16 * 1024  # bytes read, delayed and sent as one
-BURST = 16 * 1024  # the token bucket's depth: at 10 Mbit, 13 ms of sending at once
+PIECE = 4 * 1024  # bytes read, delayed and sent as one: at 10 Mbit, 3.3 ms of the link
+# How late a sleep may wake without the link losing that time: the bucket's only depth
+# beyond the piece (at 10 Mbit, 6 KB), there to absorb the event loop's timer overshoot.
+SLACK = 0.005
 QUEUED = 4 * 2**20  # bytes held per direction before the proxy stops reading (TCP pushes back)
 
 
@@ -53,22 +55,22 @@ class Link:
 
 
 class TokenBucket:
-    """Lets bytes through at ``rate`` bytes a second, at most ``depth`` at once.
+    """Lets bytes through at ``rate`` bytes a second: each piece once the link would have
+    sent it whole.
 
     Kept as the time the link will have sent everything let through so far (a virtual
-    clock), so a sleep that overshoots delays one piece, not the rate of the rest.
+    clock), so a sleep that overshoots (by up to :data:`SLACK`) delays one piece, not
+    the rate of the rest.
     """
 
-    def __init__(self, rate: float, depth: int) -> None:
-        self.rate, self.depth = rate, depth
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
         self.free = time.monotonic()
 
     async def take(self, n: int) -> None:
         now = time.monotonic()
-        self.free = max(self.free, now) + n / self.rate
-        wait = self.free - now - self.depth / self.rate  # a burst of `depth` may go ahead
-        if wait > 0:
-            await asyncio.sleep(wait)
+        self.free = max(self.free, now - SLACK) + n / self.rate
+        await asyncio.sleep(self.free - now)
 
 
 async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, link: Link) -> None:
@@ -76,14 +78,12 @@ async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, link:
     queue: asyncio.Queue[tuple[float, bytes] | None] = asyncio.Queue(QUEUED // PIECE)
 
     async def receive() -> None:
-        try:
-            while data := await reader.read(PIECE):
-                await queue.put((time.monotonic() + link.rtt / 2, data))
-        finally:
-            await queue.put(None)
+        while data := await reader.read(PIECE):
+            await queue.put((time.monotonic() + link.rtt / 2, data))
+        await queue.put(None)
 
     async def send() -> None:
-        bucket = TokenBucket(link.rate / 8, BURST)
+        bucket = TokenBucket(link.rate / 8)
         while (item := await queue.get()) is not None:
             due, data = item
             await asyncio.sleep(due - time.monotonic())

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.far_link import BURST, Link, check
+from benchmarks.far_link import SLACK, Link, check
 
 LINK = Link.parse("40ms-80mbit")
 SIZE = 2**20
-SLACK = 0.15  # seconds a loaded machine may add
+MARGIN = 0.15  # seconds a loaded machine may add
 
 
 @pytest.fixture(scope="module")
@@ -21,15 +21,15 @@ def measured() -> dict[str, float]:
 
 
 def test_a_round_trip_takes_the_links_round_trip(measured: dict[str, float]) -> None:
-    assert LINK.rtt <= measured["echo"] < LINK.rtt + SLACK
+    assert LINK.rtt <= measured["echo"] < LINK.rtt + MARGIN
 
 
 @pytest.mark.parametrize("direction", ["upload", "download"])
 def test_a_megabyte_takes_its_size_over_the_rate(
     measured: dict[str, float], direction: str
 ) -> None:
-    floor = LINK.rtt + 8 * (SIZE - BURST) / LINK.rate
-    assert floor <= measured[direction] < 1.5 * floor + SLACK
+    floor = LINK.rtt + 8 * SIZE / LINK.rate - SLACK  # the bucket's slack may go ahead
+    assert floor <= measured[direction] < 1.5 * floor + MARGIN
 
 
 def test_link_names_say_round_trip_and_rate() -> None:
