@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.far_link import CHECKS
 from benchmarks.report import median, steps_of, verdict
 
 FAR = "150ms-10mbit"  # the link #18's far targets are set on
@@ -247,7 +248,7 @@ def markdown(raw: dict[str, Any]) -> str:
             "### Near and far: Pong over each link",
             f"{METHOD} Time each link took: {minutes}.",
             "The proxy checked against its link before the run (an echo, 1 MiB each way "
-            "through a local server; medians of 3):",
+            f"through a local server; medians of {CHECKS}):",
             check_table(links),
             side_by_side(links),
             fill_notes(links),
