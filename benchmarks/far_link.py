@@ -29,7 +29,9 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent  # where ``-m benchmarks.far_link`` is found
 PIECE = 4 * 1024  # bytes read, delayed and sent as one: at 10 Mbit, 3.3 ms of the link
 # How late a sleep may wake without the link losing that time: the bucket's only depth
 # beyond the piece (at 10 Mbit, 6 KB), there to absorb the event loop's timer overshoot.
@@ -131,7 +133,7 @@ def proxy(link: Link, target: int) -> Iterator[int]:
     """The proxy in a process of its own (the benchmark's process is busy driving the
     browser), in front of port ``target``; yields the port to connect to."""
     command = [sys.executable, "-m", "benchmarks.far_link", link.name, f"--target={target}"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
