@@ -34,7 +34,7 @@ from agent_widget.episodes._frames import ArrayFrames
 from agent_widget.gridworld import TrainingViewer, ValueMap
 from agent_widget.gridworld._snapshots import BLOCK, DEFAULT_TOLERANCE, Snapshots
 from agent_widget.gridworld._training import CELL_SIZE, INTERVAL
-from benchmarks.results import arguments, command, machine, publish, today
+from benchmarks.results import arguments, code_version, command, machine, publish, today
 
 TITLE = "Grid worlds"
 SEED = 0
@@ -201,7 +201,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     n = long["episodes"]
     body = (
-        f"`{command('benchmarks.gridworld', argv)}` ({today()}, {machine(load_start)}). "
+        f"`{command('benchmarks.gridworld', argv)}` ({today()}, code {code_version()}, "
+        f"{machine(load_start)}). "
         f"Q-learning on FrozenLake {lake_rows}x{lake_cols} slippery "
         f"({', '.join(f'{k} {v}' for k, v in LEARNING.items())}, seed {SEED}), one Q-table "
         f"snapshot ({table_shape} {trained.q_table.dtype}) per episode, kept within "

@@ -24,7 +24,7 @@ import numpy as np
 from agent_widget.episodes import Rollout
 from agent_widget.library import Leaderboard, RunLibrary
 from agent_widget.library import _run_library as library
-from benchmarks.results import arguments, command, machine, publish, today
+from benchmarks.results import arguments, code_version, command, machine, publish, today
 
 TITLE = "Run library"
 ENVS = ("CartPole-v1", "FrozenLake-v1", "ALE/Pong-v5", "LunarLander-v3", "Acrobot-v1")
@@ -115,8 +115,8 @@ def main(argv: list[str] | None = None) -> None:
     assert all(r["episodes"] == EPISODES for r in rows)
     median = statistics.median(times)
     body = (
-        f"`{command('benchmarks.library', argv)}` ({today()}, {machine(load_start)}, files "
-        "in the page cache).\n"
+        f"`{command('benchmarks.library', argv)}` ({today()}, code {code_version()}, "
+        f"{machine(load_start)}, files in the page cache).\n"
         f"{len(rows):,} runs ({len(ENVS)} envs x {len(ALGORITHMS)} algorithms x "
         f"{RUNS_PER_PAIR} runs, {EPISODES} episodes each: {len(rows) * EPISODES:,} .rollout "
         f"files, {episode_bytes / 2**20:.0f} MiB) written with `RunLibrary.add`.\n\n"
