@@ -177,7 +177,7 @@ def main() -> None:
     )
     body = (
         f"`{command('benchmarks.torch_panels')}` ({today()}, code {code_version()}, "
-        f"{machine(load_start)}, the CPU, torch {torch.__version__}, "
+        f"{machine(load_start)}; torch {torch.__version__} on the CPU, "
         f"{torch.get_num_threads()} threads). An 84x84x4 Nature CNN (random weights, "
         f"{ACTIONS} actions), random uint8 observations, a {FRAME[0]}x{FRAME[1]} frame; each "
         "panel call "
