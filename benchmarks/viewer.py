@@ -30,9 +30,9 @@ page and websockets, through a proxy that delays and rate-limits each direction)
 link after another, for Pong: ours, the uncached viewer, (a) and the echo (e), first
 frame by length, and the background fill with the requests the page had in flight.
 
-    .venv/bin/python -m benchmarks.viewer            # ~15 min; prints and updates RESULTS.md
+    .venv/bin/python -m benchmarks.viewer            # ~11 min; prints and updates RESULTS.md
     .venv/bin/python -m benchmarks.viewer --links local,150ms-10mbit   # some links only
-    .venv/bin/python -m benchmarks.viewer --quick    # smoke run of every link; prints only
+    .venv/bin/python -m benchmarks.viewer --quick    # ~3 min smoke run of every link; prints only
     .venv/bin/python -m benchmarks.viewer --raw r.json        # also keeps the raw numbers
     .venv/bin/python -m benchmarks.viewer --from-raw r.json   # re-renders them
 """
