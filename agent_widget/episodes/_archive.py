@@ -23,6 +23,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from agent_widget.episodes._filesystems import is_url, url_to_fs
+
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 _LOCAL_SIGNATURE = b"PK\x03\x04"
 _MAX_HELD = 64 * 2**20  # the end of a remote file fetched whole on opening, at most
@@ -77,16 +79,12 @@ class _RemoteSource:
     """
 
     def __init__(self, url: str, storage_options: dict[str, Any] | None) -> None:
-        try:
-            import fsspec
-        except ImportError:
-            raise RolloutFileError(
-                f"{url}: reading a URL needs fsspec and the filesystem's package "
-                "(pip install s3fs for s3://, gcsfs for gs://)"
-            ) from None
         self.path = url
         try:
-            self._fs, self._key = fsspec.core.url_to_fs(url, **(storage_options or {}))
+            self._fs, self._key = url_to_fs(url, storage_options)
+        except ImportError as error:
+            raise RolloutFileError(str(error)) from None
+        try:
             info = self._fs.info(self._key)
         except Exception as error:  # any client's own errors: botocore's are not OSErrors
             problem = f"{type(error).__name__}: {error}"
@@ -171,7 +169,7 @@ class Archive:
         """``path``: a local file, or a URL (``s3://bucket/key``) read through fsspec with
         ``storage_options`` (credentials, endpoint)."""
         self.source: _Source | _RemoteSource
-        if isinstance(path, str) and "://" in path:
+        if is_url(path):
             self.source = _RemoteSource(path, storage_options)
         else:
             try:
