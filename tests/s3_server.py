@@ -53,8 +53,10 @@ class S3Server:
         self.fs = s3fs.S3FileSystem(**self.options)
 
     def requests(self) -> list[str]:
-        """Every request the server has answered so far: ``"GET /bucket/key?query"``."""
-        return re.findall(r'"([A-Z]+ \S+) HTTP', self.log.read_text())
+        """Every request the server has answered so far, with its status:
+        ``"GET /bucket/key?query 206"`` (206: a ranged read)."""
+        found = re.findall(r'"([A-Z]+ \S+) HTTP/[\d.]+" (\d+)', self.log.read_text())
+        return [f"{request} {status}" for request, status in found]
 
     def gets(self) -> int:
         """How many GET requests the server has answered so far."""
