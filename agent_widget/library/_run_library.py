@@ -46,9 +46,10 @@ class RunLibrary:
         storage_options: for a URL, what its filesystem takes (credentials,
             ``client_kwargs={"endpoint_url": ...}``), as pandas and xarray take them.
 
-    Reading (:meth:`runs`, :meth:`table`) reads each run's ``run.json`` only. A run
-    that cannot be read (half-written by another program, corrupted ``run.json``) is
-    skipped with a warning and listed in :attr:`errors`; the others are unaffected.
+    Reading (:meth:`runs`, :meth:`table`) reads each run's ``run.json`` only (in a
+    bucket, the writers' manifests). A run that cannot be read (half-written by another
+    program, corrupted ``run.json``) is skipped with a warning and listed in
+    :attr:`errors`; the others are unaffected.
 
     Examples:
         >>> lib = RunLibrary("runs/")  # doctest: +SKIP
@@ -57,6 +58,7 @@ class RunLibrary:
         >>> lib.table()[0]["return_mean"]  # doctest: +SKIP
         0.74
         >>> episodes = lib.open("FrozenLake-v1/sarsa/alpha0.1")  # doctest: +SKIP
+        >>> far = RunLibrary("s3://bucket/runs", {"profile": "eval"})  # doctest: +SKIP
     """
 
     def __init__(
