@@ -17,6 +17,7 @@ import textwrap
 import time
 from collections.abc import Iterator
 
+import fsspec
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -102,6 +103,37 @@ def test_adding_with_other_params_is_a_value_error_for_any_writer(server, lib, u
         with pytest.raises(ValueError, match=r"already exists in s3://.* with params"):
             writer.add(episode([2.0]), algorithm="dqn", run="a", params={"lr": 0.2})
     assert other.add(episode([3.0]), algorithm="dqn", run="a").returns.tolist() == [1.0, 3.0]
+
+
+def test_the_leaderboard_of_a_bucket_opens_its_runs_in_a_viewer(lib):
+    lib.add([episode([1.0]), episode([2.0, 3.0])], algorithm="dqn", run="a")
+    board = lib.leaderboard()
+    assert [row["id"] for row in board.rows] == ["Moving-v0/dqn/a"]
+    viewer = board.open_runs(["Moving-v0/dqn/a"], episode=1)
+    assert viewer.length == 3
+    assert board.message == ""
+
+
+def test_any_fsspec_filesystem_holds_a_library(request):
+    lib = RunLibrary(f"memory://{request.node.name}")  # fsspec's own, in this process
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    lib.add(episode([2.0]), algorithm="dqn", run="a")
+    assert lib.open("Moving-v0/dqn/a")[1].rewards.tolist() == [2.0]
+
+
+def test_writers_that_raced_to_create_a_run_with_other_params_get_it_reported(request):
+    # Without conditional writes (fsspec checks, then writes), two writers creating one
+    # run at the same moment both write run.json: here the second never saw the first's.
+    url = f"memory://{request.node.name}"
+    RunLibrary(url).add(episode([1.0]), algorithm="dqn", run="a", params={"lr": 0.1})
+    fs = fsspec.filesystem("memory")
+    fs.rm(f"/{request.node.name}/Moving-v0/dqn/a/run.json")
+    with pytest.raises(ValueError, match="created this run at once with different params"):
+        RunLibrary(url).add(episode([2.0]), algorithm="dqn", run="a", params={"lr": 0.2})
+    lib = RunLibrary(url)
+    with pytest.warns(UserWarning, match="created this run at once with different params"):
+        assert lib.runs() == []
+    assert lib.errors[0].path == f"{url}/Moving-v0/dqn/a"
 
 
 def test_storage_options_are_only_for_urls(tmp_path):
