@@ -57,7 +57,8 @@ def build(server: S3Server) -> float:
             for i in range(RUNS_PER_PAIR):
                 params = {"lr": 10 ** -float(rng.uniform(2, 5)), "gamma": 0.99}
                 rollouts = [episode(rng, s) for s in range(EPISODES)]
-                lib._write(rollouts, env_id, algorithm, f"lr{i}", params)  # add() less its read
+                names = {"env_id": env_id, "algorithm": algorithm, "run": f"lr{i}"}
+                lib._write(rollouts, params=params, **names)  # add() but its read back
 
     start = time.perf_counter()
     writers = [threading.Thread(target=write, args=(e, i)) for i, e in enumerate(ENVS)]

@@ -107,27 +107,25 @@ class RunLibrary:
         Examples:
             >>> lib.add(record(env, policy, seed=0), algorithm="random")  # doctest: +SKIP
         """
-        run_id, _ = self._write(rollouts, env_id, algorithm, run, params, success)
+        names = {"env_id": env_id, "algorithm": algorithm, "run": run}
+        run_id, _ = self._write(rollouts, params=params, success=success, **names)
         return self.open(run_id).run
 
     def _write(
-        self,
-        rollouts: Rollout | Iterable[Rollout],
-        env_id: str | None = None,
-        algorithm: str | None = None,
-        run: str | None = None,
-        params: dict[str, Any] | None = None,
-        success: Callable[[Rollout], bool] | None = None,
+        self, rollouts: Rollout | Iterable[Rollout], **options: Any
     ) -> tuple[str, list[str]]:
-        """What :meth:`add` does but read the run back: the run's id and the files added."""
+        """What :meth:`add` does (``options``: its keywords) but read the run back, which
+        costs every manifest in a bucket: the run's id and the files added."""
         episodes = [rollouts] if isinstance(rollouts, Rollout) else list(rollouts)
         if not episodes or not all(isinstance(r, Rollout) for r in episodes):
             raise ValueError("add() needs one Rollout or a non-empty list of Rollouts")
-        if success is not None:
-            episodes = [_with_success(r, success) for r in episodes]
-        env_id = env_id or _from_metadata(episodes, "env_id")
-        algorithm = algorithm or _from_metadata(episodes, "algorithm")
-        run = run or datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
+        if options.get("success") is not None:
+            episodes = [_with_success(r, options["success"]) for r in episodes]
+        env_id = options.get("env_id") or _from_metadata(episodes, "env_id")
+        algorithm = options.get("algorithm") or _from_metadata(episodes, "algorithm")
+        run = options.get("run") or (
+            datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
+        )
         run_id = "/".join(map(folder_name, (env_id, algorithm, run)))
         record = Run(
             id=run_id,
@@ -135,7 +133,7 @@ class RunLibrary:
             env_id=env_id,
             algorithm=algorithm,
             run=run,
-            params=_jsonable_params(params),
+            params=_jsonable_params(options.get("params")),
             created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
             episodes=(),
         )
