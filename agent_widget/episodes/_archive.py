@@ -28,7 +28,7 @@ from agent_widget.episodes._filesystems import is_url, url_to_fs
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 _LOCAL_SIGNATURE = b"PK\x03\x04"
 _MAX_HELD = 64 * 2**20  # the end of a remote file fetched whole on opening, at most
-_READ_AHEAD = 256 * 2**10  # read past each remote read not cached: a viewer reads on
+_BLOCK = 256 * 2**10  # a remote file is fetched in blocks of this size, each once
 
 
 class RolloutFileError(ValueError):
@@ -73,9 +73,10 @@ class _Source:
 class _RemoteSource:
     """A file on an fsspec filesystem (``s3://``, ``gs://``, ``https://`` ...), read by
     ranged requests: opening reads the zip directory at the end, and a payload not yet
-    read is one request for its bytes and the 256 KiB after them (fsspec's read-ahead
-    cache), so a view of a long episode fetches what it shows and what it would show
-    next: a viewer's first chunks of a 100,000-step Pong episode take 2 requests, not 500.
+    read is one request for the 256 KiB blocks that hold it, kept in a sparse temporary
+    file (fsspec's mmap cache). So a view of a long episode fetches what it shows and
+    what lies next to it once: a viewer's first chunks of a 100,000-step Pong episode
+    take 1 request, not 500, and scrubbing back reads nothing again.
 
     Unlike a local file's descriptor, nothing pins the object: if it is replaced while
     a rollout reads it, the next chunk read fails its CRC check.
@@ -96,10 +97,10 @@ class _RemoteSource:
             raise RolloutFileError(f"{url}: {info.get('type', 'not a file')}, not a .rollout file")
         self.size = int(info["size"])
         self._held, self._held_from = b"", self.size  # the file's end, once fetched
-        from fsspec.caching import ReadAheadCache  # fsspec is there: url_to_fs imported it
+        from fsspec.caching import MMapCache  # fsspec is there: url_to_fs imported it
 
-        self._ahead = ReadAheadCache(_READ_AHEAD, self._fetch, self.size)
-        self._lock = threading.Lock()  # the cache is one buffer, replaced on a miss
+        self._blocks = MMapCache(_BLOCK, self._fetch, self.size)
+        self._lock = threading.Lock()  # one reader fills the cache's blocks at a time
 
     def hold_from(self, offset: int) -> None:
         """Fetch the file from ``offset`` to its end in one request and serve reads there
@@ -113,7 +114,7 @@ class _RemoteSource:
         if offset >= self._held_from and offset + length <= self.size:
             return self._held[offset - self._held_from : offset - self._held_from + length]
         with self._lock:
-            data = self._ahead._fetch(offset, offset + length)
+            data = self._blocks._fetch(offset, offset + length)
         if len(data) != length:
             raise RolloutFileError(f"{self.path}: unexpected end of file at byte {offset}")
         return data
