@@ -311,6 +311,20 @@ def test_wrong_credentials_are_a_quick_clear_error_naming_the_url(tmp_path_facto
     assert "InvalidAccessKeyId" in guarded.log.read_text() or "403" in guarded.log.read_text()
 
 
+def test_the_leaderboard_says_when_its_bucket_is_out_of_reach_on_refresh(lib):
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    board = lib.leaderboard()
+    dead = {
+        "key": "a",
+        "secret": "b",
+        "client_kwargs": {"endpoint_url": f"http://127.0.0.1:{free_port()}"},
+    }
+    board.library = RunLibrary("s3://runs/gone", storage_options=dead)
+    board._on_message(board, {"type": "refresh"}, [])  # as the Refresh button sends it
+    assert board.message.startswith("s3://runs/gone: cannot list the library")
+    assert [row["id"] for row in board.rows] == ["Moving-v0/dqn/a"]  # the last table stays
+
+
 def test_an_unreachable_endpoint_is_a_quick_clear_error_with_default_options():
     nowhere = {
         "key": "a",

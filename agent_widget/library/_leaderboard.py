@@ -66,7 +66,7 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidge
         help="EpisodeViewer | CompareViewer | None. What Open showed last, under the table.",
     ).tag(sync=True, **widget_serialization)
     message = traitlets.Unicode(
-        "", read_only=True, help="str. Why the last Open failed, or empty."
+        "", read_only=True, help="str. Why the last Open (or Refresh) failed, or empty."
     ).tag(sync=True)
 
     def __init__(self, library: RunLibrary, **traits: Any) -> None:
@@ -125,7 +125,12 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidge
         if not isinstance(content, Mapping):
             return
         if content.get("type") == "refresh":
-            self.refresh()
+            try:
+                self.refresh()
+            except OSError as error:  # a bucket gone out of reach: said under the table
+                self.set_trait("message", str(error))
+            else:
+                self.set_trait("message", "")
         elif content.get("type") == "open":
             try:
                 self.open_runs()
