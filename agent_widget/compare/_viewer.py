@@ -139,7 +139,10 @@ class CompareViewer(
         labels, episodes = _labelled(rollouts)
         self._episodes = episodes
         self._shared_panels: dict[str, Panel] = {}  # for rollouts added later
-        viewers = [EpisodeViewer(r, title=label) for label, r in zip(labels, episodes, strict=True)]
+        viewers = [
+            EpisodeViewer(r, title=label, full_series=True)
+            for label, r in zip(labels, episodes, strict=True)
+        ]
         if align == "step":
             length = max(r.num_positions for r in episodes)
             positions: list[bytes] = []
@@ -182,7 +185,7 @@ class CompareViewer(
             raise ValueError("add_rollout needs a comparison aligned by step")
         if label in self.labels:
             label = f"{label} ({len(self.labels)})"
-        viewer = EpisodeViewer(rollout, title=label)
+        viewer = EpisodeViewer(rollout, title=label, full_series=True)
         for panel in self._shared_panels.values():
             viewer.add_panel(
                 panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute

@@ -99,3 +99,20 @@ describe("Readout", () => {
     expect(element.textContent).toContain('"<b>x</b>"');
   });
 });
+
+describe("readoutFields of a long episode", () => {
+  const empty = series({ rewards: new Float64Array(0), returns: new Float64Array(0), actions: undefined });
+  const values = { steps: 50_000, reward: -1, return: 7, terminated: false, truncated: true, action: 2 };
+
+  it("reads the values its chunk brought, the state holding only the timeline's summary", () => {
+    const fields = readoutFields(40_000, empty, { info: {}, values }, ["NOOP", "FIRE", "RIGHT"], 50_001);
+    expect(formatReadout(fields)).toBe(
+      "t = 40000 / 50000\naction: 2 (RIGHT)\nreward: -1\nreturn: 7\nterminated: false  truncated: true\ninfo: {}",
+    );
+  });
+
+  it("says a non-finite reward as the series would", () => {
+    const fields = readoutFields(3, empty, { info: {}, values: { ...values, reward: Number.NaN } }, [], 50_001);
+    expect(formatReadout(fields)).toContain("reward: NaN (not a finite number: left out of the return)");
+  });
+});

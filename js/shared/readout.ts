@@ -41,8 +41,13 @@ export function formatReadout(f: ReadoutFields): string {
 export function actionText(t: number, meta: StepMeta | undefined, series: Series, names: readonly string[]): string {
   if (meta?.action !== undefined) return meta.action;
   const actions = series.actions;
-  if (actions === undefined || t >= actions.length) return "";
-  const a = actions[t];
+  if (actions === undefined || t >= actions.length) return namedAction(meta?.values?.action, names);
+  return namedAction(actions[t], names);
+}
+
+/** A scalar action with its name, when it has one; "" for none. */
+function namedAction(a: number | undefined, names: readonly string[]): string {
+  if (a === undefined) return "";
   const name = Number.isInteger(a) ? names[a] : undefined;
   return name === undefined ? formatNumber(a) : `${formatNumber(a)} (${name})`;
 }
@@ -58,6 +63,12 @@ export function readoutFields(
   names: readonly string[],
   length: number,
 ): ReadoutFields {
+  const values = meta?.values;
+  if (values !== undefined && series.rewards.length === 0) {
+    // A long episode: its state holds a summary, and each position's values come with its chunk.
+    const { steps: T, reward, terminated, truncated } = values;
+    return { t, T, action: actionText(t, meta, series, names), reward, return: values.return, terminated, truncated, info: meta?.info, infoLoaded: true };
+  }
   const T = series.rewards.length > 0 ? series.rewards.length : Math.max(0, length - 1);
   const outcome = Math.min(t, T - 1);
   const bool = (values: Float64Array) => (outcome >= 0 && outcome < values.length ? values[outcome] !== 0 : undefined);

@@ -23,6 +23,10 @@ export class Traits {
   get series(): unknown {
     return this.model.get("series");
   }
+  /** A long episode's timeline summary, in place of its series. */
+  get summary(): unknown {
+    return this.model.get("summary");
+  }
   /** The first chunks' replies, as the widget's state carries them (each a list of buffers). */
   get embedded(): DataView[][] {
     const replies = this.model.get("embedded");

@@ -16,6 +16,7 @@ import { chunkOf, decodePlan, type Direction } from "../frames/prefetch.ts";
 import { Player } from "../shared/player.ts";
 import { Readout, readoutFields } from "../shared/readout.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
+import { parseSummary } from "../shared/columns.ts";
 import { ChunkSource, type Playhead } from "../frames/source.ts";
 import { FrameStore } from "../frames/store.ts";
 import { Throttle } from "../shared/throttle.ts";
@@ -154,6 +155,7 @@ class EpisodeView {
     this.listen("change:step", () => this.go(this.traits.step, "model"));
     this.listen("change:length", () => this.onLength());
     this.listen("change:series", () => this.onSeries());
+    this.listen("change:summary", () => this.onSeries());
     this.listen("change:action_names", () => this.showReadout());
     this.listen("change:has_frames", () => this.paint());
     this.listen("change:chunk_size", () => this.onChunkSize());
@@ -167,7 +169,7 @@ class EpisodeView {
     this.controls.setFps(this.traits.fps);
     this.controls.setLoop(this.traits.loop);
     this.controls.setPlaying(false);
-    this.timeline.setData(this.series, this.traits.length);
+    this.showTimeline();
     this.onSize();
     this.onTitle();
     this.go(this.traits.step, "model");
@@ -359,7 +361,7 @@ class EpisodeView {
       this.panels.grown(old);
     }
     this.controls.setLength(length);
-    this.timeline.setData(this.series, length);
+    this.showTimeline();
     const step = this.step;
     this.step = -1; // force a full refresh of the current position
     this.go(Math.min(Math.max(step, 0), length - 1), "model");
@@ -367,8 +369,12 @@ class EpisodeView {
 
   private onSeries(): void {
     this.series = parseSeries(this.traits.series, this.traits.length);
-    this.timeline.setData(this.series, this.traits.length);
+    this.showTimeline();
     this.showReadout();
+  }
+
+  private showTimeline(): void {
+    this.timeline.setData(this.series, this.traits.length, parseSummary(this.traits.summary));
   }
 
   private onChunkSize(): void {
