@@ -171,11 +171,14 @@ export class ChunkSource {
   /** Sends background requests while the link has room for them, if the episode fits and nothing else is waiting. */
   private fill(): void {
     const p = this.playhead;
-    if (p === undefined || this.urgent > 0 || this.fillStopped || this.holding) return;
+    const link = this.transport.link;
+    // Near the kernel the fill waits for the window and jumps; far from it, it goes beside
+    // them (their replies queue behind at most a round trip of fill), saving a round trip.
+    const waiting = this.urgent > 0 && !link.far;
+    if (p === undefined || waiting || this.fillStopped || this.holding) return;
     const chunks = numChunks(p.length, p.chunkSize);
     const chunkBytes = this.store.averageChunkBytes;
     if (!fitsBudget(chunkBytes, chunks, this.store.budgets.encoded)) return;
-    const link = this.transport.link;
     const max = chunksPerRequest(chunkBytes, BACKGROUND_REQUEST_BYTES, link.far ? BACKGROUND_CHUNKS_FAR : BACKGROUND_CHUNKS);
     const inFlight = link.inFlight(max * chunkBytes, MAX_BACKGROUND_REQUESTS);
     while (this.background < inFlight) {
