@@ -64,7 +64,7 @@ export function readoutFields(
   length: number,
 ): ReadoutFields {
   const values = meta?.values;
-  if (values !== undefined && series.rewards.length === 0) {
+  if (values !== undefined) {
     // A long episode: its state holds a summary, and each position's values come with its chunk.
     const { steps: T, reward, terminated, truncated } = values;
     return { t, T, action: actionText(t, meta, series, names), reward, return: values.return, terminated, truncated, info: meta?.info, infoLoaded: true };

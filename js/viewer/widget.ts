@@ -353,7 +353,7 @@ class EpisodeView {
     const old = this.knownLength;
     const length = this.traits.length;
     this.knownLength = length;
-    this.series = parseSeries(this.traits.series, length); // the returns run to the new length
+    this.series = this.readSeries(length); // the returns run to the new length
     if (length < old) {
       this.source.reset();
     } else if (old > 0 && length > old) {
@@ -368,9 +368,20 @@ class EpisodeView {
   }
 
   private onSeries(): void {
-    this.series = parseSeries(this.traits.series, this.traits.length);
+    this.series = this.readSeries(this.traits.length);
     this.showTimeline();
     this.showReadout();
+  }
+
+  /**
+   * The `series` trait, parsed. An episode growing past 4,096 steps turns to a summary
+   * and sends no more series: the last ones are kept for the readout of the chunks
+   * cached before, which came without readout values.
+   */
+  private readSeries(length: number): Series {
+    const series = parseSeries(this.traits.series, length);
+    const turned = series.rewards.length === 0 && this.series?.rewards.length > 0 && parseSummary(this.traits.summary) !== undefined;
+    return turned ? this.series : series;
   }
 
   private showTimeline(): void {
