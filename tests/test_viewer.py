@@ -456,6 +456,47 @@ def test_a_long_episodes_chunks_carry_the_readout_values_the_series_would_have()
     assert "values" not in short
 
 
+def test_a_zoomed_timeline_gets_a_range_in_finer_columns(monkeypatch):
+    rollout = pong_like(100_000)
+    viewer = EpisodeViewer(rollout)
+    request = {"type": "timeline", "id": 9, "start": 40_000, "stop": 40_800, "columns": 400}
+    [(reply, buffers)] = exchange(viewer, request, monkeypatch)
+    assert (reply["type"], reply["id"], reply["start"], reply["stop"]) == (
+        "timeline",
+        9,
+        40_000,
+        40_800,
+    )
+    got = {
+        key: unpack_series(zlib.decompress(bytes(b)))
+        for key, b in zip(reply["keys"], buffers, strict=True)
+    }
+    returns = np.concatenate([[0], np.cumsum(rollout.rewards)])[40_000:40_800].reshape(400, 2)
+    np.testing.assert_array_equal(got["returns.min"], returns.min(axis=1))
+    np.testing.assert_array_equal(got["returns.max"], returns.max(axis=1))
+    rewards = np.asarray(rollout.rewards)[40_000:40_800].reshape(400, 2)
+    np.testing.assert_array_equal(got["rewards.max"], rewards.max(axis=1))
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"stop": 100_002}, "not within the episode's 100001"),
+        ({"start": 500, "stop": 500}, "positions 500 to 500"),
+        ({"columns": 0}, "0 columns: take 1 to 8192"),
+        ({"columns": 10**9}, "take 1 to 8192"),
+        ({"start": "0"}, "needs an integer 'start'"),
+        ({"columns": True}, "needs an integer 'columns'"),
+    ],
+)
+def test_a_bad_timeline_request_gets_a_timeline_error(change, problem, monkeypatch):
+    viewer = EpisodeViewer(pong_like(100_000))
+    request = {"type": "timeline", "id": 3, "start": 0, "stop": 100, "columns": 10, **change}
+    [(reply, buffers)] = exchange(viewer, request, monkeypatch)
+    assert (reply["type"], reply["id"], buffers) == ("timeline-error", 3, [])
+    assert problem in reply["message"]
+
+
 def test_an_episode_growing_past_4096_steps_turns_to_a_summary():
     viewer = EpisodeViewer(pong_like(4090))
     assert viewer.summary == {}

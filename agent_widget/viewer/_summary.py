@@ -7,8 +7,9 @@ a 10 Mbit link, for a strip drawn in ~1,000 pixels. The state then carries this 
 instead: for each of :data:`SUMMARY_COLUMNS` columns (more than a timeline is drawn
 wide), the min and max of the rewards, the returns and the scalar extras over the
 positions the column covers, and whether a termination, a truncation or a non-finite
-reward falls in it. The page draws it rebinned to its width; the readout's exact values
-of a position come with its chunk (see :func:`readout_values`).
+reward falls in it. The page draws it rebinned to its width, asks for a range of it in
+finer columns when zoomed in past what it resolves (:func:`range_reply`), and gets the
+readout's exact values of a position with its chunk (see :func:`readout_values`).
 
 Column ``c`` of ``columns`` over ``n`` positions covers positions
 ``c * n // columns`` up to the next column's first, as ``binMinMax`` in
@@ -27,6 +28,8 @@ from agent_widget.viewer._transport import pack_series
 
 EXACT_STEPS = 4096
 SUMMARY_COLUMNS = 2048
+# A zoomed timeline asks for at most this many columns (a strip 8,192 device pixels wide).
+MAX_RANGE_COLUMNS = 8192
 
 
 class Summarized(Protocol):
@@ -54,15 +57,17 @@ class Summarized(Protocol):
         ...
 
 
-def summary(episode: Summarized, columns: int = SUMMARY_COLUMNS) -> dict[str, bytes]:
-    """Per-column series of ``episode``, each ``zlib(pack_series(values))``.
+def summary(
+    episode: Summarized, columns: int = SUMMARY_COLUMNS, start: int = 0, stop: int | None = None
+) -> dict[str, bytes]:
+    """Per-column series of positions ``start .. stop - 1`` of ``episode`` (all of them by
+    default), each ``zlib(pack_series(values))``.
 
     Keys: ``"rewards.min"``, ``"rewards.max"``, ``"returns.min"``, ``"returns.max"``,
     ``"terminated"``, ``"truncated"``, ``"nonfinite"`` (1 where the column holds such a
     step, else 0), and ``"extra:<name>.min"`` / ``".max"`` for each scalar extra. Min and
     max are float32 (or narrower, when exact): enough to draw, while the readout gets
-    exact values. A column with no finite value is NaN. At most ``num_positions``
-    columns, so every column covers at least one position.
+    exact values. A column with no finite value is NaN. At most one column a position.
 
     Examples:
         >>> from agent_widget.episodes import Rollout
@@ -74,12 +79,17 @@ def summary(episode: Summarized, columns: int = SUMMARY_COLUMNS) -> dict[str, by
         [1, 6]
     """
     n = episode.num_positions
-    starts = (np.arange(min(columns, n)) * n) // min(columns, n)
-    rewards = _padded(np.asarray(episode.rewards, np.float64), n, np.nan)
+    stop = n if stop is None else stop
+    span = stop - start
+    starts = (np.arange(min(columns, span)) * span) // min(columns, span)
+    rewards = _padded(np.asarray(episode.rewards, np.float64), n, np.nan)[start:stop]
     finite = np.isfinite(rewards)
-    values = {"rewards": np.where(finite, rewards, np.nan), "returns": episode.finite_returns()}
+    values = {
+        "rewards": np.where(finite, rewards, np.nan),
+        "returns": episode.finite_returns()[start:stop],
+    }
     for name, extra in episode.timeline_extras().items():
-        values[f"extra:{name}"] = _padded(np.asarray(extra, np.float64), n, np.nan)
+        values[f"extra:{name}"] = _padded(np.asarray(extra, np.float64), n, np.nan)[start:stop]
     packed: dict[str, bytes] = {}
     for name, series in values.items():
         series = np.where(np.isfinite(series), series, np.nan)
@@ -87,13 +97,55 @@ def summary(episode: Summarized, columns: int = SUMMARY_COLUMNS) -> dict[str, by
             packed[f"{name}.min"] = _packed(np.fmin.reduceat(series, starts))
             packed[f"{name}.max"] = _packed(np.fmax.reduceat(series, starts))
     flags = {
-        "terminated": _padded(np.asarray(episode.terminated, bool), n, False),
-        "truncated": _padded(np.asarray(episode.truncated, bool), n, False),
-        "nonfinite": ~finite & (np.arange(n) < len(episode.rewards)),
+        "terminated": _padded(np.asarray(episode.terminated, bool), n, False)[start:stop],
+        "truncated": _padded(np.asarray(episode.truncated, bool), n, False)[start:stop],
+        "nonfinite": ~finite & (np.arange(start, stop) < len(episode.rewards)),
     }
     for name, flag in flags.items():
         packed[name] = _packed(np.logical_or.reduceat(flag, starts))
     return packed
+
+
+def range_reply(
+    content: Mapping[str, Any], episode: Summarized
+) -> tuple[dict[str, Any], list[bytes]]:
+    """The answer to ``{"type": "timeline", "id": i, "start": a, "stop": b, "columns": c}``:
+    the :func:`summary` of positions ``a .. b - 1`` in ``c`` columns (at most
+    :data:`MAX_RANGE_COLUMNS`), for a timeline zoomed in past what the state's summary
+    resolves. Content ``{"type": "timeline", "id", "start", "stop", "keys"}``, the
+    buffers the values of ``keys`` in order; a bad request gets ``"timeline-error"``.
+
+    Examples:
+        >>> from agent_widget.episodes import Rollout
+        >>> from agent_widget.viewer._episode import ServedEpisode
+        >>> episode = ServedEpisode(Rollout.from_arrays(rewards=[1, 2, 3]), None, "raw", (), None)
+        >>> request = {"type": "timeline", "id": 4, "start": 1, "stop": 3, "columns": 2}
+        >>> range_reply(request, episode)[0]["keys"][:2]
+        ['rewards.min', 'rewards.max']
+        >>> range_reply({**request, "stop": 9}, episode)[0]["type"]
+        'timeline-error'
+    """
+    request_id = content.get("id")
+    try:
+        start, stop, columns = (_integer(content, key) for key in ("start", "stop", "columns"))
+        if not 0 <= start < stop <= episode.num_positions:
+            raise ValueError(
+                f"positions {start} to {stop} are not within the episode's {episode.num_positions}"
+            )
+        if not 1 <= columns <= MAX_RANGE_COLUMNS:
+            raise ValueError(f"{columns} columns: take 1 to {MAX_RANGE_COLUMNS}")
+        packed = summary(episode, columns, start, stop)
+    except ValueError as error:
+        return {"type": "timeline-error", "id": request_id, "message": str(error)}, []
+    head = {"type": "timeline", "id": request_id, "start": start, "stop": stop}
+    return {**head, "keys": list(packed)}, list(packed.values())
+
+
+def _integer(content: Mapping[str, Any], key: str) -> int:
+    value = content.get(key)
+    if type(value) is not int:  # JSON numbers only: not a bool, not a float
+        raise ValueError(f"a timeline request needs an integer {key!r}, got {value!r:.50}")
+    return value
 
 
 def readout_values(episode: Summarized, positions: Sequence[int]) -> dict[str, Any]:

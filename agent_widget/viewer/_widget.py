@@ -39,7 +39,7 @@ from agent_widget.viewer._page import (
     written,
 )
 from agent_widget.viewer._playback import PlaybackChecks
-from agent_widget.viewer._summary import summary
+from agent_widget.viewer._summary import range_reply, summary
 from agent_widget.viewer._transport import answer, growth_push, panel_request
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
@@ -437,6 +437,10 @@ class EpisodeViewer(
     def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
         if isinstance(content, Mapping) and content.get("type") == "panel":
             self._on_panel_request(content)
+            return
+        if isinstance(content, Mapping) and content.get("type") == "timeline":
+            with self._lock:
+                self.send(*range_reply(content, self._episode))
             return
         with self._lock:
             message, buffers = answer(content, self._episode)

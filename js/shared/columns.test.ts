@@ -1,6 +1,6 @@
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { columnsOfSeries, markColumns, parseSummary, rebin, type TimelineColumns } from "./columns.ts";
+import { columnsOfSeries, markColumns, parseSummary, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
 import { parseSeries } from "./series.ts";
 
 /** A series value as the kernel packs it (`pack_series`), deflated as the summary holds it. */
@@ -80,10 +80,29 @@ describe("rebin", () => {
   });
 });
 
+describe("sliceColumns", () => {
+  it("takes the summary's columns covering a range of positions", () => {
+    const columns = parseSummary(summaryOf(8))!; // 8 columns over 800 positions: 100 each
+    const slice = sliceColumns(columns, 800, 250, 420);
+    expect([...slice.returns.min]).toEqual([2, 3, 4]);
+    expect([...sliceColumns(columns, 800, 799, 800).terminated]).toEqual([1]);
+  });
+});
+
 describe("markColumns / columnsOfSeries", () => {
   it("marks the one column holding a step, or every column a step spans when columns outnumber steps", () => {
     expect([...markColumns([5], 10, 5)]).toEqual([0, 0, 1, 0, 0]);
     expect([...markColumns([1], 2, 6)]).toEqual([0, 0, 0, 1, 1, 1]);
+  });
+
+  it("bins a zoomed range of exact series: positions from .. to - 1 across the strip", () => {
+    const bytes = Uint8Array.from([...'|i1 '].map((ch) => ch.charCodeAt(0)).concat([0, 0, 5, 0, 0, 0, 0, 7, 0]));
+    const flags = Uint8Array.from([...'|u1 '].map((ch) => ch.charCodeAt(0)).concat([0, 0, 0, 1, 0, 0, 0, 0, 0]));
+    const series = parseSeries({ rewards: bytes, terminated: flags }, 10);
+    const columns = columnsOfSeries(series, 10, 2, 2, 6); // positions 2..5 in two columns
+    expect([...columns.rewards.max]).toEqual([5, 0]);
+    expect([...columns.returns.min]).toEqual([0, 5]);
+    expect([...columns.terminated]).toEqual([1, 0]);
   });
 
   it("bins exact series as the kernel's summary does: column c starts at floor(c * n / columns)", () => {

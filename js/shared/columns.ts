@@ -76,17 +76,20 @@ function setSteps(flags: Float64Array): number[] {
   return steps;
 }
 
-/** The columns of exact series, for a strip `columns` wide over `length` positions. */
-export function columnsOfSeries(series: Series, length: number, columns: number): TimelineColumns {
+/** The columns of positions `from .. to - 1` (all by default) of exact series, for a strip `columns` wide. */
+export function columnsOfSeries(series: Series, length: number, columns: number, from = 0, to = length): TimelineColumns {
+  const span = to - from;
+  const bins = (values: Float64Array) => binMinMax(values.subarray(from, Math.min(to, values.length)), span, columns);
+  const marks = (steps: number[]) => markColumns(steps.filter((t) => t >= from && t < to).map((t) => t - from), span, columns);
   const extras = new Map<string, Bins>();
-  for (const [name, values] of series.extras) extras.set(name, binMinMax(values, length, columns));
+  for (const [name, values] of series.extras) extras.set(name, bins(values));
   return {
-    rewards: binMinMax(series.rewards, length, columns),
-    returns: binMinMax(series.returns, length, columns),
+    rewards: bins(series.rewards),
+    returns: bins(series.returns),
     extras,
-    terminated: markColumns(setSteps(series.terminated), length, columns),
-    truncated: markColumns(setSteps(series.truncated), length, columns),
-    nonFinite: markColumns(nonFiniteSteps(series.rewards), length, columns),
+    terminated: marks(setSteps(series.terminated)),
+    truncated: marks(setSteps(series.truncated)),
+    nonFinite: marks(nonFiniteSteps(series.rewards)),
   };
 }
 
@@ -129,6 +132,33 @@ export function parseSummary(raw: unknown): TimelineColumns | undefined {
   }
 }
 
+/** Every series of `source` made anew: `bins` for the min/max pairs, `marks` for the flags. */
+function mapColumns(source: TimelineColumns, bins: (b: Bins) => Bins, marks: (m: Uint8Array) => Uint8Array): TimelineColumns {
+  const extras = new Map<string, Bins>();
+  for (const [name, b] of source.extras) extras.set(name, bins(b));
+  return {
+    rewards: bins(source.rewards),
+    returns: bins(source.returns),
+    extras,
+    terminated: marks(source.terminated),
+    truncated: marks(source.truncated),
+    nonFinite: marks(source.nonFinite),
+  };
+}
+
+/** The columns of `source` (a summary over `length` positions) that cover positions `from .. to - 1`. */
+export function sliceColumns(source: TimelineColumns, length: number, from: number, to: number): TimelineColumns {
+  const count = source.returns.min.length;
+  const a = Math.min(count - 1, Math.floor((from * count) / length));
+  const b = Math.max(a + 1, Math.ceil((to * count) / length));
+  return mapColumns(source, (bins) => ({ min: bins.min.subarray(a, b), max: bins.max.subarray(a, b) }), (m) => m.subarray(a, b));
+}
+
+/** How many positions a column of `source` (a summary over `length` positions) covers. */
+export function positionsPerColumn(source: TimelineColumns, length: number): number {
+  return length / Math.max(1, source.returns.min.length);
+}
+
 /** `source` (any number of columns) as `columns` columns: min of mins, max of maxes, any mark. */
 export function rebin(source: TimelineColumns, columns: number): TimelineColumns {
   const count = source.returns.min.length;
@@ -156,14 +186,5 @@ export function rebin(source: TimelineColumns, columns: number): TimelineColumns
     });
     return out;
   };
-  const extras = new Map<string, Bins>();
-  for (const [name, b] of source.extras) extras.set(name, bins(b));
-  return {
-    rewards: bins(source.rewards),
-    returns: bins(source.returns),
-    extras,
-    terminated: marks(source.terminated),
-    truncated: marks(source.truncated),
-    nonFinite: marks(source.nonFinite),
-  };
+  return mapColumns(source, bins, marks);
 }

@@ -10,7 +10,7 @@
  * episode, or the kernel's summary of a long one, rebinned to its width. Moving the
  * cursor only copies a cached background.
  */
-import { type Bins, columnsOfSeries, rebin, type TimelineColumns } from "./columns.ts";
+import { type Bins, columnsOfSeries, positionsPerColumn, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
 import { formatNumber } from "./numbers.ts";
 import { nonFiniteSteps, type Series } from "./series.ts";
 import { onAppearanceChange, type Palette, readPalette } from "./theme.ts";
@@ -81,6 +81,8 @@ export class Strip {
   private palette: Palette | undefined;
   private length = 0;
   private step = 0;
+  /** The positions shown, from .. to - 1, when zoomed in (`setRange`); all of them when undefined. */
+  private zoomed: [number, number] | undefined;
 
   constructor(
     parent: HTMLElement,
@@ -97,7 +99,7 @@ export class Strip {
     this.element.className = className;
     const seek = (event: PointerEvent) => {
       const rect = this.element.getBoundingClientRect();
-      if (this.length > 0 && rect.width > 0) onSeek(positionAt(event.clientX - rect.left, rect.width, this.length));
+      if (this.length > 0 && rect.width > 0) onSeek(this.from + positionAt(event.clientX - rect.left, rect.width, this.span));
     };
     this.element.addEventListener("pointerdown", (event) => {
       this.element.setPointerCapture(event.pointerId);
@@ -114,7 +116,31 @@ export class Strip {
   /** The number of positions changed, or the data the background shows: draw it again. */
   setLength(length: number): void {
     this.length = length;
+    if (this.zoomed !== undefined && this.zoomed[1] > length) this.zoomed = undefined;
     this.redraw();
+  }
+
+  /** Shows positions `from .. to - 1` across the strip (zoomed in), or all of them (undefined). */
+  setRange(range: [number, number] | undefined): void {
+    this.zoomed = range;
+    this.redraw();
+  }
+
+  /** The positions shown across the strip, from .. to - 1. */
+  get range(): [number, number] {
+    return this.zoomed ?? [0, this.length];
+  }
+
+  private get from(): number {
+    return this.range[0];
+  }
+
+  private get to(): number {
+    return this.range[1];
+  }
+
+  private get span(): number {
+    return Math.max(1, this.to - this.from);
   }
 
   setCursor(t: number): void {
@@ -151,26 +177,48 @@ export class Strip {
     c.drawImage(this.background, 0, 0);
     if (this.length <= 0) return;
     this.palette ??= readPalette(this.element);
-    c.fillStyle = this.cursorColor(this.palette);
-    const x = cursorX(this.step, width, this.length);
     const ratio = window.devicePixelRatio || 1;
-    const w = Math.max(2, Math.round(ratio));
-    c.fillRect(Math.round(x - w / 2), 0, w, height);
+    if (this.step >= this.from && this.step < this.to) {
+      c.fillStyle = this.cursorColor(this.palette);
+      const x = cursorX(this.step - this.from, width, this.span);
+      const w = Math.max(2, Math.round(ratio));
+      c.fillRect(Math.round(x - w / 2), 0, w, height);
+    }
     this.drawOver?.(c, width, height, ratio, this.palette);
   }
 }
 
 const LABEL_PX = 10;
 const MARK_PX = 6;
+/** The fewest positions a zoomed strip shows. */
+const MIN_SPAN = 16;
+/** A zoom or pan settles this long before a finer range is asked of the kernel. */
+const RANGE_DELAY_MS = 120;
 
+/** Asks the kernel for positions `from .. to - 1` of a long episode's timeline in `columns` columns. */
+export type FetchRange = (from: number, to: number, columns: number) => Promise<TimelineColumns | undefined>;
+
+/**
+ * The viewer's timeline. Ctrl (or Cmd) + wheel, or a pinch, zooms in around the
+ * pointer; Shift + wheel, or a sideways swipe, pans; a double click shows the whole
+ * episode again. The zoomed strip follows the playhead a page at a time. Zoomed in
+ * past the summary of a long episode, it asks the kernel for the range's exact columns.
+ */
 export class Timeline {
   private readonly strip: Strip;
   private readonly legend: HTMLDivElement;
   private series: Series | undefined;
   private summary: TimelineColumns | undefined;
   private length = 0;
+  /** The kernel's columns of a zoomed range of a long episode, once they came. */
+  private detail: { from: number; to: number; columns: TimelineColumns } | undefined;
+  private rangeTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(parent: HTMLElement, onSeek: (t: number) => void) {
+  constructor(
+    parent: HTMLElement,
+    onSeek: (t: number) => void,
+    private readonly fetchRange?: FetchRange,
+  ) {
     const cursor = (palette: Palette) => seriesColors(palette).cursor;
     this.strip = new Strip(parent, "aw-timeline", HEIGHT, cursor, (c, width, height, ratio, palette) => {
       const columns = this.columns(width);
@@ -178,6 +226,8 @@ export class Timeline {
     }, onSeek);
     this.legend = parent.appendChild(document.createElement("div"));
     this.legend.className = "aw-timeline-legend";
+    this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
+    this.element.addEventListener("dblclick", () => this.zoom(undefined));
   }
 
   get element(): HTMLCanvasElement {
@@ -189,23 +239,88 @@ export class Timeline {
     this.series = series;
     this.summary = summary;
     this.length = length;
+    this.detail = undefined;
     if (summary === undefined) this.element.dataset.nonFiniteSteps = nonFiniteSteps(series.rewards).slice(0, 100).join(",");
     else delete this.element.dataset.nonFiniteSteps;
     this.element.dataset.summarized = String(summary !== undefined);
     this.strip.setLength(length);
   }
 
+  /** Moves the cursor; a zoomed strip the cursor leaves turns a page to keep it in view. */
   setCursor(t: number): void {
+    const [from, to] = this.strip.range;
+    const span = to - from;
+    if (span < this.length && (t < from || t >= to)) {
+      const start = Math.max(0, Math.min(this.length - span, t - Math.floor(span / 10)));
+      this.strip.setCursor(t);
+      this.zoom([start, start + span]);
+      return;
+    }
     this.strip.setCursor(t);
   }
 
   dispose(): void {
+    clearTimeout(this.rangeTimer);
     this.strip.dispose();
   }
 
+  /** Shows positions `range[0] .. range[1] - 1`, or the whole episode (undefined). */
+  zoom(range: [number, number] | undefined): void {
+    const whole = range === undefined || (range[0] <= 0 && range[1] >= this.length);
+    this.element.dataset.range = whole ? "" : range.join(",");
+    this.strip.setRange(whole ? undefined : range);
+  }
+
+  private onWheel(event: WheelEvent): void {
+    const [from, to] = this.strip.range;
+    const span = to - from;
+    const rect = this.element.getBoundingClientRect();
+    if (this.length <= 1 || rect.width <= 0) return;
+    const at = Math.max(0, Math.min(1, (event.clientX - rect.left) / rect.width));
+    const sideways = event.shiftKey || Math.abs(event.deltaX) > Math.abs(event.deltaY);
+    if (event.ctrlKey || event.metaKey) {
+      event.preventDefault(); // the page's own zoom
+      const next = Math.round(Math.max(Math.min(this.length, MIN_SPAN), Math.min(this.length, span * Math.exp(event.deltaY * 0.002))));
+      const start = Math.round(Math.max(0, Math.min(this.length - next, from + at * span - at * next)));
+      this.zoom([start, start + next]);
+    } else if (sideways && span < this.length) {
+      event.preventDefault(); // a page scrolls only when the strip is not zoomed
+      const delta = ((event.shiftKey ? event.deltaY || event.deltaX : event.deltaX) / rect.width) * span;
+      const start = Math.round(Math.max(0, Math.min(this.length - span, from + delta)));
+      this.zoom([start, start + span]);
+    }
+  }
+
+  /** The columns to draw `width` wide: of the exact series, or of the summary (the kernel's finer range when zoomed past it). */
   private columns(width: number): TimelineColumns | undefined {
-    if (this.summary !== undefined) return rebin(this.summary, width);
-    return this.series === undefined ? undefined : columnsOfSeries(this.series, this.length, width);
+    const [from, to] = this.strip.range;
+    if (this.summary === undefined) {
+      return this.series === undefined ? undefined : columnsOfSeries(this.series, this.length, width, from, to);
+    }
+    if (from === 0 && to === this.length) return rebin(this.summary, width);
+    const detail = this.detail;
+    const wanted = Math.min(width, to - from);
+    if (detail !== undefined && detail.from === from && detail.to === to && detail.columns.returns.min.length === wanted) {
+      this.element.dataset.detail = "true";
+      return rebin(detail.columns, width);
+    }
+    this.element.dataset.detail = "false";
+    if ((to - from) / width < positionsPerColumn(this.summary, this.length)) this.askRange(from, to, wanted);
+    return rebin(sliceColumns(this.summary, this.length, from, to), width);
+  }
+
+  /** Asks the kernel for a zoomed range's columns once the zoom settles, and draws them when they come. */
+  private askRange(from: number, to: number, columns: number): void {
+    if (this.fetchRange === undefined) return;
+    clearTimeout(this.rangeTimer);
+    this.rangeTimer = setTimeout(() => {
+      void this.fetchRange!(from, to, columns).then((got) => {
+        const [f, t] = this.strip.range;
+        if (got === undefined || f !== from || t !== to) return;
+        this.detail = { from, to, columns: got };
+        this.strip.redraw();
+      });
+    }, RANGE_DELAY_MS);
   }
 
   private drawColumns(c: CanvasRenderingContext2D, columns: TimelineColumns, height: number, ratio: number, palette: Palette): void {
@@ -233,6 +348,8 @@ export class Timeline {
     if (columns.terminated.includes(1)) items.push(["terminated", ends, "terminated"]);
     if (columns.truncated.includes(1)) items.push(["truncated", ends, "truncated"]);
     if (columns.nonFinite.includes(1)) items.push(["bar", colors.nonFinite, "NaN or infinite reward"]);
+    const [from, to] = this.strip.range;
+    if (to - from < this.length) items.push(["none", "", `steps ${from} to ${to - 1} (double-click: all)`]);
     const key = JSON.stringify(items);
     if (this.legend.dataset.key === key) return;
     this.legend.dataset.key = key;
@@ -247,7 +364,10 @@ export class Timeline {
         return item;
       }),
     );
-    this.element.title = items.map(([, , name]) => name).join(", ");
+    this.element.title = [
+      items.map(([, , name]) => name).join(", "),
+      "Ctrl+wheel: zoom; Shift+wheel: pan; double-click: the whole episode",
+    ].join("\n");
   }
 }
 

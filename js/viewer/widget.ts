@@ -21,6 +21,7 @@ import { ChunkSource, type Playhead } from "../frames/source.ts";
 import { FrameStore } from "../frames/store.ts";
 import { Throttle } from "../shared/throttle.ts";
 import { Timeline } from "../shared/timeline.ts";
+import { RangeRequests } from "../shared/timeline-ranges.ts";
 import { Traits } from "./traits.ts";
 import { ChunkTransport } from "../frames/transport.ts";
 import type { ChunkData, Model } from "../shared/types.ts";
@@ -53,6 +54,7 @@ class EpisodeView {
   private readonly canvas: FrameCanvas;
   private readonly controls: Controls;
   private readonly timeline: Timeline;
+  private readonly ranges: RangeRequests;
   private readonly readout: Readout;
   private readonly panels: PanelCards;
   private readonly outbox = new Outbox();
@@ -104,7 +106,12 @@ class EpisodeView {
       setFps: (fps) => this.saveTrait("fps", fps),
       setLoop: (loop) => this.saveTrait("loop", loop),
     });
-    this.timeline = new Timeline(main, (t) => this.userGo(t));
+    this.ranges = new RangeRequests(model, this.outbox);
+    this.timeline = new Timeline(
+      main,
+      (t) => this.userGo(t),
+      (from, to, columns) => this.ranges.fetch(from, to, columns),
+    );
     this.readout = new Readout(main);
     this.panels = new PanelCards(model, body, stage, this.outbox);
     this.status = this.root.appendChild(document.createElement("div"));
@@ -181,6 +188,7 @@ class EpisodeView {
     this.decoder.stop();
     this.transport.dispose();
     this.timeline.dispose();
+    this.ranges.dispose();
     this.controls.dispose();
     this.panels.dispose();
     this.saveStep.flush();

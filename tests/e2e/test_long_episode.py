@@ -95,6 +95,34 @@ def test_a_long_episode_sends_its_timeline_as_a_summary_and_its_readout_with_its
     assert "action: 3 (FIRE)" in readout, readout  # 43219 % 4, with its name
 
 
+def test_zooming_into_a_long_timeline_brings_the_ranges_exact_columns_from_the_kernel(notebook):
+    """Ctrl+wheel zooms in around the pointer; past the summary's 49 positions a column the
+    page asks the kernel for the range, whose returns then read exactly in the legend; a
+    double click shows the whole episode again."""
+    view = notebook.view(0)
+    timeline = view.root.locator("canvas.aw-timeline")
+    timeline.evaluate(
+        """(el) => {
+            const rect = el.getBoundingClientRect();
+            el.dispatchEvent(new WheelEvent("wheel", {deltaY: -2000, ctrlKey: true, bubbles: true,
+                cancelable: true, clientX: rect.left + rect.width / 2, clientY: rect.top + 5}));
+        }"""
+    )
+    shown = timeline.get_attribute("data-range")
+    start, stop = map(int, shown.split(","))
+    assert 1000 < stop - start < 3000, shown  # e^-4 of 100,001 positions
+    assert start < N // 2 < stop, shown  # around the pointer, in the middle
+    notebook.wait_for("(el) => el.dataset.detail === 'true'", timeline.element_handle())
+    legend = view.root.locator(".aw-timeline-legend").inner_text()
+    assert f"return {start // 10} to {(stop - 1) // 10}" in legend, legend
+    assert f"steps {start} to {stop - 1}" in legend, legend
+    timeline.dblclick()
+    assert timeline.get_attribute("data-range") == ""
+    assert "return 0 to 10000" in view.root.locator(".aw-timeline-legend").inner_text()
+    view.press("Home")  # the double click also seeked; back to where the next test expects
+    view.wait_painted(0)
+
+
 def test_a_kernel_that_does_not_answer_is_said_in_words_and_the_view_recovers(notebook):
     """A kernel that answers nothing (here: stopped with SIGSTOP, as a hung or suspended
     one) is said so within a few seconds, where the frame would be and on the cards;
