@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from agent_widget.panels._step import EpisodeData
 from agent_widget.viewer._transport import pack_series
 
 EXACT_STEPS = 4096
@@ -32,23 +33,11 @@ SUMMARY_COLUMNS = 2048
 MAX_RANGE_COLUMNS = 8192
 
 
-class Summarized(Protocol):
+class Summarized(EpisodeData, Protocol):
     """What a summary reads of an episode (a :class:`ServedEpisode`)."""
 
     @property
     def num_positions(self) -> int: ...
-
-    @property
-    def rewards(self) -> np.ndarray: ...
-
-    @property
-    def terminated(self) -> np.ndarray: ...
-
-    @property
-    def truncated(self) -> np.ndarray: ...
-
-    @property
-    def actions(self) -> np.ndarray: ...
 
     def timeline_extras(self) -> Mapping[str, np.ndarray]: ...
 
