@@ -248,3 +248,8 @@ def test_a_front_end_cannot_rewrite_the_comparison():
     compare = CompareViewer({"a": episode([0, 1, 1]), "b": episode([0, 2])})
     compare.set_state({"labels": ["x"], "length": 10**9, "step": 2})
     assert (compare.labels, compare.length, compare.step) == (["a", "b"], 4, 2)
+
+
+def test_bars_cards_share_one_scale_across_the_columns_unless_turned_off():
+    assert CompareViewer([episode([0]), episode([1])]).shared_scales is True
+    assert CompareViewer([episode([0]), episode([1])], shared_scales=False).shared_scales is False

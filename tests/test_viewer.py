@@ -816,3 +816,11 @@ def test_a_stored_episode_of_image_observations_opens_without_reading_them_all(t
     assert peak < 8 * 2**20, peak  # taking them into ArrayFrames read all 43 MB at once
     stored = load(path)
     np.testing.assert_array_equal(viewer._episode.frames[777], stored.observations[777])
+
+
+def test_the_readout_is_an_env_steps_unless_told_to_show_infos_alone():
+    frames = np.zeros((3, 2, 2, 3), np.uint8)
+    assert EpisodeViewer(frames).readout == "step"
+    assert EpisodeViewer(frames, readout="info").readout == "info"
+    with pytest.raises(traitlets.TraitError, match="readout"):
+        EpisodeViewer(frames, readout="infos")

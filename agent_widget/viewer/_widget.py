@@ -71,7 +71,7 @@ class EpisodeViewer(
             ``embedded`` trait), for notebooks saved with their widget state to show
             without a kernel; 0 carries none.
         **traits: initial values of the traits below (``step``, ``fps``, ``loop``,
-            ``height``, ``scale``).
+            ``height``, ``scale``, ``readout``).
 
     Panels (:meth:`panel`, :meth:`add_panel`) show what Python computes for the
     current step beside the frame; those registered with
@@ -142,6 +142,14 @@ class EpisodeViewer(
         "0 upscales small frames to about 400 px tall. height wins when both are set.",
     ).tag(sync=True)
     title = traitlets.Unicode("", help="str. Text shown above the frame.").tag(sync=True)
+    readout = traitlets.Enum(
+        ("step", "info"),
+        "step",
+        help='str, default "step". What the text under the frame says of a position: '
+        '"step", an env step (its action, reward, return, end flags and info); "info", '
+        "the position and its info's entries alone, for positions that are not env steps "
+        "(a TrainingViewer's snapshots: episode, return, success rate).",
+    ).tag(sync=True)
     embedded = traitlets.List(
         traitlets.List(traitlets.Bytes()),
         read_only=True,

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { formatReadout, Readout, readoutFields } from "./readout.ts";
+import { formatInfoReadout, formatReadout, Readout, readoutFields } from "./readout.ts";
 import type { Series } from "./series.ts";
 
 const series = (over: Partial<Series> = {}): Series => ({
@@ -97,5 +97,24 @@ describe("Readout", () => {
     readout.show(readoutFields(0, series(), { action: "0", info: { html: "<b>x</b>" } }, [], 4));
     expect(element.className).toBe("aw-readout");
     expect(element.textContent).toContain('"<b>x</b>"');
+  });
+});
+
+describe("formatInfoReadout", () => {
+  it("writes the position and each info entry, numbers rounded, null as -", () => {
+    const info = { episode: 811, return: 1, "moving average": 0.33333333333333337, note: "ok", window: [1, 2] };
+    expect(formatInfoReadout(12, 41, info, true)).toBe(
+      "position 12 / 40\nepisode: 811\nreturn: 1\nmoving average: 0.3333\nnote: ok\nwindow: [1,2]",
+    );
+    expect(formatInfoReadout(0, 41, { episode: null }, true)).toBe("position 0 / 40\nepisode: -");
+  });
+
+  it("says nothing of actions, rewards or returns", () => {
+    const text = formatInfoReadout(3, 10, { episode: 2 }, true);
+    expect(text).not.toMatch(/action|reward|return|terminated/);
+  });
+
+  it("waits for the position's info", () => {
+    expect(formatInfoReadout(3, 10, undefined, false)).toBe("position 3 / 9\n…");
   });
 });

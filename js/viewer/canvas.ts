@@ -1,8 +1,17 @@
 /**
  * The frame canvas: its pixel size is the frame's, CSS scales it up crisply.
  * Frames are painted with `putImageData`, so the pixels are exactly the frame's.
+ *
+ * Crisp on any screen: nearest-neighbour upscaling (`image-rendering: pixelated`) is
+ * even only when each frame pixel covers a whole number of *device* pixels. So a
+ * whole scale factor (the automatic one, or a whole `scale`) is a whole number of
+ * device pixels at the device pixel ratio (at 1.25, a factor of 2 becomes 3 device
+ * pixels, 2.4 CSS px), and the size is worked out again when the ratio changes
+ * (the page zoomed, the window moved to another screen). The canvas keeps the
+ * frame's pixels either way: what the kernel sends, tests read and overlays match.
  */
 import type { Frame } from "../shared/types.ts";
+import { onAppearanceChange } from "../shared/theme.ts";
 
 /** Small frames are scaled up (by a whole factor, so pixels stay square) to about this height. */
 const AUTO_HEIGHT = 400;
@@ -10,24 +19,29 @@ const AUTO_HEIGHT = 400;
 const PLACEHOLDER = { width: 480, height: 270 };
 
 /**
- * CSS size for a `width`x`height` frame. `height` (CSS px) wins over `scale`;
- * both 0 means auto: frames shorter than ~400 px are scaled up by a whole factor.
+ * CSS size for a `width`x`height` frame at `ratio` device pixels per CSS pixel.
+ * `height` (CSS px) wins over `scale`; both 0 means auto: frames shorter than ~400 px
+ * are scaled up by a whole factor. A whole factor becomes a whole number of device
+ * pixels per frame pixel (at least one).
  */
 export function displaySize(
   width: number,
   height: number,
   options: { height: number; scale: number },
+  ratio = 1,
 ): { width: number; height: number } {
   let factor: number;
   if (options.height > 0) factor = options.height / height;
   else if (options.scale > 0) factor = options.scale;
   else factor = Math.max(1, Math.round(AUTO_HEIGHT / height));
+  if (options.height <= 0 && Number.isInteger(factor)) factor = Math.max(1, Math.round(factor * ratio)) / ratio;
   return { width: width * factor, height: height * factor };
 }
 
 export class FrameCanvas {
   readonly element: HTMLCanvasElement;
   private readonly context: CanvasRenderingContext2D;
+  private readonly stopWatching: () => void;
   private size = { height: 0, scale: 0 };
 
   constructor(parent: HTMLElement) {
@@ -35,6 +49,7 @@ export class FrameCanvas {
     this.element.className = "aw-frame";
     this.context = this.element.getContext("2d")!;
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
+    this.stopWatching = onAppearanceChange(() => this.applyCss());
   }
 
   /** Sets the `height`/`scale` traits (0 = auto) and re-applies the CSS size. */
@@ -63,6 +78,10 @@ export class FrameCanvas {
     c.fillText(text, PLACEHOLDER.width / 2, PLACEHOLDER.height / 2);
   }
 
+  dispose(): void {
+    this.stopWatching();
+  }
+
   private resize(width: number, height: number): void {
     // Assigning width/height clears the canvas even when unchanged; only do it on a real change.
     if (this.element.width === width && this.element.height === height) return;
@@ -72,7 +91,10 @@ export class FrameCanvas {
   }
 
   private applyCss(): void {
-    const css = displaySize(this.element.width, this.element.height, this.size);
+    const ratio = window.devicePixelRatio || 1;
+    const css = displaySize(this.element.width, this.element.height, this.size, ratio);
     this.element.style.width = `${css.width}px`;
+    // Device pixels per frame pixel, for tests: a whole number where the factor is.
+    this.element.dataset.devicePixels = String(Math.round((css.width / this.element.width) * ratio * 1000) / 1000);
   }
 }
