@@ -66,22 +66,22 @@ export class ReturnsChart {
   private lines: Float64Array[] = [];
   private length = 0;
   private divergence: number | null = null;
+  private scale = { lo: Number.POSITIVE_INFINITY, hi: Number.NEGATIVE_INFINITY };
 
   constructor(parent: HTMLElement, onSeek: (t: number) => void) {
     // The cursor in the theme's text colour: visible on light and dark alike.
     const cursor = (palette: Palette) => palette.text;
     this.strip = new Strip(parent, "aw-compare-chart", HEIGHT, cursor, (c, width, height, ratio, palette) => {
-      const scale = sharedRange(this.lines);
       this.lines.forEach((values, i) => {
         const bins = binMinMax(values, this.length, width);
         c.setLineDash(lineDash(i, ratio));
-        drawLine(c, bins, height, lineColor(i, palette), 1.5 * ratio, scale);
+        drawLine(c, bins, height, lineColor(i, palette), 1.5 * ratio, this.scale);
       });
       c.setLineDash([]);
-      if (Number.isFinite(scale.lo)) this.drawScale(c, height, ratio, palette, scale);
     }, onSeek, (c, width, height, ratio, palette) => {
-      // Over the cursor, so it still shows with the playhead on the divergence step;
-      // dashed, so it reads apart from the solid cursor.
+      // The scale's labels, then the divergence mark, over the cursor: the playhead
+      // hides neither (the mark dashed, so it reads apart from the solid cursor).
+      this.drawScale(c, height, ratio, palette);
       if (this.divergence === null) return;
       c.fillStyle = palette.dark ? DIVERGENCE.dark : DIVERGENCE.light;
       const x = Math.round(cursorX(this.divergence, width, this.length) - ratio);
@@ -99,6 +99,7 @@ export class ReturnsChart {
     this.lines = lines;
     this.length = length;
     this.divergence = divergence;
+    this.scale = sharedRange(lines);
     this.strip.setLength(length);
   }
 
@@ -112,10 +113,13 @@ export class ReturnsChart {
 
   /**
    * The scale's ends at the top and bottom left, in the theme's text colour, on a
-   * cleared box (the chart's own background shows) so that no line runs through them.
+   * cleared box (the chart's own background shows) so that no line or cursor runs
+   * through them.
    * The boxes are noted on the canvas (`data-labels`: x,y,w,h in canvas pixels), for tests.
    */
-  private drawScale(c: CanvasRenderingContext2D, height: number, ratio: number, palette: Palette, scale: { lo: number; hi: number }): void {
+  private drawScale(c: CanvasRenderingContext2D, height: number, ratio: number, palette: Palette): void {
+    const scale = this.scale;
+    if (!Number.isFinite(scale.lo)) return;
     c.font = `${LABEL_FONT_PX * ratio}px sans-serif`;
     c.textAlign = "left";
     const pad = Math.round(2 * ratio);
