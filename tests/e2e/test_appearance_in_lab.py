@@ -34,7 +34,7 @@ from playwright.sync_api import Browser, Locator
 
 pytestmark = pytest.mark.e2e
 
-VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED = 1, 2, 3, 4, 5, 6  # cell indices
+VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL = 1, 2, 3, 4, 5, 6, 7  # cell indices
 Q = {"NOOP": 0.1, "FIRE": 1 / 3, "UPRIGHTFIRE": -0.25, "LEFT": 0.6}
 GREEDY_Q, RANDOM_Q = {"LEFT": 0.609, "RIGHT": 0.2}, {"LEFT": 0.127, "RIGHT": 0.05}
 CELLS = [
@@ -56,6 +56,7 @@ training""",
 shared.viewers[0].add_panel("Q", lambda step: {GREEDY_Q!r})
 shared.viewers[1].add_panel("Q", lambda step: {RANDOM_Q!r})
 shared""",
+    "EpisodeViewer(synthetic_frames(3, height=120, width=160), scale=1)",  # a 160 px frame
 ]
 WIDTHS = [1400, 700]  # the page's width, px
 
@@ -204,6 +205,35 @@ def test_the_step_slider_is_named_and_the_keys_are_listed_in_a_help_tooltip(note
     help_text = view.root.locator(".aw-keys-help").get_attribute("title")
     for key in ["Shift", "Home", "End", "Space"]:
         assert key in help_text
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_beside_a_160_px_frame_speed_loop_and_help_stay_on_one_line(notebook, width):
+    """The fps box, its unit, the loop checkbox, its label and the "?" share one line
+    (their middles within a pixel): the controls wrap by groups, never between them."""
+    notebook.page.set_viewport_size({"width": width, "height": 1000})
+    view = notebook.view(SMALL)
+    view.wait_painted(0)
+    middles = view.root.locator(".aw-options").evaluate(
+        """(options) => {
+            const middle = (r) => r.top + r.height / 2;
+            const text = (label) => {
+                const range = document.createRange();
+                range.selectNodeContents(label.lastChild);  // the label's text
+                return middle(range.getBoundingClientRect());
+            };
+            const fps = options.querySelector(".aw-fps-label");
+            const loop = options.querySelector(".aw-loop-label");
+            return [
+                middle(fps.querySelector("input").getBoundingClientRect()), text(fps),
+                middle(loop.querySelector("input").getBoundingClientRect()), text(loop),
+                middle(options.querySelector(".aw-keys-help").getBoundingClientRect()),
+            ];
+        }"""
+    )
+    assert max(middles) - min(middles) <= 1, middles
+    shown = view.root.locator("canvas.aw-frame").evaluate("(c) => c.getBoundingClientRect().width")
+    assert shown == 160
 
 
 def test_shift_arrows_step_by_ten_and_space_plays_and_pauses(notebook):
