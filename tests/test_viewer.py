@@ -429,10 +429,13 @@ def test_a_list_of_frames_is_an_episode():
     assert (viewer.length, viewer.has_frames, viewer.chunk_size) == (3, True, CHUNK_SIZE)
 
 
-def test_the_title_defaults_to_the_env_id():
+def test_the_title_defaults_to_the_env_id_algorithm_and_agent():
     rollout = Rollout.from_arrays(frames=random_frames(2), metadata={"env_id": "Pong-v5"})
     assert EpisodeViewer(rollout).title == "Pong-v5"
     assert EpisodeViewer(rollout, title="mine").title == "mine"
+    named = {"env_id": "Pong-v5", "algorithm": "dqn", "agent": "mine", "seed": 3}
+    rollout = Rollout.from_arrays(frames=random_frames(2), metadata=named)
+    assert EpisodeViewer(rollout).title == "Pong-v5 · dqn · mine"
 
 
 @pytest.mark.parametrize(

@@ -65,7 +65,8 @@ class EpisodeViewer(
         extras: names of scalar per-step extras of the rollout to draw on the timeline.
         action_names: names of the discrete actions; defaults to the rollout's
             ``metadata["action_names"]``.
-        title: text above the frame; defaults to the rollout's ``env_id``.
+        title: text above the frame; defaults to the rollout's ``env_id``, ``algorithm``
+            and ``agent`` (those its metadata has).
         panel_cache_bytes: bound of the cache of panel results (per viewer).
         embed_bytes: how much of the first frames the widget's state carries (the
             ``embedded`` trait), for notebooks saved with their widget state to show
@@ -207,8 +208,9 @@ class EpisodeViewer(
         self.set_trait("embedded", first_chunks(self._episode, embed_bytes))
         self.set_trait("action_names", list(self._episode.action_names))
         self.set_trait("panels", self._panels.describe())
-        if title is None:
-            title = str(rollout.metadata.get("env_id") or "")
+        if title is None:  # what was run: "Pong-v5 · dqn"
+            named = (rollout.metadata.get(key) for key in ("env_id", "algorithm", "agent"))
+            title = " · ".join(dict.fromkeys(str(name) for name in named if name))
         super().__init__(title=title, **traits)
         self.on_msg(self._on_message)
 
