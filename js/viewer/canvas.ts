@@ -9,6 +9,10 @@
  * pixels, 2.4 CSS px), and the size is worked out again when the ratio changes
  * (the page zoomed, the window moved to another screen). The canvas keeps the
  * frame's pixels either way: what the kernel sends, tests read and overlays match.
+ *
+ * A frame shown smaller than its pixels (a comparison's narrow column, a `height`)
+ * is scaled smoothly instead: nearest-neighbour would drop whole rows, and with them
+ * thin lines (CartPole's track).
  */
 import type { Frame } from "../shared/types.ts";
 import { onAppearanceChange } from "../shared/theme.ts";
@@ -42,6 +46,7 @@ export class FrameCanvas {
   readonly element: HTMLCanvasElement;
   private readonly context: CanvasRenderingContext2D;
   private readonly stopWatching: () => void;
+  private readonly resizeObserver: ResizeObserver;
   private size = { height: 0, scale: 0 };
 
   constructor(parent: HTMLElement) {
@@ -50,6 +55,8 @@ export class FrameCanvas {
     this.context = this.element.getContext("2d")!;
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
     this.stopWatching = onAppearanceChange(() => this.applyCss());
+    this.resizeObserver = new ResizeObserver(() => this.chooseScaling());
+    this.resizeObserver.observe(this.element);
   }
 
   /** Sets the `height`/`scale` traits (0 = auto) and re-applies the CSS size. */
@@ -80,6 +87,7 @@ export class FrameCanvas {
 
   dispose(): void {
     this.stopWatching();
+    this.resizeObserver.disconnect();
   }
 
   private resize(width: number, height: number): void {
@@ -96,5 +104,14 @@ export class FrameCanvas {
     this.element.style.width = `${css.width}px`;
     // Device pixels per frame pixel, for tests: a whole number where the factor is.
     this.element.dataset.devicePixels = String(Math.round((css.width / this.element.width) * ratio * 1000) / 1000);
+    this.chooseScaling();
+  }
+
+  /** Nearest-neighbour (the stylesheet's) up, smooth down: by the size the canvas is shown at. */
+  private chooseScaling(): void {
+    const shown = this.element.getBoundingClientRect().width * (window.devicePixelRatio || 1);
+    const smaller = shown > 0 && shown < this.element.width - 0.5;
+    this.element.style.imageRendering = smaller ? "auto" : "";
+    this.element.dataset.scaling = smaller ? "smooth" : "pixelated";
   }
 }

@@ -34,7 +34,7 @@ from playwright.sync_api import Browser, Locator
 
 pytestmark = pytest.mark.e2e
 
-VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL = 1, 2, 3, 4, 5, 6, 7  # cell indices
+VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN = range(1, 9)  # cell indices
 Q = {"NOOP": 0.1, "FIRE": 1 / 3, "UPRIGHTFIRE": -0.25, "LEFT": 0.6}
 GREEDY_Q, RANDOM_Q = {"LEFT": 0.609, "RIGHT": 0.2}, {"LEFT": 0.127, "RIGHT": 0.05}
 CELLS = [
@@ -57,6 +57,12 @@ shared.viewers[0].add_panel("Q", lambda step: {GREEDY_Q!r})
 shared.viewers[1].add_panel("Q", lambda step: {RANDOM_Q!r})
 shared""",
     "EpisodeViewer(synthetic_frames(3, height=120, width=160), scale=1)",  # a 160 px frame
+    # 600x400 white frames crossed by a 1 px line (CartPole's track) at rows 296 to 303,
+    # shown 250 px tall.
+    """track = np.full((8, 400, 600, 3), 255, np.uint8)
+for t in range(8):
+    track[t, 296 + t] = 0
+EpisodeViewer(track, height=250)""",
 ]
 WIDTHS = [1400, 700]  # the page's width, px
 
@@ -234,6 +240,25 @@ def test_beside_a_160_px_frame_speed_loop_and_help_stay_on_one_line(notebook, wi
     assert max(middles) - min(middles) <= 1, middles
     shown = view.root.locator("canvas.aw-frame").evaluate("(c) => c.getBoundingClientRect().width")
     assert shown == 160
+
+
+def test_a_frame_shown_smaller_than_its_pixels_keeps_its_thin_lines(notebook):
+    """Nearest-neighbour at 250/400 shows 5 rows in 8 and drops the others, lines on them
+    with them. Smooth scaling keeps a line on any row, greyed; an upscaled frame stays
+    pixelated."""
+    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+    view = notebook.view(THIN)
+    frame = view.root.locator("canvas.aw-frame")
+    darkest = []
+    for t in range(8):
+        view.slide_to(t)
+        view.wait_painted(t)
+        assert frame.get_attribute("data-scaling") == "smooth"
+        shot = np.asarray(Image.open(io.BytesIO(frame.screenshot())).convert("L")).astype(int)
+        darkest.append(int(shot.mean(axis=1).min()))
+    assert max(darkest) < 230, darkest  # every frame's line shows
+    small = notebook.view(SMALL).root.locator("canvas.aw-frame")
+    assert small.get_attribute("data-scaling") == "pixelated"
 
 
 def test_shift_arrows_step_by_ten_and_space_plays_and_pauses(notebook):
