@@ -15,7 +15,7 @@
  * thin lines (CartPole's track).
  */
 import type { Frame } from "../shared/types.ts";
-import { onAppearanceChange } from "../shared/theme.ts";
+import { onAppearanceChange, readPalette } from "../shared/theme.ts";
 
 /** Small frames are scaled up (by a whole factor, so pixels stay square) to about this height. */
 const AUTO_HEIGHT = 400;
@@ -48,13 +48,18 @@ export class FrameCanvas {
   private readonly stopWatching: () => void;
   private readonly resizeObserver: ResizeObserver;
   private size = { height: 0, scale: 0 };
+  /** The message shown instead of a frame, if one is: drawn again when the theme changes. */
+  private message: string | undefined;
 
   constructor(parent: HTMLElement) {
     this.element = parent.appendChild(document.createElement("canvas"));
     this.element.className = "aw-frame";
     this.context = this.element.getContext("2d")!;
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
-    this.stopWatching = onAppearanceChange(() => this.applyCss());
+    this.stopWatching = onAppearanceChange(() => {
+      this.applyCss();
+      if (this.message !== undefined) this.placeholder(this.message);
+    });
     this.resizeObserver = new ResizeObserver(() => this.chooseScaling());
     this.resizeObserver.observe(this.element);
   }
@@ -66,19 +71,29 @@ export class FrameCanvas {
   }
 
   paint(frame: Frame): void {
+    this.message = undefined;
     this.element.setAttribute("aria-label", "the frame");
     this.resize(frame.width, frame.height);
     this.context.putImageData(new ImageData(frame.rgba as Uint8ClampedArray<ArrayBuffer>, frame.width, frame.height), 0, 0);
   }
 
-  /** Draws a message instead of a frame (no frames in this episode, or loading). */
+  /**
+   * Draws a message instead of a frame (no frames in this episode, or loading), in the
+   * theme's text colour on the page's own background (the canvas left clear).
+   */
   placeholder(text: string): void {
+    this.message = text;
     this.element.setAttribute("aria-label", text); // what the canvas says, for screen readers and tests
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
     const c = this.context;
-    c.fillStyle = "#eee";
-    c.fillRect(0, 0, PLACEHOLDER.width, PLACEHOLDER.height);
-    c.fillStyle = "#666";
+    const palette = readPalette(this.element);
+    this.element.dataset.theme = palette.dark ? "dark" : "light";
+    c.clearRect(0, 0, PLACEHOLDER.width, PLACEHOLDER.height);
+    c.strokeStyle = palette.text;
+    c.globalAlpha = 0.3;
+    c.strokeRect(0.5, 0.5, PLACEHOLDER.width - 1, PLACEHOLDER.height - 1);
+    c.globalAlpha = 1;
+    c.fillStyle = palette.text;
     c.font = "16px sans-serif";
     c.textAlign = "center";
     c.textBaseline = "middle";

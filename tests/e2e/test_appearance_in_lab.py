@@ -34,7 +34,7 @@ from playwright.sync_api import Browser, Locator
 
 pytestmark = pytest.mark.e2e
 
-VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN = range(1, 9)  # cell indices
+VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN, FRAMELESS = range(1, 10)  # cells
 Q = {"NOOP": 0.1, "FIRE": 1 / 3, "UPRIGHTFIRE": -0.25, "LEFT": 0.6}
 GREEDY_Q, RANDOM_Q = {"LEFT": 0.609, "RIGHT": 0.2}, {"LEFT": 0.127, "RIGHT": 0.05}
 CELLS = [
@@ -63,6 +63,7 @@ shared""",
 for t in range(8):
     track[t, 296 + t] = 0
 EpisodeViewer(track, height=250)""",
+    "EpisodeViewer(Rollout.from_arrays(observations=np.zeros((3, 2)), actions=[1, 0]))",
 ]
 WIDTHS = [1400, 700]  # the page's width, px
 
@@ -397,6 +398,29 @@ def test_after_a_theme_switch_the_comparison_charts_labels_are_in_the_new_text_c
         pixels = chart_label_pixels(chart)
         assert pixels["boxes"].count(";") == 1  # the top and the bottom of the scale
         assert_text_in(pixels, rgb, least=20)  # "24" and "0", 10 px
+
+
+def test_after_a_theme_switch_a_frameless_viewers_placeholder_is_in_the_new_text_colour(
+    notebook,
+):
+    canvas = cell(notebook, FRAMELESS, "canvas.aw-frame")
+    for theme, name, rgb in [(DARK, "dark", (255, 255, 255)), (LIGHT, "light", (0, 0, 0))]:
+        set_theme(notebook, theme)
+        wait_theme(notebook, canvas, name)
+        pixels = canvas.evaluate(
+            """(canvas) => {
+            const {width, height} = canvas;
+            const data = canvas.getContext("2d").getImageData(0, 0, width, height).data;
+            const colours = {};
+            for (let i = 0; i < data.length; i += 4) {
+                if (data[i + 3] < 160) continue;  // the page's background shows through
+                const key = `${data[i]},${data[i + 1]},${data[i + 2]}`;
+                colours[key] = (colours[key] ?? 0) + 1;
+            }
+            return {colours};
+        }"""
+        )
+        assert_text_in(pixels, rgb)  # "no frames", nothing else painted opaque
 
 
 def test_the_comparison_legend_draws_each_line_in_its_colour_and_dash(notebook):
