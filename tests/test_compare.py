@@ -257,3 +257,8 @@ def test_a_comparison_keeps_every_step_of_its_long_episodes_for_its_shared_chart
     compare = CompareViewer(rollouts)
     assert all(len(viewer.series["rewards"]) == 4 + 5000 for viewer in compare.viewers)
     assert all(viewer.summary == {} for viewer in compare.viewers)
+
+
+def test_bars_cards_share_one_scale_across_the_columns_unless_turned_off():
+    assert CompareViewer([episode([0]), episode([1])]).shared_scales is True
+    assert CompareViewer([episode([0]), episode([1])], shared_scales=False).shared_scales is False

@@ -540,10 +540,13 @@ def test_a_list_of_frames_is_an_episode():
     assert (viewer.length, viewer.has_frames, viewer.chunk_size) == (3, True, CHUNK_SIZE)
 
 
-def test_the_title_defaults_to_the_env_id():
+def test_the_title_defaults_to_the_env_id_algorithm_and_agent():
     rollout = Rollout.from_arrays(frames=random_frames(2), metadata={"env_id": "Pong-v5"})
     assert EpisodeViewer(rollout).title == "Pong-v5"
     assert EpisodeViewer(rollout, title="mine").title == "mine"
+    named = {"env_id": "Pong-v5", "algorithm": "dqn", "agent": "mine", "seed": 3}
+    rollout = Rollout.from_arrays(frames=random_frames(2), metadata=named)
+    assert EpisodeViewer(rollout).title == "Pong-v5 · dqn · mine"
 
 
 @pytest.mark.parametrize(
@@ -927,3 +930,11 @@ def test_a_stored_episode_of_image_observations_opens_without_reading_them_all(t
     assert peak < 8 * 2**20, peak  # taking them into ArrayFrames read all 43 MB at once
     stored = load(path)
     np.testing.assert_array_equal(viewer._episode.frames[777], stored.observations[777])
+
+
+def test_the_readout_is_an_env_steps_unless_told_to_show_infos_alone():
+    frames = np.zeros((3, 2, 2, 3), np.uint8)
+    assert EpisodeViewer(frames).readout == "step"
+    assert EpisodeViewer(frames, readout="info").readout == "info"
+    with pytest.raises(traitlets.TraitError, match="readout"):
+        EpisodeViewer(frames, readout="infos")

@@ -66,7 +66,8 @@ class EpisodeViewer(
         extras: names of scalar per-step extras of the rollout to draw on the timeline.
         action_names: names of the discrete actions; defaults to the rollout's
             ``metadata["action_names"]``.
-        title: text above the frame; defaults to the rollout's ``env_id``.
+        title: text above the frame; defaults to the rollout's ``env_id``, ``algorithm``
+            and ``agent`` (those its metadata has).
         panel_cache_bytes: bound of the cache of panel results (per viewer).
         embed_bytes: how much of the first frames the widget's state carries (the
             ``embedded`` trait), for notebooks saved with their widget state to show
@@ -76,7 +77,7 @@ class EpisodeViewer(
             episode of more than 4,096 steps sends a summary of its timeline instead, so
             its first frame does not wait for megabytes of series.
         **traits: initial values of the traits below (``step``, ``fps``, ``loop``,
-            ``height``, ``scale``).
+            ``height``, ``scale``, ``readout``).
 
     Panels (:meth:`panel`, :meth:`add_panel`) show what Python computes for the
     current step beside the frame; those registered with
@@ -156,6 +157,14 @@ class EpisodeViewer(
         "0 upscales small frames to about 400 px tall. height wins when both are set.",
     ).tag(sync=True)
     title = traitlets.Unicode("", help="str. Text shown above the frame.").tag(sync=True)
+    readout = traitlets.Enum(
+        ("step", "info"),
+        "step",
+        help='str, default "step". What the text under the frame says of a position: '
+        '"step", an env step (its action, reward, return, end flags and info); "info", '
+        "the position and its info's entries alone, for positions that are not env steps "
+        "(a TrainingViewer's snapshots: episode, return, success rate).",
+    ).tag(sync=True)
     embedded = traitlets.List(
         traitlets.List(traitlets.Bytes()),
         read_only=True,
@@ -214,8 +223,9 @@ class EpisodeViewer(
         self.set_trait("embedded", first_chunks(self._episode, embed_bytes))
         self.set_trait("action_names", list(self._episode.action_names))
         self.set_trait("panels", self._panels.describe())
-        if title is None:
-            title = str(rollout.metadata.get("env_id") or "")
+        if title is None:  # what was run: "Pong-v5 · dqn"
+            named = (rollout.metadata.get(key) for key in ("env_id", "algorithm", "agent"))
+            title = " · ".join(dict.fromkeys(str(name) for name in named if name))
         super().__init__(title=title, **traits)
         self.on_msg(self._on_message)
 

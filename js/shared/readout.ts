@@ -85,6 +85,27 @@ export function readoutFields(
   };
 }
 
+/**
+ * The readout of a position that is not an env step (a training snapshot): the
+ * position, then its info's entries one a line (numbers rounded, null as "-"), so
+ * that it says nothing of actions or rewards that are not there. "…" until the
+ * position's chunk (which carries its info) arrives.
+ */
+export function formatInfoReadout(t: number, length: number, info: unknown, infoLoaded: boolean): string {
+  const lines = [`position ${t} / ${Math.max(0, length - 1)}`];
+  if (!infoLoaded) lines.push("…");
+  else if (info !== null && typeof info === "object" && !Array.isArray(info)) {
+    for (const [key, value] of Object.entries(info)) lines.push(`${key}: ${entryText(value)}`);
+  } else if (info !== undefined) lines.push(entryText(info));
+  return lines.join("\n");
+}
+
+function entryText(value: unknown): string {
+  if (value === null) return "-";
+  if (typeof value === "number") return formatNumber(value);
+  return typeof value === "string" ? value : roundedJson(value);
+}
+
 export class Readout {
   readonly element: HTMLPreElement;
 
@@ -95,5 +116,10 @@ export class Readout {
 
   show(fields: ReadoutFields): void {
     this.element.textContent = formatReadout(fields);
+  }
+
+  /** Position `t`'s info alone (see `formatInfoReadout`). */
+  showInfo(t: number, length: number, meta: StepMeta | undefined): void {
+    this.element.textContent = formatInfoReadout(t, length, meta?.info, meta !== undefined);
   }
 }

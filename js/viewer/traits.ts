@@ -51,6 +51,10 @@ export class Traits {
   get scale(): number {
     return Math.max(0, Number(this.model.get("scale")) || 0);
   }
+  /** What the readout says of a position: an env step's fields, or its info alone. */
+  get readout(): "step" | "info" {
+    return this.model.get("readout") === "info" ? "info" : "step";
+  }
   get title(): string {
     return String(this.model.get("title") ?? "");
   }

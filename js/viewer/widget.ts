@@ -164,6 +164,7 @@ class EpisodeView {
     this.listen("change:series", () => this.onSeries());
     this.listen("change:summary", () => this.onSeries());
     this.listen("change:action_names", () => this.showReadout());
+    this.listen("change:readout", () => this.showReadout());
     this.listen("change:has_frames", () => this.paint());
     this.listen("change:chunk_size", () => this.onChunkSize());
     this.listen("change:fps", () => this.onPlayback());
@@ -189,6 +190,7 @@ class EpisodeView {
     this.transport.dispose();
     this.timeline.dispose();
     this.ranges.dispose();
+    this.canvas.dispose();
     this.controls.dispose();
     this.panels.dispose();
     this.saveStep.flush();
@@ -277,7 +279,8 @@ class EpisodeView {
   private showReadout(): void {
     if (this.step < 0) return;
     const meta = this.store.meta(this.step);
-    this.readout.show(readoutFields(this.step, this.series, meta, this.traits.actionNames, this.traits.length));
+    if (this.traits.readout === "info") this.readout.showInfo(this.step, this.traits.length, meta);
+    else this.readout.show(readoutFields(this.step, this.series, meta, this.traits.actionNames, this.traits.length));
   }
 
   /** Requests the chunks and decodes the frames the playhead will need next. */
