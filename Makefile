@@ -87,6 +87,7 @@ bench: setup build
 	$(PY) -m benchmarks.record_many
 	$(PY) -m benchmarks.gridworld
 	$(PY) -m benchmarks.library
+	$(PY) -m benchmarks.bucket
 	$(PY) -m benchmarks.compare
 	$(PY) -m benchmarks.viewer
 	$(PY) -m benchmarks.panels

@@ -84,7 +84,7 @@ def add_times(root: Path) -> list[float]:
     return times
 
 
-def refuse(path: Path) -> Rollout:
+def refuse(path: Path, **options) -> Rollout:
     raise AssertionError(f"the leaderboard read an episode: {path}")
 
 

@@ -3,7 +3,8 @@ dark themes.
 
 Records two CartPole episodes (a pole-angle policy and a random one) in a JupyterLab
 started for the purpose (tests/e2e/lab.py), shows a viewer with an action-preference
-bars panel, a comparison of the two and a run library's leaderboard, and screenshots
+bars panel, a comparison of the two (the panel on one scale across its columns), a
+run library's leaderboard and a TrainingViewer of Q-learning on FrozenLake, and screenshots
 each widget's output in both themes into docs/guides/appearance/. ``make
 theme-screenshots`` runs it; it takes about a minute.
 """
@@ -47,23 +48,33 @@ def preference(step):
 
 viewer.add_panel("pole", lambda step: f"angle {step.obs[2]:+.3f} rad")
 viewer.step = 40
-compare = CompareViewer({"lean": leaning, "random": random}, title="lean vs random")
+compare = CompareViewer({"lean": leaning, "random": random}, title="CartPole-v1 · lean vs random")
+compare.add_panel("preference", preference)
 compare.step = 12
 lib = RunLibrary(tempfile.mkdtemp())
 lib.add([leaning, record(env(), lean, seed=1, max_steps=120)], algorithm="heuristic", run="lean")
 lib.add([random], algorithm="random", run="uniform")
 board = lib.leaderboard()
-board.selected = [board.rows[0]["id"]]"""
+board.selected = [board.rows[0]["id"]]
+
+from agent_widget.agents import QLearning
+from agent_widget.gridworld import TrainingViewer
+
+lake = gym.make("FrozenLake-v1", map_name="4x4")
+training = TrainingViewer(lake, interval=0, value_range=(0, 1), algorithm="Q-learning")
+QLearning(lake, seed=0).train(400, callback=training.snapshot)
+training.timeline.step = 300"""
 WIDGETS = {
     "viewer": (1, ".agent-widget"),
     "compare": (2, ".aw-compare"),
     "leaderboard": (3, ".aw-leaderboard"),
+    "training": (4, ".agent-widget"),
 }
 
 
 def main() -> None:
     TARGET.mkdir(parents=True, exist_ok=True)
-    cells = [SETUP, "viewer", "compare", "board"]
+    cells = [SETUP, "viewer", "compare", "board", "training"]
     with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
         server = Server(Path(folder))
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -83,7 +94,7 @@ def main() -> None:
                         cell.scroll_into_view_if_needed()
                         page.wait_for_timeout(300)  # the canvases redraw in the next frame
                         path = TARGET / f"{widget}-{name}.png"
-                        cell.locator(".jp-OutputArea").screenshot(path=str(path))
+                        cell.locator(".jp-OutputArea").first.screenshot(path=str(path))
                         print(
                             f"wrote {path.relative_to(ROOT)} ({path.stat().st_size / 1024:.0f} KB)"
                         )

@@ -248,3 +248,17 @@ def test_a_front_end_cannot_rewrite_the_comparison():
     compare = CompareViewer({"a": episode([0, 1, 1]), "b": episode([0, 2])})
     compare.set_state({"labels": ["x"], "length": 10**9, "step": 2})
     assert (compare.labels, compare.length, compare.step) == (["a", "b"], 4, 2)
+
+
+def test_a_comparison_keeps_every_step_of_its_long_episodes_for_its_shared_chart():
+    """Its chart aligns the returns position by position: its viewers send their series
+    whole, where a lone viewer of more than 4,096 steps sends a summary."""
+    rollouts = [Rollout.from_arrays(rewards=np.ones(5000)) for _ in range(2)]
+    compare = CompareViewer(rollouts)
+    assert all(len(viewer.series["rewards"]) == 4 + 5000 for viewer in compare.viewers)
+    assert all(viewer.summary == {} for viewer in compare.viewers)
+
+
+def test_bars_cards_share_one_scale_across_the_columns_unless_turned_off():
+    assert CompareViewer([episode([0]), episode([1])]).shared_scales is True
+    assert CompareViewer([episode([0]), episode([1])], shared_scales=False).shared_scales is False

@@ -55,7 +55,7 @@ def test_opening_one_run_shows_its_episode_in_an_episode_viewer(lib):
     viewer = board.open_runs()
     assert isinstance(viewer, EpisodeViewer)
     assert board.opened is viewer
-    assert viewer.title == "sarsa / a, episode 1"
+    assert viewer.title == "Grid-v0 · sarsa / a · episode 1"
     assert unpack_series(viewer.series["rewards"]).tolist() == [2]
 
 
@@ -64,6 +64,7 @@ def test_opening_several_runs_compares_the_same_episode_of_each(lib):
     compare = board.open_runs(["Grid-v0/sarsa/a", "Grid-v0/random/b"], episode=0)
     assert isinstance(compare, CompareViewer)
     assert compare.labels == ["sarsa / a", "random / b"]
+    assert compare.title == "Grid-v0 · episode 0"
     assert board.opened is compare
 
 

@@ -203,7 +203,11 @@ def test_open_loads_each_episode_when_first_indexed(lib, monkeypatch):
     run = lib.add(original, run="r")
     loaded = []
     real_load = library_module.load
-    monkeypatch.setattr(library_module, "load", lambda p: loaded.append(p.name) or real_load(p))
+    monkeypatch.setattr(
+        library_module,
+        "load",
+        lambda p, **options: loaded.append(p.name) or real_load(p, **options),
+    )
     episodes = lib.open(run)
     assert len(episodes) == 2
     assert loaded == []

@@ -122,3 +122,18 @@ def test_compare_agents_finds_the_divergence_and_ranks_the_runs(tmp_path):
     # The trained agent does far better than chance on slippery FrozenLake.
     assert success["greedy"] > success["random"] + 20, success
     assert widgets_in(notebook) == 2  # the comparison and the leaderboard
+
+
+def test_cluster_evaluation_records_200_seeds_on_ray_into_a_bucket_and_opens_the_worst(
+    tmp_path, monkeypatch
+):
+    monkeypatch.delenv("AGENT_WIDGET_BUCKET", raising=False)  # the local S3 server
+    notebook = executed("cluster_evaluation.ipynb", tmp_path)
+    text = text_of(notebook)
+    assert "no AGENT_WIDGET_BUCKET set: a local S3-compatible server (moto)" in text
+    assert "200 episodes recorded, 0 failed, run CartPole-v1/lean-rule/eval" in text
+    worst, mean, best = re.search(
+        r"worst episode: seed \d+, return (\d+) \(mean ([\d.]+), best (\d+)\)", text
+    ).groups()
+    assert int(worst) < float(mean) < int(best)
+    assert widgets_in(notebook) == 2  # the leaderboard and the worst episode's viewer

@@ -205,7 +205,7 @@ def test_the_file_is_written_whole_or_not_at_all(viewer, tmp_path):
 def test_a_comparison_page_holds_each_rollouts_page_and_the_shared_state(frames):
     a = Rollout.from_arrays(frames=frames, actions=np.zeros(39, int))
     b = Rollout.from_arrays(frames=frames[:25], actions=np.r_[np.zeros(5, int), np.ones(19, int)])
-    compare = CompareViewer({"lean": a, "stubborn": b}, title="two", step=3)
+    compare = CompareViewer({"lean": a, "stubborn": b}, title="two", step=3, shared_scales=False)
     compare.panel("notes")(lambda step: f"t = {step.t}")
     compare.viewers[1].add_panel("only b", lambda step: "b")
     data = page_data(compare.to_html(skip_panels=["only b"], progress=False))
@@ -218,6 +218,7 @@ def test_a_comparison_page_holds_each_rollouts_page_and_the_shared_state(frames)
         3,
         "two",
     )
+    assert state["shared_scales"] is False
     lean, stubborn = data["children"]
     assert (lean["state"]["length"], stubborn["state"]["length"]) == (40, 25)
     assert list(stubborn["blocks"][0]["cards"]) == ["notes"]

@@ -4,66 +4,22 @@ fetches only the ranges it reads, counted in the server's own request log."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agent_widget import Rollout, RolloutFileError, load
 
-s3fs = pytest.importorskip("s3fs")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Bucket:
-    """A moto S3 server on loopback, its request log, and the options to reach it."""
-
-    def __init__(self, folder: Path) -> None:
-        self.port = free_port()
-        self.log = folder / "moto.log"
-        server = Path(sys.executable).parent / "moto_server"
-        with open(self.log, "wb") as log:
-            self.process = subprocess.Popen(
-                [str(server), "-H", "127.0.0.1", "-p", str(self.port)], stdout=log, stderr=log
-            )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, self.log.read_text()
-                time.sleep(0.1)
-        self.options = {
-            "key": "any",
-            "secret": "any",
-            "client_kwargs": {"endpoint_url": f"http://127.0.0.1:{self.port}"},
-        }
-        self.fs = s3fs.S3FileSystem(**self.options)
-        self.fs.mkdir("episodes")
-
-    def requests(self) -> int:
-        """How many GET requests the server has answered so far."""
-        return sum('"GET ' in line for line in self.log.read_text().splitlines())
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
+pytest.importorskip("s3fs")
+from s3_server import S3Server, free_port  # needs s3fs
 
 
 @pytest.fixture(scope="module")
-def bucket(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bucket]:
-    bucket = Bucket(tmp_path_factory.mktemp("s3"))
+def bucket(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    bucket = S3Server(tmp_path_factory.mktemp("s3"))
+    bucket.fs.mkdir("episodes")
     yield bucket
     bucket.stop()
 
@@ -97,11 +53,11 @@ def test_a_rollout_in_a_bucket_loads_and_reads_like_a_local_one(bucket, tmp_path
 def test_a_long_episode_in_a_bucket_is_read_a_chunk_at_a_time(bucket, tmp_path):
     local = moving(20_000).save(tmp_path / "long.rollout")
     bucket.fs.put(str(local), "episodes/long.rollout")
-    before = bucket.requests()
+    before = bucket.gets()
     remote = load("s3://episodes/long.rollout", storage_options=bucket.options)
-    opened = bucket.requests() - before
+    opened = bucket.gets() - before
     np.testing.assert_array_equal(remote.frames[12_345], load(local).frames[12_345])
-    read = bucket.requests() - before - opened
+    read = bucket.gets() - before - opened
     # Opening: the object's size, its end (the zip directory), the small members (one
     # request for all) and the blob's header; a frame: its part.
     assert opened <= 4, opened

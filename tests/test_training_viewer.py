@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import io
 import time
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from PIL import Image
 
 from agent_widget.agents import QLearning
 from agent_widget.gridworld import TrainingViewer, ValueMap
 from agent_widget.gridworld._glyphs import AGENT
+from agent_widget.gridworld._training import CELL_SIZE
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import unpack_series
 
@@ -121,7 +124,7 @@ def test_play_records_the_greedy_policy_of_a_position_with_value_maps(lake, view
     assert rows.size > 0
     assert rows.max() < 40  # the agent ringed in the start cell, (0, 0)
     assert cols.max() < 40
-    assert played.title == "greedy policy at position 300 (after episode 299)"
+    assert played.title == "FrozenLake-v1 · greedy policy at position 300 (after episode 299)"
 
 
 def test_a_position_out_of_range_is_refused(lake, viewers):
@@ -137,3 +140,27 @@ def test_a_position_out_of_range_is_refused(lake, viewers):
 def test_bad_settings_are_refused(lake, settings, problem):
     with pytest.raises(ValueError, match=problem):
         TrainingViewer(lake, **settings)
+
+
+def test_the_played_episodes_values_card_is_coloured_on_the_training_maps_scale(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=300, interval=0, value_range=(0, 1))
+    played = viewer.play(300, seed=0)
+    _, card = played._panels.card_now("values", 0)
+    card_image = np.asarray(Image.open(io.BytesIO(card.buffers[0])))[..., :3]
+    frame = viewer.timeline._episode.frames[300]
+    for row, col in [(0, 1), (2, 1), (3, 2)]:  # valued cells: their far corners show the colour
+        in_card = card_image[(row + 1) * 40 - 3, (col + 1) * 40 - 3]
+        in_frame = frame[(row + 1) * CELL_SIZE - 2, (col + 1) * CELL_SIZE - 2]
+        assert in_card.tolist() == in_frame.tolist()
+
+
+def test_the_readout_shows_each_positions_info_not_an_env_steps_fields(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=3, interval=0)
+    assert viewer.timeline.readout == "info"
+    assert set(viewer.info(3)) == {"episode", "return", "moving average", "success rate"}
+
+
+def test_the_titles_name_the_env_and_the_algorithm(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=3, interval=0, algorithm="Q-learning")
+    assert viewer.timeline.title == "FrozenLake-v1 · Q-learning · training"
+    assert viewer.play(3, seed=0).title.startswith("FrozenLake-v1 · Q-learning · greedy policy")

@@ -9,7 +9,7 @@ import pytest
 from agent_widget.agents import greedy_policy
 from agent_widget.episodes import record
 from agent_widget.gridworld import ValueMap
-from agent_widget.gridworld._glyphs import AGENT, GRID, INK, TILE_COLOURS
+from agent_widget.gridworld._glyphs import AGENT, GRID, INK, TILE_COLOURS, letter
 from agent_widget.gridworld._layout import CLIFF, GOAL, HOLE
 from agent_widget.panels import Step
 from agent_widget.panels._cards import compute
@@ -89,6 +89,25 @@ def test_tied_actions_each_get_an_arrow(lake):
 def test_an_untouched_all_zero_row_shows_every_action_as_tied(lake):
     image = ValueMap(lake).image(np.zeros((16, 4)))
     assert all(ink_along(image, 1, 2, d) for d in DIRECTIONS.values())
+
+
+@pytest.mark.parametrize("size", [20, SIZE])
+@pytest.mark.parametrize("greedy", [[DOWN], [RIGHT], [UP], [LEFT, DOWN, RIGHT, UP]])
+def test_the_start_letter_is_clear_of_the_policy_drawn_in_its_cell(lake, size, greedy):
+    q_table = np.zeros((16, 4))
+    q_table[0, greedy] = 0.5
+    image = ValueMap(lake, cell_size=size).image(q_table)
+    start = letter(size - 1, "S", corner=True)  # the start's mark, drawn alone
+    pixels = image[1:size, 1:size]
+    assert (pixels[start.mask] == start.rgb[start.mask]).all()  # every pixel of it intact
+    outside = inked(pixels) & ~start.mask
+    assert outside.sum() > 20  # and the policy drawn beside it
+    rows, cols = np.nonzero(outside)
+    d_row, d_col = DIRECTIONS[greedy[0]] if len(greedy) == 1 else (0, 0)
+    if d_row or d_col:  # a single arrow still points its way
+        centre = (rows.mean(), cols.mean())
+        tip = max(zip(rows, cols, strict=True), key=lambda rc: rc[0] * d_row + rc[1] * d_col)
+        assert (tip[0] - centre[0]) * d_row + (tip[1] - centre[1]) * d_col > 2
 
 
 def test_a_value_table_draws_colours_without_arrows(lake):

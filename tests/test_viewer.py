@@ -22,7 +22,7 @@ from agent_widget.episodes import _codec as codec_module
 from agent_widget.episodes._codec import CHUNK_SIZE, Part, decode_part
 from agent_widget.episodes._frames import Frames
 from agent_widget.viewer import EpisodeViewer
-from agent_widget.viewer._transport import PUSH_CHUNKS, pack_series, unpack_series
+from agent_widget.viewer._transport import PUSH_CHUNKS, chunk_reply, pack_series, unpack_series
 
 
 def random_frames(n: int, height: int = 6, width: int = 5, seed: int = 0) -> np.ndarray:
@@ -383,16 +383,127 @@ def test_a_series_travels_in_the_narrowest_dtype_that_holds_it_exactly(values, h
     np.testing.assert_array_equal(unpacked.astype(np.float64), np.asarray(values, np.float64))
 
 
-def test_100000_pong_steps_of_series_take_about_400_kb():
+def pong_like(steps: int) -> Rollout:
     rng = np.random.default_rng(0)
-    steps = 100_000
-    rollout = Rollout.from_arrays(
+    return Rollout.from_arrays(
         actions=rng.integers(6, size=steps),
         rewards=rng.choice([-1.0, 0.0, 1.0], steps, p=[0.01, 0.98, 0.01]),
+        terminated=np.arange(steps) == steps - 1,
         infos=[{}] * (steps + 1),
     )
-    viewer = EpisodeViewer(rollout)
+
+
+def test_100000_pong_steps_of_series_take_about_400_kb():
+    steps = 100_000
+    viewer = EpisodeViewer(pong_like(steps), full_series=True)
     assert sum(map(len, viewer.series.values())) == 4 * (steps + 4)  # was 4 MB as float64
+    assert viewer.summary == {}
+
+
+# A long episode's timeline summary (agent_widget/viewer/_summary.py)
+
+
+def summary_of(viewer: EpisodeViewer, name: str) -> np.ndarray:
+    return unpack_series(zlib.decompress(viewer.summary[name])).astype(np.float64)
+
+
+def test_past_4096_steps_the_state_carries_a_summary_of_a_size_independent_of_the_length():
+    assert EpisodeViewer(pong_like(4096)).series != {}
+    sizes = []
+    for steps in (4097, 100_000, 421_968):
+        viewer = EpisodeViewer(pong_like(steps))
+        assert viewer.series == {}
+        assert summary_of(viewer, "returns.max").size == 2048
+        sizes.append(sum(map(len, viewer.summary.values())))
+    assert max(sizes) < 20_000, sizes  # the series of 421,968 steps: 1.7 MB
+
+
+def test_the_summary_holds_each_columns_min_and_max_and_marks():
+    steps = 10_000
+    rollout = pong_like(steps)
+    rewards = np.asarray(rollout.rewards)
+    rewards[123] = np.nan
+    rollout.extras["value"] = np.linspace(-1, 1, steps)
+    viewer = EpisodeViewer(rollout, extras=["value"])
+    n = steps + 1
+    starts = np.arange(2048) * n // 2048
+    returns = np.concatenate([[0], np.cumsum(np.nan_to_num(rewards, nan=0.0))])
+    ends = [*starts[1:], n]
+    column = [returns[a:b] for a, b in zip(starts, ends, strict=True)]
+    np.testing.assert_array_equal(summary_of(viewer, "returns.min"), [c.min() for c in column])
+    np.testing.assert_array_equal(summary_of(viewer, "returns.max"), [c.max() for c in column])
+    nan_column = np.searchsorted(starts, 123, side="right") - 1
+    assert np.flatnonzero(summary_of(viewer, "nonfinite")).tolist() == [nan_column]
+    assert np.flatnonzero(summary_of(viewer, "terminated")).tolist() == [2047]
+    assert summary_of(viewer, "extra:value.min")[0] == -1
+    assert summary_of(viewer, "extra:value.max")[-1] == np.float32(1)
+    # The column holding only the last position (no action) has no reward.
+    assert np.isnan(summary_of(viewer, "rewards.min")).sum() == 0
+
+
+def test_a_long_episodes_chunks_carry_the_readout_values_the_series_would_have():
+    rollout = pong_like(5000)
+    viewer = EpisodeViewer(rollout)
+    values = index(chunk_reply({"id": 1, "chunks": [312]}, viewer._episode)[1])["values"]
+    positions = range(312 * 16, 5001)  # 4992 .. 5000: the last chunk
+    rewards = np.asarray(rollout.rewards)
+    assert values["steps"] == 5000
+    assert values["reward"] == [*rewards[positions.start :].tolist(), None]
+    assert values["return"] == [float(rewards[:t].sum()) for t in positions]
+    assert values["terminated"] == [False] * 7 + [True, True]  # the last position: the last step's
+    assert values["action"] == [*np.asarray(rollout.actions)[positions.start :].tolist(), None]
+    short = index(chunk_reply({"id": 1, "chunks": [0]}, EpisodeViewer(pong_like(50))._episode)[1])
+    assert "values" not in short
+
+
+def test_a_zoomed_timeline_gets_a_range_in_finer_columns(monkeypatch):
+    rollout = pong_like(100_000)
+    viewer = EpisodeViewer(rollout)
+    request = {"type": "timeline", "id": 9, "start": 40_000, "stop": 40_800, "columns": 400}
+    [(reply, buffers)] = exchange(viewer, request, monkeypatch)
+    assert (reply["type"], reply["id"], reply["start"], reply["stop"]) == (
+        "timeline",
+        9,
+        40_000,
+        40_800,
+    )
+    got = {
+        key: unpack_series(zlib.decompress(bytes(b)))
+        for key, b in zip(reply["keys"], buffers, strict=True)
+    }
+    returns = np.concatenate([[0], np.cumsum(rollout.rewards)])[40_000:40_800].reshape(400, 2)
+    np.testing.assert_array_equal(got["returns.min"], returns.min(axis=1))
+    np.testing.assert_array_equal(got["returns.max"], returns.max(axis=1))
+    rewards = np.asarray(rollout.rewards)[40_000:40_800].reshape(400, 2)
+    np.testing.assert_array_equal(got["rewards.max"], rewards.max(axis=1))
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"stop": 100_002}, "not within the episode's 100001"),
+        ({"start": 500, "stop": 500}, "positions 500 to 500"),
+        ({"columns": 0}, "0 columns: take 1 to 8192"),
+        ({"columns": 10**9}, "take 1 to 8192"),
+        ({"start": "0"}, "needs an integer 'start'"),
+        ({"columns": True}, "needs an integer 'columns'"),
+    ],
+)
+def test_a_bad_timeline_request_gets_a_timeline_error(change, problem, monkeypatch):
+    viewer = EpisodeViewer(pong_like(100_000))
+    request = {"type": "timeline", "id": 3, "start": 0, "stop": 100, "columns": 10, **change}
+    [(reply, buffers)] = exchange(viewer, request, monkeypatch)
+    assert (reply["type"], reply["id"], buffers) == ("timeline-error", 3, [])
+    assert problem in reply["message"]
+
+
+def test_an_episode_growing_past_4096_steps_turns_to_a_summary():
+    viewer = EpisodeViewer(pong_like(4090))
+    assert viewer.summary == {}
+    viewer.extend(pong_like(20))
+    viewer._sync()
+    assert viewer.series == {}
+    assert summary_of(viewer, "returns.max").size == 2048
 
 
 def test_vector_actions_have_no_actions_series():
@@ -429,10 +540,13 @@ def test_a_list_of_frames_is_an_episode():
     assert (viewer.length, viewer.has_frames, viewer.chunk_size) == (3, True, CHUNK_SIZE)
 
 
-def test_the_title_defaults_to_the_env_id():
+def test_the_title_defaults_to_the_env_id_algorithm_and_agent():
     rollout = Rollout.from_arrays(frames=random_frames(2), metadata={"env_id": "Pong-v5"})
     assert EpisodeViewer(rollout).title == "Pong-v5"
     assert EpisodeViewer(rollout, title="mine").title == "mine"
+    named = {"env_id": "Pong-v5", "algorithm": "dqn", "agent": "mine", "seed": 3}
+    rollout = Rollout.from_arrays(frames=random_frames(2), metadata=named)
+    assert EpisodeViewer(rollout).title == "Pong-v5 · dqn · mine"
 
 
 @pytest.mark.parametrize(
@@ -816,3 +930,11 @@ def test_a_stored_episode_of_image_observations_opens_without_reading_them_all(t
     assert peak < 8 * 2**20, peak  # taking them into ArrayFrames read all 43 MB at once
     stored = load(path)
     np.testing.assert_array_equal(viewer._episode.frames[777], stored.observations[777])
+
+
+def test_the_readout_is_an_env_steps_unless_told_to_show_infos_alone():
+    frames = np.zeros((3, 2, 2, 3), np.uint8)
+    assert EpisodeViewer(frames).readout == "step"
+    assert EpisodeViewer(frames, readout="info").readout == "info"
+    with pytest.raises(traitlets.TraitError, match="readout"):
+        EpisodeViewer(frames, readout="infos")

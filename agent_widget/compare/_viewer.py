@@ -43,6 +43,7 @@ _PAGE_TRAITS = (
     "loop",
     "columns",
     "title",
+    "shared_scales",
 )
 
 
@@ -60,7 +61,8 @@ class CompareViewer(
             the rollout returning one number per position, or the name of an info
             entry (e.g. ALE's ``"episode_frame_number"``).
         title: text above the grid.
-        **traits: initial values of ``step``, ``fps``, ``loop``, ``columns``.
+        **traits: initial values of ``step``, ``fps``, ``loop``, ``columns``,
+            ``shared_scales``.
 
     When every rollout has the same ``env_id`` and ``seed`` in its metadata and the
     alignment is by step, :attr:`divergence` is the first step where their actions
@@ -120,6 +122,13 @@ class CompareViewer(
         0, help="int, default 0. Columns of the grid; 0 fits as many as the width allows."
     ).tag(sync=True)
     title = traitlets.Unicode("", help="str. Text shown above the grid.").tag(sync=True)
+    shared_scales = traitlets.Bool(
+        True,
+        help="bool, default True. Whether the bars cards of one panel share one value axis "
+        "across the columns (the union of the ranges each would draw alone), so that their "
+        "bars compare at a glance; False draws each on its own range. The page computes the "
+        "range from the cards it shows.",
+    ).tag(sync=True)
     what_if = traitlets.Dict(
         None,
         allow_none=True,
@@ -139,7 +148,10 @@ class CompareViewer(
         labels, episodes = _labelled(rollouts)
         self._episodes = episodes
         self._shared_panels: dict[str, Panel] = {}  # for rollouts added later
-        viewers = [EpisodeViewer(r, title=label) for label, r in zip(labels, episodes, strict=True)]
+        viewers = [
+            EpisodeViewer(r, title=label, full_series=True)
+            for label, r in zip(labels, episodes, strict=True)
+        ]
         if align == "step":
             length = max(r.num_positions for r in episodes)
             positions: list[bytes] = []
@@ -182,7 +194,7 @@ class CompareViewer(
             raise ValueError("add_rollout needs a comparison aligned by step")
         if label in self.labels:
             label = f"{label} ({len(self.labels)})"
-        viewer = EpisodeViewer(rollout, title=label)
+        viewer = EpisodeViewer(rollout, title=label, full_series=True)
         for panel in self._shared_panels.values():
             viewer.add_panel(
                 panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute

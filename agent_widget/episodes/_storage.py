@@ -90,6 +90,7 @@ from agent_widget.episodes._chunk_index import (
 from agent_widget.episodes._codec import CHUNK_SIZE, Part, chunk_count, encode_rows
 from agent_widget.episodes._codec import ENCODINGS as FRAME_ENCODINGS
 from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, ChunkedRows
+from agent_widget.episodes._filesystems import is_url
 from agent_widget.episodes._frames import Frames
 from agent_widget.episodes._rollout import ACTION_KINDS, Rollout
 from agent_widget.episodes._stored import MAX_INFO_BYTES, StoredArray, StoredFrames, StoredInfos
@@ -436,8 +437,7 @@ def load(path: str | os.PathLike[str], *, storage_options: dict[str, Any] | None
         (210, 160, 3)
         >>> far = load("s3://runs/pong.rollout", storage_options={"anon": True})  # doctest: +SKIP
     """
-    remote = isinstance(path, str) and "://" in path
-    archive = Archive(path if isinstance(path, str) and remote else Path(path), storage_options)
+    archive = Archive(path if is_url(path) else Path(path), storage_options)
     if _META not in archive.members and BLOB in archive.members:
         return _recover(archive)
     archive.warn_if_recovered()

@@ -75,6 +75,7 @@ class TrainingViewer(ipywidgets.VBox):
             that colours compare across training; by default each map's own range.
         cell_size: pixels per cell of the value maps.
         tolerance: the error bound of the kept snapshots (see :class:`Snapshots`).
+        algorithm: what learns (e.g. ``"SARSA"``), named in the titles beside the env.
 
     Attributes:
         snapshots: every snapshot taken, for saving (``viewer.snapshots.save(path)``).
@@ -101,6 +102,7 @@ class TrainingViewer(ipywidgets.VBox):
         value_range: tuple[float, float] | None = None,
         cell_size: int = CELL_SIZE,
         tolerance: float = DEFAULT_TOLERANCE,
+        algorithm: str = "",
     ) -> None:
         self._lock = threading.Lock()  # snapshots and the running sums
         self._timer: threading.Timer | None = None
@@ -109,6 +111,8 @@ class TrainingViewer(ipywidgets.VBox):
         if int(window) < 1:
             raise ValueError(f"window must be at least 1 episode, got {window}")
         self.env = env
+        env_name = _env_id(env) or type(env.unwrapped).__name__
+        self._title = " · ".join(filter(None, [env_name, algorithm]))
         self.value_map = ValueMap(env, value_range=value_range, cell_size=cell_size)
         layout = self.value_map.layout
         initial = np.zeros((layout.num_states, len(layout.moves))) if q_table is None else q_table
@@ -132,7 +136,8 @@ class TrainingViewer(ipywidgets.VBox):
                 metadata={"env_id": _env_id(env)},
             ),
             extras=self._extras,
-            title=f"{_env_id(env) or type(env.unwrapped).__name__}: training",
+            title=f"{self._title} · training",
+            readout="info",
         )
         self._play_button = ipywidgets.Button(
             description="Play greedy policy",
@@ -200,11 +205,13 @@ class TrainingViewer(ipywidgets.VBox):
             maps = [self.value_map.image(table, int(state)) for state in states]
             rollout = dataclasses.replace(rollout, frames=ArrayFrames(maps))
         episode = self._infos[position]["episode"]
-        title = f"greedy policy at position {position}"
+        title = f"{self._title} · greedy policy at position {position}"
         if episode is not None:
             title += f" (after episode {episode})"
         viewer = EpisodeViewer(rollout, title=title)
-        viewer.add_panel("values", ValueMap(self.value_map.layout, table))
+        # The frames' colour scale: the card's colours mean what the map's do.
+        values = ValueMap(self.value_map.layout, table, value_range=self.value_map.value_range)
+        viewer.add_panel("values", values)
         return viewer
 
     def info(self, position: int) -> dict[str, Any]:

@@ -92,7 +92,8 @@ class ValueMap:
         self.values = values
         self.value_range = value_range
         self.cell_size = int(cell_size)
-        self._glyphs: dict[int, list[Glyph]] = {}  # by set of greedy actions
+        # By set of greedy actions and corner letter: how far in they go, and the glyphs.
+        self._glyphs: dict[tuple[int, str | None], tuple[int, list[Glyph]]] = {}
 
     @property
     def size(self) -> tuple[int, int]:
@@ -197,28 +198,54 @@ class ValueMap:
     def _arrows(
         self, image: np.ndarray, q: np.ndarray, states: np.ndarray, valued: np.ndarray
     ) -> None:
-        """An arrow per greedy action (several for a tie); letters for actions that stay put."""
+        """An arrow per greedy action (several for a tie); letters for actions that stay put.
+
+        In a cell with a letter in its corner (the start "S"), the policy is drawn smaller,
+        towards the opposite corner, clear of the letter."""
         cells = np.argwhere(valued)
         rows = q[states[valued]]  # in the order of cells (row-major)
         best = (rows == rows.max(axis=1, keepdims=True)) & np.isfinite(rows).all(axis=1)[:, None]
         codes = best @ (1 << np.arange(q.shape[1]))  # the set of greedy actions, as bits
+        marks = self.layout.marks
         for (r, c), code in zip(cells.tolist(), codes.tolist(), strict=True):
-            for glyph in self._policy_glyphs(code):
-                glyph.paint(image, *self._corner((r, c)))
+            top, left = self._corner((r, c))
+            offset, glyphs = self._policy_glyphs(code, marks.get((r, c)))
+            for glyph in glyphs:
+                glyph.paint(image, top + offset, left + offset)
 
-    def _policy_glyphs(self, code: int) -> list[Glyph]:
-        """The glyphs of a set of greedy actions (bit a set for action a), drawn once."""
-        glyphs = self._glyphs.get(code)
-        if glyphs is None:
+    def _policy_glyphs(self, code: int, mark: str | None) -> tuple[int, list[Glyph]]:
+        """The glyphs of a set of greedy actions (bit a set for action a), and how far
+        from the cell's corner they go: the largest that miss ``mark``'s letter. Drawn once."""
+        key = (code, mark)
+        found = self._glyphs.get(key)
+        if found is None:
             inner = self.cell_size - 1
-            moves, labels = self.layout.moves, self.layout.action_labels
-            best = [a for a in range(len(moves)) if code >> a & 1]
-            directions = tuple(sorted({move for a in best if (move := moves[a]) is not None}))
-            still = "".join(labels[a] for a in best if moves[a] is None)
-            glyphs = [arrows(inner, directions)] if directions else []
-            glyphs += [letter(inner, still, corner=False)] if still else []
-            self._glyphs[code] = glyphs
-        return glyphs
+            letter_mask = None if mark is None else letter(inner, mark, corner=True).mask
+            size = inner
+            glyphs = self._policy_glyphs_of(code, size)
+            while (
+                letter_mask is not None
+                and size > MIN_CELL // 2
+                and _overlap(glyphs, letter_mask, inner - size)
+            ):
+                size -= 1
+                glyphs = self._policy_glyphs_of(code, size)
+            found = self._glyphs[key] = (inner - size, glyphs)
+        return found
+
+    def _policy_glyphs_of(self, code: int, size: int) -> list[Glyph]:
+        moves, labels = self.layout.moves, self.layout.action_labels
+        best = [a for a in range(len(moves)) if code >> a & 1]
+        directions = tuple(sorted({move for a in best if (move := moves[a]) is not None}))
+        still = "".join(labels[a] for a in best if moves[a] is None)
+        glyphs = [arrows(size, directions)] if directions else []
+        return glyphs + ([letter(size, still, corner=False)] if still else [])
+
+
+def _overlap(glyphs: list[Glyph], mask: np.ndarray, offset: int) -> bool:
+    """Whether any of ``glyphs``, drawn ``offset`` pixels into the cell, covers ``mask``."""
+    under = mask[offset:, offset:]
+    return any(bool((glyph.mask & under).any()) for glyph in glyphs)
 
 
 def _colours(cell_values: np.ndarray, low: float, high: float) -> np.ndarray:

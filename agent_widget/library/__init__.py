@@ -1,8 +1,8 @@
 """The run library: runs organized by environment and algorithm, and their leaderboard.
 
-A plain folder of ``run.json`` files and ``.rollout`` episodes that many writers can
-add to without locks (``record_many`` records into a run in parallel); the leaderboard
-widget opens runs in the viewers below it.
+A plain folder of ``run.json`` files and ``.rollout`` episodes, or the same runs in a
+bucket, that many writers can add to without locks (``record_many`` records into a run
+in parallel); the leaderboard widget opens runs in the viewers below it.
 The top layer: it may import every other.
 """
 

@@ -66,7 +66,7 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidge
         help="EpisodeViewer | CompareViewer | None. What Open showed last, under the table.",
     ).tag(sync=True, **widget_serialization)
     message = traitlets.Unicode(
-        "", read_only=True, help="str. Why the last Open failed, or empty."
+        "", read_only=True, help="str. Why the last Open (or Refresh) failed, or empty."
     ).tag(sync=True)
 
     def __init__(self, library: RunLibrary, **traits: Any) -> None:
@@ -108,12 +108,12 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidge
                     f"run {run_id!r} has {len(episodes)} episodes, no episode {episode}"
                 )
             rollouts[_label(rows[run_id], [rows[i] for i in ids])] = episodes[episode]
+        title = _title([rows[i] for i in ids], episode)
         viewer: EpisodeViewer | CompareViewer
         if len(rollouts) == 1:
-            ((label, rollout),) = rollouts.items()
-            viewer = EpisodeViewer(rollout, title=f"{label}, episode {episode}")
+            viewer = EpisodeViewer(*rollouts.values(), title=title)
         else:
-            viewer = CompareViewer(rollouts, title=f"episode {episode}")
+            viewer = CompareViewer(rollouts, title=title)
         previous = self.opened
         self.set_trait("opened", viewer)
         self.set_trait("message", "")
@@ -125,7 +125,12 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidge
         if not isinstance(content, Mapping):
             return
         if content.get("type") == "refresh":
-            self.refresh()
+            try:
+                self.refresh()
+            except OSError as error:  # a bucket gone out of reach: said under the table
+                self.set_trait("message", str(error))
+            else:
+                self.set_trait("message", "")
         elif content.get("type") == "open":
             try:
                 self.open_runs()
@@ -141,3 +146,13 @@ def _label(row: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
     if len({r["env_id"] for r in rows}) > 1:
         label = f"{row['env_id']}: {label}"
     return label
+
+
+def _title(rows: Sequence[Mapping[str, Any]], episode: int) -> str:
+    """``env · algorithm / run · episode N``: the env when the runs share one (else each
+    column's label names its own), the run when there is one."""
+    envs = {str(r["env_id"]) for r in rows if r.get("env_id")}
+    parts = [*envs] if len(envs) == 1 else []
+    if len(rows) == 1:
+        parts.append(f"{rows[0]['algorithm']} / {rows[0]['run']}")
+    return " · ".join([*parts, f"episode {episode}"])

@@ -3,7 +3,8 @@
 Each worker makes its env once, receives the policy once (a function or a torch
 module, serialized with cloudpickle so notebook lambdas travel too) and records its
 seeds one by one, each straight to a file (``record(path=...)``), then into the run
-of a :class:`RunLibrary` (whose writers need no lock) or into a folder. The workers
+of a :class:`RunLibrary` (whose writers need no lock, in a folder or a bucket) or
+into a folder. The workers
 are Ray actors when Ray is installed (a local cluster, or the one ``ray.init`` joined)
 or processes of this machine. A seed whose recording raised, or whose worker died,
 is reported in :attr:`Recorded.failed`, never silently missing.
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from importlib.util import find_spec
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import cloudpickle
 import gymnasium as gym
@@ -38,17 +39,22 @@ Engine = Literal["auto", "ray", "processes"]
 class Recorded:
     """What :func:`record_many` recorded: the episodes by seed, and the seeds it could not."""
 
-    paths: dict[int, Path]
-    """seed -> the episode's file (in the run, or the folder)."""
+    paths: dict[int, Path | str]
+    """seed -> the episode's file (in the run, or the folder), or its URL in a bucket."""
     failed: dict[int, str] = field(default_factory=dict)
     """seed -> why it was not recorded (the exception, or the worker that died)."""
     run: Run | None = None
     """The library's run after the last episode was added, when a library was given."""
+    storage_options: dict[str, Any] | None = field(default=None, repr=False)
+    """The bucket's filesystem options, for loading the episodes from their URLs."""
 
     @property
     def rollouts(self) -> list[Rollout]:
         """The recorded episodes in seed order, each loaded from its file."""
-        return [load(self.paths[seed]) for seed in sorted(self.paths)]
+        return [
+            load(self.paths[seed], storage_options=self.storage_options)
+            for seed in sorted(self.paths)
+        ]
 
 
 def record_many(
@@ -74,8 +80,9 @@ def record_many(
             for frames.
         policy: as for :func:`record`; sent to each worker once.
         seeds: one episode per seed.
-        library: a :class:`RunLibrary` (or its folder): each episode is added to ``run``
-            as it finishes. Else ``directory`` gets ``seed-<seed>.rollout`` files.
+        library: a :class:`RunLibrary` (or its folder, or its URL): each episode is
+            added to ``run`` as it finishes, by the worker that recorded it. Else
+            ``directory`` gets ``seed-<seed>.rollout`` files.
         run: the run's name, as for :meth:`RunLibrary.add` (default: a new name).
         algorithm: the run's algorithm, as for :meth:`RunLibrary.add`.
         agent: the agent's name, kept in each episode's metadata.
@@ -105,16 +112,16 @@ def record_many(
     chosen = _engine(engine)
     count = workers or (os.cpu_count() or 1)
     results = (_on_ray if chosen == "ray" else _on_processes)(cloudpickle.dumps(job), seeds, count)
-    recorded = Recorded(paths={})
+    options = None if library is None else library.storage_options
+    recorded = Recorded(paths={}, storage_options=options)
+    run_id = None
     for seed, outcome in tqdm(results, total=len(seeds), disable=not progress, unit="episode"):
-        if isinstance(outcome, Path):
-            recorded.paths[seed] = outcome
+        if isinstance(outcome, _Done):
+            run_id, recorded.paths[seed] = outcome
         else:
             recorded.failed[seed] = outcome
-    if library is not None and recorded.paths:
-        # The run's folder holds every episode file: read its run.json alone, not the library's.
-        folder = next(iter(recorded.paths.values())).parent
-        recorded.run = library.open(folder.relative_to(library.root).as_posix()).run
+    if library is not None and run_id is not None:
+        recorded.run = library.open(run_id).run  # this run alone, not the whole library
     return recorded
 
 
@@ -124,6 +131,13 @@ def _engine(engine: Engine) -> str:
     if engine not in ("ray", "processes"):
         raise ValueError(f"engine must be 'auto', 'ray' or 'processes', not {engine!r}")
     return engine
+
+
+class _Done(NamedTuple):
+    """A recorded seed: the run it went to (None for a folder) and its file or URL."""
+
+    run_id: str | None
+    path: Path | str
 
 
 @dataclass
@@ -148,8 +162,8 @@ class _Worker:
         self.job: _Job = cloudpickle.loads(job)
         self.env = self.job.make_env()
 
-    def record(self, seed: int) -> Path | str:
-        """The episode's file, or why it could not be recorded."""
+    def record(self, seed: int) -> _Done | str:
+        """Where the episode went, or why it could not be recorded."""
         job = self.job
         try:
             with tempfile.TemporaryDirectory() as scratch:
@@ -167,19 +181,14 @@ class _Worker:
                     path=path,
                 )
                 if job.library is None:
-                    return path
-                added = job.library.add(
+                    return _Done(None, path)
+                library = job.library
+                run_id, (file,) = library._write(
                     rollout, run=job.run, algorithm=job.algorithm, params=job.params
                 )
-                return _episode_of(added, seed)
+                return _Done(run_id, library._run_path(run_id, file))
         except Exception as error:  # reported for this seed; the worker goes on
             return f"{type(error).__name__}: {error}"
-
-
-def _episode_of(run: Run, seed: int) -> Path:
-    """The file of the run's episode recorded with ``seed`` (the newest such)."""
-    files = [e.file for e in run.episodes if e.seed == seed]
-    return run.path / files[-1]
 
 
 _WORKER: _Worker | None = None  # the worker of this process (processes engine)
@@ -190,7 +199,7 @@ def _start_worker(job: bytes) -> None:
     _WORKER = _Worker(job)
 
 
-def _record_here(seed: int) -> Path | str:
+def _record_here(seed: int) -> _Done | str:
     assert _WORKER is not None
     return _WORKER.record(seed)
 
@@ -201,7 +210,7 @@ def _on_processes(job: bytes, seeds: Sequence[int], workers: int) -> Iterable[tu
     its seeds left, said so."""
     context = get_context("spawn")
     with ProcessPoolExecutor(workers, context, initializer=_start_worker, initargs=(job,)) as pool:
-        pending: dict[Future[Path | str], int] = {
+        pending: dict[Future[_Done | str], int] = {
             pool.submit(_record_here, seed): seed for seed in seeds
         }
         while pending:

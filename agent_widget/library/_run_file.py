@@ -24,11 +24,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
+from urllib.parse import quote
 
 import numpy as np
 
 from agent_widget.episodes import Rollout
+from agent_widget.episodes._atomic import checked_name
 
 FORMAT = "agent-widget.run"
 VERSION = 1
@@ -47,7 +49,10 @@ ROW_COLUMNS = (
     "created",
     "params",
 )
-_MAX_RUN_FILE_BYTES = 64 * 2**20
+MAX_RUN_FILE_BYTES = 64 * 2**20
+# Kept as they are in folder names; everything else is percent-encoded, so any env id
+# (e.g. "ALE/Pong-v5" -> "ALE%2FPong-v5") is one safe folder name on every OS.
+_SAFE = "-_.+=,@"
 # Keys of the last info that, when present, say whether the episode succeeded
 # (gymnasium-robotics, metaworld and minigrid wrappers use one or the other).
 _SUCCESS_KEYS = ("is_success", "success")
@@ -66,6 +71,13 @@ def episode_number(file: str) -> int:
 def episode_files(folder: Path) -> list[str]:
     """The episode files in ``folder``, in episode order (temporary files are not listed)."""
     return sorted(filter(EPISODE_FILE.fullmatch, os.listdir(folder)), key=episode_number)
+
+
+class RunError(NamedTuple):
+    """A run (in a bucket, or a writer's manifest) that could not be read, and why."""
+
+    path: Path | str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -88,14 +100,14 @@ class EpisodeSummary:
         }
 
     @classmethod
-    def from_json(cls, entry: Any) -> EpisodeSummary:
+    def from_json(cls, entry: Any, names: re.Pattern[str] = EPISODE_FILE) -> EpisodeSummary:
         """Parse one entry of ``episodes``, or raise ValueError saying what is wrong."""
         if not isinstance(entry, dict):
             raise ValueError(f"expected an object, got {type(entry).__name__}")
         file, total, steps = entry.get("file"), entry.get("return"), entry.get("steps")
         success, seed = entry.get("success"), entry.get("seed")
-        if not isinstance(file, str) or not EPISODE_FILE.fullmatch(file):
-            raise ValueError("'file' must be a name like episode-000.rollout")
+        if not isinstance(file, str) or not names.fullmatch(file):
+            raise ValueError(f"'file' must be a name matching {names.pattern}")
         if not _is_number(total) or not math.isfinite(total):
             raise ValueError("'return' must be a finite number")
         if not _is_int(steps) or steps < 0:
@@ -134,22 +146,39 @@ def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
     )
 
 
+def summarize_all(rollouts: Sequence[Rollout], files: Sequence[str]) -> list[EpisodeSummary]:
+    """The summaries of ``rollouts`` saved as ``files``; ValueError naming the episode that
+    cannot be summarized (taken before anything is written)."""
+    summaries = []
+    for i, (rollout, file) in enumerate(zip(rollouts, files, strict=True)):
+        try:
+            summaries.append(summarize(rollout, file))
+        except ValueError as error:
+            raise ValueError(f"episode {i} cannot be added: {error}") from None
+    return summaries
+
+
 @dataclass(frozen=True)
 class Run:
     """A run of the library: what ``run.json`` says, plus where it lies.
 
     ``id`` is the run folder relative to the library root (``env/algorithm/run``,
-    with characters unsafe in file names percent-encoded); ``run`` is its name.
+    with characters unsafe in file names percent-encoded); ``run`` is its name;
+    ``path`` the folder, or the run's URL in a bucket.
     """
 
     id: str
-    path: Path
+    path: Path | str
     env_id: str
     algorithm: str
     run: str
     params: dict[str, Any]
     created: str
     episodes: tuple[EpisodeSummary, ...] = field(repr=False)
+
+    def location(self, file: str) -> Path | str:
+        """Where the run's episode ``file`` lies: a path, or a URL."""
+        return self.path / file if isinstance(self.path, Path) else f"{self.path}/{file}"
 
     @property
     def returns(self) -> np.ndarray:
@@ -192,6 +221,19 @@ class Run:
         }
 
 
+def check_same_run(existing: dict[str, Any], run: Run, where: str) -> None:
+    """ValueError unless episodes of ``run`` may go to the run whose header is ``existing``
+    (found at ``where``): the same names, and the same params unless ``run`` has none."""
+    for key in ("env_id", "algorithm", "run"):
+        if existing[key] != getattr(run, key):
+            raise ValueError(f"{where} holds {key} {existing[key]!r}, not {getattr(run, key)!r}")
+    if run.params and run.params != existing["params"]:
+        raise ValueError(
+            f"run {run.run!r} already exists in {where} with params {existing['params']}, "
+            f"not {run.params}: pick another run name, or leave params out to add episodes"
+        )
+
+
 def run_json(run: Run, episodes: Sequence[EpisodeSummary]) -> bytes:
     """The ``run.json`` of ``run`` listing ``episodes``: the header, then one line per episode."""
     header = json.dumps(run.header(), indent=1, allow_nan=False)
@@ -209,7 +251,7 @@ def read_run(folder: Path, run_id: str) -> Run:
     try:
         with open(folder / RUN_FILE, "rb") as file:
             # Read what is there, not the limit: read(n) allocates n bytes up front.
-            size = min(os.fstat(file.fileno()).st_size, _MAX_RUN_FILE_BYTES)
+            size = min(os.fstat(file.fileno()).st_size, MAX_RUN_FILE_BYTES)
             data = file.read(size + 1)
     except FileNotFoundError:
         raise ValueError(
@@ -217,14 +259,26 @@ def read_run(folder: Path, run_id: str) -> Run:
         ) from None
     except OSError as error:
         raise ValueError(f"{where}: cannot read ({error.strerror})") from None
-    if len(data) > _MAX_RUN_FILE_BYTES:
-        raise ValueError(f"{where}: implausibly large (over {_MAX_RUN_FILE_BYTES} bytes)")
+    if len(data) > MAX_RUN_FILE_BYTES:
+        raise ValueError(f"{where}: implausibly large (over {MAX_RUN_FILE_BYTES} bytes)")
     try:
         meta = json.loads(data)
     # ValueError: not UTF-8, not JSON, an integer of thousands of digits; RecursionError:
     # arrays nested thousands deep. Either way this run is listed apart, the others shown.
     except (ValueError, RecursionError) as error:
         raise ValueError(f"{where}: not valid JSON ({type(error).__name__}: {error})") from None
+    header = check_header(meta, where)
+    episodes = check_episodes(meta.get("episodes"), where)
+    present = set(episode_files(folder))
+    missing = [e.file for e in episodes if e.file not in present]
+    if missing:
+        raise ValueError(f"{where} lists {', '.join(missing)}, missing from the folder")
+    return Run(id=run_id, path=folder, **header, episodes=episodes)
+
+
+def check_header(meta: Any, where: str) -> dict[str, Any]:
+    """The run's names, params and creation time from a parsed ``run.json`` (or a
+    bucket's copy of it), checked; ValueError starting with ``where`` otherwise."""
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise ValueError(f"{where}: not an {FORMAT} file ('format' is missing or different)")
     version = meta.get("version")
@@ -237,32 +291,41 @@ def read_run(folder: Path, run_id: str) -> Run:
             raise ValueError(f"{where}: {key!r} is missing or not a non-empty string")
     if not isinstance(meta.get("params"), dict):
         raise ValueError(f"{where}: 'params' is missing or not an object")
-    entries = meta.get("episodes")
+    return {key: meta[key] for key in ("env_id", "algorithm", "run", "params", "created")}
+
+
+def check_episodes(
+    entries: Any, where: str, names: re.Pattern[str] = EPISODE_FILE
+) -> tuple[EpisodeSummary, ...]:
+    """The episode summaries of a parsed list, each file named as ``names`` says, none twice."""
     if not isinstance(entries, list):
         raise ValueError(f"{where}: 'episodes' is missing or not a list")
     episodes = []
     for i, entry in enumerate(entries):
         try:
-            episodes.append(EpisodeSummary.from_json(entry))
+            episodes.append(EpisodeSummary.from_json(entry, names))
         except ValueError as error:
             raise ValueError(f"{where}: episodes[{i}]: {error}") from None
     files = [e.file for e in episodes]
     if len(set(files)) != len(files):
         raise ValueError(f"{where}: 'episodes' lists a file twice")
-    present = set(episode_files(folder))
-    missing = [e.file for e in episodes if e.file not in present]
-    if missing:
-        raise ValueError(f"{where} lists {', '.join(missing)}, missing from the folder")
-    return Run(
-        id=run_id,
-        path=folder,
-        env_id=meta["env_id"],
-        algorithm=meta["algorithm"],
-        run=meta["run"],
-        params=meta["params"],
-        created=meta["created"],
-        episodes=tuple(episodes),
-    )
+    return tuple(episodes)
+
+
+def folder_name(name: str) -> str:
+    """``name`` (of an env, algorithm or run) as one folder name: percent-encoded, at most
+    255 bytes, never hidden."""
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"names of envs, algorithms and runs must be non-empty strings: {name!r}")
+    encoded = quote(name, safe=_SAFE)
+    folder = "%2E" + encoded[1:] if encoded.startswith(".") else encoded
+    try:
+        return checked_name(folder)
+    except ValueError:
+        raise ValueError(
+            f"the name {name[:40]!r}... makes a folder name of {len(folder)} bytes (it is "
+            "percent-encoded); file systems take at most 255: choose a shorter one"
+        ) from None
 
 
 def _is_int(value: Any) -> TypeGuard[int]:

@@ -1,9 +1,11 @@
-"""``RunLibrary``: runs organized by environment and algorithm in a plain folder.
+"""``RunLibrary``: runs organized by environment and algorithm in a folder or a bucket.
 
 The folder is ``<root>/<env_id>/<algorithm>/<run>/`` with a ``run.json`` and
 ``episode-NNN.rollout`` files in each run (see :mod:`agent_widget.library._run_file`). Any
 program that writes that layout adds runs, with no server and no shared index;
 how writers stay out of each other's way is in :mod:`agent_widget.library._run_writer`.
+A URL (``s3://bucket/runs``) keeps the same runs on an fsspec filesystem, written
+as :mod:`agent_widget.library._bucket` says.
 """
 
 from __future__ import annotations
@@ -15,14 +17,15 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple, overload
-from urllib.parse import quote
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 
 from agent_widget.episodes import Rollout, load
-from agent_widget.episodes._atomic import checked_name, remove_stale
-from agent_widget.library._run_file import ROW_COLUMNS, Run, read_run
+from agent_widget.episodes._atomic import remove_stale
+from agent_widget.episodes._filesystems import is_url
+from agent_widget.library._bucket import BucketRuns
+from agent_widget.library._run_file import ROW_COLUMNS, Run, RunError, folder_name, read_run
 from agent_widget.library._run_writer import write_run
 
 if TYPE_CHECKING:
@@ -30,28 +33,23 @@ if TYPE_CHECKING:
 
     from agent_widget.library._leaderboard import Leaderboard
 
-# Kept as they are in folder names; everything else is percent-encoded, so any env id
-# (e.g. "ALE/Pong-v5" -> "ALE%2FPong-v5") is one safe folder name on every OS.
-_SAFE = "-_.+=,@"
 _WARNED_ERRORS = 3
-
-
-class RunError(NamedTuple):
-    """A run folder that could not be read, and why."""
-
-    path: Path
-    message: str
 
 
 class RunLibrary:
     """Runs by environment and algorithm, kept as plain files in ``root``.
 
     Args:
-        root: the library folder; created by the first :meth:`add`.
+        root: the library folder, created by the first :meth:`add`; or a URL of any
+            fsspec filesystem (``s3://bucket/runs``, ``gs://...``), whose package
+            (s3fs, gcsfs) must be installed.
+        storage_options: for a URL, what its filesystem takes (credentials,
+            ``client_kwargs={"endpoint_url": ...}``), as pandas and xarray take them.
 
-    Reading (:meth:`runs`, :meth:`table`) reads each run's ``run.json`` only. A run
-    that cannot be read (half-written by another program, corrupted ``run.json``) is
-    skipped with a warning and listed in :attr:`errors`; the others are unaffected.
+    Reading (:meth:`runs`, :meth:`table`) reads each run's ``run.json`` only (in a
+    bucket, the writers' manifests). A run that cannot be read (half-written by another
+    program, corrupted ``run.json``) is skipped with a warning and listed in
+    :attr:`errors`; the others are unaffected.
 
     Examples:
         >>> lib = RunLibrary("runs/")  # doctest: +SKIP
@@ -60,12 +58,28 @@ class RunLibrary:
         >>> lib.table()[0]["return_mean"]  # doctest: +SKIP
         0.74
         >>> episodes = lib.open("FrozenLake-v1/sarsa/alpha0.1")  # doctest: +SKIP
+        >>> far = RunLibrary("s3://bucket/runs", {"profile": "eval"})  # doctest: +SKIP
     """
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root)
+    def __init__(
+        self, root: str | os.PathLike[str], storage_options: dict[str, Any] | None = None
+    ) -> None:
+        self.root: Path | str
+        self._bucket: BucketRuns | None = None
+        if is_url(root):
+            self._bucket = BucketRuns(root, storage_options)
+            self.root = self._bucket.url
+        elif storage_options is not None:
+            raise ValueError(f"storage_options are for URLs (s3://...), not the folder {root}")
+        else:
+            self.root = Path(root)
         self.errors: list[RunError] = []
-        """Run folders the last :meth:`runs` (or :meth:`table`) could not read."""
+        """Runs the last :meth:`runs` (or :meth:`table`) could not read."""
+
+    @property
+    def storage_options(self) -> dict[str, Any] | None:
+        """The filesystem options of a library at a URL; None for a folder."""
+        return None if self._bucket is None else self._bucket.storage_options
 
     def add(
         self,
@@ -93,44 +107,51 @@ class RunLibrary:
         Examples:
             >>> lib.add(record(env, policy, seed=0), algorithm="random")  # doctest: +SKIP
         """
+        names = {"env_id": env_id, "algorithm": algorithm, "run": run}
+        run_id, _ = self._write(rollouts, params=params, success=success, **names)
+        return self.open(run_id).run
+
+    def _write(
+        self, rollouts: Rollout | Iterable[Rollout], **options: Any
+    ) -> tuple[str, list[str]]:
+        """What :meth:`add` does (``options``: its keywords) but read the run back, which
+        costs every manifest in a bucket: the run's id and the files added."""
         episodes = [rollouts] if isinstance(rollouts, Rollout) else list(rollouts)
         if not episodes or not all(isinstance(r, Rollout) for r in episodes):
             raise ValueError("add() needs one Rollout or a non-empty list of Rollouts")
-        if success is not None:
-            episodes = [_with_success(r, success) for r in episodes]
-        env_id = env_id or _from_metadata(episodes, "env_id")
-        algorithm = algorithm or _from_metadata(episodes, "algorithm")
-        run = run or datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
-        folder = self.root / _folder_name(env_id) / _folder_name(algorithm) / _folder_name(run)
+        if options.get("success") is not None:
+            episodes = [_with_success(r, options["success"]) for r in episodes]
+        env_id = options.get("env_id") or _from_metadata(episodes, "env_id")
+        algorithm = options.get("algorithm") or _from_metadata(episodes, "algorithm")
+        run = options.get("run") or (
+            datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
+        )
+        run_id = "/".join(map(folder_name, (env_id, algorithm, run)))
         record = Run(
-            id=self._id(folder),
-            path=folder,
+            id=run_id,
+            path=self._run_path(run_id),
             env_id=env_id,
             algorithm=algorithm,
             run=run,
-            params=_jsonable_params(params),
+            params=_jsonable_params(options.get("params")),
             created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
             episodes=(),
         )
+        if self._bucket is not None:
+            return run_id, self._bucket.add(record, episodes)
+        folder = Path(record.path)
         for place in (folder.parent, folder):  # staging folders, then temporary files
             remove_stale(place)
-        write_run(folder, record, episodes)
-        return read_run(folder, record.id)
+        return run_id, write_run(folder, record, episodes)
 
     def runs(self, env_id: str | None = None, algorithm: str | None = None) -> list[Run]:
         """Every readable run (optionally of one env and/or algorithm), grouped by env and
         algorithm, then by run name. Unreadable runs go to :attr:`errors`, with a warning.
+
+        In a bucket, a run appears once its first episodes are in; an unreachable
+        endpoint or refused credentials are an OSError naming the URL.
         """
-        self.errors = []
-        runs = []
-        for folder in self._run_folders():
-            try:
-                run = read_run(folder, self._id(folder))
-            except ValueError as error:
-                self.errors.append(RunError(folder, str(error)))
-                continue
-            if env_id in (None, run.env_id) and algorithm in (None, run.algorithm):
-                runs.append(run)
+        found, self.errors = self._bucket.read() if self._bucket else self._read_folders()
         if self.errors:
             shown = "; ".join(e.message for e in self.errors[:_WARNED_ERRORS])
             more = len(self.errors) - _WARNED_ERRORS
@@ -139,7 +160,17 @@ class RunLibrary:
                 + (f" (and {more} more: see .errors)" if more > 0 else ""),
                 stacklevel=2,
             )
+        runs = [r for r in found if env_id in (None, r.env_id) and algorithm in (None, r.algorithm)]
         return sorted(runs, key=lambda r: (r.env_id, r.algorithm, r.run))
+
+    def _read_folders(self) -> tuple[list[Run], list[RunError]]:
+        runs, errors = [], []
+        for folder in self._run_folders():
+            try:
+                runs.append(read_run(folder, self._id(folder)))
+            except ValueError as error:
+                errors.append(RunError(folder, str(error)))
+        return runs, errors
 
     @overload
     def table(
@@ -205,14 +236,20 @@ class RunLibrary:
                 )
             run = (run, algorithm, name)
         if isinstance(run, Run):
-            folder = run.path
-        elif isinstance(run, tuple):
-            folder = self.root.joinpath(*map(_folder_name, run))
+            return Episodes(run, self.storage_options)
+        if isinstance(run, tuple):
+            run = "/".join(map(folder_name, run))
         elif ".." in Path(run).parts or Path(run).is_absolute():
             raise ValueError(f"run id {run!r} must be a path inside the library")
-        else:
-            folder = self.root / run
-        return Episodes(read_run(folder, self._id(folder)))
+        if self._bucket is None:
+            folder = Path(self._run_path(run))
+            return Episodes(read_run(folder, self._id(folder)))
+        runs, errors = self._bucket.read()
+        found = [r for r in runs if r.id == run]
+        if not found:
+            why = [e.message for e in errors if e.path == self._run_path(run)]
+            raise ValueError(why[0] if why else f"{self.root}/{run}: no such run (no episodes)")
+        return Episodes(found[0], self.storage_options)
 
     def leaderboard(self) -> Leaderboard:
         """This library as a widget: the table, sortable and filterable; ticked runs open
@@ -227,12 +264,18 @@ class RunLibrary:
     def __repr__(self) -> str:
         return f"RunLibrary({str(self.root)!r})"
 
+    def _run_path(self, *names: str) -> Path | str:
+        """The run of that id (and its file of that name), as a path or a URL."""
+        if isinstance(self.root, Path):
+            return self.root.joinpath(*names)
+        return "/".join((self.root, *names))
+
     def _id(self, folder: Path) -> str:
         return folder.relative_to(self.root).as_posix()
 
     def _run_folders(self) -> Iterator[Path]:
         """``root/<env>/<algorithm>/<run>`` folders; hidden names (staging) are skipped."""
-        for env in _subfolders(self.root):
+        for env in _subfolders(Path(self.root)):
             for algorithm in _subfolders(env):
                 yield from _subfolders(algorithm)
 
@@ -240,8 +283,9 @@ class RunLibrary:
 class Episodes(Sequence[Rollout]):
     """The episodes of a run, each loaded from its file when first indexed (then kept)."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, storage_options: dict[str, Any] | None = None) -> None:
         self.run = run
+        self._storage_options = storage_options
         self._loaded: dict[int, Rollout] = {}
 
     def __len__(self) -> int:
@@ -256,7 +300,8 @@ class Episodes(Sequence[Rollout]):
             return [self[i] for i in range(*index.indices(len(self)))]
         i = range(len(self))[index]  # IndexError out of range, negative indices count back
         if i not in self._loaded:
-            self._loaded[i] = load(self.run.path / self.run.episodes[i].file)
+            location = self.run.location(self.run.episodes[i].file)
+            self._loaded[i] = load(location, storage_options=self._storage_options)
         return self._loaded[i]
 
     def __repr__(self) -> str:
@@ -269,20 +314,6 @@ def _subfolders(folder: Path) -> list[Path]:
     except (FileNotFoundError, NotADirectoryError):
         return []
     return sorted(Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir())
-
-
-def _folder_name(name: str) -> str:
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"names of envs, algorithms and runs must be non-empty strings: {name!r}")
-    encoded = quote(name, safe=_SAFE)
-    folder = "%2E" + encoded[1:] if encoded.startswith(".") else encoded
-    try:
-        return checked_name(folder)
-    except ValueError:
-        raise ValueError(
-            f"the name {name[:40]!r}... makes a folder name of {len(folder)} bytes (it is "
-            "percent-encoded); file systems take at most 255: choose a shorter one"
-        ) from None
 
 
 def _from_metadata(rollouts: Sequence[Rollout], key: str) -> str:

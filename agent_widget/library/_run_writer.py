@@ -31,28 +31,26 @@ from agent_widget.library._run_file import (
     RUN_FILE,
     EpisodeSummary,
     Run,
+    check_same_run,
     episode_file,
     episode_files,
     episode_number,
     read_run,
     run_json,
     summarize,
+    summarize_all,
 )
 
 
-def write_run(folder: Path, run: Run, rollouts: Sequence[Rollout]) -> None:
-    """Create the run ``run`` in ``folder`` with ``rollouts``, or add them if it exists.
+def write_run(folder: Path, run: Run, rollouts: Sequence[Rollout]) -> list[str]:
+    """Create the run ``run`` in ``folder`` with ``rollouts``, or add them if it exists;
+    the episodes' file names.
 
     Adding to an existing run raises ValueError when its env or algorithm differs from
     ``run``'s, or its params do while ``run.params`` is not empty.
     """
     files = [episode_file(i) for i in range(len(rollouts))]
-    summaries = {}
-    for i, (file, rollout) in enumerate(zip(files, rollouts, strict=True)):
-        try:
-            summaries[file] = summarize(rollout, file)  # before anything is written
-        except ValueError as error:
-            raise ValueError(f"episode {i} cannot be added: {error}") from None
+    summaries = {s.file: s for s in summarize_all(rollouts, files)}
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = temporary_name(folder)
     staging.mkdir()
@@ -64,17 +62,18 @@ def write_run(folder: Path, run: Run, rollouts: Sequence[Rollout]) -> None:
             try:
                 os.rename(staging, folder)
                 fsync_directory(folder.parent)
-                return
+                return files
             except OSError:
                 if not folder.exists():
                     raise
                 # Another writer created the run meanwhile: add to it instead.
-        _check_same_run(folder, run)
+        check_same_run(read_run(folder, run.id).header(), run, str(folder))
         claimed = {}
         for file in files:
             name = _claim(staging / file, folder)
             claimed[name] = dataclasses.replace(summaries[file], file=name)
         publish(folder, claimed)
+        return list(claimed)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
@@ -95,20 +94,6 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temporary file, fsync, rename)."""
     with atomic_write(path) as file:
         file.write(data)
-
-
-def _check_same_run(folder: Path, run: Run) -> None:
-    existing = read_run(folder, run.id)
-    for key in ("env_id", "algorithm", "run"):
-        if getattr(existing, key) != getattr(run, key):
-            raise ValueError(
-                f"{folder} holds {key} {getattr(existing, key)!r}, not {getattr(run, key)!r}"
-            )
-    if run.params and run.params != existing.params:
-        raise ValueError(
-            f"run {run.run!r} already exists in {folder} with params {existing.params}, "
-            f"not {run.params}: pick another run name, or leave params out to add episodes"
-        )
 
 
 def _claim(source: Path, folder: Path) -> str:

@@ -15,6 +15,7 @@ import numpy as np
 from agent_widget.episodes import Rollout
 from agent_widget.episodes._codec import CHUNK_SIZE
 from agent_widget.episodes._frames import ArrayFrames, Frames
+from agent_widget.viewer import _summary
 from agent_widget.viewer._transport import action_text, pack_series, shows_actions
 
 
@@ -73,8 +74,11 @@ class ServedEpisode:
         encoding: str,
         extras: Sequence[str],
         action_names: Sequence[str] | None,
+        full_series: bool = False,
     ) -> None:
         self.frames = frames
+        self.full_series = full_series
+        self._returns: np.ndarray | None = None
         self.action_names = _checked_names(action_names)
         self._encoding = encoding
         self._frames_owned = False
@@ -137,14 +141,35 @@ class ServedEpisode:
     @property
     def extras(self) -> dict[str, Any]:
         """The timeline's extras as grown, and the rollout's others (which do not grow)."""
-        grown = {name: column.values for name, column in self._extras.items()}
-        return {**self._other_extras, **grown}
+        return {**self._other_extras, **self.timeline_extras()}
 
     def action_text(self, t: int) -> str | None:
         actions = self._actions.values
         if shows_actions(actions):
             return None
         return action_text(actions[t], self.action_names) if t < len(actions) else ""
+
+    @property
+    def summarized(self) -> bool:
+        """Whether the state carries the timeline's summary rather than its series
+        (past ``EXACT_STEPS`` actions, unless ``full_series``; see :mod:`._summary`)."""
+        return not self.full_series and self.num_steps > _summary.EXACT_STEPS
+
+    def finite_returns(self) -> np.ndarray:
+        """The return before each position, non-finite rewards left out (as the page sums
+        them); kept until the episode grows, since each chunk reply reads it."""
+        if self._returns is None or len(self._returns) != self.num_positions:
+            self._returns = _summary.finite_returns(self.rewards, self.num_positions)
+        return self._returns
+
+    def timeline_extras(self) -> dict[str, Any]:
+        """The scalar extras drawn on the timeline, as grown."""
+        return {name: column.values for name, column in self._extras.items()}
+
+    def readout_values(self, positions: Sequence[int]) -> dict[str, Any] | None:
+        """The readout's values of ``positions`` for a reply's index, when the series
+        do not carry them (a summarized episode); else None."""
+        return _summary.readout_values(self, positions) if self.summarized else None
 
     def series(self) -> dict[str, bytes]:
         """The timeline's series (see :func:`pack_series`); the front end sums the returns
@@ -179,7 +204,9 @@ class ServedEpisode:
             extras={name: column.values[acted] for name, column in self._extras.items()},
             metadata=self.metadata,
         )
-        return ServedEpisode(rollout, frames, self._encoding, list(self._extras), self.action_names)
+        return ServedEpisode(
+            rollout, frames, self._encoding, list(self._extras), self.action_names, full_series=True
+        )
 
     def extend(self, part: Rollout) -> None:
         """Append ``part``'s steps. Every column is checked before any of them grows, and

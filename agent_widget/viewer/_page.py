@@ -61,6 +61,7 @@ STATE_TRAITS = (
     "height",
     "scale",
     "title",
+    "readout",
 )
 # Only inline scripts and styles, and images made in the page; nothing is fetched.
 _POLICY = (

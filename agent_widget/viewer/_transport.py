@@ -51,6 +51,11 @@ class Served(Protocol):
         ``actions`` series holds the actions (the front end writes them from it)."""
         ...
 
+    def readout_values(self, positions: Sequence[int]) -> Mapping[str, Any] | None:
+        """The readout's rewards, returns, flags and scalar actions of ``positions`` when
+        the state does not carry the series (a long episode's summary); else None."""
+        ...
+
 
 # The dtypes a series travels in, narrowest first: 100,000 Pong steps of rewards, flags and
 # actions take 1 byte each per step instead of 8 (float64), so the first frame of a long
@@ -204,7 +209,9 @@ def _chunks_message(
 def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: Served) -> bytes:
     """A reply's last buffer: zlib-compressed JSON ``{"chunks": [k, ...], "counts": [...],
     "parts": [...], "infos": ...}`` and, for actions the timeline's ``actions`` series
-    cannot show (vectors), ``"actions": [text, ...]``.
+    cannot show (vectors), ``"actions": [text, ...]``; for a summarized episode, whose
+    state holds no series, ``"values"``: the readout's rewards, returns, flags and
+    scalar actions of the positions (``_summary.readout_values``).
 
     ``counts`` are the chunks' numbers of positions; ``parts`` the headers of the
     payload buffers, in order; ``infos`` (:func:`info_columns`) and ``actions`` cover
@@ -216,6 +223,8 @@ def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: Served
         >>> class Tiny:
         ...     num_positions, frames, infos = 2, None, [{"mode": "a"}, {"mode": "b"}]
         ...     def action_text(self, t):
+        ...         return None
+        ...     def readout_values(self, positions):
         ...         return None
         >>> json.loads(zlib.decompress(reply_index([0], [], Tiny())))["infos"]["columns"]
         {'mode': ['a', 'b']}
@@ -233,6 +242,9 @@ def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: Served
     texts = [episode.action_text(t) for t in positions]
     if any(text is not None for text in texts):
         index["actions"] = [text or "" for text in texts]
+    values = episode.readout_values(positions)
+    if values is not None:
+        index["values"] = values
     text = json.dumps(index, separators=(",", ":"), allow_nan=False)
     return zlib.compress(text.encode(), 6)
 

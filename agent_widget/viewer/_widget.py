@@ -39,6 +39,7 @@ from agent_widget.viewer._page import (
     written,
 )
 from agent_widget.viewer._playback import PlaybackChecks
+from agent_widget.viewer._summary import range_reply, summary
 from agent_widget.viewer._transport import answer, growth_push, panel_request
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
@@ -65,13 +66,18 @@ class EpisodeViewer(
         extras: names of scalar per-step extras of the rollout to draw on the timeline.
         action_names: names of the discrete actions; defaults to the rollout's
             ``metadata["action_names"]``.
-        title: text above the frame; defaults to the rollout's ``env_id``.
+        title: text above the frame; defaults to the rollout's ``env_id``, ``algorithm``
+            and ``agent`` (those its metadata has).
         panel_cache_bytes: bound of the cache of panel results (per viewer).
         embed_bytes: how much of the first frames the widget's state carries (the
             ``embedded`` trait), for notebooks saved with their widget state to show
             without a kernel; 0 carries none.
+        full_series: send every step's series with the widget's state whatever the
+            episode's length (a comparison's shared chart needs them); by default an
+            episode of more than 4,096 steps sends a summary of its timeline instead, so
+            its first frame does not wait for megabytes of series.
         **traits: initial values of the traits below (``step``, ``fps``, ``loop``,
-            ``height``, ``scale``).
+            ``height``, ``scale``, ``readout``).
 
     Panels (:meth:`panel`, :meth:`add_panel`) show what Python computes for the
     current step beside the frame; those registered with
@@ -120,7 +126,16 @@ class EpisodeViewer(
         '"rewards", "terminated", "truncated", "actions" (scalar actions only) and '
         '"extra:<name>" for each named extra; each a 4-byte dtype header and the values, '
         "little-endian, in the narrowest dtype that holds them exactly "
-        "(agent_widget.viewer._transport.pack_series).",
+        "(agent_widget.viewer._transport.pack_series). Empty past 4,096 steps (unless "
+        "full_series=True): the state then carries the summary instead.",
+    ).tag(sync=True)
+    summary = traitlets.Dict(
+        key_trait=traitlets.Unicode(),
+        value_trait=traitlets.Bytes(),
+        read_only=True,
+        help="dict[str, bytes]. A long episode's timeline, in a size that does not grow with "
+        "it: per column of 2,048, the min and max of rewards, returns and extras, and marks "
+        "(agent_widget.viewer._summary.summary); empty when the series are sent whole.",
     ).tag(sync=True)
     action_names = traitlets.List(
         traitlets.Unicode(),
@@ -142,6 +157,14 @@ class EpisodeViewer(
         "0 upscales small frames to about 400 px tall. height wins when both are set.",
     ).tag(sync=True)
     title = traitlets.Unicode("", help="str. Text shown above the frame.").tag(sync=True)
+    readout = traitlets.Enum(
+        ("step", "info"),
+        "step",
+        help='str, default "step". What the text under the frame says of a position: '
+        '"step", an env step (its action, reward, return, end flags and info); "info", '
+        "the position and its info's entries alone, for positions that are not env steps "
+        "(a TrainingViewer's snapshots: episode, return, success rate).",
+    ).tag(sync=True)
     embedded = traitlets.List(
         traitlets.List(traitlets.Bytes()),
         read_only=True,
@@ -167,6 +190,7 @@ class EpisodeViewer(
         title: str | None = None,
         panel_cache_bytes: int = DEFAULT_CACHE_BYTES,
         embed_bytes: int = DEFAULT_EMBED_BYTES,
+        full_series: bool = False,
         **traits: Any,
     ) -> None:
         self._lock = threading.RLock()
@@ -181,7 +205,7 @@ class EpisodeViewer(
             raise ValueError("the episode is empty: EpisodeViewer needs at least one position")
         names = rollout.metadata.get("action_names") if action_names is None else action_names
         frames = _frames_of(rollout, encoding)
-        self._episode = ServedEpisode(rollout, frames, encoding, extras, names)
+        self._episode = ServedEpisode(rollout, frames, encoding, extras, names, full_series)
         self._panels = PanelRunner(
             self._step_at,
             lambda: self._episode.num_positions,
@@ -195,12 +219,13 @@ class EpisodeViewer(
         # Set before the widget opens its comm, so the first state the front end sees is whole.
         self.set_trait("length", self._episode.num_positions)
         self.set_trait("has_frames", self._episode.frames is not None)
-        self.set_trait("series", self._episode.series())
+        self._set_series()
         self.set_trait("embedded", first_chunks(self._episode, embed_bytes))
         self.set_trait("action_names", list(self._episode.action_names))
         self.set_trait("panels", self._panels.describe())
-        if title is None:
-            title = str(rollout.metadata.get("env_id") or "")
+        if title is None:  # what was run: "Pong-v5 · dqn"
+            named = (rollout.metadata.get(key) for key in ("env_id", "algorithm", "agent"))
+            title = " · ".join(dict.fromkeys(str(name) for name in named if name))
         super().__init__(title=title, **traits)
         self.on_msg(self._on_message)
 
@@ -423,6 +448,10 @@ class EpisodeViewer(
         if isinstance(content, Mapping) and content.get("type") == "panel":
             self._on_panel_request(content)
             return
+        if isinstance(content, Mapping) and content.get("type") == "timeline":
+            with self._lock:
+                self.send(*range_reply(content, self._episode))
+            return
         with self._lock:
             message, buffers = answer(content, self._episode)
         self.send(message, buffers)
@@ -442,6 +471,12 @@ class EpisodeViewer(
 
     def _step_at(self, t: int) -> Step:
         return Step(self._episode, t, self._episode.action_names)
+
+    def _set_series(self) -> None:
+        """The timeline's data: every step's series, or a long episode's summary."""
+        summarized = self._episode.summarized
+        self.set_trait("series", {} if summarized else self._episode.series())
+        self.set_trait("summary", summary(self._episode) if summarized else {})
 
     def _schedule_sync(self) -> None:
         """Sync now if the last sync is old enough, else once the interval has passed."""
@@ -472,7 +507,7 @@ class EpisodeViewer(
             following = self.step == self.length - 1
             with self.hold_sync():
                 self.set_trait("length", self._episode.num_positions)
-                self.set_trait("series", self._episode.series())
+                self._set_series()
                 if following:
                     self.step = self.length - 1
 

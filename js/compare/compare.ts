@@ -12,11 +12,12 @@
 import { type ChildView, childModel, mountChild } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
 import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
-import { lineColor, ReturnsChart } from "./chart.ts";
+import { drawSwatch, ReturnsChart } from "./chart.ts";
 import { Controls, keyAction } from "../shared/controls.ts";
 import { button, el } from "../shared/dom.ts";
 import { Player } from "../shared/player.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
+import { SharedScales } from "../shared/shared-scales.ts";
 import { onAppearanceChange, readPalette } from "../shared/theme.ts";
 import { Throttle } from "../shared/throttle.ts";
 import type { Model } from "../shared/types.ts";
@@ -51,6 +52,8 @@ class CompareView {
   private readonly saveStep: Throttle;
   private readonly resizeObserver: ResizeObserver;
   private readonly stopWatchingTheme: () => void;
+  /** The value axis cards of one panel share across the columns (the `shared_scales` trait). */
+  private readonly scales: SharedScales;
   private readonly listeners: [string, () => void][] = [];
   private children: Child[] = [];
   private alignment = new Alignment([], []);
@@ -70,6 +73,8 @@ class CompareView {
     this.title = this.root.appendChild(el("div", "aw-title"));
     this.grid = this.root.appendChild(el("div", "aw-compare-grid"));
     this.grid.textContent = "loading…";
+    this.scales = new SharedScales(Boolean(model.get("shared_scales")));
+    this.scales.provide(this.grid);
     const shared = this.root.appendChild(el("div", "aw-shared"));
     this.controls = new Controls(shared, this.root, {
       seek: (t) => this.userGo(t),
@@ -112,6 +117,7 @@ class CompareView {
     this.listen("change:loop", () => this.onPlayback());
     this.listen("change:columns", () => this.layout());
     this.listen("change:title", () => this.onTitle());
+    this.listen("change:shared_scales", () => this.scales.setEnabled(Boolean(model.get("shared_scales"))));
     this.listen("change:what_if", () => this.whatIf.show(parseState(model.get("what_if"))));
     // A what-if's branch adds a viewer: the grid is laid out again with every child.
     this.listen("change:viewers", () => this.attachChildren().catch((error: Error) => this.report(error)));
@@ -192,19 +198,17 @@ class CompareView {
     this.legend.textContent = "";
     this.children.forEach((child, i) => {
       const item = this.legend.appendChild(el("span", "aw-legend-item"));
-      item.appendChild(el("span", "aw-swatch"));
+      item.appendChild(el("canvas", "aw-swatch")).setAttribute("aria-hidden", "true");
       const total = child.series.returns[child.series.returns.length - 1] ?? 0;
       item.append(`${labels[i] ?? i}: return ${Number.parseFloat(total.toFixed(4))}`);
     });
     this.colorLegend();
   }
 
-  /** Each swatch in its line's colour, in the current theme. */
+  /** Each swatch a stretch of its line, colour and dash, in the current theme. */
   private colorLegend(): void {
     const palette = readPalette(this.root);
-    this.legend.querySelectorAll<HTMLElement>(".aw-swatch").forEach((swatch, i) => {
-      swatch.style.background = lineColor(i, palette);
-    });
+    this.legend.querySelectorAll<HTMLCanvasElement>(".aw-swatch").forEach((swatch, i) => drawSwatch(swatch, i, palette));
   }
 
   private layout(): void {

@@ -30,7 +30,7 @@ function setup(encodedBudget = 64 * 2 ** 20) {
     const parts = [{ chunk: k, start: k * 16, count, height: 1, width: 1, encoding: "raw" }];
     model.reply(...kernelReply({ type: "chunks", id: null, push: true, parts }, [new Uint8Array(count * 3)], table));
   };
-  return { model, store, source, errors, shown, answer, push };
+  return { model, store, source, transport, errors, shown, answer, push };
 }
 
 const playhead = (over: Partial<Playhead> = {}): Playhead => ({
@@ -124,6 +124,38 @@ describe("ChunkSource", () => {
       await settle();
     }
     expect(store.chunks.size).toBe(100);
+  });
+
+  it("far from the kernel, keeps a round trip's worth of fill in flight beside the window, in requests of up to 128 chunks", async () => {
+    const { model, source, store, answer } = setup();
+    // A link of 150 ms round trips and 10 Mbit/s (1,250 bytes a ms): request i's reply
+    // arrives 150 ms plus its transfer after it was sent (or once the one before it has).
+    let clock = 0;
+    vi.spyOn(performance, "now").mockImplementation(() => clock);
+    const sentAt: number[] = [];
+    const stamp = () => {
+      while (sentAt.length < model.sent.length) sentAt.push(clock);
+    };
+    const reply = async (i: number) => {
+      clock = Math.max(clock, sentAt[i] + 150 + (model.sent[i].chunks.length * 1000) / 1250);
+      answer(i);
+      await settle();
+      stamp();
+    };
+    source.update(playhead({ step: 0, length: 16_000 })); // 1,000 chunks of ~1 KB
+    stamp();
+    await reply(0); // the current chunk: a small reply shows the round trip, not yet the rate
+    // The window, and beside it (far from the kernel, a round trip saved) two background requests.
+    expect(model.sent[1].chunks.length).toBeLessThan(8);
+    expect(model.sent.slice(2).map((m) => m.chunks.length)).toEqual([128, 128]);
+    await reply(1);
+    // 128 KB in 252 ms: 1,250 bytes a ms, 190 KB a round trip: 1 + ceil(190 / 128) = 3 in flight.
+    await reply(2);
+    expect(model.sent.slice(3).map((m) => m.chunks.length)).toEqual([128, 128, 128]);
+    expect(new Set(model.sent.slice(2).flatMap((m) => m.chunks)).size).toBe(4 * 128); // none asked twice
+    for (let i = 3; i < model.sent.length; i++) await reply(i);
+    expect(store.chunks.size).toBe(1000);
+    vi.restoreAllMocks();
   });
 
   it("does not fill an episode larger than the budget", async () => {

@@ -1,9 +1,10 @@
 /**
  * Keeps the chunks around the playhead cached: asks the kernel for what the
  * prefetch plan says is missing and, when the whole episode fits the budget,
- * fills the cache in the background, one request at a time and only while no
- * urgent request is waiting, so it never delays interaction. Chunks the kernel
- * pushes while the episode grows are cached the same way.
+ * fills the cache in the background, only while no urgent request is waiting, so
+ * it never delays interaction: one request at a time near the kernel, as many as
+ * the link carries in a round trip far from it (js/frames/link.ts). Chunks the
+ * kernel pushes while the episode grows are cached the same way.
  */
 import {
   aheadChunks,
@@ -23,6 +24,15 @@ import type { ChunkData } from "../shared/types.ts";
 /** Urgent replies stay around this size; background ones smaller, so they interleave with interaction. */
 const URGENT_REQUEST_BYTES = 4 * 2 ** 20;
 const BACKGROUND_REQUEST_BYTES = 256 * 2 ** 10;
+/**
+ * Chunks a background request asks for at most: near the kernel few, so that a reply
+ * (and the kernel's time building its index) stays short; far from it more, so that
+ * small chunks (Pong's are ~1 KB) do not take a round trip per 32.
+ */
+const BACKGROUND_CHUNKS = 32;
+const BACKGROUND_CHUNKS_FAR = 128;
+/** Background requests in flight at most, however fast and far the link. */
+const MAX_BACKGROUND_REQUESTS = 8;
 
 /** "again": timed out or forgotten (its data changed); the plan asks for it again if still needed. */
 type Outcome = "ok" | "again" | "failed";
@@ -42,7 +52,7 @@ export interface Playhead {
 export class ChunkSource {
   private playhead: Playhead | undefined;
   private urgent = 0;
-  private background = false;
+  private background = 0;
   /** Set when the background fill has nothing left to do or failed; cleared when the episode changes. */
   private fillStopped = false;
   /** Requests left unsent until the current frame is painted; `update` again then. */
@@ -130,7 +140,7 @@ export class ChunkSource {
 
   /** `painting`: the request holds the current chunk alone, which a paint waits for. */
   private request(chunks: number[], background: boolean, painting = false): void {
-    if (background) this.background = true;
+    if (background) this.background++;
     else this.urgent++;
     const settled = this.transport.fetch(chunks, painting).map((promise) =>
       promise.then(
@@ -146,7 +156,7 @@ export class ChunkSource {
       ),
     );
     void Promise.all(settled).then((outcomes) => {
-      if (background) this.background = false;
+      if (background) this.background--;
       else this.urgent--;
       // What arrived may change the plan (chunk sizes are now known), and a timed-out
       // request is sent again (the timeout spaces the retries); errors are not retried in a loop.
@@ -158,16 +168,26 @@ export class ChunkSource {
     });
   }
 
-  /** Sends the next background request, if the episode fits and nothing else is waiting. */
+  /** Sends background requests while the link has room for them, if the episode fits and nothing else is waiting. */
   private fill(): void {
     const p = this.playhead;
-    if (p === undefined || this.urgent > 0 || this.background || this.fillStopped || this.holding) return;
+    const link = this.transport.link;
+    // Near the kernel the fill waits for the window and jumps; far from it, it goes beside
+    // them (their replies queue behind at most a round trip of fill), saving a round trip.
+    const waiting = this.urgent > 0 && !link.far;
+    if (p === undefined || waiting || this.fillStopped || this.holding) return;
     const chunks = numChunks(p.length, p.chunkSize);
     const chunkBytes = this.store.averageChunkBytes;
     if (!fitsBudget(chunkBytes, chunks, this.store.budgets.encoded)) return;
-    const max = chunksPerRequest(chunkBytes, BACKGROUND_REQUEST_BYTES, 32);
-    const batch = backgroundBatch(chunkOf(p.step, p.chunkSize), p.direction, chunks, (k) => this.present(k), max);
-    if (batch.length > 0) this.request(batch, true);
-    else this.fillStopped = true;
+    const max = chunksPerRequest(chunkBytes, BACKGROUND_REQUEST_BYTES, link.far ? BACKGROUND_CHUNKS_FAR : BACKGROUND_CHUNKS);
+    const inFlight = link.inFlight(max * chunkBytes, MAX_BACKGROUND_REQUESTS);
+    while (this.background < inFlight) {
+      const batch = backgroundBatch(chunkOf(p.step, p.chunkSize), p.direction, chunks, (k) => this.present(k), max);
+      if (batch.length === 0) {
+        if (this.background === 0) this.fillStopped = true;
+        return;
+      }
+      this.request(batch, true);
+    }
   }
 }

@@ -15,8 +15,9 @@
  */
 import { strFromU8, unzlibSync } from "fflate";
 import { type InfoColumns, infoRows } from "./info-columns.ts";
+import { LinkEstimate } from "./link.ts";
 import { Outbox } from "../shared/outbox.ts";
-import type { ChunkData, EncodedPart, Encoding, Model, PartHeader, StepMeta } from "../shared/types.ts";
+import type { ChunkData, EncodedPart, Encoding, Model, PartHeader, StepMeta, StepValues } from "../shared/types.ts";
 
 interface Pending {
   id: number;
@@ -45,6 +46,18 @@ interface ReplyIndex {
   parts: PartHeader[];
   infos: InfoColumns;
   actions?: string[];
+  /** A long episode's readout values, one per position (its state holds no series). */
+  values?: ReplyValues;
+}
+
+interface ReplyValues {
+  steps: number;
+  /** Numbers; non-finite ones as "NaN", "Infinity", "-Infinity"; null at the last position. */
+  reward: (number | string | null)[];
+  return: number[];
+  terminated: (boolean | null)[];
+  truncated: (boolean | null)[];
+  action?: (number | string | null)[];
 }
 
 interface ErrorReply {
@@ -70,6 +83,10 @@ export class ChunkTransport {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly timers = new Map<number, ReturnType<typeof setTimeout>>();
+  /** When each request in flight left, to time its reply. */
+  private readonly sentAt = new Map<number, number>();
+  /** The link's round trip and throughput, from the replies' timings. */
+  readonly link = new LinkEstimate();
   private readonly onMessage = (msg: unknown, buffers?: DataView[]) => this.receive(msg, buffers ?? []);
   private readonly outbox: Outbox;
 
@@ -102,7 +119,12 @@ export class ChunkTransport {
       );
       // A request settled or forgotten before its turn came is not sent.
       const wanted = () => fresh.some((k) => this.pending.get(k)?.id === id);
-      this.outbox.send(() => wanted() && this.model.send({ type: "chunks", id, chunks: fresh }), urgent);
+      const send = () => {
+        if (!wanted()) return;
+        this.sentAt.set(id, performance.now());
+        this.model.send({ type: "chunks", id, chunks: fresh });
+      };
+      this.outbox.send(send, urgent);
     }
     return chunks.map((k) => this.pending.get(k)!.promise);
   }
@@ -141,6 +163,8 @@ export class ChunkTransport {
     if (reply.type === "error") {
       this.fail(reply.id, new Error(reply.message));
     } else if (reply.type === "chunks") {
+      const sent = this.sentAt.get(reply.id);
+      if (sent !== undefined) this.link.record(performance.now() - sent, buffers.reduce((n, b) => n + b.byteLength, 0));
       try {
         this.settle(reply.id, parseReply(reply, buffers, this.options.chunkSize()));
       } catch (error) {
@@ -191,6 +215,7 @@ export class ChunkTransport {
   private clearTimer(id: number): void {
     clearTimeout(this.timers.get(id));
     this.timers.delete(id);
+    this.sentAt.delete(id);
   }
 }
 
@@ -239,6 +264,7 @@ export function parseReply(reply: ChunkReply, buffers: DataView[], chunkSize: nu
     for (let t = k * chunkSize; t < k * chunkSize + index.counts[i]; t++, j++) {
       const meta: StepMeta = { info: infos[j] };
       if (index.actions !== undefined) meta.action = index.actions[j];
+      if (index.values !== undefined) meta.values = stepValues(index.values, j);
       data.steps.set(t, meta);
       // Rough UTF-16 footprint of the meta, so infos count against the cache budget too.
       data.bytes += 2 * (String(t).length + (meta.action?.length ?? 0) + JSON.stringify(meta.info).length);
@@ -266,13 +292,37 @@ function replyIndex(buffer: DataView | undefined, what: string): Omit<ReplyIndex
     (index.actions === undefined ||
       (Array.isArray(index.actions) &&
         index.actions.length === positions &&
-        index.actions.every((text) => typeof text === "string")));
+        index.actions.every((text) => typeof text === "string"))) &&
+    (index.values === undefined || describes(index.values, positions));
   if (!valid) throw new Error(`${what}: its index does not describe its chunks`);
   try {
     return { ...index, infos: infoRows(index.infos) };
   } catch (error) {
     throw new Error(`${what}: ${(error as Error).message}`);
   }
+}
+
+/** Whether a reply's `values` hold one value of each kind per position. */
+function describes(values: ReplyValues, positions: number): boolean {
+  const kinds = [values.reward, values.return, values.terminated, values.truncated, values.action ?? values.return];
+  return Number.isInteger(values.steps) && kinds.every((a) => Array.isArray(a) && a.length === positions);
+}
+
+/** Position j's readout values; a non-number where a number belongs reads as missing. */
+function stepValues(values: ReplyValues, j: number): StepValues {
+  const number = (value: unknown): number | undefined => {
+    const n = typeof value === "string" ? Number(value) : value;
+    return typeof n === "number" && (Number.isFinite(n) || typeof value === "string") ? n : undefined;
+  };
+  const flag = (value: unknown): boolean | undefined => (typeof value === "boolean" ? value : undefined);
+  return {
+    steps: values.steps,
+    reward: number(values.reward[j]),
+    return: number(values.return[j]) ?? 0,
+    terminated: flag(values.terminated[j]),
+    truncated: flag(values.truncated[j]),
+    action: values.action === undefined ? undefined : number(values.action[j]),
+  };
 }
 
 /**

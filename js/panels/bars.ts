@@ -49,6 +49,16 @@ export interface BarOptions {
 }
 
 /**
+ * The value axis a bar chart spans by itself: the given scale, else the values and zero
+ * (NaN and infinities left out).
+ */
+export function barExtent(values: Float64Array, scale: BarOptions["scale"] = null): [number, number] {
+  if (scale) return [scale[0], scale[1]];
+  const finite = [...values].filter(Number.isFinite);
+  return [Math.min(0, ...finite), Math.max(0, ...finite)];
+}
+
+/**
  * Rows of `ROW_HEIGHT` px on a canvas `width` px wide. The axis spans the values
  * and zero (or the given scale), so bars of positive values grow right from zero
  * and negative ones left.
@@ -56,8 +66,7 @@ export interface BarOptions {
 export function layoutBars(values: Float64Array, labels: readonly string[], width: number, options: BarOptions = {}): BarLayout {
   const left = Math.round(width * LABEL_WIDTH);
   const right = Math.round(width * (1 - VALUE_WIDTH));
-  const finite = [...values].filter(Number.isFinite);
-  const [low, high] = options.scale ?? [Math.min(0, ...finite), Math.max(0, ...finite)];
+  const [low, high] = barExtent(values, options.scale);
   const span = high - low || 1;
   const clamp = (x: number) => Math.max(left, Math.min(right, x));
   const xOf = (value: number) => clamp(left + ((value - low) / span) * (right - left));

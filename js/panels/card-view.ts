@@ -207,7 +207,7 @@ export class CardView {
     const scale = Array.isArray(card.meta.scale) ? (card.meta.scale.map(Number) as [number, number]) : null;
     this.element.dataset.highlight = highlight === null ? "" : String(highlight);
     if (greedy !== null) this.element.dataset.greedy = String(greedy);
-    this.bars = new BarsView(this.body, values, labels, { highlight, greedy, scale });
+    this.bars = new BarsView(this.body, this.spec.name, values, labels, { highlight, greedy, scale });
     if (typeof card.meta.caption === "string") this.body.append(text("div", "aw-caption", card.meta.caption));
   }
 

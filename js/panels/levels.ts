@@ -11,7 +11,7 @@
  *
  * Pure (no DOM): the card view puts the pixels in an ImageData and scales them.
  */
-import { inflateBounded } from "../frames/codec.ts";
+import { inflateBounded } from "../shared/inflate.ts";
 
 const LEVELS = 256;
 

@@ -55,22 +55,26 @@ export class Controls {
     private readonly root: HTMLElement,
     private readonly handlers: ControlHandlers,
   ) {
+    // Three groups that wrap as wholes on a narrow widget: the buttons, the slider
+    // (taking the room left), and the speed, loop and keys' help.
     this.element = parent.appendChild(el("div", "aw-controls"));
-    const prev = this.element.appendChild(button("aw-prev", "‹ Prev", "Previous step (←)"));
-    this.play = this.element.appendChild(button("aw-play", "Play", "Play / pause (space)"));
-    const next = this.element.appendChild(button("aw-next", "Next ›", "Next step (→)"));
+    const buttons = this.element.appendChild(el("span", "aw-buttons"));
+    const prev = buttons.appendChild(button("aw-prev", "‹ Prev", "Previous step (←)"));
+    this.play = buttons.appendChild(button("aw-play", "Play", "Play / pause (space)"));
+    const next = buttons.appendChild(button("aw-next", "Next ›", "Next step (→)"));
     this.slider = this.element.appendChild(input("aw-slider", "range"));
     this.slider.min = "0";
     this.slider.step = "1";
     this.slider.setAttribute("aria-label", "Step");
-    const fpsLabel = this.element.appendChild(el("label", "aw-fps-label"));
+    const options = this.element.appendChild(el("span", "aw-options"));
+    const fpsLabel = options.appendChild(el("label", "aw-fps-label"));
     this.fps = fpsLabel.appendChild(input("aw-fps", "number"));
     Object.assign(this.fps, { min: "1", max: "240", step: "any", title: "Playback speed (frames per second)" });
-    fpsLabel.append(" fps");
-    const loopLabel = this.element.appendChild(el("label", "aw-loop-label"));
+    fpsLabel.append("fps");
+    const loopLabel = options.appendChild(el("label", "aw-loop-label"));
     this.loop = loopLabel.appendChild(input("aw-loop", "checkbox"));
-    loopLabel.append(" loop");
-    const help = this.element.appendChild(el("span", "aw-keys-help"));
+    loopLabel.append("loop");
+    const help = options.appendChild(el("span", "aw-keys-help"));
     help.textContent = "?";
     help.title = KEY_HELP;
     help.setAttribute("role", "img");

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { formatReadout, Readout, readoutFields } from "./readout.ts";
+import { formatInfoReadout, formatReadout, Readout, readoutFields } from "./readout.ts";
 import type { Series } from "./series.ts";
 
 const series = (over: Partial<Series> = {}): Series => ({
@@ -97,5 +97,41 @@ describe("Readout", () => {
     readout.show(readoutFields(0, series(), { action: "0", info: { html: "<b>x</b>" } }, [], 4));
     expect(element.className).toBe("aw-readout");
     expect(element.textContent).toContain('"<b>x</b>"');
+  });
+});
+
+describe("readoutFields of a long episode", () => {
+  const empty = series({ rewards: new Float64Array(0), returns: new Float64Array(0), actions: undefined });
+  const values = { steps: 50_000, reward: -1, return: 7, terminated: false, truncated: true, action: 2 };
+
+  it("reads the values its chunk brought, the state holding only the timeline's summary", () => {
+    const fields = readoutFields(40_000, empty, { info: {}, values }, ["NOOP", "FIRE", "RIGHT"], 50_001);
+    expect(formatReadout(fields)).toBe(
+      "t = 40000 / 50000\naction: 2 (RIGHT)\nreward: -1\nreturn: 7\nterminated: false  truncated: true\ninfo: {}",
+    );
+  });
+
+  it("says a non-finite reward as the series would", () => {
+    const fields = readoutFields(3, empty, { info: {}, values: { ...values, reward: Number.NaN } }, [], 50_001);
+    expect(formatReadout(fields)).toContain("reward: NaN (not a finite number: left out of the return)");
+  });
+});
+
+describe("formatInfoReadout", () => {
+  it("writes the position and each info entry, numbers rounded, null as -", () => {
+    const info = { episode: 811, return: 1, "moving average": 0.33333333333333337, note: "ok", window: [1, 2] };
+    expect(formatInfoReadout(12, 41, info, true)).toBe(
+      "position 12 / 40\nepisode: 811\nreturn: 1\nmoving average: 0.3333\nnote: ok\nwindow: [1,2]",
+    );
+    expect(formatInfoReadout(0, 41, { episode: null }, true)).toBe("position 0 / 40\nepisode: -");
+  });
+
+  it("says nothing of actions, rewards or returns", () => {
+    const text = formatInfoReadout(3, 10, { episode: 2 }, true);
+    expect(text).not.toMatch(/action|reward|return|terminated/);
+  });
+
+  it("waits for the position's info", () => {
+    expect(formatInfoReadout(3, 10, undefined, false)).toBe("position 3 / 9\n…");
   });
 });

@@ -41,8 +41,13 @@ export function formatReadout(f: ReadoutFields): string {
 export function actionText(t: number, meta: StepMeta | undefined, series: Series, names: readonly string[]): string {
   if (meta?.action !== undefined) return meta.action;
   const actions = series.actions;
-  if (actions === undefined || t >= actions.length) return "";
-  const a = actions[t];
+  if (actions === undefined || t >= actions.length) return namedAction(meta?.values?.action, names);
+  return namedAction(actions[t], names);
+}
+
+/** A scalar action with its name, when it has one; "" for none. */
+function namedAction(a: number | undefined, names: readonly string[]): string {
+  if (a === undefined) return "";
   const name = Number.isInteger(a) ? names[a] : undefined;
   return name === undefined ? formatNumber(a) : `${formatNumber(a)} (${name})`;
 }
@@ -58,6 +63,12 @@ export function readoutFields(
   names: readonly string[],
   length: number,
 ): ReadoutFields {
+  const values = meta?.values;
+  if (values !== undefined) {
+    // A long episode: its state holds a summary, and each position's values come with its chunk.
+    const { steps: T, reward, terminated, truncated } = values;
+    return { t, T, action: actionText(t, meta, series, names), reward, return: values.return, terminated, truncated, info: meta?.info, infoLoaded: true };
+  }
   const T = series.rewards.length > 0 ? series.rewards.length : Math.max(0, length - 1);
   const outcome = Math.min(t, T - 1);
   const bool = (values: Float64Array) => (outcome >= 0 && outcome < values.length ? values[outcome] !== 0 : undefined);
@@ -74,6 +85,27 @@ export function readoutFields(
   };
 }
 
+/**
+ * The readout of a position that is not an env step (a training snapshot): the
+ * position, then its info's entries one a line (numbers rounded, null as "-"), so
+ * that it says nothing of actions or rewards that are not there. "…" until the
+ * position's chunk (which carries its info) arrives.
+ */
+export function formatInfoReadout(t: number, length: number, info: unknown, infoLoaded: boolean): string {
+  const lines = [`position ${t} / ${Math.max(0, length - 1)}`];
+  if (!infoLoaded) lines.push("…");
+  else if (info !== null && typeof info === "object" && !Array.isArray(info)) {
+    for (const [key, value] of Object.entries(info)) lines.push(`${key}: ${entryText(value)}`);
+  } else if (info !== undefined) lines.push(entryText(info));
+  return lines.join("\n");
+}
+
+function entryText(value: unknown): string {
+  if (value === null) return "-";
+  if (typeof value === "number") return formatNumber(value);
+  return typeof value === "string" ? value : roundedJson(value);
+}
+
 export class Readout {
   readonly element: HTMLPreElement;
 
@@ -84,5 +116,10 @@ export class Readout {
 
   show(fields: ReadoutFields): void {
     this.element.textContent = formatReadout(fields);
+  }
+
+  /** Position `t`'s info alone (see `formatInfoReadout`). */
+  showInfo(t: number, length: number, meta: StepMeta | undefined): void {
+    this.element.textContent = formatInfoReadout(t, length, meta?.info, meta !== undefined);
   }
 }

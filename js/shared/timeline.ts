@@ -1,48 +1,21 @@
 /**
- * The timeline strip: rewards as bars, the running return as a line, any
- * scalar extras as thinner lines, a mark at each step whose reward is NaN or
- * infinite (left out of the scales and the return), and a cursor at the current
- * position.
+ * The timeline strip: rewards as bars (a column's min to max, so a constant reward
+ * is a thin line, not a filled block), the running return as a line with its scale
+ * at the left edge, any scalar extras as thinner lines, marks for terminations
+ * (filled) and truncations (hollow) at the top, a pink mark at each step whose reward
+ * is NaN or infinite (left out of the scales and the return), a cursor at the current
+ * position, and a legend below naming what is drawn.
  *
- * Each pixel column draws the min..max of the steps it covers, so 100,000 steps
- * cost one pass over the series when the data or width changes, and moving the
+ * It draws per pixel column (js/shared/columns.ts): from the exact series of a short
+ * episode, or the kernel's summary of a long one, rebinned to its width. Moving the
  * cursor only copies a cached background.
  */
+import { type Bins, columnsOfSeries, positionsPerColumn, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
+import { formatNumber } from "./numbers.ts";
 import { nonFiniteSteps, type Series } from "./series.ts";
 import { onAppearanceChange, type Palette, readPalette } from "./theme.ts";
 
-export interface Bins {
-  min: Float64Array;
-  max: Float64Array;
-}
-
-/**
- * Min and max of `values` per column, for a strip of `columns` pixels over
- * `domain` positions (value i sits at position i). NaN and infinite values are
- * left out; columns with no value left are NaN.
- */
-export function binMinMax(values: Float64Array, domain: number, columns: number): Bins {
-  const min = new Float64Array(columns).fill(Number.NaN);
-  const max = new Float64Array(columns).fill(Number.NaN);
-  for (let c = 0; c < columns; c++) {
-    const first = Math.floor((c * domain) / columns);
-    // At least one position per column, so a short series still fills the strip.
-    const end = Math.min(values.length, Math.max(first + 1, Math.ceil(((c + 1) * domain) / columns)));
-    let lo = Number.POSITIVE_INFINITY;
-    let hi = Number.NEGATIVE_INFINITY;
-    for (let i = first; i < end; i++) {
-      const value = values[i];
-      if (!Number.isFinite(value)) continue;
-      if (value < lo) lo = value;
-      if (value > hi) hi = value;
-    }
-    if (lo <= hi) {
-      min[c] = lo;
-      max[c] = hi;
-    }
-  }
-  return { min, max };
-}
+export { binMinMax, type Bins } from "./columns.ts";
 
 /** The position under pixel `x` of a strip `width` wide over `length` positions. */
 export function positionAt(x: number, width: number, length: number): number {
@@ -108,6 +81,8 @@ export class Strip {
   private palette: Palette | undefined;
   private length = 0;
   private step = 0;
+  /** The positions shown, from .. to - 1, when zoomed in (`setRange`); all of them when undefined. */
+  private zoomed: [number, number] | undefined;
 
   constructor(
     parent: HTMLElement,
@@ -124,7 +99,7 @@ export class Strip {
     this.element.className = className;
     const seek = (event: PointerEvent) => {
       const rect = this.element.getBoundingClientRect();
-      if (this.length > 0 && rect.width > 0) onSeek(positionAt(event.clientX - rect.left, rect.width, this.length));
+      if (this.length > 0 && rect.width > 0) onSeek(this.from + positionAt(event.clientX - rect.left, rect.width, this.span));
     };
     this.element.addEventListener("pointerdown", (event) => {
       this.element.setPointerCapture(event.pointerId);
@@ -141,7 +116,31 @@ export class Strip {
   /** The number of positions changed, or the data the background shows: draw it again. */
   setLength(length: number): void {
     this.length = length;
+    if (this.zoomed !== undefined && this.zoomed[1] > length) this.zoomed = undefined;
     this.redraw();
+  }
+
+  /** Shows positions `from .. to - 1` across the strip (zoomed in), or all of them (undefined). */
+  setRange(range: [number, number] | undefined): void {
+    this.zoomed = range;
+    this.redraw();
+  }
+
+  /** The positions shown across the strip, from .. to - 1. */
+  get range(): [number, number] {
+    return this.zoomed ?? [0, this.length];
+  }
+
+  private get from(): number {
+    return this.range[0];
+  }
+
+  private get to(): number {
+    return this.range[1];
+  }
+
+  private get span(): number {
+    return Math.max(1, this.to - this.from);
   }
 
   setCursor(t: number): void {
@@ -178,83 +177,278 @@ export class Strip {
     c.drawImage(this.background, 0, 0);
     if (this.length <= 0) return;
     this.palette ??= readPalette(this.element);
-    c.fillStyle = this.cursorColor(this.palette);
-    const x = cursorX(this.step, width, this.length);
     const ratio = window.devicePixelRatio || 1;
-    const w = Math.max(2, Math.round(ratio));
-    c.fillRect(Math.round(x - w / 2), 0, w, height);
+    if (this.step >= this.from && this.step < this.to) {
+      c.fillStyle = this.cursorColor(this.palette);
+      const x = cursorX(this.step - this.from, width, this.span);
+      const w = Math.max(2, Math.round(ratio));
+      c.fillRect(Math.round(x - w / 2), 0, w, height);
+    }
     this.drawOver?.(c, width, height, ratio, this.palette);
   }
 }
 
+const LABEL_PX = 10;
+const MARK_PX = 6;
+/** The fewest positions a zoomed strip shows. */
+const MIN_SPAN = 16;
+/** A zoom or pan settles this long before a finer range is asked of the kernel. */
+const RANGE_DELAY_MS = 120;
+
+/** Asks the kernel for positions `from .. to - 1` of a long episode's timeline in `columns` columns. */
+export type FetchRange = (from: number, to: number, columns: number) => Promise<TimelineColumns | undefined>;
+
+/**
+ * The viewer's timeline. Ctrl (or Cmd) + wheel, or a pinch, zooms in around the
+ * pointer; Shift + wheel, or a sideways swipe, pans; a double click shows the whole
+ * episode again. The zoomed strip follows the playhead a page at a time. Zoomed in
+ * past the summary of a long episode, it asks the kernel for the range's exact columns.
+ */
 export class Timeline {
   private readonly strip: Strip;
+  private readonly legend: HTMLDivElement;
   private series: Series | undefined;
-  private nonFinite: number[] = [];
+  private summary: TimelineColumns | undefined;
   private length = 0;
+  /** The kernel's columns of a zoomed range of a long episode, once they came. */
+  private detail: { from: number; to: number; columns: TimelineColumns } | undefined;
+  private rangeTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(parent: HTMLElement, onSeek: (t: number) => void) {
+  constructor(
+    parent: HTMLElement,
+    onSeek: (t: number) => void,
+    private readonly fetchRange?: FetchRange,
+  ) {
     const cursor = (palette: Palette) => seriesColors(palette).cursor;
     this.strip = new Strip(parent, "aw-timeline", HEIGHT, cursor, (c, width, height, ratio, palette) => {
-      if (this.series === undefined) return;
-      const colors = seriesColors(palette);
-      drawBars(c, binMinMax(this.series.rewards, this.length, width), height, colors);
-      [...this.series.extras.values()].forEach((values, i) => {
-        drawLine(c, binMinMax(values, this.length, width), height, colors.extras[i % colors.extras.length], ratio);
-      });
-      drawLine(c, binMinMax(this.series.returns, this.length, width), height, colors.return, 1.5 * ratio);
-      c.fillStyle = colors.nonFinite;
-      for (const t of this.nonFinite) c.fillRect(Math.floor(cursorX(t, width, this.length)), 0, Math.ceil(ratio), height);
+      const columns = this.columns(width);
+      if (columns !== undefined) this.drawColumns(c, columns, height, ratio, palette);
     }, onSeek);
+    this.legend = parent.appendChild(document.createElement("div"));
+    this.legend.className = "aw-timeline-legend";
+    this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
+    this.element.addEventListener("dblclick", () => this.zoom(undefined));
   }
 
   get element(): HTMLCanvasElement {
     return this.strip.element;
   }
 
-  setData(series: Series, length: number): void {
+  /** The series of every step, or (`summary` given) a long episode's summary instead. */
+  setData(series: Series, length: number, summary?: TimelineColumns): void {
     this.series = series;
-    this.nonFinite = nonFiniteSteps(series.rewards);
+    this.summary = summary;
     this.length = length;
-    this.element.title = [
-      "rewards (bars)",
-      "return (line)",
-      ...[...series.extras.keys()].map((n) => `extra:${n}`),
-      ...(this.nonFinite.length > 0 ? ["a NaN or infinite reward (pink mark)"] : []),
-    ].join(", ");
-    this.element.dataset.nonFiniteSteps = this.nonFinite.slice(0, 100).join(",");
+    this.detail = undefined;
+    if (summary === undefined) this.element.dataset.nonFiniteSteps = nonFiniteSteps(series.rewards).slice(0, 100).join(",");
+    else delete this.element.dataset.nonFiniteSteps;
+    this.element.dataset.summarized = String(summary !== undefined);
     this.strip.setLength(length);
   }
 
+  /** Moves the cursor; a zoomed strip the cursor leaves turns a page to keep it in view. */
   setCursor(t: number): void {
+    const [from, to] = this.strip.range;
+    const span = to - from;
+    if (span < this.length && (t < from || t >= to)) {
+      const start = Math.max(0, Math.min(this.length - span, t - Math.floor(span / 10)));
+      this.strip.setCursor(t);
+      this.zoom([start, start + span]);
+      return;
+    }
     this.strip.setCursor(t);
   }
 
   dispose(): void {
+    clearTimeout(this.rangeTimer);
     this.strip.dispose();
+  }
+
+  /** Shows positions `range[0] .. range[1] - 1`, or the whole episode (undefined). */
+  zoom(range: [number, number] | undefined): void {
+    const whole = range === undefined || (range[0] <= 0 && range[1] >= this.length);
+    this.element.dataset.range = whole ? "" : range.join(",");
+    this.strip.setRange(whole ? undefined : range);
+  }
+
+  private onWheel(event: WheelEvent): void {
+    const [from, to] = this.strip.range;
+    const span = to - from;
+    const rect = this.element.getBoundingClientRect();
+    if (this.length <= 1 || rect.width <= 0) return;
+    const at = Math.max(0, Math.min(1, (event.clientX - rect.left) / rect.width));
+    const sideways = event.shiftKey || Math.abs(event.deltaX) > Math.abs(event.deltaY);
+    if (event.ctrlKey || event.metaKey) {
+      event.preventDefault(); // the page's own zoom
+      const next = Math.round(Math.max(Math.min(this.length, MIN_SPAN), Math.min(this.length, span * Math.exp(event.deltaY * 0.002))));
+      const start = Math.round(Math.max(0, Math.min(this.length - next, from + at * span - at * next)));
+      this.zoom([start, start + next]);
+    } else if (sideways && span < this.length) {
+      event.preventDefault(); // a page scrolls only when the strip is not zoomed
+      const delta = ((event.shiftKey ? event.deltaY || event.deltaX : event.deltaX) / rect.width) * span;
+      const start = Math.round(Math.max(0, Math.min(this.length - span, from + delta)));
+      this.zoom([start, start + span]);
+    }
+  }
+
+  /** The columns to draw `width` wide: of the exact series, or of the summary (the kernel's finer range when zoomed past it). */
+  private columns(width: number): TimelineColumns | undefined {
+    const [from, to] = this.strip.range;
+    if (this.summary === undefined) {
+      return this.series === undefined ? undefined : columnsOfSeries(this.series, this.length, width, from, to);
+    }
+    if (from === 0 && to === this.length) return rebin(this.summary, width);
+    const detail = this.detail;
+    const wanted = Math.min(width, to - from);
+    if (detail !== undefined && detail.from === from && detail.to === to && detail.columns.returns.min.length === wanted) {
+      this.element.dataset.detail = "true";
+      return rebin(detail.columns, width);
+    }
+    this.element.dataset.detail = "false";
+    if ((to - from) / width < positionsPerColumn(this.summary, this.length)) this.askRange(from, to, wanted);
+    return rebin(sliceColumns(this.summary, this.length, from, to), width);
+  }
+
+  /** Asks the kernel for a zoomed range's columns once the zoom settles, and draws them when they come. */
+  private askRange(from: number, to: number, columns: number): void {
+    if (this.fetchRange === undefined) return;
+    clearTimeout(this.rangeTimer);
+    this.rangeTimer = setTimeout(() => {
+      void this.fetchRange!(from, to, columns).then((got) => {
+        const [f, t] = this.strip.range;
+        if (got === undefined || f !== from || t !== to) return;
+        this.detail = { from, to, columns: got };
+        this.strip.redraw();
+      });
+    }, RANGE_DELAY_MS);
+  }
+
+  private drawColumns(c: CanvasRenderingContext2D, columns: TimelineColumns, height: number, ratio: number, palette: Palette): void {
+    const colors = seriesColors(palette);
+    drawBars(c, columns.rewards, height, colors);
+    [...columns.extras.values()].forEach((bins, i) => {
+      drawLine(c, bins, height, colors.extras[i % colors.extras.length], ratio);
+    });
+    const scale = range(columns.returns);
+    drawLine(c, columns.returns, height, colors.return, 1.5 * ratio, scale);
+    c.fillStyle = colors.nonFinite;
+    columns.nonFinite.forEach((mark, x) => mark && c.fillRect(x, 0, Math.ceil(ratio), height));
+    drawEndMarks(c, columns, ratio, palette.text);
+    if (scale.hi > scale.lo) drawScale(c, scale, height, ratio, colors.return, palette);
+    this.showLegend(columns, scale, colors, palette.text);
+  }
+
+  /** The legend: a swatch and a name for each thing drawn (user names as text, never HTML). */
+  private showLegend(columns: TimelineColumns, scale: { lo: number; hi: number }, colors: SeriesColors, ends: string): void {
+    const items: [string, string, string][] = [
+      ["bar", colors.reward, "reward"],
+      ["line", colors.return, Number.isFinite(scale.lo) ? `return ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : "return"],
+    ];
+    [...columns.extras.keys()].forEach((name, i) => items.push(["line", colors.extras[i % colors.extras.length], name]));
+    if (columns.terminated.includes(1)) items.push(["terminated", ends, "terminated"]);
+    if (columns.truncated.includes(1)) items.push(["truncated", ends, "truncated"]);
+    if (columns.nonFinite.includes(1)) items.push(["bar", colors.nonFinite, "NaN or infinite reward"]);
+    const [from, to] = this.strip.range;
+    if (to - from < this.length) items.push(["none", "", `steps ${from} to ${to - 1} (double-click: all)`]);
+    const key = JSON.stringify(items);
+    if (this.legend.dataset.key === key) return;
+    this.legend.dataset.key = key;
+    this.legend.replaceChildren(
+      ...items.map(([kind, color, name]) => {
+        const item = document.createElement("span");
+        item.className = "aw-timeline-key";
+        const swatch = item.appendChild(document.createElement("span"));
+        swatch.className = `aw-key-swatch aw-key-${kind}`;
+        swatch.style.setProperty("--aw-key-color", color);
+        item.append(name);
+        return item;
+      }),
+    );
+    this.element.title = [
+      items.map(([, , name]) => name).join(", "),
+      "Ctrl+wheel: zoom; Shift+wheel: pan; double-click: the whole episode",
+    ].join("\n");
   }
 }
 
-/** Reward bars from zero, up for gains and down for losses, scaled to the largest magnitude. */
+/**
+ * Reward bars: each column from its lowest to its highest reward (at least a pixel),
+ * green above zero and red below, on a scale from zero to the largest magnitude. A
+ * column of zero rewards draws nothing, a constant reward a thin line at its level.
+ */
 function drawBars(c: CanvasRenderingContext2D, bins: Bins, height: number, colors: SeriesColors): void {
   const { lo, hi } = range(bins);
   const top = Math.max(hi, 0);
   const bottom = Math.min(lo, 0);
   if (top === bottom) return;
   const y = (v: number) => ((top - v) / (top - bottom)) * (height - 2) + 1;
-  const zero = y(0);
   for (let x = 0; x < bins.min.length; x++) {
     const mn = bins.min[x];
     const mx = bins.max[x];
-    if (Number.isNaN(mn)) continue;
+    if (Number.isNaN(mn) || (mn === 0 && mx === 0)) continue;
     if (mx > 0) {
+      const from = Math.max(mn, 0);
       c.fillStyle = colors.reward;
-      c.fillRect(x, y(mx), 1, Math.max(1, zero - y(mx)));
+      c.fillRect(x, y(mx), 1, Math.max(1, y(from) - y(mx)));
     }
     if (mn < 0) {
+      const from = Math.min(mx, 0);
       c.fillStyle = colors.penalty;
-      c.fillRect(x, zero, 1, Math.max(1, y(mn) - zero));
+      c.fillRect(x, y(from), 1, Math.max(1, y(mn) - y(from)));
     }
+  }
+}
+
+/** A downward triangle at the top of each column where the episode ended: filled if terminated, hollow if truncated. */
+function drawEndMarks(c: CanvasRenderingContext2D, columns: TimelineColumns, ratio: number, color: string): void {
+  const size = MARK_PX * ratio;
+  const width = columns.terminated.length;
+  const triangle = (x: number) => {
+    const centre = Math.min(Math.max(x + 0.5, size / 2), width - size / 2);
+    c.beginPath();
+    c.moveTo(centre - size / 2, 0);
+    c.lineTo(centre + size / 2, 0);
+    c.lineTo(centre, size);
+    c.closePath();
+  };
+  c.fillStyle = color;
+  c.strokeStyle = color;
+  c.lineWidth = ratio;
+  columns.terminated.forEach((mark, x) => {
+    if (!mark) return;
+    triangle(x);
+    c.fill();
+  });
+  columns.truncated.forEach((mark, x) => {
+    if (!mark || columns.terminated[x]) return;
+    triangle(x);
+    c.stroke();
+  });
+}
+
+/** The return line's scale: its highest value at the top left, its lowest at the bottom left. */
+function drawScale(
+  c: CanvasRenderingContext2D,
+  scale: { lo: number; hi: number },
+  height: number,
+  ratio: number,
+  color: string,
+  palette: Palette,
+): void {
+  c.font = `${LABEL_PX * ratio}px sans-serif`;
+  const pad = 2 * ratio;
+  const labels: [string, number, CanvasTextBaseline][] = [
+    [formatNumber(scale.hi), pad, "top"],
+    [formatNumber(scale.lo), height - pad, "bottom"],
+  ];
+  for (const [text, y, baseline] of labels) {
+    c.textBaseline = baseline;
+    const w = c.measureText(text).width;
+    // A backing of the strip's own background, so the label reads over bars and lines.
+    c.fillStyle = palette.dark ? "rgba(0, 0, 0, 0.6)" : "rgba(255, 255, 255, 0.75)";
+    c.fillRect(pad, baseline === "top" ? y - ratio : y - LABEL_PX * ratio - ratio, w + 2 * pad, (LABEL_PX + 2) * ratio);
+    c.fillStyle = color;
+    c.fillText(text, 2 * pad, y);
   }
 }
 

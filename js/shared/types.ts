@@ -32,6 +32,22 @@ export interface StepMeta {
   /** Only for actions the `actions` series cannot show (vectors); the readout writes the others. */
   action?: string;
   info: unknown;
+  /** A long episode's readout values, which its state's summary does not hold. */
+  values?: StepValues;
+}
+
+/** The readout's values of one position of a long episode (agent_widget/viewer/_summary.py `readout_values`). */
+export interface StepValues {
+  /** The episode's number of actions. */
+  steps: number;
+  /** Undefined at the last position (no action). */
+  reward: number | undefined;
+  return: number;
+  /** Of the step that ends at this position (the last action's at the last position). */
+  terminated: boolean | undefined;
+  truncated: boolean | undefined;
+  /** A scalar action. */
+  action: number | undefined;
 }
 
 /** Everything received for one chunk: its frame parts and the meta of its positions. */

@@ -20,3 +20,22 @@ describe("displaySize", () => {
     expect(displaySize(160, 210, { height: 105, scale: 3 })).toEqual({ width: 80, height: 105 });
   });
 });
+
+describe("displaySize at a device pixel ratio", () => {
+  it("makes a whole factor a whole number of device pixels per frame pixel", () => {
+    // At 1.25, twice 210 px would be 2.5 device pixels a frame pixel: 3 instead.
+    const size = displaySize(160, 210, { height: 0, scale: 0 }, 1.25);
+    expect(size.width * 1.25).toBe(480);
+    expect(size.height * 1.25).toBe(630);
+    expect(displaySize(160, 210, { height: 0, scale: 2 }, 1.5)).toEqual({ width: 320, height: 420 });
+  });
+
+  it("shows a large frame at one device pixel a frame pixel rather than blur it", () => {
+    expect(displaySize(600, 500, { height: 0, scale: 0 }, 1.25)).toEqual({ width: 480, height: 400 });
+  });
+
+  it("keeps a height or a fractional scale as asked", () => {
+    expect(displaySize(160, 210, { height: 105, scale: 0 }, 1.25)).toEqual({ width: 80, height: 105 });
+    expect(displaySize(160, 210, { height: 0, scale: 1.5 }, 1.25)).toEqual({ width: 240, height: 315 });
+  });
+});

@@ -1,8 +1,21 @@
 /**
  * The frame canvas: its pixel size is the frame's, CSS scales it up crisply.
  * Frames are painted with `putImageData`, so the pixels are exactly the frame's.
+ *
+ * Crisp on any screen: nearest-neighbour upscaling (`image-rendering: pixelated`) is
+ * even only when each frame pixel covers a whole number of *device* pixels. So a
+ * whole scale factor (the automatic one, or a whole `scale`) is a whole number of
+ * device pixels at the device pixel ratio (at 1.25, a factor of 2 becomes 3 device
+ * pixels, 2.4 CSS px), and the size is worked out again when the ratio changes
+ * (the page zoomed, the window moved to another screen). The canvas keeps the
+ * frame's pixels either way: what the kernel sends, tests read and overlays match.
+ *
+ * A frame shown smaller than its pixels (a comparison's narrow column, a `height`)
+ * is scaled smoothly instead: nearest-neighbour would drop whole rows, and with them
+ * thin lines (CartPole's track).
  */
 import type { Frame } from "../shared/types.ts";
+import { onAppearanceChange, readPalette } from "../shared/theme.ts";
 
 /** Small frames are scaled up (by a whole factor, so pixels stay square) to about this height. */
 const AUTO_HEIGHT = 400;
@@ -10,31 +23,45 @@ const AUTO_HEIGHT = 400;
 const PLACEHOLDER = { width: 480, height: 270 };
 
 /**
- * CSS size for a `width`x`height` frame. `height` (CSS px) wins over `scale`;
- * both 0 means auto: frames shorter than ~400 px are scaled up by a whole factor.
+ * CSS size for a `width`x`height` frame at `ratio` device pixels per CSS pixel.
+ * `height` (CSS px) wins over `scale`; both 0 means auto: frames shorter than ~400 px
+ * are scaled up by a whole factor. A whole factor becomes a whole number of device
+ * pixels per frame pixel (at least one).
  */
 export function displaySize(
   width: number,
   height: number,
   options: { height: number; scale: number },
+  ratio = 1,
 ): { width: number; height: number } {
   let factor: number;
   if (options.height > 0) factor = options.height / height;
   else if (options.scale > 0) factor = options.scale;
   else factor = Math.max(1, Math.round(AUTO_HEIGHT / height));
+  if (options.height <= 0 && Number.isInteger(factor)) factor = Math.max(1, Math.round(factor * ratio)) / ratio;
   return { width: width * factor, height: height * factor };
 }
 
 export class FrameCanvas {
   readonly element: HTMLCanvasElement;
   private readonly context: CanvasRenderingContext2D;
+  private readonly stopWatching: () => void;
+  private readonly resizeObserver: ResizeObserver;
   private size = { height: 0, scale: 0 };
+  /** The message shown instead of a frame, if one is: drawn again when the theme changes. */
+  private message: string | undefined;
 
   constructor(parent: HTMLElement) {
     this.element = parent.appendChild(document.createElement("canvas"));
     this.element.className = "aw-frame";
     this.context = this.element.getContext("2d")!;
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
+    this.stopWatching = onAppearanceChange(() => {
+      this.applyCss();
+      if (this.message !== undefined) this.placeholder(this.message);
+    });
+    this.resizeObserver = new ResizeObserver(() => this.chooseScaling());
+    this.resizeObserver.observe(this.element);
   }
 
   /** Sets the `height`/`scale` traits (0 = auto) and re-applies the CSS size. */
@@ -44,23 +71,38 @@ export class FrameCanvas {
   }
 
   paint(frame: Frame): void {
+    this.message = undefined;
     this.element.setAttribute("aria-label", "the frame");
     this.resize(frame.width, frame.height);
     this.context.putImageData(new ImageData(frame.rgba as Uint8ClampedArray<ArrayBuffer>, frame.width, frame.height), 0, 0);
   }
 
-  /** Draws a message instead of a frame (no frames in this episode, or loading). */
+  /**
+   * Draws a message instead of a frame (no frames in this episode, or loading), in the
+   * theme's text colour on the page's own background (the canvas left clear).
+   */
   placeholder(text: string): void {
+    this.message = text;
     this.element.setAttribute("aria-label", text); // what the canvas says, for screen readers and tests
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
     const c = this.context;
-    c.fillStyle = "#eee";
-    c.fillRect(0, 0, PLACEHOLDER.width, PLACEHOLDER.height);
-    c.fillStyle = "#666";
+    const palette = readPalette(this.element);
+    this.element.dataset.theme = palette.dark ? "dark" : "light";
+    c.clearRect(0, 0, PLACEHOLDER.width, PLACEHOLDER.height);
+    c.strokeStyle = palette.text;
+    c.globalAlpha = 0.3;
+    c.strokeRect(0.5, 0.5, PLACEHOLDER.width - 1, PLACEHOLDER.height - 1);
+    c.globalAlpha = 1;
+    c.fillStyle = palette.text;
     c.font = "16px sans-serif";
     c.textAlign = "center";
     c.textBaseline = "middle";
     c.fillText(text, PLACEHOLDER.width / 2, PLACEHOLDER.height / 2);
+  }
+
+  dispose(): void {
+    this.stopWatching();
+    this.resizeObserver.disconnect();
   }
 
   private resize(width: number, height: number): void {
@@ -72,7 +114,19 @@ export class FrameCanvas {
   }
 
   private applyCss(): void {
-    const css = displaySize(this.element.width, this.element.height, this.size);
+    const ratio = window.devicePixelRatio || 1;
+    const css = displaySize(this.element.width, this.element.height, this.size, ratio);
     this.element.style.width = `${css.width}px`;
+    // Device pixels per frame pixel, for tests: a whole number where the factor is.
+    this.element.dataset.devicePixels = String(Math.round((css.width / this.element.width) * ratio * 1000) / 1000);
+    this.chooseScaling();
+  }
+
+  /** Nearest-neighbour (the stylesheet's) up, smooth down: by the size the canvas is shown at. */
+  private chooseScaling(): void {
+    const shown = this.element.getBoundingClientRect().width * (window.devicePixelRatio || 1);
+    const smaller = shown > 0 && shown < this.element.width - 0.5;
+    this.element.style.imageRendering = smaller ? "auto" : "";
+    this.element.dataset.scaling = smaller ? "smooth" : "pixelated";
   }
 }

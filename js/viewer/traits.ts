@@ -23,6 +23,10 @@ export class Traits {
   get series(): unknown {
     return this.model.get("series");
   }
+  /** A long episode's timeline summary, in place of its series. */
+  get summary(): unknown {
+    return this.model.get("summary");
+  }
   /** The first chunks' replies, as the widget's state carries them (each a list of buffers). */
   get embedded(): DataView[][] {
     const replies = this.model.get("embedded");
@@ -46,6 +50,10 @@ export class Traits {
   /** Canvas scale, 0 = auto. */
   get scale(): number {
     return Math.max(0, Number(this.model.get("scale")) || 0);
+  }
+  /** What the readout says of a position: an env step's fields, or its info alone. */
+  get readout(): "step" | "info" {
+    return this.model.get("readout") === "info" ? "info" : "step";
   }
   get title(): string {
     return String(this.model.get("title") ?? "");

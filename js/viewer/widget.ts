@@ -16,10 +16,12 @@ import { chunkOf, decodePlan, type Direction } from "../frames/prefetch.ts";
 import { Player } from "../shared/player.ts";
 import { Readout, readoutFields } from "../shared/readout.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
+import { parseSummary } from "../shared/columns.ts";
 import { ChunkSource, type Playhead } from "../frames/source.ts";
 import { FrameStore } from "../frames/store.ts";
 import { Throttle } from "../shared/throttle.ts";
 import { Timeline } from "../shared/timeline.ts";
+import { RangeRequests } from "../shared/timeline-ranges.ts";
 import { Traits } from "./traits.ts";
 import { ChunkTransport } from "../frames/transport.ts";
 import type { ChunkData, Model } from "../shared/types.ts";
@@ -52,6 +54,7 @@ class EpisodeView {
   private readonly canvas: FrameCanvas;
   private readonly controls: Controls;
   private readonly timeline: Timeline;
+  private readonly ranges: RangeRequests;
   private readonly readout: Readout;
   private readonly panels: PanelCards;
   private readonly outbox = new Outbox();
@@ -103,7 +106,12 @@ class EpisodeView {
       setFps: (fps) => this.saveTrait("fps", fps),
       setLoop: (loop) => this.saveTrait("loop", loop),
     });
-    this.timeline = new Timeline(main, (t) => this.userGo(t));
+    this.ranges = new RangeRequests(model, this.outbox);
+    this.timeline = new Timeline(
+      main,
+      (t) => this.userGo(t),
+      (from, to, columns) => this.ranges.fetch(from, to, columns),
+    );
     this.readout = new Readout(main);
     this.panels = new PanelCards(model, body, stage, this.outbox);
     this.status = this.root.appendChild(document.createElement("div"));
@@ -154,7 +162,9 @@ class EpisodeView {
     this.listen("change:step", () => this.go(this.traits.step, "model"));
     this.listen("change:length", () => this.onLength());
     this.listen("change:series", () => this.onSeries());
+    this.listen("change:summary", () => this.onSeries());
     this.listen("change:action_names", () => this.showReadout());
+    this.listen("change:readout", () => this.showReadout());
     this.listen("change:has_frames", () => this.paint());
     this.listen("change:chunk_size", () => this.onChunkSize());
     this.listen("change:fps", () => this.onPlayback());
@@ -167,7 +177,7 @@ class EpisodeView {
     this.controls.setFps(this.traits.fps);
     this.controls.setLoop(this.traits.loop);
     this.controls.setPlaying(false);
-    this.timeline.setData(this.series, this.traits.length);
+    this.showTimeline();
     this.onSize();
     this.onTitle();
     this.go(this.traits.step, "model");
@@ -179,6 +189,8 @@ class EpisodeView {
     this.decoder.stop();
     this.transport.dispose();
     this.timeline.dispose();
+    this.ranges.dispose();
+    this.canvas.dispose();
     this.controls.dispose();
     this.panels.dispose();
     this.saveStep.flush();
@@ -267,7 +279,8 @@ class EpisodeView {
   private showReadout(): void {
     if (this.step < 0) return;
     const meta = this.store.meta(this.step);
-    this.readout.show(readoutFields(this.step, this.series, meta, this.traits.actionNames, this.traits.length));
+    if (this.traits.readout === "info") this.readout.showInfo(this.step, this.traits.length, meta);
+    else this.readout.show(readoutFields(this.step, this.series, meta, this.traits.actionNames, this.traits.length));
   }
 
   /** Requests the chunks and decodes the frames the playhead will need next. */
@@ -351,7 +364,7 @@ class EpisodeView {
     const old = this.knownLength;
     const length = this.traits.length;
     this.knownLength = length;
-    this.series = parseSeries(this.traits.series, length); // the returns run to the new length
+    this.series = this.readSeries(length); // the returns run to the new length
     if (length < old) {
       this.source.reset();
     } else if (old > 0 && length > old) {
@@ -359,16 +372,31 @@ class EpisodeView {
       this.panels.grown(old);
     }
     this.controls.setLength(length);
-    this.timeline.setData(this.series, length);
+    this.showTimeline();
     const step = this.step;
     this.step = -1; // force a full refresh of the current position
     this.go(Math.min(Math.max(step, 0), length - 1), "model");
   }
 
   private onSeries(): void {
-    this.series = parseSeries(this.traits.series, this.traits.length);
-    this.timeline.setData(this.series, this.traits.length);
+    this.series = this.readSeries(this.traits.length);
+    this.showTimeline();
     this.showReadout();
+  }
+
+  /**
+   * The `series` trait, parsed. An episode growing past 4,096 steps turns to a summary
+   * and sends no more series: the last ones are kept for the readout of the chunks
+   * cached before, which came without readout values.
+   */
+  private readSeries(length: number): Series {
+    const series = parseSeries(this.traits.series, length);
+    const turned = series.rewards.length === 0 && this.series?.rewards.length > 0 && parseSummary(this.traits.summary) !== undefined;
+    return turned ? this.series : series;
+  }
+
+  private showTimeline(): void {
+    this.timeline.setData(this.series, this.traits.length, parseSummary(this.traits.summary));
   }
 
   private onChunkSize(): void {

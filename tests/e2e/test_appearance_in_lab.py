@@ -4,15 +4,19 @@ device pixel ratio, numbers are printed to a readable precision, controls have
 names and keys, and axe-core finds no accessibility violation in light or dark.
 
 One notebook shows a viewer with a bars panel, a comparison and a leaderboard (the
-scene every host is tested with), and a viewer whose infos hold thirds. JupyterLab
+scene every host is tested with), a viewer whose infos hold thirds, a TrainingViewer
+and a comparison whose columns' bars share a scale. JupyterLab
 keeps the theme in its user settings, which the session's server shares: the module
 always leaves it light again.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
+from typing import Any
 
+import numpy as np
 import pytest
 import scene
 from appearance import (
@@ -25,12 +29,14 @@ from appearance import (
     text_pixels,
 )
 from lab import Notebook, Server, opened
+from PIL import Image
 from playwright.sync_api import Browser, Locator
 
 pytestmark = pytest.mark.e2e
 
-VIEWER, COMPARE, BOARD, THIRDS = 1, 2, 3, 4  # cell indices
+VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN, FRAMELESS = range(1, 10)  # cells
 Q = {"NOOP": 0.1, "FIRE": 1 / 3, "UPRIGHTFIRE": -0.25, "LEFT": 0.6}
+GREEDY_Q, RANDOM_Q = {"LEFT": 0.609, "RIGHT": 0.2}, {"LEFT": 0.127, "RIGHT": 0.05}
 CELLS = [
     scene.SETUP + f"\nviewer.add_panel('Q', lambda step: {Q!r})",
     "viewer",
@@ -38,6 +44,26 @@ CELLS = [
     "board.selected = [board.rows[0]['id']]\nboard",  # a ticked row, for its contrast
     """EpisodeViewer(Rollout.from_arrays(frames=synthetic_frames(3), actions=[0, 1],
     rewards=[1 / 3, 2 / 3], infos=[{"prob": 1 / 3}] * 3))""",
+    """import gymnasium as gym
+from agent_widget.agents import QLearning
+from agent_widget.gridworld import TrainingViewer
+lake = gym.make("FrozenLake-v1", map_name="4x4")
+training = TrainingViewer(lake, interval=0, value_range=(0, 1), algorithm="Q-learning")
+QLearning(lake, seed=0).train(200, callback=training.snapshot)
+training""",
+    f"""shared = CompareViewer({{"greedy": episode(synthetic_frames(20)),
+                        "random": episode(synthetic_frames(20))}}, title="shared scales")
+shared.viewers[0].add_panel("Q", lambda step: {GREEDY_Q!r})
+shared.viewers[1].add_panel("Q", lambda step: {RANDOM_Q!r})
+shared""",
+    "EpisodeViewer(synthetic_frames(3, height=120, width=160), scale=1)",  # a 160 px frame
+    # 600x400 white frames crossed by a 1 px line (CartPole's track) at rows 296 to 303,
+    # shown 250 px tall.
+    """track = np.full((8, 400, 600, 3), 255, np.uint8)
+for t in range(8):
+    track[t, 296 + t] = 0
+EpisodeViewer(track, height=250)""",
+    "EpisodeViewer(Rollout.from_arrays(observations=np.zeros((3, 2)), actions=[1, 0]))",
 ]
 WIDTHS = [1400, 700]  # the page's width, px
 
@@ -71,10 +97,10 @@ def wait_theme(notebook: Notebook, canvas: Locator, theme: str) -> None:
     )
 
 
-def assert_text_in(pixels: dict, rgb: tuple[int, int, int]) -> None:
-    """Every well-covered text pixel is ``rgb`` (up to rounding), and there are some."""
+def assert_text_in(pixels: dict, rgb: tuple[int, int, int], least: int = 50) -> None:
+    """Every well-covered text pixel is ``rgb`` (up to rounding), and at least ``least``."""
     colours = {tuple(map(int, key.split(","))): n for key, n in pixels["colours"].items()}
-    assert sum(colours.values()) > 50, f"hardly any text painted: {colours}"
+    assert sum(colours.values()) >= least, f"hardly any text painted: {colours}"
     off = {
         c: n for c, n in colours.items() if max(abs(a - b) for a, b in zip(c, rgb, strict=True)) > 8
     }
@@ -188,6 +214,54 @@ def test_the_step_slider_is_named_and_the_keys_are_listed_in_a_help_tooltip(note
         assert key in help_text
 
 
+@pytest.mark.parametrize("width", WIDTHS)
+def test_beside_a_160_px_frame_speed_loop_and_help_stay_on_one_line(notebook, width):
+    """The fps box, its unit, the loop checkbox, its label and the "?" share one line
+    (their middles within a pixel): the controls wrap by groups, never between them."""
+    notebook.page.set_viewport_size({"width": width, "height": 1000})
+    view = notebook.view(SMALL)
+    view.wait_painted(0)
+    middles = view.root.locator(".aw-options").evaluate(
+        """(options) => {
+            const middle = (r) => r.top + r.height / 2;
+            const text = (label) => {
+                const range = document.createRange();
+                range.selectNodeContents(label.lastChild);  // the label's text
+                return middle(range.getBoundingClientRect());
+            };
+            const fps = options.querySelector(".aw-fps-label");
+            const loop = options.querySelector(".aw-loop-label");
+            return [
+                middle(fps.querySelector("input").getBoundingClientRect()), text(fps),
+                middle(loop.querySelector("input").getBoundingClientRect()), text(loop),
+                middle(options.querySelector(".aw-keys-help").getBoundingClientRect()),
+            ];
+        }"""
+    )
+    assert max(middles) - min(middles) <= 1, middles
+    shown = view.root.locator("canvas.aw-frame").evaluate("(c) => c.getBoundingClientRect().width")
+    assert shown == 160
+
+
+def test_a_frame_shown_smaller_than_its_pixels_keeps_its_thin_lines(notebook):
+    """Nearest-neighbour at 250/400 shows 5 rows in 8 and drops the others, lines on them
+    with them. Smooth scaling keeps a line on any row, greyed; an upscaled frame stays
+    pixelated."""
+    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+    view = notebook.view(THIN)
+    frame = view.root.locator("canvas.aw-frame")
+    darkest = []
+    for t in range(8):
+        view.slide_to(t)
+        view.wait_painted(t)
+        assert frame.get_attribute("data-scaling") == "smooth"
+        shot = np.asarray(Image.open(io.BytesIO(frame.screenshot())).convert("L")).astype(int)
+        darkest.append(int(shot.mean(axis=1).min()))
+    assert max(darkest) < 230, darkest  # every frame's line shows
+    small = notebook.view(SMALL).root.locator("canvas.aw-frame")
+    assert small.get_attribute("data-scaling") == "pixelated"
+
+
 def test_shift_arrows_step_by_ten_and_space_plays_and_pauses(notebook):
     view = notebook.view(VIEWER)
     view.press("Home", "Shift+ArrowRight", "Shift+ArrowRight")
@@ -205,23 +279,180 @@ WIDGETS = {
     "viewer": (VIEWER, ".agent-widget"),
     "compare": (COMPARE, ".aw-compare"),
     "leaderboard": (BOARD, ".aw-leaderboard"),
+    "training": (TRAINING, ".jp-OutputArea-output:has(.agent-widget)"),
+    "shared scales": (SHARED, ".aw-compare"),
 }
 
 
+@pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("theme", [LIGHT, DARK])
-@pytest.mark.parametrize("widget", list(WIDGETS))
-def test_axe_finds_no_accessibility_violation(notebook, widget, theme):
-    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
-    index, selector = WIDGETS[widget]
-    root = cell(notebook, index, selector)
-    if widget == "viewer":
-        notebook.view(VIEWER).wait_card("Q", notebook.view(VIEWER).painted_step(), "bars")
+def test_axe_finds_no_accessibility_violation_in_any_widget(notebook, theme, width):
+    notebook.page.set_viewport_size({"width": width, "height": 1000})
+    notebook.view(VIEWER).wait_card("Q", notebook.view(VIEWER).painted_step(), "bars")
     set_theme(notebook, theme)
     try:
-        violations = axe_violations(notebook, root)
+        violations = {
+            widget: axe_violations(notebook, cell(notebook, index, selector))
+            for widget, (index, selector) in WIDGETS.items()
+        }
     finally:
         set_theme(notebook, LIGHT)
-    assert not violations, "\n".join(violations)
+    found = [f"{widget}: {line}" for widget, lines in violations.items() for line in lines]
+    assert not found, "\n".join(found)
+
+
+def painted_bar_widths(canvas: Locator) -> list[int]:
+    """Each bar's painted length in canvas pixels: its row's pixels in the bar colours
+    (js/panels/bars.ts: rows of 18 px, the bar from 2 to 16)."""
+    return list(
+        canvas.evaluate(
+            """(canvas) => {
+            const ratio = canvas.width / canvas.getBoundingClientRect().width;
+            const c = canvas.getContext("2d");
+            const colours = [[0x90, 0xa4, 0xae], [0xe6, 0x51, 0x00]];
+            const widths = [];
+            for (let y = 9; y * ratio < canvas.height; y += 18) {
+                const row = c.getImageData(0, Math.round(y * ratio), canvas.width, 1).data;
+                let n = 0;
+                for (let i = 0; i < row.length; i += 4) {
+                    const near = (rgb) => rgb.every((v, k) => Math.abs(row[i + k] - v) <= 3);
+                    if (row[i + 3] > 250 && colours.some(near)) n++;
+                }
+                widths.push(n);
+            }
+            return widths;
+        }"""
+        )
+    )
+
+
+def shared_bars(notebook: Notebook) -> list[Locator]:
+    return [notebook.view(SHARED, i).card("Q").locator("canvas.aw-bars").first for i in range(2)]
+
+
+def wait_scale(notebook: Notebook, canvases: list[Locator], scale: list[str]) -> None:
+    for canvas, expected in zip(canvases, scale, strict=True):
+        notebook.wait_for(
+            "([el, scale]) => el.dataset.scale === scale",
+            [canvas.element_handle(), expected],
+            what=f"the bars to be drawn on {expected}",
+        )
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_comparisons_bars_share_one_scale_so_their_lengths_compare(notebook, width):
+    notebook.page.set_viewport_size({"width": width, "height": 1000})
+    greedy, random = shared_bars(notebook)
+    wait_scale(notebook, [greedy, random], ["0,0.609", "0,0.609"])
+    (greedy_left, greedy_right), (random_left, random_right) = map(
+        painted_bar_widths, [greedy, random]
+    )
+    assert greedy_left > 100
+    # random's 0.127 drawn 0.127 / 0.609 as long as greedy's 0.609 (to a pixel or two)
+    assert abs(random_left - greedy_left * 0.127 / 0.609) <= 2
+    assert abs(random_right - greedy_left * 0.05 / 0.609) <= 2
+    assert abs(greedy_right - greedy_left * 0.2 / 0.609) <= 2
+
+
+def test_without_shared_scales_each_column_fills_its_own(notebook):
+    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+    greedy, random = shared_bars(notebook)
+    notebook.execute("shared.shared_scales = False")
+    try:
+        wait_scale(notebook, [greedy, random], ["0,0.609", "0,0.127"])
+        greedy_left, random_left = (painted_bar_widths(c)[0] for c in (greedy, random))
+        assert abs(random_left - greedy_left) <= 1
+    finally:
+        notebook.execute("shared.shared_scales = True")
+    wait_scale(notebook, [greedy, random], ["0,0.609", "0,0.609"])
+
+
+def chart_label_pixels(chart: Locator) -> dict[str, Any]:
+    """The colours of the returns chart's scale labels as painted: every well-covered
+    pixel of the boxes the chart notes in ``data-labels`` (x,y,w,h;...)."""
+    return dict(
+        chart.evaluate(
+            """(canvas) => {
+            const colours = {};
+            for (const box of (canvas.dataset.labels ?? "").split(";").filter(Boolean)) {
+                const [x, y, w, h] = box.split(",").map(Number);
+                const pixels = canvas.getContext("2d").getImageData(x, y, w, h).data;
+                for (let i = 0; i < pixels.length; i += 4) {
+                    if (pixels[i + 3] < 160) continue;
+                    const key = `${pixels[i]},${pixels[i + 1]},${pixels[i + 2]}`;
+                    colours[key] = (colours[key] ?? 0) + 1;
+                }
+            }
+            return {colours, boxes: canvas.dataset.labels};
+        }"""
+        )
+    )
+
+
+def test_after_a_theme_switch_the_comparison_charts_labels_are_in_the_new_text_colour(notebook):
+    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+    chart = cell(notebook, COMPARE, "canvas.aw-compare-chart")
+    for theme, name, rgb in [(DARK, "dark", (255, 255, 255)), (LIGHT, "light", (0, 0, 0))]:
+        set_theme(notebook, theme)
+        wait_theme(notebook, chart, name)
+        pixels = chart_label_pixels(chart)
+        assert pixels["boxes"].count(";") == 1  # the top and the bottom of the scale
+        assert_text_in(pixels, rgb, least=20)  # "24" and "0", 10 px
+
+
+def test_after_a_theme_switch_a_frameless_viewers_placeholder_is_in_the_new_text_colour(
+    notebook,
+):
+    canvas = cell(notebook, FRAMELESS, "canvas.aw-frame")
+    for theme, name, rgb in [(DARK, "dark", (255, 255, 255)), (LIGHT, "light", (0, 0, 0))]:
+        set_theme(notebook, theme)
+        wait_theme(notebook, canvas, name)
+        pixels = canvas.evaluate(
+            """(canvas) => {
+            const {width, height} = canvas;
+            const data = canvas.getContext("2d").getImageData(0, 0, width, height).data;
+            const colours = {};
+            for (let i = 0; i < data.length; i += 4) {
+                if (data[i + 3] < 160) continue;  // the page's background shows through
+                const key = `${data[i]},${data[i + 1]},${data[i + 2]}`;
+                colours[key] = (colours[key] ?? 0) + 1;
+            }
+            return {colours};
+        }"""
+        )
+        assert_text_in(pixels, rgb)  # "no frames", nothing else painted opaque
+
+
+def test_the_comparison_legend_draws_each_line_in_its_colour_and_dash(notebook):
+    swatches = cell(notebook, COMPARE, ".aw-legend").locator("canvas.aw-swatch")
+    runs = [
+        swatches.nth(i).evaluate(
+            """(canvas) => {
+            const row = canvas.getContext("2d")
+                .getImageData(0, canvas.height >> 1, canvas.width, 1).data;
+            let gaps = 0;
+            for (let i = 3; i < row.length; i += 4) gaps += row[i] < 100 ? 1 : 0;
+            return gaps;
+        }"""
+        )
+        for i in range(2)
+    ]
+    assert runs[0] == 0  # the first agent's line is solid
+    assert runs[1] > 3  # the second's dashed: it shows through where they overlap
+
+
+def test_the_training_viewer_reads_out_episode_return_and_success_rate(notebook):
+    view = notebook.view(TRAINING)
+    view.slide_to(100)
+    view.wait_painted(100)
+    notebook.wait_until(lambda: "episode:" in view.readout(), what="the info to arrive")
+    readout = view.readout()
+    assert readout.startswith("position 100 / 200\nepisode: 99\nreturn: ")
+    assert "success rate: " in readout
+    for field in ["action:", "reward:", "terminated:"]:
+        assert field not in readout
+    title = view.root.locator(".aw-title").inner_text()
+    assert title == "FrozenLake-v1 · Q-learning · training"
 
 
 # Last in the module: closing its notebook shuts down every kernel of the server, the
@@ -244,5 +475,35 @@ def test_at_twice_the_pixel_ratio_the_bars_are_drawn_at_twice_their_shown_size(
             assert size["height"] == round(2 * size["shownHeight"])
             timeline = canvas_size(cell(notebook, VIEWER, "canvas.aw-timeline"))
             assert timeline["width"] == round(2 * timeline["shownWidth"])
+    finally:
+        context.close()
+
+
+def test_at_a_pixel_ratio_of_1_25_each_frame_pixel_covers_whole_device_pixels(
+    server: Server, browser: Browser
+):
+    """A 160x210 frame is scaled up twice: 2.5 device pixels a frame pixel at 1.25, which
+    nearest-neighbour would draw 2 and 3 pixels wide by turns; 3 instead, every one."""
+    context = browser.new_context(
+        viewport={"width": 1100, "height": 1000}, device_scale_factor=1.25
+    )
+    cells = [scene.SETUP, "EpisodeViewer(synthetic_frames(3, height=210, width=160))"]
+    try:
+        with opened(server, context.new_page(), "frame-ratio.ipynb", cells) as notebook:
+            view = notebook.view(1)
+            view.wait_painted(0)
+            frame = view.root.locator("canvas.aw-frame")
+            size = canvas_size(frame)
+            assert (size["width"], size["height"]) == (160, 210)
+            assert size["shownWidth"] * 1.25 == 480
+            assert frame.get_attribute("data-device-pixels") == "3"
+            shot = np.asarray(Image.open(io.BytesIO(frame.screenshot())).convert("RGB"))
+            row = shot[shot.shape[0] // 2].astype(int)
+            changes = np.flatnonzero(np.any(row[1:] != row[:-1], axis=1)) + 1
+            # The widths of the frame pixels inside the row (a device column at either
+            # edge may blend with the page beside the canvas: the end runs are left out).
+            runs = np.diff(changes)[1:-1]
+            assert len(runs) > 100
+            assert set(runs.tolist()) == {3}
     finally:
         context.close()

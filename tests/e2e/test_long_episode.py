@@ -47,6 +47,82 @@ def test_a_100000_step_episode_opens_and_seeks_to_its_end(notebook):
     )
 
 
+def test_a_long_episode_sends_its_timeline_as_a_summary_and_its_readout_with_its_chunks(
+    notebook,
+):
+    """Past 4,096 steps the state carries 2,048 columns of the timeline, not 100,000 steps
+    of series; the strip still draws the return rising to its end, its legend says the
+    return's range, and the readout's reward and return come with the position's chunk."""
+    view = notebook.view(0)
+    assert notebook.python("[len(viewer.series), len(viewer.summary['returns.max']) < 4096]") == [
+        0,
+        True,
+    ]
+    timeline = view.root.locator("canvas.aw-timeline")
+    assert timeline.get_attribute("data-summarized") == "true"
+    legend = view.root.locator(".aw-timeline-legend").inner_text()
+    assert "return 0 to 10000" in legend
+    # Rows of the return line's colour near the strip's ends (past the scale labels at the
+    # left): low on the left, high on the right.
+    heights = timeline.evaluate(
+        """(canvas) => {
+            const {width, height} = canvas;
+            const data = canvas.getContext("2d").getImageData(0, 0, width, height).data;
+            const rows = (x0, x1) => {
+                const found = [];
+                for (let y = 0; y < height; y++) for (let x = x0; x < x1; x++) {
+                    const i = 4 * (y * width + x);
+                    const d = Math.abs(data[i] - 0x1f) + Math.abs(data[i + 1] - 0x5f)
+                        + Math.abs(data[i + 2] - 0xbf);
+                    if (data[i + 3] > 200 && d < 60) found.push(y);
+                }
+                return found;
+            };
+            const left = rows(Math.round(width * 0.12), Math.round(width * 0.2));
+            const right = rows(Math.round(width * 0.9), Math.round(width * 0.98));
+            return [Math.min(...left), Math.max(...right), height];
+        }"""
+    )
+    left_top, right_bottom, height = heights
+    assert left_top > height / 2, heights  # the return starts low...
+    assert right_bottom < height / 2, heights  # ...and ends high
+    view.slide_to(43_219)
+    view.wait_painted(43_219)
+    notebook.wait_until(lambda: "return: 4321" in view.readout(), what="the readout's return")
+    readout = view.readout()
+    assert "t = 43219 / 100000" in readout, readout
+    assert "reward: 1" in readout, readout
+    assert "action: 3 (FIRE)" in readout, readout  # 43219 % 4, with its name
+
+
+def test_zooming_into_a_long_timeline_brings_the_ranges_exact_columns_from_the_kernel(notebook):
+    """Ctrl+wheel zooms in around the pointer; past the summary's 49 positions a column the
+    page asks the kernel for the range, whose returns then read exactly in the legend; a
+    double click shows the whole episode again."""
+    view = notebook.view(0)
+    timeline = view.root.locator("canvas.aw-timeline")
+    timeline.evaluate(
+        """(el) => {
+            const rect = el.getBoundingClientRect();
+            el.dispatchEvent(new WheelEvent("wheel", {deltaY: -2000, ctrlKey: true, bubbles: true,
+                cancelable: true, clientX: rect.left + rect.width / 2, clientY: rect.top + 5}));
+        }"""
+    )
+    shown = timeline.get_attribute("data-range")
+    start, stop = map(int, shown.split(","))
+    assert 1000 < stop - start < 3000, shown  # e^-4 of 100,001 positions
+    assert start < N // 2 < stop, shown  # around the pointer, in the middle
+    notebook.wait_for("(el) => el.dataset.detail === 'true'", timeline.element_handle())
+    legend = view.root.locator(".aw-timeline-legend").inner_text()
+    assert f"return {start // 10} to {(stop - 1) // 10}" in legend, legend
+    assert f"steps {start} to {stop - 1}" in legend, legend
+    timeline.dblclick()
+    assert timeline.get_attribute("data-range") == ""
+    assert "return 0 to 10000" in view.root.locator(".aw-timeline-legend").inner_text()
+    view.press("Home")  # the double click also seeked; back to where the next test expects
+    view.wait_painted(0)
+
+
 def test_a_kernel_that_does_not_answer_is_said_in_words_and_the_view_recovers(notebook):
     """A kernel that answers nothing (here: stopped with SIGSTOP, as a hung or suspended
     one) is said so within a few seconds, where the frame would be and on the cards;

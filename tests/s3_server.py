@@ -1,0 +1,67 @@
+"""A moto S3 server on loopback for the bucket tests: started by the test, its request
+log read back to count what a client asked for."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import s3fs
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class S3Server:
+    """A moto S3 server on loopback, its request log, and the options to reach it.
+
+    ``authenticate``: refuse every request whose credentials IAM does not know (moto
+    accepts any by default), as a real store refuses wrong keys.
+    """
+
+    def __init__(self, folder: Path, *, authenticate: bool = False) -> None:
+        self.port = free_port()
+        self.log = folder / f"moto-{self.port}.log"
+        server = Path(sys.executable).parent / "moto_server"
+        env = {**os.environ, **({"INITIAL_NO_AUTH_ACTION_COUNT": "0"} if authenticate else {})}
+        with open(self.log, "wb") as log:
+            self.process = subprocess.Popen(
+                [str(server), "-H", "127.0.0.1", "-p", str(self.port)],
+                stdout=log,
+                stderr=log,
+                env=env,
+            )
+        deadline = time.monotonic() + 30
+        while "Running on" not in self.log.read_text():
+            assert self.process.poll() is None, self.log.read_text()
+            assert time.monotonic() < deadline, self.log.read_text()
+            time.sleep(0.1)
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self.options = {
+            "key": "any",
+            "secret": "any",
+            "client_kwargs": {"endpoint_url": self.endpoint},
+        }
+        self.fs = s3fs.S3FileSystem(**self.options)
+
+    def requests(self) -> list[str]:
+        """Every request the server has answered so far, with its status:
+        ``"GET /bucket/key?query 206"`` (206: a ranged read)."""
+        found = re.findall(r'"([A-Z]+ \S+) HTTP/[\d.]+" (\d+)', self.log.read_text())
+        return [f"{request} {status}" for request, status in found]
+
+    def gets(self) -> int:
+        """How many GET requests the server has answered so far."""
+        return sum(r.startswith("GET ") for r in self.requests())
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)

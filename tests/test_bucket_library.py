@@ -1,0 +1,392 @@
+"""RunLibrary in a bucket: moto's S3 server started here on loopback, s3fs the client.
+
+Adding, listing and opening runs; concurrent writer processes; a writer killed mid-add;
+the requests a view makes (counted in the server's log); foreign objects; wrong
+credentials and dead endpoints; record_many streaming into the bucket.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import pickle
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+
+import fsspec
+import gymnasium as gym
+import numpy as np
+import pytest
+from sample_frames import moving_frames
+
+from agent_widget import Rollout, RunLibrary, load, record, record_many
+
+pytest.importorskip("s3fs")
+from s3_server import S3Server, free_port  # needs s3fs
+
+BUCKET = "runs"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
+    server = S3Server(tmp_path_factory.mktemp("s3"))
+    server.fs.mkdir(BUCKET)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def url(request) -> str:
+    """A library of its own for each test, in the shared bucket."""
+    return f"s3://{BUCKET}/{request.node.name[:60]}"
+
+
+@pytest.fixture
+def lib(server, url) -> RunLibrary:
+    return RunLibrary(url, storage_options=server.options)
+
+
+def episode(rewards, seed=0, env_id="Moving-v0"):
+    steps = len(rewards)
+    return Rollout.from_arrays(
+        frames=moving_frames(steps + 1),
+        actions=np.arange(steps) % 3,
+        rewards=rewards,
+        metadata={"env_id": env_id, "seed": seed},
+    )
+
+
+def keys(server, url):
+    return sorted(k.split("/", 2)[2] for k in server.fs.find(url.removeprefix("s3://")))
+
+
+# ---------------------------------------------------------------------- add, list, open
+
+
+def test_runs_added_to_a_bucket_are_listed_and_open_lazily(server, lib, url):
+    lib.add([episode([1.0], seed=0), episode([2.0, 0.5], seed=1)], algorithm="dqn", run="a")
+    lib.add(episode([4.0], seed=2), env_id="ALE/Pong-v5", algorithm="ppo", run="b")
+    rows = RunLibrary(url, storage_options=server.options).table()  # another reader
+    assert [(r["id"], r["episodes"], r["return_mean"]) for r in rows] == [
+        ("ALE%2FPong-v5/ppo/b", 1, 4.0),
+        ("Moving-v0/dqn/a", 2, 1.75),
+    ]
+    episodes = lib.open("Moving-v0/dqn/a")
+    assert [e.seed for e in episodes.run.episodes] == [0, 1]
+    np.testing.assert_array_equal(episodes[1].frames[2], moving_frames(3)[2])
+    assert episodes[1].rewards.tolist() == [2.0, 0.5]
+    assert episodes.run.path == f"{url}/Moving-v0/dqn/a"
+
+
+def test_a_bucket_run_is_its_header_its_episodes_and_one_manifest_per_writer(server, lib, url):
+    lib.add(episode([1.0]), algorithm="dqn", run="a", params={"lr": 0.1})
+    lib.add(episode([2.0]), algorithm="dqn", run="a")
+    layout = keys(server, url)
+    assert layout[0].startswith(".writers/")
+    assert layout[0].endswith(".json")
+    assert len(layout) == 4  # one manifest, two episodes, run.json
+    assert all(k.startswith("Moving-v0/dqn/a/episode-") for k in layout[1:3])
+    assert layout[3] == "Moving-v0/dqn/a/run.json"
+    header = json.loads(server.fs.cat(f"{url}/Moving-v0/dqn/a/run.json".removeprefix("s3://")))
+    assert header["params"] == {"lr": 0.1}
+    assert "episodes" not in header  # the manifests list them
+
+
+def test_adding_with_other_params_is_a_value_error_for_any_writer(server, lib, url):
+    lib.add(episode([1.0]), algorithm="dqn", run="a", params={"lr": 0.1})
+    other = RunLibrary(url, storage_options=server.options)  # reads run.json to check
+    for writer in (lib, other):
+        with pytest.raises(ValueError, match=r"already exists in s3://.* with params"):
+            writer.add(episode([2.0]), algorithm="dqn", run="a", params={"lr": 0.2})
+    assert other.add(episode([3.0]), algorithm="dqn", run="a").returns.tolist() == [1.0, 3.0]
+
+
+def test_the_leaderboard_of_a_bucket_opens_its_runs_in_a_viewer(lib):
+    lib.add([episode([1.0]), episode([2.0, 3.0])], algorithm="dqn", run="a")
+    board = lib.leaderboard()
+    assert [row["id"] for row in board.rows] == ["Moving-v0/dqn/a"]
+    viewer = board.open_runs(["Moving-v0/dqn/a"], episode=1)
+    assert viewer.length == 3
+    assert board.message == ""
+
+
+def test_any_fsspec_filesystem_holds_a_library(request):
+    lib = RunLibrary(f"memory://{request.node.name}")  # fsspec's own, in this process
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    lib.add(episode([2.0]), algorithm="dqn", run="a")
+    assert lib.open("Moving-v0/dqn/a")[1].rewards.tolist() == [2.0]
+
+
+def test_writers_that_raced_to_create_a_run_with_other_params_get_it_reported(request):
+    # Without conditional writes (fsspec checks, then writes), two writers creating one
+    # run at the same moment both write run.json: here the second never saw the first's.
+    url = f"memory://{request.node.name}"
+    RunLibrary(url).add(episode([1.0]), algorithm="dqn", run="a", params={"lr": 0.1})
+    fs = fsspec.filesystem("memory")
+    fs.rm(f"/{request.node.name}/Moving-v0/dqn/a/run.json")
+    with pytest.raises(ValueError, match="created this run at once with different params"):
+        RunLibrary(url).add(episode([2.0]), algorithm="dqn", run="a", params={"lr": 0.2})
+    lib = RunLibrary(url)
+    with pytest.warns(UserWarning, match="created this run at once with different params"):
+        assert lib.runs() == []
+    assert lib.errors[0].path == f"{url}/Moving-v0/dqn/a"
+
+
+def test_storage_options_are_only_for_urls(tmp_path):
+    with pytest.raises(ValueError, match="storage_options are for URLs"):
+        RunLibrary(tmp_path, storage_options={"anon": True})
+
+
+def test_an_empty_bucket_library_has_no_runs_and_a_missing_run_says_so(lib, url):
+    assert lib.runs() == []
+    with pytest.raises(ValueError, match=rf"{url}/Moving-v0/dqn/a: no such run"):
+        lib.open(("Moving-v0", "dqn", "a"))
+
+
+# ---------------------------------------------------------------------- concurrent writers
+
+WRITES = 8
+
+
+def write_episodes(url, options, writer, barrier):
+    lib = RunLibrary(url, storage_options=options)
+    barrier.wait()  # both race to create the run
+    for i in range(WRITES):
+        lib.add(episode([float(writer * 100 + i)]), algorithm="dqn", run="shared")
+
+
+def test_two_writer_processes_lose_and_duplicate_nothing(server, lib, url):
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(2)
+    writers = [
+        context.Process(target=write_episodes, args=(url, server.options, w, barrier))
+        for w in (1, 2)
+    ]
+    for process in writers:
+        process.start()
+    for process in writers:
+        process.join(timeout=300)
+    assert [p.exitcode for p in writers] == [0, 0]
+    (run,) = lib.runs()
+    assert lib.errors == []
+    expected = sorted(float(w * 100 + i) for w in (1, 2) for i in range(WRITES))
+    assert sorted(run.returns.tolist()) == expected
+    assert len({e.file for e in run.episodes}) == 2 * WRITES
+    assert sorted(float(e.rewards.sum()) for e in lib.open(run)) == expected  # objects read
+    assert sum(k.startswith(".writers/") for k in keys(server, url)) == 2
+
+
+# ---------------------------------------------------------------------- a killed writer
+
+KILLED_WRITER = """
+import sys
+import numpy as np
+from agent_widget import Rollout, RunLibrary
+
+url, endpoint = sys.argv[1:]
+lib = RunLibrary(url, storage_options={"key": "a", "secret": "b",
+                                       "client_kwargs": {"endpoint_url": endpoint}})
+rng = np.random.default_rng(0)
+def noisy(n):
+    return Rollout.from_arrays(frames=rng.integers(0, 256, (n, 96, 96, 3), np.uint8),
+                               actions=np.zeros(n - 1, int), rewards=np.ones(n - 1),
+                               metadata={"env_id": "Moving-v0"})
+lib.add(noisy(2), algorithm="dqn", run="r")
+print("first add done", flush=True)
+lib.add([noisy(400) for _ in range(8)], algorithm="dqn", run="r")
+"""
+
+
+def test_a_writer_killed_mid_add_leaves_no_episode_half_visible(server, lib, url):
+    child = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(KILLED_WRITER), url, server.endpoint],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout.readline().strip() == "first add done"
+    prefix = f"{url}/Moving-v0/dqn/r".removeprefix("s3://")
+    deadline = time.monotonic() + 120
+    while len(server.fs.glob(f"{prefix}/episode-*", refresh=True)) < 3:  # mid-add
+        assert child.poll() is None, "the writer finished before it could be killed"
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    child.send_signal(signal.SIGKILL)
+    child.wait(timeout=10)
+    uploaded = server.fs.glob(f"{prefix}/episode-*", refresh=True)
+    (run,) = lib.runs()
+    assert lib.errors == []
+    assert [e.steps for e in run.episodes] == [1]  # the first add only
+    assert len(uploaded) >= 3  # the second add's objects are there, named by no manifest
+    assert lib.open(run)[0].num_positions == 2
+
+
+# ---------------------------------------------------------------------- what a view reads
+
+
+def test_listing_reads_no_episode_and_a_view_reads_ranges_of_what_it_shows(server, lib):
+    frames = moving_frames(20_000, 24, 32)
+    frames[:, 0, 0, :2] = np.stack(np.divmod(np.arange(20_000), 256), axis=1)  # none alike
+    long = Rollout.from_arrays(
+        frames=frames,
+        actions=np.zeros(19_999, int),
+        rewards=np.ones(19_999),
+        metadata={"env_id": "Moving-v0"},
+    )
+    lib.add(long, algorithm="dqn", run="long")
+    before = len(server.requests())
+    episodes = lib.open("Moving-v0/dqn/long")
+    listing = server.requests()[before:]
+    assert not [r for r in listing if ".rollout" in r], listing
+    assert len(listing) <= 2  # the manifests' listing, one manifest
+    rollout = episodes[0]
+    opened = server.requests()[before + len(listing) :]
+    np.testing.assert_array_equal(rollout.frames[19_000], frames[19_000])  # past the read-ahead
+    shown = server.requests()[before + len(listing) + len(opened) :]
+    # Opening: the object's size (HEAD), then ranged reads (206) of its end, its small
+    # members and the chunks' header; a frame: the range of its part. Never the whole
+    # object (200), nor a listing.
+    assert all(".rollout" in r for r in opened + shown), opened + shown
+    kinds = [r.split(" ")[0] + " " + r.split(" ")[-1] for r in opened + shown]
+    assert kinds[0] == "HEAD 200"
+    assert set(kinds[1:]) == {"GET 206"}
+    assert len(opened) <= 5, opened
+    assert len(shown) == 1, shown
+
+
+# ---------------------------------------------------------------------- foreign objects
+
+
+def test_foreign_objects_are_ignored_and_a_broken_manifest_reported(server, lib, url):
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    root = url.removeprefix("s3://")
+    server.fs.pipe(
+        {
+            f"{root}/README.txt": b"hello",
+            f"{root}/Moving-v0/dqn/a/notes.txt": b"notes",
+            f"{root}/Other-v0/dqn/b/run.json": b"{}",  # no manifest names it
+            f"{root}/Other-v0/dqn/b/episode-000.rollout": b"junk",
+            f"{root}/.writers/.hidden.json": b"junk",
+            f"{root}/.writers/notes.txt": b"junk",
+        }
+    )
+    assert [r.id for r in lib.runs()] == ["Moving-v0/dqn/a"]
+    assert lib.errors == []
+    server.fs.pipe(f"{root}/.writers/broken.json", b"{not json")
+    with pytest.warns(UserWarning, match="1 run"):
+        assert [r.id for r in lib.runs()] == ["Moving-v0/dqn/a"]
+    assert lib.errors[0].path == f"{url}/.writers/broken.json"
+    assert "not valid JSON" in lib.errors[0].message
+
+
+def test_a_manifest_naming_a_run_by_another_id_is_reported(server, lib, url):
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    (name,) = server.fs.ls(f"{url}/.writers".removeprefix("s3://"))
+    manifest = json.loads(server.fs.cat(name))
+    manifest["runs"]["Moving-v0/dqn/../x"] = manifest["runs"].pop("Moving-v0/dqn/a")
+    server.fs.pipe(name, json.dumps(manifest).encode())
+    with pytest.warns(UserWarning, match="1 run"):
+        assert lib.runs() == []
+    assert "its header names another run" in lib.errors[0].message
+
+
+# ---------------------------------------------------------------------- bad endpoints
+
+
+def test_wrong_credentials_are_a_quick_clear_error_naming_the_url(tmp_path_factory):
+    guarded = S3Server(tmp_path_factory.mktemp("s3-auth"), authenticate=True)
+    try:
+        lib = RunLibrary("s3://runs/lib", storage_options=guarded.options)
+        start = time.monotonic()
+        with pytest.raises(OSError, match=r"s3://runs/lib: cannot list the library"):
+            lib.runs()
+        with pytest.raises(OSError, match=r"s3://runs/lib: cannot write run.json"):
+            lib.add(episode([1.0]), algorithm="dqn", run="a")
+        assert time.monotonic() - start < 10
+    finally:
+        guarded.stop()
+    assert "InvalidAccessKeyId" in guarded.log.read_text() or "403" in guarded.log.read_text()
+
+
+def test_the_leaderboard_says_when_its_bucket_is_out_of_reach_on_refresh(lib):
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    board = lib.leaderboard()
+    dead = {
+        "key": "a",
+        "secret": "b",
+        "client_kwargs": {"endpoint_url": f"http://127.0.0.1:{free_port()}"},
+    }
+    board.library = RunLibrary("s3://runs/gone", storage_options=dead)
+    board._on_message(board, {"type": "refresh"}, [])  # as the Refresh button sends it
+    assert board.message.startswith("s3://runs/gone: cannot list the library")
+    assert [row["id"] for row in board.rows] == ["Moving-v0/dqn/a"]  # the last table stays
+
+
+def test_an_unreachable_endpoint_is_a_quick_clear_error_with_default_options():
+    nowhere = {
+        "key": "a",
+        "secret": "b",
+        "client_kwargs": {"endpoint_url": f"http://127.0.0.1:{free_port()}"},
+    }
+    lib = RunLibrary("s3://runs/lib", storage_options=nowhere)
+    start = time.monotonic()
+    with pytest.raises(OSError, match=r"s3://runs/lib: cannot list the library \(.*connect"):
+        lib.table()
+    assert time.monotonic() - start < 5  # botocore alone: 13 s (5 tries, backoff)
+
+
+# ---------------------------------------------------------------------- record_many
+
+
+def cartpole():
+    return gym.make("CartPole-v1", render_mode="rgb_array")
+
+
+def lean(obs):
+    return int(3 * obs[2] + obs[3] > 0)
+
+
+def assert_recorded_as_alone(done, server):
+    assert done.failed == {}
+    for seed, path in done.paths.items():
+        assert path.startswith("s3://"), path
+        got = load(path, storage_options=server.options)
+        want = record(cartpole(), lean, seed=seed, max_steps=60)
+        np.testing.assert_array_equal(got.actions, want.actions)
+        np.testing.assert_array_equal(got.frames[len(got.frames) - 1], want.frames[-1])
+
+
+def test_record_many_processes_stream_into_a_bucket_run(server, lib, url):
+    done = record_many(
+        cartpole, lean, range(4), library=lib, run="eval", algorithm="pd",
+        engine="processes", workers=2, max_steps=60, progress=False,
+    )  # fmt: skip
+    assert sorted(e.seed for e in done.run.episodes) == [0, 1, 2, 3]
+    assert_recorded_as_alone(done, server)
+    assert [r.metadata["seed"] for r in done.rollouts] == [0, 1, 2, 3]
+    writers = [k for k in keys(server, url) if k.startswith(".writers/")]
+    assert len(writers) == 2  # one manifest per worker process
+
+
+def test_record_many_ray_actors_stream_into_a_bucket_run(server, lib):
+    ray = pytest.importorskip("ray")
+    try:
+        done = record_many(
+            cartpole, lean, range(4), library=lib, run="ray", algorithm="pd",
+            engine="ray", workers=2, max_steps=60, progress=False,
+        )  # fmt: skip
+    finally:
+        ray.shutdown()
+    assert sorted(e.seed for e in done.run.episodes) == [0, 1, 2, 3]
+    assert_recorded_as_alone(done, server)
+
+
+def test_a_bucket_library_pickles_as_its_url_and_options(server, lib):
+    copy = pickle.loads(pickle.dumps(lib))
+    assert (copy.root, copy.storage_options) == (lib.root, lib.storage_options)
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    copy.add(episode([2.0]), algorithm="dqn", run="a")  # another writer: its own manifest
+    assert lib.open("Moving-v0/dqn/a").run.returns.tolist() == [1.0, 2.0]
