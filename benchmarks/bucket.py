@@ -21,6 +21,7 @@ client; both share this machine's 2 cores, so every request costs CPU on both si
 
 from __future__ import annotations
 
+import os
 import statistics
 import tempfile
 import threading
@@ -36,15 +37,18 @@ from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import chunk_reply
 from benchmarks import scenes
 from benchmarks.library import ALGORITHMS, ENVS, EPISODES, RUNS_PER_PAIR, episode, refuse
-from benchmarks.results import arguments, code_version, publish, today
+from benchmarks.results import arguments, code_version, command, machine, publish, today
 from tests.s3_server import S3Server
 
 TITLE = "Run library in a bucket"
-COMMAND = ".venv/bin/python -m benchmarks.bucket"
 URL = "s3://runs/lib"
 REPEATS = 7
 LONG = 100_001  # positions: 100,000 steps
 FAR_CHUNK = 5_000
+PONG_STEPS = 1_000  # recorded, then their chunks repeated to LONG positions
+HEADER_READS = 3  # fs.cat of every run.json, timed this many times
+RUNS = len(ENVS) * len(ALGORITHMS) * RUNS_PER_PAIR
+BAR_SECONDS = 2.0  # the leaderboard of every run, from the bucket
 
 
 def build(server: S3Server) -> float:
@@ -78,11 +82,11 @@ def leaderboard(server: S3Server) -> dict:
         rows = RunLibrary(URL, storage_options=server.options).table()
         times.append(time.perf_counter() - start)
         requests.append(len(server.requests()) - before)
-    assert len(rows) == 1_000
+    assert len(rows) == RUNS
     assert all(r["episodes"] == EPISODES for r in rows)
     headers = [f"runs/lib/{r['id']}/run.json" for r in rows]
     per_run = []
-    for _ in range(3):
+    for _ in range(HEADER_READS):
         start = time.perf_counter()
         server.fs.cat(headers)
         per_run.append(time.perf_counter() - start)
@@ -117,7 +121,7 @@ def sources(server: S3Server, rollout: Rollout, path: Path) -> dict[str, tuple]:
 
 
 def first_frame(server: S3Server, folder: Path) -> dict:
-    pong = sources(server, scenes.repeated(scenes.pong(1_000), LONG), folder / "pong.rollout")
+    pong = sources(server, scenes.repeated(scenes.pong(PONG_STEPS), LONG), folder / "pong.rollout")
     stamped = sources(server, distinct(LONG), folder / "stamped.rollout")
     times: dict[str, list[float]] = {name: [] for name in pong}
     jumps: dict[str, list[float]] = {name: [] for name in pong}
@@ -150,6 +154,7 @@ def first_frame(server: S3Server, folder: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> None:
     args = arguments(__doc__.splitlines()[0]).parse_args(argv)
+    load_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="aw-bucket-") as scratch:
         server = S3Server(Path(scratch))
         try:
@@ -162,43 +167,45 @@ def main(argv: list[str] | None = None) -> None:
     first, jump = frame["first"], frame["jump"]
     ratio = first["bucket"] / first["local file"]
     body = (
-        f"`{COMMAND}` ({today()}, code {code_version()}, the shared 2-core machine; moto's "
-        "S3 server on loopback as the bucket, s3fs the client, both on these cores).\n\n"
-        f"1,000 runs ({len(ENVS)} envs x {len(ALGORITHMS)} algorithms x {RUNS_PER_PAIR} "
+        f"`{command('benchmarks.bucket', argv)}` ({today()}, code {code_version()}, "
+        f"{machine(load_start)}; moto's S3 server on loopback as the bucket, s3fs the "
+        "client, both on these cores).\n\n"
+        f"{RUNS:,} runs ({len(ENVS)} envs x {len(ALGORITHMS)} algorithms x {RUNS_PER_PAIR} "
         f"runs, {EPISODES} episodes each) written by {len(ENVS)} writers at once in "
         f"{built:.0f} s; {board['manifests']} writer manifests, "
         f"{board['manifest_bytes'] / 2**10:.0f} KiB in all.\n\n"
-        "| leaderboard of 1,000 runs from the bucket | s |\n|---|---:|\n"
+        f"| leaderboard of {RUNS:,} runs from the bucket | s |\n|---|---:|\n"
         f"| `RunLibrary(url).table()`, median of {REPEATS} | {board['median']:.2f} |\n"
         f"| slowest | {board['slowest']:.2f} |\n"
         f"| requests it makes | {board['requests']:.0f} |\n"
-        f"| `fs.cat` of the 1,000 `run.json` headers at once (an object per run), "
-        f"median of 3 | {board['per_run']:.2f} |\n\n"
+        f"| `fs.cat` of the {RUNS:,} `run.json` headers at once (an object per run), "
+        f"median of {HEADER_READS} | {board['per_run']:.2f} |\n\n"
         "The table reads the writers' manifests only (a listing of `.writers/`, then "
         "every manifest at once); episode loading was replaced by a function that fails. "
         "Reading one object per run costs a request each: moto answered "
-        f"{1_000 / board['per_run']:.0f} a second here (a real store answers faster, "
+        f"{RUNS / board['per_run']:.0f} a second here (a real store answers faster, "
         "but the count is what grows), so a layout with a header or summary object per "
         "run (or per episode) could not meet the bar, whatever its concurrency.\n\n"
-        f"| 100,000-step Pong episode ({frame['size'] / 2**20:.1f} MiB file) "
+        f"| {LONG - 1:,}-step Pong episode ({frame['size'] / 2**20:.1f} MiB file) "
         "| local file (ms) | bucket (ms) | bucket / local |\n|---|---:|---:|---:|\n"
         f"| `EpisodeViewer(load(...))`: opened, first chunk replies built, median of "
         f"{REPEATS} | {first['local file'] * 1e3:.0f} | {first['bucket'] * 1e3:.0f} "
         f"| {ratio:.1f}x |\n"
         f"| requests to the bucket for it | 0 | {frame['requests']['first']['bucket']} | |\n"
-        f"| a jump: the reply to chunk {FAR_CHUNK:,}, not yet read, of a 100,000-step "
+        f"| a jump: the reply to chunk {FAR_CHUNK:,}, not yet read, of a {LONG - 1:,}-step "
         f"episode whose chunks all differ, median | {jump['local file'] * 1e3:.1f} "
         f"| {jump['bucket'] * 1e3:.1f} | {jump['bucket'] / jump['local file']:.0f}x |\n"
         f"| requests to the bucket for it | 0 | {frame['requests']['jump']['bucket']} | |\n\n"
-        "Opening an episode in the bucket takes a HEAD and three ranged reads (its end, "
-        "its small members in one range, the 256 KiB block holding the chunks' "
-        "header); the first chunks the viewer embeds (256 KiB of Pong: 500 chunks) "
-        "come from that block and the next. A chunk not yet read is one ranged "
-        "request for the blocks holding it, kept for the next reads. The Pong file "
-        "stores each distinct chunk once (1,000 recorded steps repeated), hence the "
-        "stamped episode for the jump.\n\n"
-        f"- leaderboard of 1,000 runs from the bucket under 2 s: {board['median']:.2f} s, "
-        f"{'meets' if board['median'] < 2 else 'MISSES'} the bar"
+        f"Opening an episode in the bucket took {frame['requests']['first']['bucket']} "
+        "requests: a HEAD, then ranged reads (its end, its small members in one range, the "
+        "block holding the chunks' header); the first chunks the viewer embeds come from "
+        "that block and the next. A chunk not yet read is one ranged request for the "
+        "blocks holding it, kept for the next reads. The Pong file stores each distinct "
+        f"chunk once ({PONG_STEPS:,} recorded steps repeated), hence the stamped episode "
+        "for the jump.\n\n"
+        f"- leaderboard of {RUNS:,} runs from the bucket under {BAR_SECONDS:.0f} s: "
+        f"{board['median']:.2f} s, {'meets' if board['median'] < BAR_SECONDS else 'MISSES'} "
+        "the bar"
     )
     publish(TITLE, body, write=not args.no_write)
 
