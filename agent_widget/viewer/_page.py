@@ -44,7 +44,12 @@ DEFAULT_MAX_BYTES = 100 * 2**20
 BLOCK_BYTES = 256 * 2**10
 BLOCK_CHUNKS = 64
 # What a viewer's state carries of its frames (first_chunks): 1,000 Pong steps whole.
-DEFAULT_EMBED_BYTES = 256 * 2**10
+# 1,000 Pong steps whole, and whatever the length the same size: what the state carries
+# before the first frame must not make a long episode's first frame wait (256 KiB took
+# 0.2 s more than a short episode's 64 KiB over a 10 Mbit link, benchmarks/RESULTS.md).
+DEFAULT_EMBED_BYTES = 64 * 2**10
+# The first chunk goes past a smaller embed_bytes up to this: its frames show at once.
+FIRST_CHUNK_BYTES = 2**20
 FORMAT = "agent-widget.page"
 VERSION = 1
 
@@ -164,21 +169,23 @@ def _blocks(episode: ServedEpisode) -> list[tuple[int, int]]:
 
 
 def first_chunks(episode: ServedEpisode, max_bytes: int) -> list[list[bytes]]:
-    """The replies of chunks 0, 1, ... while their bytes stay within ``max_bytes``.
+    """The replies of chunk 0 (within ``FIRST_CHUNK_BYTES`` if larger than ``max_bytes``,
+    none if that is 0), then of chunks 1, 2, ... while their bytes stay within ``max_bytes``.
 
     A viewer carries them in its state, so a notebook saved with its widget state
     shows those frames with no kernel, and a live view paints its first frame
-    without waiting for a reply.
+    without waiting for a reply: chunk 0 goes even when larger than the budget (a
+    480x480 one is ~150 KB), since a reply would bring the same bytes a round trip later.
     """
     replies: list[list[bytes]] = []
     used = 0
-    for k in range(chunk_count(episode.num_positions)):
+    for k in range(chunk_count(episode.num_positions) if max_bytes > 0 else 0):
         try:
             _, buffers = chunk_reply({"id": None, "chunks": [k]}, episode)
         except Exception:  # a damaged chunk: the front end's request for it reports it
             break
         used += sum(len(buffer) for buffer in buffers)
-        if used > max_bytes:
+        if used > (max(max_bytes, FIRST_CHUNK_BYTES) if k == 0 else max_bytes):
             break
         replies.append(buffers)
     return replies
