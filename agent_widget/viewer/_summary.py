@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from agent_widget.panels._step import EpisodeData
-from agent_widget.viewer._transport import pack_series
+from agent_widget.viewer._transport import pack_series, request_integer, shows_actions
 
 EXACT_STEPS = 4096
 SUMMARY_COLUMNS = 2048
@@ -71,14 +71,10 @@ def summary(
     stop = n if stop is None else stop
     span = stop - start
     starts = (np.arange(min(columns, span)) * span) // min(columns, span)
-    rewards = _padded(np.asarray(episode.rewards, np.float64), n, np.nan)[start:stop]
-    finite = np.isfinite(rewards)
-    values = {
-        "rewards": np.where(finite, rewards, np.nan),
-        "returns": episode.finite_returns()[start:stop],
-    }
+    rewards = _window(np.asarray(episode.rewards, np.float64), start, stop, np.nan)
+    values = {"rewards": rewards, "returns": episode.finite_returns()[start:stop]}
     for name, extra in episode.timeline_extras().items():
-        values[f"extra:{name}"] = _padded(np.asarray(extra, np.float64), n, np.nan)[start:stop]
+        values[f"extra:{name}"] = _window(np.asarray(extra, np.float64), start, stop, np.nan)
     packed: dict[str, bytes] = {}
     for name, series in values.items():
         series = np.where(np.isfinite(series), series, np.nan)
@@ -86,9 +82,9 @@ def summary(
             packed[f"{name}.min"] = _packed(np.fmin.reduceat(series, starts))
             packed[f"{name}.max"] = _packed(np.fmax.reduceat(series, starts))
     flags = {
-        "terminated": _padded(np.asarray(episode.terminated, bool), n, False)[start:stop],
-        "truncated": _padded(np.asarray(episode.truncated, bool), n, False)[start:stop],
-        "nonfinite": ~finite & (np.arange(start, stop) < len(episode.rewards)),
+        "terminated": _window(np.asarray(episode.terminated, bool), start, stop, False),
+        "truncated": _window(np.asarray(episode.truncated, bool), start, stop, False),
+        "nonfinite": ~np.isfinite(rewards) & (np.arange(start, stop) < len(episode.rewards)),
     }
     for name, flag in flags.items():
         packed[name] = _packed(np.logical_or.reduceat(flag, starts))
@@ -116,7 +112,9 @@ def range_reply(
     """
     request_id = content.get("id")
     try:
-        start, stop, columns = (_integer(content, key) for key in ("start", "stop", "columns"))
+        start, stop, columns = (
+            request_integer(content, key, "timeline") for key in ("start", "stop", "columns")
+        )
         if not 0 <= start < stop <= episode.num_positions:
             raise ValueError(
                 f"positions {start} to {stop} are not within the episode's {episode.num_positions}"
@@ -128,13 +126,6 @@ def range_reply(
         return {"type": "timeline-error", "id": request_id, "message": str(error)}, []
     head = {"type": "timeline", "id": request_id, "start": start, "stop": stop}
     return {**head, "keys": list(packed)}, list(packed.values())
-
-
-def _integer(content: Mapping[str, Any], key: str) -> int:
-    value = content.get(key)
-    if type(value) is not int:  # JSON numbers only: not a bool, not a float
-        raise ValueError(f"a timeline request needs an integer {key!r}, got {value!r:.50}")
-    return value
 
 
 def readout_values(episode: Summarized, positions: Sequence[int]) -> dict[str, Any]:
@@ -167,7 +158,7 @@ def readout_values(episode: Summarized, positions: Sequence[int]) -> dict[str, A
         "truncated": [bool(episode.truncated[t]) if t >= 0 else None for t in outcome],
     }
     actions = episode.actions
-    if actions.ndim == 1 and actions.dtype.kind in "biuf":
+    if shows_actions(actions):
         values["action"] = [_number(actions[t]) if t < len(actions) else None for t in positions]
     return values
 
@@ -180,9 +171,11 @@ def finite_returns(rewards: np.ndarray, n: int) -> np.ndarray:
     return np.concatenate([[0.0], summed])[:n]
 
 
-def _padded(values: np.ndarray, n: int, fill: Any) -> np.ndarray:
-    """``values`` (one a step) to one a position: the positions after the last step get ``fill``."""
-    return np.concatenate([values[:n], np.full(max(0, n - len(values)), fill, values.dtype)])
+def _window(values: np.ndarray, start: int, stop: int, fill: Any) -> np.ndarray:
+    """Positions ``start .. stop - 1`` of ``values`` (one a step): those after the last step
+    (the last position has no action) get ``fill``. Only the window is copied."""
+    window = values[start:stop]
+    return np.concatenate([window, np.full(stop - start - len(window), fill, values.dtype)])
 
 
 def _packed(values: np.ndarray) -> bytes:

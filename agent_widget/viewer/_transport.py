@@ -322,13 +322,16 @@ def panel_request(content: Mapping[str, Any]) -> PanelRequest:
         not isinstance(names, list) or not all(isinstance(name, str) for name in names)
     ):
         raise ValueError(f"'names' must be a list of panel names, got {names!r:.200}")
-    return PanelRequest(_integer(content, "id"), _integer(content, "step"), names)
+    request_id, step = (request_integer(content, key, "panel") for key in ("id", "step"))
+    return PanelRequest(request_id, step, names)
 
 
-def _integer(content: Mapping[str, Any], key: str) -> int:
+def request_integer(content: Mapping[str, Any], key: str, kind: str) -> int:
+    """``content[key]`` if it is a JSON integer (not a bool, not a float), else a
+    ValueError naming the ``kind`` of request and what it holds."""
     value = content.get(key)
-    if type(value) is not int:  # JSON numbers only: not a bool, not a float
-        raise ValueError(f"a panel request needs an integer {key!r}: {content!r:.200}")
+    if type(value) is not int:
+        raise ValueError(f"a {kind} request needs an integer {key!r}: {content!r:.200}")
     return value
 
 
