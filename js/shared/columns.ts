@@ -8,7 +8,7 @@
  * floor(c * domain / columns), on both sides, so the two draw alike.
  */
 import { inflateBounded } from "./inflate.ts";
-import { nonFiniteSteps, readSeries, type Series } from "./series.ts";
+import { bytesOf, nonFiniteSteps, readSeries, type Series } from "./series.ts";
 
 export interface Bins {
   min: Float64Array;
@@ -99,7 +99,7 @@ export function parseSummary(raw: unknown): TimelineColumns | undefined {
   if (!("rewards.min" in dict)) return undefined;
   // Each value is one number a column, at most 8 bytes: that bounds what it may inflate to.
   const read = (value: unknown): Float64Array => {
-    const bytes = ArrayBuffer.isView(value) ? new Uint8Array(value.buffer, value.byteOffset, value.byteLength) : undefined;
+    const bytes = bytesOf(value);
     if (bytes === undefined) return new Float64Array(0);
     return readSeries(inflateBounded(bytes, 4 + 8 * 65_536));
   };

@@ -35,7 +35,7 @@ const DTYPES: Record<string, [number, (view: DataView, offset: number) => number
 };
 
 /** The bytes of a DataView, ArrayBuffer or typed array; undefined for anything else. */
-function bytesOf(value: unknown): Uint8Array | undefined {
+export function bytesOf(value: unknown): Uint8Array | undefined {
   if (ArrayBuffer.isView(value)) return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
   return undefined;

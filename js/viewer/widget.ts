@@ -16,7 +16,7 @@ import { chunkOf, decodePlan, type Direction } from "../frames/prefetch.ts";
 import { Player } from "../shared/player.ts";
 import { Readout, readoutFields } from "../shared/readout.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
-import { parseSummary } from "../shared/columns.ts";
+import { parseSummary, type TimelineColumns } from "../shared/columns.ts";
 import { ChunkSource, type Playhead } from "../frames/source.ts";
 import { FrameStore } from "../frames/store.ts";
 import { Throttle } from "../shared/throttle.ts";
@@ -68,6 +68,8 @@ class EpisodeView {
   private readonly traits: Traits;
   private readonly listeners: [string, () => void][] = [];
   private series: Series;
+  /** A long episode's timeline summary, parsed once per change of the trait. */
+  private summary: TimelineColumns | undefined;
   private knownLength: number;
   private step = -1;
   private paintedStep = -1;
@@ -159,6 +161,7 @@ class EpisodeView {
     this.savedPositions = this.preload();
     if (this.knownLength > 0) this.source.update(this.playhead(this.clamp(this.traits.step)));
     this.series = parseSeries(this.traits.series, this.knownLength);
+    this.summary = parseSummary(this.traits.summary);
     this.listen("change:step", () => this.go(this.traits.step, "model"));
     this.listen("change:length", () => this.onLength());
     this.listen("change:series", () => this.onSeries());
@@ -364,7 +367,7 @@ class EpisodeView {
     const old = this.knownLength;
     const length = this.traits.length;
     this.knownLength = length;
-    this.series = this.readSeries(length); // the returns run to the new length
+    this.readTimeline(length); // the returns run to the new length
     if (length < old) {
       this.source.reset();
     } else if (old > 0 && length > old) {
@@ -379,24 +382,25 @@ class EpisodeView {
   }
 
   private onSeries(): void {
-    this.series = this.readSeries(this.traits.length);
+    this.readTimeline(this.traits.length);
     this.showTimeline();
     this.showReadout();
   }
 
   /**
-   * The `series` trait, parsed. An episode growing past 4,096 steps turns to a summary
-   * and sends no more series: the last ones are kept for the readout of the chunks
-   * cached before, which came without readout values.
+   * The `series` and `summary` traits, parsed. An episode growing past 4,096 steps turns
+   * to a summary and sends no more series: the last ones are kept for the readout of the
+   * chunks cached before, which came without readout values.
    */
-  private readSeries(length: number): Series {
+  private readTimeline(length: number): void {
     const series = parseSeries(this.traits.series, length);
-    const turned = series.rewards.length === 0 && this.series?.rewards.length > 0 && parseSummary(this.traits.summary) !== undefined;
-    return turned ? this.series : series;
+    this.summary = parseSummary(this.traits.summary);
+    const turned = series.rewards.length === 0 && this.series.rewards.length > 0 && this.summary !== undefined;
+    if (!turned) this.series = series;
   }
 
   private showTimeline(): void {
-    this.timeline.setData(this.series, this.traits.length, parseSummary(this.traits.summary));
+    this.timeline.setData(this.series, this.traits.length, this.summary);
   }
 
   private onChunkSize(): void {
