@@ -1,6 +1,6 @@
 import { deflateSync, inflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { PartDecoder } from "./codec.ts";
+import { PartDecoder, rgbToFrame } from "./codec.ts";
 import { concat, makeFrames, part, rgba, u32, zlibRuns } from "../shared/test-helpers.ts";
 import type { EncodedPart } from "../shared/types.ts";
 
@@ -209,5 +209,21 @@ describe("PartDecoder, raw and headers", () => {
     const decoder = new PartDecoder(part(makeFrames(2, 1, 1), 16, 1, 1, "raw"));
     expect(() => decoder.frame(18)).toThrow(RangeError);
     expect(() => decoder.frame(15)).toThrow(RangeError);
+  });
+});
+
+describe("rgbToFrame", () => {
+  it("expands RGB to opaque RGBA word by word and byte by byte alike", () => {
+    // Sizes that leave 0-3 pixels after the last group of four; offsets on and off a word boundary.
+    for (const [width, height] of [[4, 2], [3, 3], [5, 2], [7, 1], [1, 1]]) {
+      const rgb = Uint8Array.from({ length: width * height * 3 + 8 }, (_, i) => (i * 37 + 11) & 0xff);
+      for (const offset of [0, 1, 3, 4]) {
+        const pixels = rgb.subarray(offset, offset + width * height * 3);
+        expect(rgbToFrame(rgb, offset, width, height).rgba).toEqual(rgba(pixels));
+        const unaligned = new Uint8Array(rgb.length + 1).subarray(1);
+        unaligned.set(rgb);
+        expect(rgbToFrame(unaligned, offset, width, height).rgba).toEqual(rgba(pixels));
+      }
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Outbox } from "./outbox.ts";
+import { HOLD_MS, Outbox } from "./outbox.ts";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -22,7 +22,7 @@ describe("Outbox", () => {
     expect(sent).toEqual([["save", 0]]);
   });
 
-  it("sends the messages that follow an urgent one spacingMs apart, in order", () => {
+  it("sends an urgent message at once and the others spacingMs apart after it, in order", () => {
     const { outbox, sent, message } = setup();
     outbox.send(message("chunk"), true);
     outbox.send(message("prefetch"));
@@ -34,6 +34,42 @@ describe("Outbox", () => {
       ["prefetch", 8],
       ["save", 16],
     ]);
+  });
+
+  it("holds the others while a paint is pending, until it is released", () => {
+    const { outbox, sent, message } = setup();
+    outbox.send(message("chunk"), true);
+    outbox.hold();
+    outbox.send(message("save"));
+    outbox.send(message("panel"));
+    vi.advanceTimersByTime(30);
+    expect(sent).toEqual([["chunk", 0]]);
+    outbox.release();
+    expect(sent).toEqual([["chunk", 0]]); // not inside the paint's task
+    vi.advanceTimersByTime(0);
+    expect(sent).toEqual([
+      ["chunk", 0],
+      ["save", 30],
+    ]);
+    vi.advanceTimersByTime(8);
+    expect(sent.at(-1)).toEqual(["panel", 38]);
+  });
+
+  it("holds the others for HOLD_MS at most: a kernel running a cell answers nothing", () => {
+    const { outbox, sent, message } = setup();
+    outbox.hold();
+    outbox.send(message("save"));
+    vi.advanceTimersByTime(HOLD_MS - 1);
+    expect(sent).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(sent).toEqual([["save", HOLD_MS]]);
+  });
+
+  it("sends urgent messages while held", () => {
+    const { outbox, sent, message } = setup();
+    outbox.hold();
+    outbox.send(message("chunk"), true);
+    expect(sent).toEqual([["chunk", 0]]);
   });
 
   it("sends an urgent message at once, ahead of those waiting", () => {
@@ -50,13 +86,13 @@ describe("Outbox", () => {
     expect(sent.at(-1)).toEqual(["prefetch", 11]);
   });
 
-  it("sends everything waiting on flush", () => {
+  it("sends everything waiting on flush, held or not", () => {
     const { outbox, sent, message } = setup();
-    outbox.send(message("chunk"), true);
+    outbox.hold();
     outbox.send(message("save"));
     outbox.flush();
-    expect(sent.map(([name]) => name)).toEqual(["chunk", "save"]);
-    vi.advanceTimersByTime(100);
-    expect(sent).toHaveLength(2);
+    expect(sent.map(([name]) => name)).toEqual(["save"]);
+    vi.advanceTimersByTime(HOLD_MS);
+    expect(sent).toHaveLength(1);
   });
 });

@@ -1,38 +1,48 @@
 /**
- * Paces the messages one view sends to the kernel, so that an urgent reply is
- * never held back by TCP.
+ * Paces the messages one view sends to the kernel, so that nothing competes with
+ * a reply a paint waits for.
  *
- * jupyter_server leaves Nagle's algorithm on for its websockets: a message to
- * the browser written while an earlier one (the kernel's "busy" status, sent
- * as it starts on a request) is unacknowledged waits for the browser's ACK,
- * and the browser delays that ACK by up to 40 ms unless it has data of its own
- * to send. A view that sends its chunk request, the prefetch request and the
- * step save in the same millisecond has nothing left to carry that ACK, so the
- * reply waits. Hence: an urgent message (a paint waits for its reply) leaves at
- * once, and every other message leaves at least `spacingMs` after the one
- * before it, in order. The first of them, a few ms after the urgent request,
- * carries the ACK out (measured in benchmarks/RESULTS.md, "Viewer in the browser").
+ * A jump to a chunk not cached waits for its request to reach the kernel and for
+ * the reply to come back through jupyter_server, which forwards one message at a
+ * time, while page, server and kernel share the machine's cores. Any other message
+ * in flight meanwhile (the step save, its statuses and the kernel's echo of it, a
+ * panel request) slowed that reply: with the step save sent 8 ms after the request,
+ * as this outbox did, uncached jumps to 480x480 frames painted in 36.8 ms (the reply
+ * in 27.1) against 34.0 (24.3) with the save held until the paint (medians of 50
+ * interleaved jumps each; Pong's within the noise).
+ * So were the paints a jump decodes locally: saving the step (serializing the
+ * model, ~2 ms in JupyterLab) ran before a jump to a cached chunk painted.
+ * Hence: an urgent message (a paint waits for its reply) leaves at once; while the
+ * view holds the outbox (a paint is pending), the others wait, `HOLD_MS` at most (a
+ * kernel running a cell answers nothing); then they leave in order, at least
+ * `spacingMs` apart.
  *
  * Example:
  *   const outbox = new Outbox();
  *   outbox.send(() => model.send(request), true);  // now
- *   outbox.send(() => model.save_changes());       // 8 ms later
+ *   outbox.hold();                                 // the frame is not painted yet
+ *   outbox.send(() => model.save_changes());       // waits
+ *   outbox.release();                              // painted: the save leaves
  */
 
-/** Past the kernel's "busy" reaching the browser (~6 ms here), well short of the 40 ms ACK delay. */
+/** Between two messages that are not urgent: a burst of them never lands on the server at once. */
 export const SPACING_MS = 8;
+/** The longest a pending paint holds the other messages back. */
+export const HOLD_MS = 200;
 
 export class Outbox {
   private queue: (() => void)[] = [];
   private last = Number.NEGATIVE_INFINITY;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Until when the messages that are not urgent wait (`hold`). */
+  private heldUntil = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly spacingMs = SPACING_MS,
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  /** Sends now if `urgent`, else once `spacingMs` have passed since the last message (queued in order). */
+  /** Sends now if `urgent`, else once `spacingMs` have passed since the last message and nothing holds it (queued in order). */
   send(message: () => void, urgent = false): void {
     if (urgent) {
       this.last = this.now();
@@ -41,6 +51,22 @@ export class Outbox {
     }
     this.queue.push(message);
     this.drain();
+  }
+
+  /** The view waits on a paint: the messages that are not urgent wait until `release`, `HOLD_MS` at most. */
+  hold(): void {
+    this.heldUntil = this.now() + HOLD_MS;
+  }
+
+  /** The paint is done: what waited leaves, in a later task than the paint's. */
+  release(): void {
+    if (this.heldUntil === Number.NEGATIVE_INFINITY) return;
+    this.heldUntil = Number.NEGATIVE_INFINITY;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.drain();
+    }, 0);
   }
 
   /** Sends everything queued now (the view is closing: its last step must still be saved). */
@@ -52,7 +78,7 @@ export class Outbox {
 
   private drain(): void {
     while (this.timer === undefined && this.queue.length > 0) {
-      const wait = this.last + this.spacingMs - this.now();
+      const wait = Math.max(this.last + this.spacingMs, this.heldUntil) - this.now();
       if (wait > 0) {
         this.timer = setTimeout(() => {
           this.timer = undefined;

@@ -214,8 +214,9 @@ class EpisodeView {
   }
 
   /**
-   * Shows position `t`: slider, cursor and readout at once, the frame as soon
-   * as it is decoded (immediately when prefetched), then re-plans prefetching.
+   * Shows position `t`: asks for the chunks it needs first, then slider, cursor
+   * and readout at once, the frame as soon as it is decoded (immediately when
+   * prefetched), then plans what to decode ahead.
    */
   private go(t: number, origin: Origin): void {
     const length = this.traits.length;
@@ -231,12 +232,14 @@ class EpisodeView {
     this.step = t;
     // Another view or the kernel moved the playhead during playback: continue from there.
     if (origin === "model" && this.player.playing) this.startPlayback();
+    // A reply from the kernel is the longest wait a frame can have: ask for it first.
+    this.source.update(this.playhead(t));
     this.controls.setStep(t);
     this.timeline.setCursor(t);
     this.panels.setStep(t);
     this.showReadout();
     this.paint();
-    this.plan();
+    this.planDecode();
     if (origin !== "model") this.saveStep.call();
     if (origin === "player") this.root.dataset.droppedFrames = String(this.player.droppedFrames);
   }
@@ -262,16 +265,31 @@ class EpisodeView {
       }
       this.painted(t);
     } else if (this.store.has(chunkOf(t, this.traits.chunkSize))) {
+      this.holdMessages();
       this.store.frame(t).then(
         () => this.step === t && this.paint(),
-        (error: Error) => this.report(error),
+        (error: Error) => {
+          this.outbox.release();
+          this.report(error);
+        },
       );
     } else {
+      this.holdMessages();
       this.noAnswer.asked(); // the chunk is on its way; onChunk paints it
     }
   }
 
+  /**
+   * Other messages (the step save, panel and window requests) wait for the pending
+   * paint (js/shared/outbox.ts), unless the kernel is far: there each would wait a
+   * round trip, longer than it could slow the paint.
+   */
+  private holdMessages(): void {
+    if (!this.transport.link.far) this.outbox.hold();
+  }
+
   private painted(t: number): void {
+    this.outbox.release();
     this.noAnswer.answered();
     this.root.dataset.paintedStep = String(t);
     this.paintedStep = t;
