@@ -386,8 +386,9 @@ class Run:
     def first_frame_by_length(self) -> None:
         """Time to first frame of a viewer built and displayed in one cell, from 101 to the
         tiled episode's positions, the order turned around each repetition, with the
-        requests each sent; then (near only) the 100,000-step one's fill, memory and
-        notebook size."""
+        requests each sent; then the fills of the 1,001-position viewer with nothing but
+        its first chunk embedded and of the 100,000-step one (its time, requests and
+        bytes; near only: the memory it then holds and the notebook's size)."""
         cells = {key: self.probed.call("addCell", source) for key, source in LENGTHS.items()}
         times: dict[str, list[float]] = {key: [] for key in cells}
         logs: dict[str, list[dict]] = {key: [] for key in cells}
@@ -398,21 +399,34 @@ class Run:
                 self.probed.call("clearOutput", cells[key])
         self.results["ttff"] = times
         self.results["ttff_logs"] = logs
-        if self.far:
-            return
+        self.fill_without_embedding()
         cell = cells["100000"]
         base = self.probed.heap(collect=True)
+        before = self.wire_in()
         self.probed.call("runCell", cell, "ours", TIMEOUT_MS)
         if self.plan.wait_hundred_k_fill:
             chunks = chunk_count(HUNDRED_K)
             self.results["hundred_k_fill_ms"] = self.probed.call(
                 "waitAttribute", cell, "data-cached-chunks", chunks, TIMEOUT_MS
             )
-        self.results["hundred_k_held"] = self.probed.heap(collect=True) - base
-        self.results["hundred_k_notebook_bytes"] = _notebook_bytes(self.save(), [0, cell])
-        self.results["hundred_k_state_bytes"] = self.notebook.python(
-            "baselines.saved_state_bytes(big)"
-        )
+            self.results["hundred_k_fill_log"] = self.probed.call("lastRunLog")
+            self.results["hundred_k_fill_bytes"] = self.wire_in() - before
+        if not self.far:
+            self.results["hundred_k_held"] = self.probed.heap(collect=True) - base
+            self.results["hundred_k_notebook_bytes"] = _notebook_bytes(self.save(), [0, cell])
+            self.results["hundred_k_state_bytes"] = self.notebook.python(
+                "baselines.saved_state_bytes(big)"
+            )
+        self.probed.call("clearOutput", cell)
+
+    def fill_without_embedding(self) -> None:
+        """The 1,001-position viewer with only its first chunk in the widget's state
+        (``embed_bytes=0``), so that its background fill brings the other 62 chunks."""
+        cell = self.probed.call("addCell", "EpisodeViewer(rollout, embed_bytes=0)")
+        self.probed.call("runCell", cell, "ours", TIMEOUT_MS)
+        chunks = chunk_count(self.scene.positions)
+        self.probed.call("waitAttribute", cell, "data-cached-chunks", chunks, TIMEOUT_MS)
+        self.results["fill_unembedded_log"] = self.probed.call("lastRunLog")
         self.probed.call("clearOutput", cell)
 
 

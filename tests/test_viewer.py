@@ -940,3 +940,14 @@ def test_the_readout_is_an_env_steps_unless_told_to_show_infos_alone():
     assert EpisodeViewer(frames, readout="info").readout == "info"
     with pytest.raises(traitlets.TraitError, match="readout"):
         EpisodeViewer(frames, readout="infos")
+
+
+def test_the_timeline_names_only_the_rewards_return_and_steps():
+    frames = np.zeros((3, 2, 2, 3), np.uint8)
+    assert EpisodeViewer(frames).timeline_names == {}
+    names = {"reward": "episode returns", "return": "total return"}
+    assert EpisodeViewer(frames, timeline_names=names).timeline_names == names
+    with pytest.raises(traitlets.TraitError):
+        EpisodeViewer(frames, timeline_names={"rewards": "typo"})
+    with pytest.raises(traitlets.TraitError):
+        EpisodeViewer(frames, timeline_names={"reward": 3})

@@ -13,8 +13,8 @@ What a position holds:
   episode's return, the moving average of returns and the success rate over the
   last ``window`` episodes;
 - on the timeline: as "rewards", the returns of the episodes since the previous
-  position (so the "return" line is the total return of training so far), and the
-  moving average and success rate as lines. Following the step convention, these
+  position (so the "return" line is the total return of training so far; the legend
+  names them so), and the moving average and success rate as lines. Following the step convention, these
   sit on the interval that leads to the position.
 
 Why positions are taken at most every ``interval`` seconds (0.25 by default): a
@@ -49,6 +49,8 @@ from agent_widget.gridworld._value_map import ValueMap
 from agent_widget.viewer import EpisodeViewer
 
 EXTRAS = ("moving average", "success rate")
+# The timeline's bars are the returns of the episodes between two positions, its line their sum.
+TIMELINE_NAMES = {"reward": "episode returns", "return": "total return", "steps": "positions"}
 # Small frames: the viewer upscales them pixel-sharp, and each new frame is compressed
 # for the live update, a cost that grows with its size.
 CELL_SIZE = 20
@@ -138,6 +140,7 @@ class TrainingViewer(ipywidgets.VBox):
             extras=self._extras,
             title=f"{self._title} · training",
             readout="info",
+            timeline_names=TIMELINE_NAMES,
         )
         self._play_button = ipywidgets.Button(
             description="Play greedy policy",

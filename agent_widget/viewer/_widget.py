@@ -166,6 +166,13 @@ class EpisodeViewer(
         "the position and its info's entries alone, for positions that are not env steps "
         "(a TrainingViewer's snapshots: episode, return, success rate).",
     ).tag(sync=True)
+    timeline_names = traitlets.Dict(
+        key_trait=traitlets.Enum(("reward", "return", "steps")),
+        value_trait=traitlets.Unicode(),
+        help='dict[str, str], default {}. What the timeline\'s legend calls the rewards ("reward"), '
+        'their running sum ("return") and the positions ("steps"), for positions that are not '
+        'env steps (a TrainingViewer names them "episode return", "total return", "positions").',
+    ).tag(sync=True)
     embedded = traitlets.List(
         traitlets.List(traitlets.Bytes()),
         read_only=True,

@@ -192,6 +192,14 @@ const LABEL_PX = 10;
 const MARK_PX = 6;
 /** The fewest positions a zoomed strip shows. */
 const MIN_SPAN = 16;
+/** What the legend calls what it draws: an env's rewards by default, anything summed along positions otherwise. */
+export interface TimelineNames {
+  reward: string;
+  return: string;
+  steps: string;
+}
+const NAMES: TimelineNames = { reward: "reward", return: "return", steps: "steps" };
+
 /** A zoom or pan settles this long before a finer range is asked of the kernel. */
 const RANGE_DELAY_MS = 120;
 
@@ -213,6 +221,7 @@ export class Timeline {
   /** The kernel's columns of a zoomed range of a long episode, once they came. */
   private detail: { from: number; to: number; columns: TimelineColumns } | undefined;
   private rangeTimer: ReturnType<typeof setTimeout> | undefined;
+  private names = NAMES;
 
   constructor(
     parent: HTMLElement,
@@ -244,6 +253,12 @@ export class Timeline {
     else delete this.element.dataset.nonFiniteSteps;
     this.element.dataset.summarized = String(summary !== undefined);
     this.strip.setLength(length);
+  }
+
+  /** What the legend calls the rewards, their sum and the positions (names left out keep their default). */
+  setNames(names: Partial<TimelineNames>): void {
+    this.names = { ...NAMES, ...names };
+    this.strip.redraw();
   }
 
   /** Moves the cursor; a zoomed strip the cursor leaves turns a page to keep it in view. */
@@ -341,15 +356,19 @@ export class Timeline {
   /** The legend: a swatch and a name for each thing drawn (user names as text, never HTML). */
   private showLegend(columns: TimelineColumns, scale: { lo: number; hi: number }, colors: SeriesColors, ends: string): void {
     const items: [string, string, string][] = [
-      ["bar", colors.reward, "reward"],
-      ["line", colors.return, Number.isFinite(scale.lo) ? `return ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : "return"],
+      ["bar", colors.reward, this.names.reward],
+      [
+        "line",
+        colors.return,
+        Number.isFinite(scale.lo) ? `${this.names.return} ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : this.names.return,
+      ],
     ];
     [...columns.extras.keys()].forEach((name, i) => items.push(["line", colors.extras[i % colors.extras.length], name]));
     if (columns.terminated.includes(1)) items.push(["terminated", ends, "terminated"]);
     if (columns.truncated.includes(1)) items.push(["truncated", ends, "truncated"]);
     if (columns.nonFinite.includes(1)) items.push(["bar", colors.nonFinite, "NaN or infinite reward"]);
     const [from, to] = this.strip.range;
-    if (to - from < this.length) items.push(["none", "", `steps ${from} to ${to - 1} (double-click: all)`]);
+    if (to - from < this.length) items.push(["none", "", `${this.names.steps} ${from} to ${to - 1} (double-click: all)`]);
     const key = JSON.stringify(items);
     if (this.legend.dataset.key === key) return;
     this.legend.dataset.key = key;

@@ -2,6 +2,7 @@
  * Typed reads of the synced traits, with the defaults the kernel uses, so a
  * missing or odd value never breaks a view. Trait names live here only.
  */
+import type { TimelineNames } from "../shared/timeline.ts";
 import type { Model } from "../shared/types.ts";
 
 export class Traits {
@@ -54,6 +55,12 @@ export class Traits {
   /** What the readout says of a position: an env step's fields, or its info alone. */
   get readout(): "step" | "info" {
     return this.model.get("readout") === "info" ? "info" : "step";
+  }
+  /** What the timeline's legend calls the rewards, their running sum and the positions (empty: "reward", "return", "steps"). */
+  get timelineNames(): Partial<TimelineNames> {
+    const names = this.model.get("timeline_names");
+    if (names === null || typeof names !== "object") return {};
+    return Object.fromEntries(Object.entries(names).filter(([, name]) => typeof name === "string"));
   }
   get title(): string {
     return String(this.model.get("title") ?? "");

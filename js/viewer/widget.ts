@@ -114,6 +114,7 @@ class EpisodeView {
       (t) => this.userGo(t),
       (from, to, columns) => this.ranges.fetch(from, to, columns),
     );
+    this.timeline.setNames(this.traits.timelineNames);
     this.readout = new Readout(main);
     this.panels = new PanelCards(model, body, stage, this.outbox);
     this.status = this.root.appendChild(document.createElement("div"));
@@ -166,6 +167,7 @@ class EpisodeView {
     this.listen("change:length", () => this.onLength());
     this.listen("change:series", () => this.onSeries());
     this.listen("change:summary", () => this.onSeries());
+    this.listen("change:timeline_names", () => this.timeline.setNames(this.traits.timelineNames));
     this.listen("change:action_names", () => this.showReadout());
     this.listen("change:readout", () => this.showReadout());
     this.listen("change:has_frames", () => this.paint());

@@ -122,6 +122,15 @@ def test_a_view_scrubbed_back_stays_while_training_goes_on(notebook, tmp_path):
     run.wait()
 
 
+def test_the_timeline_legend_names_episode_returns_not_rewards(notebook):
+    legend = notebook.view(VIEWER).root.locator(".aw-timeline-legend")
+    keys = legend.locator(".aw-timeline-key").all_inner_texts()
+    assert keys[0] == "episode returns"
+    assert keys[1].startswith("total return 0 to "), keys
+    assert "moving average" in keys and "success rate" in keys
+    assert "reward" not in keys
+
+
 def test_play_opens_the_greedy_episode_of_the_shown_snapshot(notebook):
     view = notebook.view(VIEWER)
     view.press("End")
