@@ -14,8 +14,8 @@ What a position holds:
   last ``window`` episodes;
 - on the timeline: as "rewards", the returns of the episodes since the previous
   position (so the "return" line is the total return of training so far; the legend
-  names them so), and the moving average and success rate as lines. Following the step convention, these
-  sit on the interval that leads to the position.
+  names them so), and the moving average and success rate as lines. Following the
+  step convention, these sit on the interval that leads to the position.
 
 Why positions are taken at most every ``interval`` seconds (0.25 by default): a
 new position costs milliseconds (drawing its value map, then encoding it for the

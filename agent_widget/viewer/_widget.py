@@ -169,9 +169,10 @@ class EpisodeViewer(
     timeline_names = traitlets.Dict(
         key_trait=traitlets.Enum(("reward", "return", "steps")),
         value_trait=traitlets.Unicode(),
-        help='dict[str, str], default {}. What the timeline\'s legend calls the rewards ("reward"), '
-        'their running sum ("return") and the positions ("steps"), for positions that are not '
-        'env steps (a TrainingViewer names them "episode return", "total return", "positions").',
+        help="dict[str, str], default {}. What the timeline's legend calls the rewards "
+        '("reward"), their running sum ("return") and the positions ("steps"), for positions '
+        'that are not env steps (a TrainingViewer names them "episode returns", "total '
+        'return", "positions").',
     ).tag(sync=True)
     embedded = traitlets.List(
         traitlets.List(traitlets.Bytes()),

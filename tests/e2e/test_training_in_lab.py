@@ -127,7 +127,8 @@ def test_the_timeline_legend_names_episode_returns_not_rewards(notebook):
     keys = legend.locator(".aw-timeline-key").all_inner_texts()
     assert keys[0] == "episode returns"
     assert keys[1].startswith("total return 0 to "), keys
-    assert "moving average" in keys and "success rate" in keys
+    assert "moving average" in keys
+    assert "success rate" in keys
     assert "reward" not in keys
 
 
