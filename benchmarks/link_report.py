@@ -24,8 +24,8 @@ METHOD = (
     "echo (e). First frame by length: the viewer built and shown in one cell, lengths "
     "alternating. The fill: from the 1,001-position viewer's first paint until it held "
     "every chunk (its `data-cached-chunks`), as displayed (its first 64 KiB of chunks in "
-    "the widget's state: all of them) and with only its first chunk there "
-    "(`embed_bytes=0`); then the 100,000-step viewer's, with the bytes the page's "
+    "the widget's state: all of them) and with none there (`embed_bytes=0`: the first "
+    "frame waits for a request); then the 100,000-step viewer's, with the bytes the page's "
     "websockets received meanwhile; requests are the widget's custom messages "
     "with an id, seen leaving and answered at the page's websocket; a request starts a "
     "new round trip when it leaves after an answer to a request of the current one came "
@@ -184,7 +184,7 @@ def rows(links: dict[str, Any]) -> list[tuple[str, Callable[[dict[str, Any]], st
         (f"first frame, {steps['100000']} steps", first("100000")),
         (f"first frame, {steps['long']} steps", first("long")),
         (f"background fill of {scene['positions']:,} positions after the first frame", filled()),
-        ("the same, only the first chunk in the widget's state (embed_bytes=0)",
+        ("the same, no chunks in the widget's state (embed_bytes=0)",
          filled("fill_unembedded_log")),
         (f"background fill of {steps_of(scene, '100000') + 1:,} positions (x the link's floor: "
          "a round trip and the bytes at its rate)", filled_long),
@@ -254,7 +254,7 @@ def far_targets(links: dict[str, Any]) -> list[str]:
         f"- {FAR}: first frame of {steps_of(s, 'long'):,} steps within 1.3x of 1,000 steps': "
         f"{times['long']:,.0f} / {times['1000']:,.0f} ms = {ratio:.2f}x: {verdict(ratio <= 1.3)}",
         f"- {FAR}: fill of 1,000 Pong positions within two round trips after the first frame "
-        f"(only the first chunk in the widget's state): {f['rounds']} round trips "
+        f"(no chunks in the widget's state): {f['rounds']} round trips "
         f"({fill_ms} of {echo:.0f} ms): "
         f"{verdict(f['ms'] is not None and f['rounds'] <= 2)}",
         f"- {FAR}: steps under 8 ms: {median(lat['ours']['step']):.1f} ms after the fill, "

@@ -386,9 +386,9 @@ class Run:
     def first_frame_by_length(self) -> None:
         """Time to first frame of a viewer built and displayed in one cell, from 101 to the
         tiled episode's positions, the order turned around each repetition, with the
-        requests each sent; then the fills of the 1,001-position viewer with nothing but
-        its first chunk embedded and of the 100,000-step one (its time, requests and
-        bytes; near only: the memory it then holds and the notebook's size)."""
+        requests each sent; then the fills of the 1,001-position viewer with no chunks in
+        its state and of the 100,000-step one (its time, requests and bytes; near only:
+        the memory it then holds and the notebook's size)."""
         cells = {key: self.probed.call("addCell", source) for key, source in LENGTHS.items()}
         times: dict[str, list[float]] = {key: [] for key in cells}
         logs: dict[str, list[dict]] = {key: [] for key in cells}
@@ -420,8 +420,9 @@ class Run:
         self.probed.call("clearOutput", cell)
 
     def fill_without_embedding(self) -> None:
-        """The 1,001-position viewer with only its first chunk in the widget's state
-        (``embed_bytes=0``), so that its background fill brings the other 62 chunks."""
+        """The 1,001-position viewer with no chunks in the widget's state
+        (``embed_bytes=0``): its first frame waits for a request, and its background
+        fill brings the other 62 chunks."""
         cell = self.probed.call("addCell", "EpisodeViewer(rollout, embed_bytes=0)")
         self.probed.call("runCell", cell, "ours", TIMEOUT_MS)
         chunks = chunk_count(self.scene.positions)
