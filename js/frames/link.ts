@@ -1,22 +1,13 @@
 /**
  * What the link to the kernel can carry, from the chunk replies seen so far: its
- * round trip (the quickest recent probe: a request of one chunk sent while no other
- * was in flight) and its throughput (the best recent rate of a large reply, the
- * round trip taken off). Over a distant link the background fill keeps a round
- * trip's worth of bytes in flight, plus the request being answered: the link never
- * idles while a request travels (one request of 32 Pong chunks at a time took a
- * round trip each, 30 s for 100,000 Pong steps at 150 ms), and a jump's reply queues
- * behind about one round trip of fill at most. Near the kernel (a round trip under
- * 30 ms) the link is not what limits the fill, the CPU is, and one request at a time
- * leaves it to jumps and steps.
- *
- * Only probes measure the round trip: a reply to a large request also holds the
- * kernel's and the server's time on it (32 Pong chunks took 50 ms on localhost), and
- * one sent beside others waits behind theirs; timed from every reply, a local fill
- * once read as far and then stayed so, its replies queueing behind each other (66 to
- * 291 ms). One slow probe is not enough either (the kernel may still be running the
- * cell that showed the viewer): the link is far after two probes slower than 30 ms,
- * near after one quicker; until then the fill asks for one chunk at a time.
+ * round trip (the quickest recent reply, which carries next to nothing to wait for)
+ * and its throughput (the best recent rate of a large reply, the round trip taken
+ * off). Over a distant link the background fill keeps a round trip's worth of bytes
+ * in flight, plus the request being answered: the link never idles while a request
+ * travels (one request of 32 Pong chunks at a time took a round trip each, 30 s for
+ * 100,000 Pong steps at 150 ms), and a jump's reply queues behind about one round trip
+ * of fill at most. Near the kernel (a round trip under 30 ms) the link is not what
+ * limits the fill, the CPU is, and one request at a time leaves it to jumps and steps.
  */
 
 /** Replies remembered for the estimate: recent enough to follow a link that changes. */
@@ -25,8 +16,6 @@ const WINDOW = 16;
 const RATE_BYTES = 16 * 2 ** 10;
 /** A round trip longer than this is a distant kernel (an SSH tunnel, a JupyterHub elsewhere). */
 export const FAR_MS = 30;
-/** Probes slower than `FAR_MS` that make the link far. */
-const FAR_PROBES = 2;
 
 interface Sample {
   ms: number;
@@ -35,18 +24,17 @@ interface Sample {
 
 export class LinkEstimate {
   private readonly samples: Sample[] = [];
-  private readonly probes: number[] = [];
 
-  /** A reply of `bytes` arrived `ms` after its request was sent; `probe`: see the module's comment. */
-  record(ms: number, bytes: number, probe = false): void {
+  /** A reply of `bytes` arrived `ms` after its request was sent. */
+  record(ms: number, bytes: number): void {
     if (!(ms >= 0) || !(bytes >= 0)) return;
-    remember(this.samples, { ms, bytes });
-    if (probe) remember(this.probes, ms);
+    this.samples.push({ ms, bytes });
+    if (this.samples.length > WINDOW) this.samples.shift();
   }
 
-  /** The round trip in ms (the quickest recent probe); undefined before any. */
+  /** The round trip in ms (the quickest recent reply); undefined before any. */
   get roundTripMs(): number | undefined {
-    return this.probes.length === 0 ? undefined : Math.min(...this.probes);
+    return this.samples.length === 0 ? undefined : Math.min(...this.samples.map((s) => s.ms));
   }
 
   /** Bytes a ms: the best recent rate of a large reply; undefined before one. */
@@ -56,14 +44,9 @@ export class LinkEstimate {
     return rates.length === 0 ? undefined : Math.max(...rates);
   }
 
-  /** Whether the probes have told near from far yet. */
-  get settled(): boolean {
-    return this.probes.length >= FAR_PROBES || (this.roundTripMs ?? Infinity) <= FAR_MS;
-  }
-
-  /** Whether the kernel is far: `FAR_PROBES` probes, the quickest over `FAR_MS`. */
+  /** Whether the kernel is far: a round trip over `FAR_MS`. */
   get far(): boolean {
-    return this.probes.length >= FAR_PROBES && this.roundTripMs! > FAR_MS;
+    return (this.roundTripMs ?? 0) > FAR_MS;
   }
 
   /**
@@ -79,9 +62,4 @@ export class LinkEstimate {
     const product = rate * (this.roundTripMs ?? 0);
     return Math.max(1, Math.min(max, 1 + Math.ceil(product / Math.max(1, requestBytes))));
   }
-}
-
-function remember<T>(window: T[], value: T): void {
-  window.push(value);
-  if (window.length > WINDOW) window.shift();
 }

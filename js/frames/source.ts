@@ -179,10 +179,7 @@ export class ChunkSource {
     const chunks = numChunks(p.length, p.chunkSize);
     const chunkBytes = this.store.averageChunkBytes;
     if (!fitsBudget(chunkBytes, chunks, this.store.budgets.encoded)) return;
-    // Until probes have told near from far, one chunk at a time, each a probe.
-    const max = link.settled
-      ? chunksPerRequest(chunkBytes, BACKGROUND_REQUEST_BYTES, link.far ? BACKGROUND_CHUNKS_FAR : BACKGROUND_CHUNKS)
-      : 1;
+    const max = chunksPerRequest(chunkBytes, BACKGROUND_REQUEST_BYTES, link.far ? BACKGROUND_CHUNKS_FAR : BACKGROUND_CHUNKS);
     const inFlight = link.inFlight(max * chunkBytes, MAX_BACKGROUND_REQUESTS);
     while (this.background < inFlight) {
       const batch = backgroundBatch(chunkOf(p.step, p.chunkSize), p.direction, chunks, (k) => this.present(k), max);

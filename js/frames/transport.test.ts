@@ -117,26 +117,6 @@ describe("ChunkTransport", () => {
     expect(model.sent.map((m) => m.chunks)).toEqual([[5]]);
   });
 
-  it("times the round trip from probes alone: one chunk asked for while nothing else was in flight", async () => {
-    const { model, transport } = setup();
-    const answer = (i: number) => {
-      const { id, chunks } = model.sent[i];
-      send(model, { type: "chunks", id, parts: chunks.map((k: number) => header(k, k * 16)) }, chunks.map(() => new Uint8Array(3)));
-    };
-    const pair = transport.fetch([1, 2]); // two chunks: not a probe
-    answer(0);
-    await Promise.all(pair);
-    expect(transport.link.roundTripMs).toBeUndefined();
-    const alone = transport.fetch([3]); // a probe
-    const beside = transport.fetch([4]); // sent while the probe was in flight: not one
-    answer(2);
-    await beside[0];
-    expect(transport.link.roundTripMs).toBeUndefined();
-    answer(1);
-    await alone[0];
-    expect(transport.link.roundTripMs).toBeGreaterThanOrEqual(0);
-  });
-
   it("never asks for a chunk that is already in flight", () => {
     const { model, transport } = setup();
     const [a] = transport.fetch([5]);

@@ -85,8 +85,6 @@ export class ChunkTransport {
   private readonly timers = new Map<number, ReturnType<typeof setTimeout>>();
   /** When each request in flight left, to time its reply. */
   private readonly sentAt = new Map<number, number>();
-  /** The requests in flight that probe the round trip. */
-  private readonly probes = new Set<number>();
   /** The link's round trip and throughput, from the replies' timings. */
   readonly link = new LinkEstimate();
   private readonly onMessage = (msg: unknown, buffers?: DataView[]) => this.receive(msg, buffers ?? []);
@@ -123,8 +121,6 @@ export class ChunkTransport {
       const wanted = () => fresh.some((k) => this.pending.get(k)?.id === id);
       const send = () => {
         if (!wanted()) return;
-        // A probe of the round trip: one chunk, nothing else in flight (js/frames/link.ts).
-        if (fresh.length === 1 && this.sentAt.size === 0) this.probes.add(id);
         this.sentAt.set(id, performance.now());
         this.model.send({ type: "chunks", id, chunks: fresh });
       };
@@ -168,8 +164,7 @@ export class ChunkTransport {
       this.fail(reply.id, new Error(reply.message));
     } else if (reply.type === "chunks") {
       const sent = this.sentAt.get(reply.id);
-      const bytes = buffers.reduce((n, b) => n + b.byteLength, 0);
-      if (sent !== undefined) this.link.record(performance.now() - sent, bytes, this.probes.has(reply.id));
+      if (sent !== undefined) this.link.record(performance.now() - sent, buffers.reduce((n, b) => n + b.byteLength, 0));
       try {
         this.settle(reply.id, parseReply(reply, buffers, this.options.chunkSize()));
       } catch (error) {
@@ -221,7 +216,6 @@ export class ChunkTransport {
     clearTimeout(this.timers.get(id));
     this.timers.delete(id);
     this.sentAt.delete(id);
-    this.probes.delete(id);
   }
 }
 
