@@ -166,6 +166,15 @@ def rows(links: dict[str, Any]) -> list[tuple[str, Callable[[dict[str, Any]], st
             f"at most {f['peak']} in flight"
         )
 
+    def during_fill(s: dict[str, Any]) -> str:
+        measured = s["results"].get("jumps_during_fill")
+        if measured is None:
+            return "not measured"
+        jumped = median(measured["jumps"])
+        echo = median(s["results"]["latency"]["echo"]["jump"])
+        ended = " (the fill ended before the last)" if measured["filled_after"] else ""
+        return f"{jumped:.1f} ({jumped / echo:.2f}x), median of {len(measured['jumps'])}{ended}"
+
     scene = pong(links, next(iter(links)))
     steps = {key: f"{steps_of(scene, key):,}" for key in ("100", "1000", "100000", "long")}
     return [
@@ -188,6 +197,8 @@ def rows(links: dict[str, Any]) -> list[tuple[str, Callable[[dict[str, Any]], st
          filled("fill_unembedded_log")),
         (f"background fill of {steps_of(scene, '100000') + 1:,} positions (x the link's floor: "
          "a round trip and the bytes at its rate)", filled_long),
+        ("random jump while that fill runs, to a stretch it has not reached (ms; x the echo)",
+         during_fill),
     ]  # fmt: skip
 
 

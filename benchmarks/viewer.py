@@ -74,6 +74,7 @@ NUDGE_MS = 8  # when the nudged echo sends its second message (after the kernel'
 FILL_BUDGET = 64 * 2**20
 HUNDRED_K = 100_001  # positions of 100,000 steps
 MIN_LONG_CHUNKS = 2_000  # plenty of room for random jumps to land on chunks never fetched
+JUMPS_DURING_FILL = 5
 STARTED = time.monotonic()
 
 OURS = "ours = EpisodeViewer(rollout)\nours_sent = baselines.SendCounter(ours)\nours"
@@ -417,6 +418,29 @@ class Run:
             self.results["hundred_k_state_bytes"] = self.notebook.python(
                 "baselines.saved_state_bytes(big)"
             )
+        self.probed.call("clearOutput", cell)
+        self.jumps_during_fill(cell)
+
+    def jumps_during_fill(self, cell: int) -> None:
+        """Random jumps while the 100,000-step viewer's background fill runs, each to a
+        stretch the fill has not reached (it goes nearest first from the playhead): what a
+        jump waits behind the fill's requests in flight. Timed without waiting for the
+        kernel to go quiet, which it does not until the fill ends."""
+        self.probed.call("runCell", cell, "ours", TIMEOUT_MS)
+        chunks = chunk_count(HUNDRED_K)
+        samples = []
+        for i in range(JUMPS_DURING_FILL):
+            # Fifths of the episode's second half, far from the start and from each other.
+            low = HUNDRED_K // 2 + i * HUNDRED_K // (2 * JUMPS_DURING_FILL)
+            t = int(self.rng.integers(low, low + HUNDRED_K // (4 * JUMPS_DURING_FILL)))
+            samples.append(
+                self.probed.call("measure", cell, "ours", "jump", t, TIMEOUT_MS, 0, None)
+            )
+        cached = self.probed.call("attribute", cell, "data-cached-chunks")
+        self.results["jumps_during_fill"] = {
+            "jumps": samples,
+            "filled_after": int(cached or 0) >= chunks,  # the fill ended before the last jump
+        }
         self.probed.call("clearOutput", cell)
 
     def fill_without_embedding(self) -> None:
