@@ -43,10 +43,10 @@ DEFAULT_MAX_BYTES = 100 * 2**20
 # chunk of 1,000 steps in one), small enough to parse in a few ms as the viewer asks.
 BLOCK_BYTES = 256 * 2**10
 BLOCK_CHUNKS = 64
-# What a viewer's state carries of its frames (first_chunks): 1,000 Pong steps whole.
-# 1,000 Pong steps whole, and whatever the length the same size: what the state carries
-# before the first frame must not make a long episode's first frame wait (256 KiB took
-# 0.2 s more than a short episode's 64 KiB over a 10 Mbit link, benchmarks/RESULTS.md).
+# What a viewer's state carries of its frames (first_chunks): 1,000 Pong steps whole, and
+# the same size whatever the length, so that it never makes a long episode's first frame
+# wait (256 KiB took 0.2 s more than a short episode's 64 KiB over a 10 Mbit link,
+# benchmarks/RESULTS.md).
 DEFAULT_EMBED_BYTES = 64 * 2**10
 # The first chunk goes past a smaller embed_bytes up to this: its frames show at once.
 FIRST_CHUNK_BYTES = 2**20
