@@ -86,7 +86,17 @@ describe("Outbox", () => {
     expect(sent.at(-1)).toEqual(["prefetch", 11]);
   });
 
-  it("sends everything waiting on flush, held or not", () => {
+  it("sends everything waiting on flush", () => {
+    const { outbox, sent, message } = setup();
+    outbox.send(message("chunk"), true);
+    outbox.send(message("save"));
+    outbox.flush();
+    expect(sent.map(([name]) => name)).toEqual(["chunk", "save"]);
+    vi.advanceTimersByTime(100);
+    expect(sent).toHaveLength(2);
+  });
+
+  it("sends what a hold keeps waiting on flush too", () => {
     const { outbox, sent, message } = setup();
     outbox.hold();
     outbox.send(message("save"));
