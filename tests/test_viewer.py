@@ -22,7 +22,13 @@ from agent_widget.episodes import _codec as codec_module
 from agent_widget.episodes._codec import CHUNK_SIZE, Part, decode_part
 from agent_widget.episodes._frames import Frames
 from agent_widget.viewer import EpisodeViewer
-from agent_widget.viewer._transport import PUSH_CHUNKS, chunk_reply, pack_series, unpack_series
+from agent_widget.viewer._transport import (
+    PUSH_CHUNKS,
+    chunk_reply,
+    info_columns,
+    pack_series,
+    unpack_series,
+)
 
 
 def random_frames(n: int, height: int = 6, width: int = 5, seed: int = 0) -> np.ndarray:
@@ -454,6 +460,31 @@ def test_a_long_episodes_chunks_carry_the_readout_values_the_series_would_have()
     assert values["action"] == [*np.asarray(rollout.actions)[positions.start :].tolist(), None]
     short = index(chunk_reply({"id": 1, "chunks": [0]}, EpisodeViewer(pong_like(50))._episode)[1])
     assert "values" not in short
+
+
+def test_readout_values_keep_non_finite_and_fractional_rewards_and_vector_actions_apart():
+    rewards = np.zeros(5000)
+    rewards[[10, 11, 12, 13]] = [np.nan, np.inf, -np.inf, 0.5]
+    rollout = Rollout.from_arrays(rewards=rewards, actions=np.ones((5000, 2)))
+    viewer = EpisodeViewer(rollout)
+    values = index(chunk_reply({"id": 1, "chunks": [0]}, viewer._episode)[1])["values"]
+    assert values["reward"][9:15] == [0.0, "NaN", "Infinity", "-Infinity", 0.5, 0.0]
+    assert "action" not in values  # vectors go as texts
+    whole = index(chunk_reply({"id": 1, "chunks": [1]}, viewer._episode)[1])["values"]
+    assert whole["reward"][:2] == [0, 0]
+    assert type(whole["reward"][0]) is int
+
+
+def test_info_columns_send_counters_as_differences_and_anything_else_as_it_is():
+    infos = [{"frame": 4 * t, "flag": t % 2 == 0, "big": 2**60 + t} for t in range(3)]
+    infos.append({"frame": 12, "flag": False, "big": 1, "note": "x"})
+    columns = info_columns(infos)
+    assert columns["keys"] == [["frame", "flag", "big"], ["frame", "flag", "big", "note"]]
+    assert columns["key_set"] == [0, 0, 0, 1]
+    assert columns["columns"]["frame"] == {"delta": [0, 4, 4, 4]}
+    assert columns["columns"]["flag"] == [True, False, True, False]  # booleans are not counters
+    assert columns["columns"]["big"] == [2**60, 2**60 + 1, 2**60 + 2, 1]  # past 2**52
+    assert columns["columns"]["note"] == ["x"]
 
 
 def test_a_zoomed_timeline_gets_a_range_in_finer_columns(monkeypatch):

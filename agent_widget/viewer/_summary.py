@@ -148,18 +148,18 @@ def readout_values(episode: Summarized, positions: Sequence[int]) -> dict[str, A
     """
     rewards = episode.rewards
     steps = len(rewards)
-    returns = episode.finite_returns()
-    outcome = [min(t, steps - 1) for t in positions]
+    at = np.asarray(positions, np.int64)
+    outcome = np.minimum(at, steps - 1)
     values: dict[str, Any] = {
         "steps": steps,
-        "reward": [_number(rewards[t]) if t < steps else None for t in positions],
-        "return": [float(returns[t]) for t in positions],
-        "terminated": [bool(episode.terminated[t]) if t >= 0 else None for t in outcome],
-        "truncated": [bool(episode.truncated[t]) if t >= 0 else None for t in outcome],
+        "reward": _numbers(rewards, at),
+        "return": episode.finite_returns()[at].tolist(),
+        "terminated": _flags(episode.terminated, outcome),
+        "truncated": _flags(episode.truncated, outcome),
     }
     actions = episode.actions
     if shows_actions(actions):
-        values["action"] = [_number(actions[t]) if t < len(actions) else None for t in positions]
+        values["action"] = _numbers(actions, at)
     return values
 
 
@@ -184,12 +184,24 @@ def _packed(values: np.ndarray) -> bytes:
     )
 
 
-def _number(value: Any) -> float | int | str:
-    if isinstance(value, (bool, np.bool_)):
-        return int(value)
-    number = float(value)
-    if np.isnan(number):
-        return "NaN"
-    if np.isinf(number):
-        return "Infinity" if number > 0 else "-Infinity"
-    return int(number) if number.is_integer() and abs(number) < 2**53 else number
+def _numbers(values: np.ndarray, at: np.ndarray) -> list[Any]:
+    """``values`` at positions ``at`` for JSON, a whole array at a time (a reply reads
+    thousands of positions): integers when every finite one is whole, non-finite ones as
+    ``"NaN"``, ``"Infinity"`` or ``"-Infinity"``, None past the last value."""
+    present = at < len(values)
+    picked = np.asarray(values[at[present]], np.float64)
+    finite = np.isfinite(picked)
+    kept = picked[finite]
+    whole = bool(np.all((kept == np.round(kept)) & (np.abs(kept) < 2**53)))
+    exact = np.where(finite, picked, 0).astype(np.int64) if whole else picked
+    numbers: list[Any] = exact.tolist()
+    for i in np.flatnonzero(~finite).tolist():
+        numbers[i] = "NaN" if np.isnan(picked[i]) else "Infinity" if picked[i] > 0 else "-Infinity"
+    return numbers + [None] * int(np.count_nonzero(~present))
+
+
+def _flags(flags: np.ndarray, at: np.ndarray) -> list[bool | None]:
+    """``flags`` at positions ``at`` as booleans; None for all when there is no step."""
+    if len(flags) == 0:
+        return [None] * len(at)
+    return np.asarray(flags, bool)[at].tolist()

@@ -12,7 +12,6 @@ same message shape (see :func:`growth_push`).
 
 from __future__ import annotations
 
-import itertools
 import json
 import operator
 import zlib
@@ -239,9 +238,8 @@ def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: Served
         "parts": list(parts),
         "infos": info_columns([infos[t] for t in positions]),
     }
-    texts = [episode.action_text(t) for t in positions]
-    if any(text is not None for text in texts):
-        index["actions"] = [text or "" for text in texts]
+    if positions and episode.action_text(positions[0]) is not None:
+        index["actions"] = [episode.action_text(t) or "" for t in positions]
     values = episode.readout_values(positions)
     if values is not None:
         index["values"] = values
@@ -265,22 +263,24 @@ def info_columns(infos: Sequence[Mapping[str, Any]]) -> Message:
         ([['lives', 'seed'], ['lives']], [0, 1], {'lives': {'delta': [3, 0]}, 'seed': [7]})
     """
     key_sets: dict[tuple[str, ...], int] = {}
-    key_set: list[int] = []
-    columns: dict[str, list[Any]] = {}
-    for info in infos:
-        key_set.append(key_sets.setdefault(tuple(info), len(key_sets)))
-        for key, value in info.items():
-            columns.setdefault(key, []).append(value)
-    packed = {key: _packed(column) for key, column in columns.items()}
+    key_set = [key_sets.setdefault(tuple(info), len(key_sets)) for info in infos]
+    names = dict.fromkeys(key for keys in key_sets for key in keys)
+    packed = {key: _packed([info[key] for info in infos if key in info]) for key in names}
     return {"keys": [list(keys) for keys in key_sets], "key_set": key_set, "columns": packed}
 
 
 def _packed(column: list[Any]) -> Any:
     """A column of integers as its first value and differences, else as it is. Within
     +-2**52, so that every difference is exact in a JavaScript number."""
-    if len(column) < 2 or not all(type(v) is int and abs(v) < 2**52 for v in column):
+    if len(column) < 2 or set(map(type, column)) != {int}:
         return column
-    return {"delta": [column[0], *(b - a for a, b in itertools.pairwise(column))]}
+    try:
+        values = np.array(column, np.int64)
+    except OverflowError:
+        return column
+    if np.abs(values).max() >= 2**52:
+        return column
+    return {"delta": [column[0], *np.diff(values).tolist()]}
 
 
 def answer(content: Mapping[str, Any], episode: Served) -> tuple[Message, list[bytes]]:

@@ -261,13 +261,14 @@ export function parseReply(reply: ChunkReply, buffers: DataView[], chunkSize: nu
   let j = 0;
   index.chunks.forEach((k, i) => {
     const data = entry(k);
+    // Rough UTF-16 footprint of the meta, so infos count against the cache budget too.
+    data.bytes += 2 * JSON.stringify(infos.slice(j, j + index.counts[i])).length;
     for (let t = k * chunkSize; t < k * chunkSize + index.counts[i]; t++, j++) {
       const meta: StepMeta = { info: infos[j] };
       if (index.actions !== undefined) meta.action = index.actions[j];
       if (index.values !== undefined) meta.values = stepValues(index.values, j);
       data.steps.set(t, meta);
-      // Rough UTF-16 footprint of the meta, so infos count against the cache budget too.
-      data.bytes += 2 * (String(t).length + (meta.action?.length ?? 0) + JSON.stringify(meta.info).length);
+      data.bytes += 2 * (String(t).length + (meta.action?.length ?? 0));
     }
   });
   return chunks;
@@ -310,11 +311,6 @@ function describes(values: ReplyValues, positions: number): boolean {
 
 /** Position j's readout values; a non-number where a number belongs reads as missing. */
 function stepValues(values: ReplyValues, j: number): StepValues {
-  const number = (value: unknown): number | undefined => {
-    const n = typeof value === "string" ? Number(value) : value;
-    return typeof n === "number" && (Number.isFinite(n) || typeof value === "string") ? n : undefined;
-  };
-  const flag = (value: unknown): boolean | undefined => (typeof value === "boolean" ? value : undefined);
   return {
     steps: values.steps,
     reward: number(values.reward[j]),
@@ -323,6 +319,16 @@ function stepValues(values: ReplyValues, j: number): StepValues {
     truncated: flag(values.truncated[j]),
     action: values.action === undefined ? undefined : number(values.action[j]),
   };
+}
+
+/** A number as the kernel sends it: a non-finite one as "NaN", "Infinity" or "-Infinity". */
+function number(value: unknown): number | undefined {
+  const n = typeof value === "string" ? Number(value) : value;
+  return typeof n === "number" && (Number.isFinite(n) || typeof value === "string") ? n : undefined;
+}
+
+function flag(value: unknown): boolean | undefined {
+  return typeof value === "boolean" ? value : undefined;
 }
 
 /**
