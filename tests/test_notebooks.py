@@ -78,14 +78,16 @@ def test_the_cartpole_dqn_learns_to_balance_and_shows_its_q_values(tmp_path):
     assert "greedy" in text
     assert "taken" in text
     assert widgets_in(notebook) == 3  # the viewer, the two futures, the what-if viewer
-    # What if: at the step the agent was surest, the other action drops the pole soon;
-    # where it hesitated, both actions last to the time limit.
+    # What if: at the step the agent was surest, the other action drops the pole sooner
+    # than the one it took (how soon moves with the unpinned libraries' numerics: 340 of
+    # 1,000 steps in a fresh install on 2026-12-02, under 100 the day before); where it
+    # hesitated, both actions last to the time limit.
     found = re.findall(r"(LEFT|RIGHT) at t = (\d+): the pole stays up (\d+) steps", text)
     lasts: dict[int, list[int]] = {}
     for _, t, steps in found:
         lasts.setdefault(int(t), []).append(int(steps))
     sure, tied = sorted(lasts, key=lambda t: min(lasts[t]))
-    assert min(lasts[sure]) < 100
+    assert min(lasts[sure]) < max(lasts[sure]) == 1000
     assert lasts[tied] == [1000, 1000]
 
 
