@@ -45,11 +45,12 @@ setup: .venv/.installed node_modules/.installed /usr/bin/chromium
 
 # npm first: installing the package builds the front end (hatch_build.py).
 # torch==2.13.0: the CPU build on this machine's disk (an unpinned torch pulls the CUDA
-# build); pinned on this install line, never in the package's metadata.
-.venv/.installed: pyproject.toml hatch_build.py node_modules/.installed
+# build); pinned on this install line, never in the package's metadata. constraints.txt:
+# every other version, so that a fresh machine gets what the tests last passed with.
+.venv/.installed: pyproject.toml hatch_build.py constraints.txt node_modules/.installed
 	python3 -m venv .venv
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[dev]" torch==2.13.0
+	$(PY) -m pip install -q -c constraints.txt -e ".[dev]" torch==2.13.0
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
