@@ -300,6 +300,78 @@ def test_infos_are_sent_as_data_never_as_markup(monkeypatch):
     assert readouts(buffers)["1"]["info"] == {"note": "<script>alert(1)</script>", "lives": 3}
 
 
+# The frame a paint waits for, sent ahead of a big chunk
+
+
+def test_a_paints_frame_goes_alone_ahead_of_a_big_chunk_and_decodes_to_the_exact_frame(
+    monkeypatch,
+):
+    frames = random_frames(40, 64, 64)  # noise: ~190 KB a chunk, far past PREVIEW_BYTES
+    viewer = EpisodeViewer(frames)
+    sent = exchange(viewer, {"type": "chunks", "id": 4, "chunks": [1, 2], "frame": 21}, monkeypatch)
+    [(preview, [payload]), (reply, buffers)] = sent
+    assert preview == {
+        "type": "frame",
+        "id": 4,
+        "part": {
+            "chunk": 1,
+            "start": 21,
+            "count": 1,
+            "height": 64,
+            "width": 64,
+            "encoding": "zlib-runs",
+        },
+    }
+    assert zlib.decompress(payload) == frames[21].tobytes()
+    part = Part(21, 1, 64, 64, "zlib-runs", payload)
+    assert np.array_equal(decode_part(part)[0], frames[21])
+    assert reply["type"] == "chunks"
+    assert index(buffers)["chunks"] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"type": "chunks", "id": 4, "chunks": [1], "frame": 3},  # not in the first chunk
+        {"type": "chunks", "id": 4, "chunks": [2, 1], "frame": 21},
+        {"type": "chunks", "id": 4, "chunks": [1], "frame": 21.0},
+        {"type": "chunks", "id": 4, "chunks": [1], "frame": True},
+        {"type": "chunks", "id": 4, "chunks": [9], "frame": 150},  # past the end: an error reply
+        {"type": "chunks", "id": "4", "chunks": [1], "frame": 21},
+        {"type": "chunks", "id": 4, "chunks": "1", "frame": 21},
+    ],
+)
+def test_a_request_naming_no_frame_of_its_first_chunk_gets_no_preview(content, monkeypatch):
+    sent = exchange(EpisodeViewer(random_frames(40, 64, 64)), content, monkeypatch)
+    assert [message["type"] for message, _ in sent] in (["chunks"], ["error"])
+
+
+def test_only_a_chunk_of_more_than_preview_bytes_is_preceded_by_its_frame(monkeypatch):
+    frames = random_frames(40, 32, 32)  # noise: ~49 KB a chunk
+    small = EpisodeViewer(np.zeros((40, 32, 32, 3), np.uint8))  # a few hundred bytes a chunk
+    content = {"type": "chunks", "id": 1, "chunks": [0], "frame": 5}
+    assert [m["type"] for m, _ in exchange(small, content, monkeypatch)] == ["chunks"]
+    assert [m["type"] for m, _ in exchange(EpisodeViewer(frames), content, monkeypatch)] == [
+        "frame",
+        "chunks",
+    ]
+
+
+def test_frames_that_fail_to_load_give_no_preview_and_an_error_reply(monkeypatch):
+    viewer = EpisodeViewer(
+        Rollout(
+            frames=BrokenFrames(),
+            actions=np.zeros(19),
+            rewards=np.zeros(19),
+            terminated=np.zeros(19, bool),
+            truncated=np.zeros(19, bool),
+        )
+    )
+    content = {"type": "chunks", "id": 9, "chunks": [1], "frame": 17}
+    [(reply, _)] = exchange(viewer, content, monkeypatch)
+    assert reply == {"type": "error", "id": 9, "message": "ValueError: chunk 1 is damaged"}
+
+
 # Errors
 
 

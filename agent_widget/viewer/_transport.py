@@ -31,6 +31,11 @@ PUSH_CHUNKS = 4
 PUSH_BYTES = 4 * 2**20
 # Chunks one request may ask for (js/frames/source.ts asks for 32 at most).
 MAX_REQUEST_CHUNKS = 256
+# A paint's chunk of more payload bytes than this is preceded by its one frame
+# (:func:`frame_preview`): smaller chunks travel as fast as the frame alone would.
+PREVIEW_BYTES = 32 * 2**10
+# zlib's quickest level: a 480x480 frame deflates in ~1.7 ms to ~22 KB (level 6: ~8 ms, 18 KB).
+PREVIEW_LEVEL = 1
 
 
 class Served(Protocol):
@@ -148,6 +153,48 @@ def chunk_reply(request: Mapping[str, Any], episode: Served) -> tuple[Message, l
     """The reply to ``{"type": "chunks", "id": i, "chunks": [k, ...]}``: content and buffers."""
     chunks = _chunk_indices(request.get("chunks"), episode.num_positions)
     return _chunks_message(request["id"], chunks, episode)
+
+
+def frame_preview(
+    request: Mapping[str, Any], episode: Served
+) -> tuple[Message, list[bytes]] | None:
+    """The frame a paint waits for, sent ahead of its chunk, or None when the chunk is small.
+
+    A request may name the position a paint waits for (``"frame": t``, in the first
+    chunk it asks for). When that chunk's payloads pass ``PREVIEW_BYTES``, the
+    kernel first sends ``{"type": "frame", "id": i, "part": header}`` whose buffer is
+    frame ``t`` alone as a one-frame zlib-runs part: for 480x480 frames ~22 KB
+    instead of a ~150 KB chunk, so the paint no longer waits for the whole chunk's
+    bytes to cross the server and the websocket. The chunk's reply follows as usual.
+    A request the reply will refuse gets no preview (the reply says why).
+    """
+    try:
+        return _preview(request, episode)
+    except Exception:  # the chunk's reply reports what is wrong with it
+        return None
+
+
+def _preview(request: Mapping[str, Any], episode: Served) -> tuple[Message, list[bytes]] | None:
+    t, chunks = request.get("frame"), request.get("chunks")
+    frames = episode.frames
+    if type(t) is not int or type(request.get("id")) is not int or frames is None:
+        return None
+    if not isinstance(chunks, list) or not chunks:
+        return None
+    k = t // CHUNK_SIZE
+    if chunks[0] != k or not 0 <= t < min(episode.num_positions, len(frames)):
+        return None
+    parts = frames.chunk(k)
+    part = next((p for p in parts if p.start <= t < p.start + p.count), None)
+    if part is None or part.height * part.width == 0:
+        return None
+    if sum(len(p.payload) for p in parts) <= PREVIEW_BYTES:
+        return None
+    payload = zlib.compress(np.ascontiguousarray(frames[t]).tobytes(), PREVIEW_LEVEL)
+    header = {"chunk": k, "start": t, "count": 1, "height": part.height, "width": part.width}
+    return {"type": "frame", "id": request["id"], "part": {**header, "encoding": "zlib-runs"}}, [
+        payload
+    ]
 
 
 def growth_push(episode: Served, since: int) -> tuple[Message, list[bytes]]:

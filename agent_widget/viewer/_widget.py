@@ -40,7 +40,7 @@ from agent_widget.viewer._page import (
 )
 from agent_widget.viewer._playback import PlaybackChecks
 from agent_widget.viewer._summary import range_reply, summary
-from agent_widget.viewer._transport import answer, growth_push, panel_request
+from agent_widget.viewer._transport import answer, frame_preview, growth_push, panel_request
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 # Live growth updates the front end at most this often (seconds): a training loop may
@@ -461,6 +461,12 @@ class EpisodeViewer(
             with self._lock:
                 self.send(*range_reply(content, self._episode))
             return
+        with self._lock:
+            preview = (
+                frame_preview(content, self._episode) if isinstance(content, Mapping) else None
+            )
+        if preview is not None:
+            self.send(*preview)
         with self._lock:
             message, buffers = answer(content, self._episode)
         self.send(message, buffers)

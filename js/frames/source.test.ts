@@ -126,6 +126,15 @@ describe("ChunkSource", () => {
     expect(store.chunks.size).toBe(100);
   });
 
+  it("far from the kernel, a paint's request names the frame it waits for; near it, not", async () => {
+    const { model, source, transport } = setup();
+    source.update(playhead({ step: 40, painting: true }));
+    expect(model.sent[0]).toEqual({ type: "chunks", id: 1, chunks: [2] });
+    for (let i = 0; i < 16; i++) transport.link.record(150, 100); // replies of a distant kernel
+    source.update(playhead({ step: 900, painting: true }));
+    expect(model.sent.at(-1)).toEqual({ type: "chunks", id: model.sent.at(-1).id, chunks: [56], frame: 900 });
+  });
+
   it("far from the kernel, keeps a round trip's worth of fill in flight beside the window, in requests of up to 128 chunks", async () => {
     const { model, source, store, answer } = setup();
     // A link of 150 ms round trips and 10 Mbit/s (1,250 bytes a ms): request i's reply

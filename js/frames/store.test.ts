@@ -97,6 +97,45 @@ describe("FrameStore", () => {
     expect(s.isDecoded(2)).toBe(false);
   });
 
+  it("caches a frame sent ahead of its chunk, ready to paint before the chunk arrives", async () => {
+    const s = store();
+    await s.preview(part([FRAMES[18]], 18, 2, 3));
+    expect(s.frameNow(18)!.rgba).toEqual(rgba(FRAMES[18]));
+    expect(s.has(1)).toBe(false); // the chunk is still to come, and its other frames with it
+    expect(s.frameNow(17)).toBeUndefined();
+    s.put(chunk(1));
+    expect((await s.frame(17))!.rgba).toEqual(rgba(FRAMES[17]));
+  });
+
+  it("decodes a position being previewed from the preview, not by inflating its chunk's part beside it", async () => {
+    const s = store();
+    const previewed = s.preview(part([FRAMES[18]], 18, 2, 3));
+    const data = chunk(1);
+    s.put(data);
+    const frame = s.frame(18);
+    await previewed;
+    expect((await frame)!.rgba).toEqual(rgba(FRAMES[18]));
+    expect(s.frameNow(19)).toBeUndefined(); // the chunk's part was not inflated
+  });
+
+  it("keeps no preview whose chunk was dropped, or the store cleared, while it was decoded", async () => {
+    const s = store();
+    const dropped = s.preview(part([FRAMES[18]], 18, 2, 3));
+    s.drop(1);
+    const cleared = s.preview(part([FRAMES[3]], 3, 2, 3));
+    s.clear();
+    await Promise.all([dropped, cleared]);
+    expect(s.isDecoded(18)).toBe(false);
+    expect(s.isDecoded(3)).toBe(false);
+  });
+
+  it("rejects a preview that is not a frame, naming its position", async () => {
+    const s = store();
+    const bad = { ...part([FRAMES[5]], 5, 2, 3), payload: Uint8Array.from([1, 2, 3]) };
+    await expect(s.preview(bad)).rejects.toThrow("zlib-runs part at position 5");
+    expect(s.isDecoded(5)).toBe(false);
+  });
+
   it("bounds the decoded frames by bytes, keeping the most recent", async () => {
     const s = store(2 * 24); // two 2x3 RGBA frames
     s.put(chunk(0));

@@ -57,6 +57,8 @@ export class FrameStore {
   private readonly frames: ByteLRU<number, Frame>;
   /** Parts of dropped chunks: decodes still running for them must not fill the cache. */
   private retired = new WeakSet<EncodedPart>();
+  /** Frames sent ahead of their chunks (`preview`) being decoded, by position; retired with their chunk. */
+  private previews = new Map<number, { part: EncodedPart; done: Promise<void> }>();
   /**
    * RGBA buffers of frames evicted from the cache, for the next frames decoded. During
    * playback a frame is evicted for every frame decoded; allocating 0.9 MB a frame
@@ -121,10 +123,29 @@ export class FrameStore {
     return cached !== undefined && reach(cached) >= Math.min((k + 1) * this.chunkSize(), length);
   }
 
+  /**
+   * Decodes a one-frame part sent ahead of its chunk into the cache of frames, so that
+   * the paint waiting for it need not wait for the chunk; the chunk, when it comes,
+   * is cached as usual (meanwhile `frame` waits for this rather than inflating the
+   * chunk's part beside it). Nothing is kept if the chunk was dropped meanwhile.
+   */
+  preview(part: EncodedPart): Promise<void> {
+    const t = part.start;
+    const decoder = new PartDecoder(part);
+    const done = decoder.load().then(() => {
+      if (!this.frames.has(t)) this.keep(t, part, decoder.frame(t, this.spareFor(part)));
+    });
+    this.previews.set(t, { part, done });
+    const forget = () => this.previews.get(t)?.done === done && this.previews.delete(t);
+    done.then(forget, forget);
+    return done;
+  }
+
   /** Forgets chunk `k` and everything decoded from it (its data changed, e.g. the episode grew). */
   drop(k: number): void {
     const data = this.chunks.peek(k);
     if (data !== undefined) for (const part of data.parts) this.retired.add(part);
+    for (const { part } of this.previews.values()) if (part.chunk === k) this.retired.add(part);
     this.chunks.delete(k);
     this.decoders.deleteWhere((part) => part.chunk === k);
     this.frames.deleteWhere((t) => Math.floor(t / this.chunkSize()) === k);
@@ -134,7 +155,7 @@ export class FrameStore {
     for (const k of [...this.chunks.keys()]) this.drop(k);
     this.frames.clear();
     this.decoders.clear();
-    this.retired = new WeakSet();
+    this.retired = new WeakSet([...this.previews.values()].map(({ part }) => part));
   }
 
   /** Whether the RGBA frame at `t` is decoded and cached. */
@@ -166,6 +187,8 @@ export class FrameStore {
    * not cached.
    */
   async frame(t: number): Promise<Frame | null | undefined> {
+    const previewed = this.previews.get(t)?.done.catch(() => undefined);
+    if (previewed !== undefined) await previewed;
     const ready = this.frameNow(t);
     if (ready !== undefined) return ready;
     const part = this.partOf(t);

@@ -179,6 +179,35 @@ describe("ChunkTransport", () => {
     await expect(b).rejects.toThrow('chunk reply 2: the info column "x" runs out');
   });
 
+  it("names the position a paint waits for when it asks for its chunk first", () => {
+    const { model, transport } = setup();
+    transport.fetch([3, 4], true, 50);
+    transport.fetch([4, 5], true, 70); // chunk 4 is on its way: the request leads with 5
+    expect(model.sent).toEqual([
+      { type: "chunks", id: 1, chunks: [3, 4], frame: 50 },
+      { type: "chunks", id: 2, chunks: [5] },
+    ]);
+  });
+
+  it("hands a frame sent ahead of its chunk to onFrame while that chunk is wanted from its request", () => {
+    const model = new FakeModel();
+    const frames: { start: number; payload: number[] }[] = [];
+    const transport = new ChunkTransport(model, {
+      chunkSize: () => 16,
+      onFrame: (part) => frames.push({ start: part.start, payload: [...part.payload] }),
+    });
+    transport.fetch([3], true, 50);
+    transport.fetch([6], true, 100);
+    const frame = (id: number, chunk: number, start: number) => ({ type: "frame", id, part: { ...header(chunk, start, 1) } });
+    model.reply(frame(1, 3, 50), [Uint8Array.from([9, 8])]);
+    model.reply(frame(2, 3, 51), [Uint8Array.from([1])]); // another request's id: ignored
+    model.reply(frame(1, 3, 50), []); // no payload: ignored
+    transport.forget(6);
+    model.reply(frame(2, 6, 100), [Uint8Array.from([1])]); // forgotten: ignored
+    expect(frames).toEqual([{ start: 50, payload: [9, 8] }]);
+    expect(transport.isPending(3)).toBe(true); // the chunk itself is still to come
+  });
+
   it("ignores replies to ids it never sent", () => {
     const { model, transport } = setup();
     transport.fetch([1]);

@@ -12,6 +12,10 @@
  * While the episode grows the kernel also pushes its newest chunks unasked (it
  * cannot answer requests while a cell runs). A pushed chunk that is in flight
  * settles its request (whose own reply is then ignored); any other goes to `onPush`.
+ *
+ * A paint's request names the position it waits for; for a big chunk the kernel
+ * sends that frame alone first (agent_widget/viewer/_transport.py `frame_preview`),
+ * handed to `onFrame` while its chunk is still wanted.
  */
 import { strFromU8, unzlibSync } from "fflate";
 import { type InfoColumns, infoRows } from "./info-columns.ts";
@@ -60,6 +64,13 @@ interface ReplyValues {
   action?: (number | string | null)[];
 }
 
+/** The frame a paint waits for, ahead of its chunk; its one buffer is the payload. */
+interface FrameReply {
+  type: "frame";
+  id: number;
+  part: PartHeader;
+}
+
 interface ErrorReply {
   type: "error";
   id: number;
@@ -77,6 +88,8 @@ export interface TransportOptions {
   onPushError?: (error: Error) => void;
   /** Paces the requests with the view's other messages; by default each is sent at once. */
   outbox?: Outbox;
+  /** A one-frame part sent ahead of the chunk that holds it, which is still wanted. */
+  onFrame?: (part: EncodedPart) => void;
 }
 
 export class ChunkTransport {
@@ -106,9 +119,10 @@ export class ChunkTransport {
   /**
    * Asks for `chunks` in one message (leaving out those already in flight) and
    * returns one promise per requested chunk, in the same order. `urgent`: a paint
-   * waits for the reply, so the request leaves ahead of the view's other messages.
+   * waits for the reply, so the request leaves ahead of the view's other messages;
+   * `frame`: the position it waits for, in the first chunk, which the kernel may send first.
    */
-  fetch(chunks: readonly number[], urgent = false): Promise<ChunkData>[] {
+  fetch(chunks: readonly number[], urgent = false, frame?: number): Promise<ChunkData>[] {
     const fresh = [...new Set(chunks)].filter((k) => !this.pending.has(k));
     if (fresh.length > 0) {
       const id = this.nextId++;
@@ -122,7 +136,8 @@ export class ChunkTransport {
       const send = () => {
         if (!wanted()) return;
         this.sentAt.set(id, performance.now());
-        this.model.send({ type: "chunks", id, chunks: fresh });
+        const first = frame !== undefined && fresh[0] === chunks[0] ? { frame } : {};
+        this.model.send({ type: "chunks", id, chunks: fresh, ...first });
       };
       this.outbox.send(send, urgent);
     }
@@ -153,14 +168,16 @@ export class ChunkTransport {
   }
 
   private receive(msg: unknown, buffers: DataView[]): void {
-    const reply = msg as ChunkReply | ErrorReply | null;
+    const reply = msg as ChunkReply | FrameReply | ErrorReply | null;
     if (reply === null || typeof reply !== "object") return;
     if (reply.type === "chunks" && reply.push === true) {
       this.receivePush(reply, buffers);
       return;
     }
     if (reply.id === null || !this.timers.has(reply.id)) return;
-    if (reply.type === "error") {
+    if (reply.type === "frame") {
+      this.receiveFrame(reply, buffers);
+    } else if (reply.type === "error") {
       this.fail(reply.id, new Error(reply.message));
     } else if (reply.type === "chunks") {
       const sent = this.sentAt.get(reply.id);
@@ -171,6 +188,14 @@ export class ChunkTransport {
         this.fail(reply.id, error as Error);
       }
     }
+  }
+
+  /** Hands on a frame sent ahead of its chunk, if that chunk is still wanted from this request. */
+  private receiveFrame(reply: FrameReply, buffers: DataView[]): void {
+    const header = reply.part;
+    if (buffers.length !== 1 || typeof header !== "object" || header === null) return;
+    if (this.pending.get(header.chunk)?.id !== reply.id) return;
+    this.options.onFrame?.({ ...header, payload: ownBytes(buffers[0]) });
   }
 
   private receivePush(push: ChunkReply, buffers: DataView[]): void {

@@ -49,3 +49,9 @@ def synthetic_episode(n: int, height: int = 48, width: int = 64, infos: bool = T
 def frame_digests(frames: np.ndarray) -> dict[str, int]:
     """SHA-256 of each frame's RGB bytes -> position: what the page computes from the canvas."""
     return {hashlib.sha256(frame.tobytes()).hexdigest(): t for t, frame in enumerate(frames)}
+
+
+def noise_frames(n: int, height: int = 64, width: int = 64) -> np.ndarray:
+    """(n, height, width, 3) uint8 noise: 16 of them barely compress (~200 KB at 64x64),
+    a chunk the kernel sends its frame ahead of."""
+    return np.random.default_rng(0).integers(0, 256, (n, height, width, 3), np.uint8)
