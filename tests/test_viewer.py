@@ -309,7 +309,7 @@ def test_a_paints_frame_goes_alone_ahead_of_a_big_chunk_and_decodes_to_the_exact
     frames = random_frames(40, 64, 64)  # noise: ~190 KB a chunk, far past PREVIEW_BYTES
     viewer = EpisodeViewer(frames)
     sent = exchange(viewer, {"type": "chunks", "id": 4, "chunks": [1, 2], "frame": 21}, monkeypatch)
-    [(preview, [payload]), (reply, buffers)] = sent
+    [(preview, [payload, meta]), (reply, buffers)] = sent
     assert preview == {
         "type": "frame",
         "id": 4,
@@ -327,6 +327,9 @@ def test_a_paints_frame_goes_alone_ahead_of_a_big_chunk_and_decodes_to_the_exact
     assert np.array_equal(decode_part(part)[0], frames[21])
     assert reply["type"] == "chunks"
     assert index(buffers)["chunks"] == [1, 2]
+    # The readout data of the frame's chunk come with it: its index, without parts.
+    alone = index(chunk_reply({"chunks": [1], "id": 0}, viewer._episode)[1])
+    assert index([meta]) == {**alone, "parts": []}
 
 
 @pytest.mark.parametrize(

@@ -162,10 +162,11 @@ def frame_preview(
 
     A request may name the position a paint waits for (``"frame": t``, in the first
     chunk it asks for). When that chunk's payloads pass ``PREVIEW_BYTES``, the
-    kernel first sends ``{"type": "frame", "id": i, "part": header}`` whose buffer is
-    frame ``t`` alone as a one-frame zlib-runs part: for 480x480 frames ~22 KB
-    instead of a ~150 KB chunk, so the paint no longer waits for the whole chunk's
-    bytes to cross the server and the websocket. The chunk's reply follows as usual.
+    kernel first sends ``{"type": "frame", "id": i, "part": header}`` whose buffers are
+    frame ``t`` alone as a one-frame zlib-runs part (for 480x480 frames ~22 KB instead
+    of a ~150 KB chunk), then the chunk's index without parts (:func:`reply_index`, a
+    few hundred bytes), so that the readout shows with the frame. The paint no longer
+    waits for the whole chunk's bytes to cross the link. The chunk's reply follows.
     A request the reply will refuse gets no preview (the reply says why).
     """
     try:
@@ -192,9 +193,8 @@ def _preview(request: Mapping[str, Any], episode: Served) -> tuple[Message, list
         return None
     payload = zlib.compress(np.ascontiguousarray(frames[t]).tobytes(), PREVIEW_LEVEL)
     header = {"chunk": k, "start": t, "count": 1, "height": part.height, "width": part.width}
-    return {"type": "frame", "id": request["id"], "part": {**header, "encoding": "zlib-runs"}}, [
-        payload
-    ]
+    message = {"type": "frame", "id": request["id"], "part": {**header, "encoding": "zlib-runs"}}
+    return message, [payload, reply_index([k], [], episode)]
 
 
 def growth_push(episode: Served, since: int) -> tuple[Message, list[bytes]]:

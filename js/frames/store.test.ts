@@ -97,14 +97,17 @@ describe("FrameStore", () => {
     expect(s.isDecoded(2)).toBe(false);
   });
 
-  it("caches a frame sent ahead of its chunk, ready to paint before the chunk arrives", async () => {
+  it("caches a frame sent ahead of its chunk, ready to paint before the chunk arrives, and its readout data", async () => {
     const s = store();
-    await s.preview(part([FRAMES[18]], 18, 2, 3));
+    await s.preview(part([FRAMES[18]], 18, 2, 3), new Map([[18, { info: { ahead: true } }]]));
     expect(s.frameNow(18)!.rgba).toEqual(rgba(FRAMES[18]));
+    expect(s.meta(18)).toEqual({ info: { ahead: true } });
     expect(s.has(1)).toBe(false); // the chunk is still to come, and its other frames with it
     expect(s.frameNow(17)).toBeUndefined();
     s.put(chunk(1));
     expect((await s.frame(17))!.rgba).toEqual(rgba(FRAMES[17]));
+    expect(s.meta(16)).toEqual({ action: "a1", info: { k: 1 } }); // the chunk's own data now
+    expect(s.meta(18)).toBeUndefined();
   });
 
   it("decodes a position being previewed from the preview, not by inflating its chunk's part beside it", async () => {
@@ -120,8 +123,9 @@ describe("FrameStore", () => {
 
   it("keeps no preview whose chunk was dropped, or the store cleared, while it was decoded", async () => {
     const s = store();
-    const dropped = s.preview(part([FRAMES[18]], 18, 2, 3));
+    const dropped = s.preview(part([FRAMES[18]], 18, 2, 3), new Map([[18, { info: {} }]]));
     s.drop(1);
+    expect(s.meta(18)).toBeUndefined();
     const cleared = s.preview(part([FRAMES[3]], 3, 2, 3));
     s.clear();
     await Promise.all([dropped, cleared]);

@@ -59,6 +59,8 @@ export class FrameStore {
   private retired = new WeakSet<EncodedPart>();
   /** Frames sent ahead of their chunks (`preview`) being decoded, by position; retired with their chunk. */
   private previews = new Map<number, { part: EncodedPart; done: Promise<void> }>();
+  /** The readout data that came with a preview, by chunk, until the chunk itself comes. */
+  private previewSteps = new Map<number, Map<number, StepMeta>>();
   /**
    * RGBA buffers of frames evicted from the cache, for the next frames decoded. During
    * playback a frame is evicted for every frame decoded; allocating 0.9 MB a frame
@@ -107,6 +109,7 @@ export class FrameStore {
     const cached = this.chunks.peek(data.chunk);
     if (cached !== undefined && reach(cached) >= reach(data)) return false;
     if (cached !== undefined) this.drop(data.chunk);
+    this.previewSteps.delete(data.chunk);
     this.chunks.set(data.chunk, data);
     this.received++;
     this.receivedBytes += data.bytes;
@@ -129,8 +132,9 @@ export class FrameStore {
    * is cached as usual (meanwhile `frame` waits for this rather than inflating the
    * chunk's part beside it). Nothing is kept if the chunk was dropped meanwhile.
    */
-  preview(part: EncodedPart): Promise<void> {
+  preview(part: EncodedPart, steps: Map<number, StepMeta> = new Map()): Promise<void> {
     const t = part.start;
+    this.previewSteps.set(part.chunk, steps);
     const decoder = new PartDecoder(part);
     const done = decoder.load().then(() => {
       if (!this.frames.has(t)) this.keep(t, part, decoder.frame(t, this.spareFor(part)));
@@ -146,6 +150,7 @@ export class FrameStore {
     const data = this.chunks.peek(k);
     if (data !== undefined) for (const part of data.parts) this.retired.add(part);
     for (const { part } of this.previews.values()) if (part.chunk === k) this.retired.add(part);
+    this.previewSteps.delete(k);
     this.chunks.delete(k);
     this.decoders.deleteWhere((part) => part.chunk === k);
     this.frames.deleteWhere((t) => Math.floor(t / this.chunkSize()) === k);
@@ -155,6 +160,7 @@ export class FrameStore {
     for (const k of [...this.chunks.keys()]) this.drop(k);
     this.frames.clear();
     this.decoders.clear();
+    this.previewSteps.clear();
     this.retired = new WeakSet([...this.previews.values()].map(({ part }) => part));
   }
 
@@ -163,9 +169,10 @@ export class FrameStore {
     return this.frames.has(t);
   }
 
-  /** The kernel's action text and info for position `t`, if its chunk is cached. */
+  /** The kernel's action text and info for position `t`, if its chunk is cached or previewed. */
   meta(t: number): StepMeta | undefined {
-    return this.chunks.peek(Math.floor(t / this.chunkSize()))?.steps.get(t);
+    const k = Math.floor(t / this.chunkSize());
+    return (this.chunks.peek(k)?.steps ?? this.previewSteps.get(k))?.get(t);
   }
 
   /**

@@ -189,22 +189,27 @@ describe("ChunkTransport", () => {
     ]);
   });
 
-  it("hands a frame sent ahead of its chunk to onFrame while that chunk is wanted from its request", () => {
+  it("hands a frame sent ahead of its chunk, with the chunk's readout data, to onFrame while that chunk is wanted from its request", () => {
     const model = new FakeModel();
-    const frames: { start: number; payload: number[] }[] = [];
+    const frames: { start: number; payload: number[]; infos: unknown[] }[] = [];
     const transport = new ChunkTransport(model, {
       chunkSize: () => 16,
-      onFrame: (part) => frames.push({ start: part.start, payload: [...part.payload] }),
+      onFrame: (part, steps) => frames.push({ start: part.start, payload: [...part.payload], infos: [...steps.values()].map((m) => m.info) }),
     });
     transport.fetch([3], true, 50);
     transport.fetch([6], true, 100);
-    const frame = (id: number, chunk: number, start: number) => ({ type: "frame", id, part: { ...header(chunk, start, 1) } });
-    model.reply(frame(1, 3, 50), [Uint8Array.from([9, 8])]);
-    model.reply(frame(2, 3, 51), [Uint8Array.from([1])]); // another request's id: ignored
-    model.reply(frame(1, 3, 50), []); // no payload: ignored
+    /** The kernel's frame message: the one-frame part's payload, then chunk k's index without parts. */
+    const frame = (id: number, k: number, start: number, payload: number[], infos = [{ lives: 3 }, { lives: 2 }]) => {
+      const [, [index]] = kernelReply({}, [], { [k]: { infos } });
+      model.reply({ type: "frame", id, part: header(k, start, 1) }, [Uint8Array.from(payload), index]);
+    };
+    frame(1, 3, 50, [9, 8]);
+    frame(2, 3, 51, [1]); // another request's id: ignored
+    model.reply({ type: "frame", id: 1, part: header(3, 50, 1) }, [Uint8Array.from([1])]); // no index: ignored
+    model.reply({ type: "frame", id: 1, part: header(3, 50, 1) }, [Uint8Array.from([1]), Uint8Array.from([1])]); // unreadable: ignored
     transport.forget(6);
-    model.reply(frame(2, 6, 100), [Uint8Array.from([1])]); // forgotten: ignored
-    expect(frames).toEqual([{ start: 50, payload: [9, 8] }]);
+    frame(2, 6, 100, [1]); // forgotten: ignored
+    expect(frames).toEqual([{ start: 50, payload: [9, 8], infos: [{ lives: 3 }, { lives: 2 }] }]);
     expect(transport.isPending(3)).toBe(true); // the chunk itself is still to come
   });
 

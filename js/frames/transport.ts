@@ -64,7 +64,7 @@ interface ReplyValues {
   action?: (number | string | null)[];
 }
 
-/** The frame a paint waits for, ahead of its chunk; its one buffer is the payload. */
+/** The frame a paint waits for, ahead of its chunk; its buffers are the payload, then the chunk's index without parts. */
 interface FrameReply {
   type: "frame";
   id: number;
@@ -88,8 +88,8 @@ export interface TransportOptions {
   onPushError?: (error: Error) => void;
   /** Paces the requests with the view's other messages; by default each is sent at once. */
   outbox?: Outbox;
-  /** A one-frame part sent ahead of the chunk that holds it, which is still wanted. */
-  onFrame?: (part: EncodedPart) => void;
+  /** A one-frame part sent ahead of the chunk that holds it, which is still wanted, and the chunk's readout data. */
+  onFrame?: (part: EncodedPart, steps: Map<number, StepMeta>) => void;
 }
 
 export class ChunkTransport {
@@ -190,12 +190,22 @@ export class ChunkTransport {
     }
   }
 
-  /** Hands on a frame sent ahead of its chunk, if that chunk is still wanted from this request. */
+  /**
+   * Hands on a frame sent ahead of its chunk, with the readout data of the chunk's
+   * positions, if that chunk is still wanted from this request. One that cannot be
+   * read is dropped: the chunk's own reply follows.
+   */
   private receiveFrame(reply: FrameReply, buffers: DataView[]): void {
     const header = reply.part;
-    if (buffers.length !== 1 || typeof header !== "object" || header === null) return;
+    if (buffers.length !== 2 || typeof header !== "object" || header === null) return;
     if (this.pending.get(header.chunk)?.id !== reply.id) return;
-    this.options.onFrame?.({ ...header, payload: ownBytes(buffers[0]) });
+    let steps: Map<number, StepMeta> | undefined;
+    try {
+      steps = parseReply({ type: "chunks", id: reply.id }, buffers.slice(1), this.options.chunkSize()).get(header.chunk)?.steps;
+    } catch {
+      return;
+    }
+    this.options.onFrame?.({ ...header, payload: ownBytes(buffers[0]) }, steps ?? new Map());
   }
 
   private receivePush(push: ChunkReply, buffers: DataView[]): void {

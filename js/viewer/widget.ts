@@ -24,7 +24,7 @@ import { Timeline } from "../shared/timeline.ts";
 import { RangeRequests } from "../shared/timeline-ranges.ts";
 import { Traits } from "./traits.ts";
 import { ChunkTransport } from "../frames/transport.ts";
-import type { ChunkData, EncodedPart, Model } from "../shared/types.ts";
+import type { ChunkData, EncodedPart, Model, StepMeta } from "../shared/types.ts";
 
 /**
  * `step` is set locally at once but saved to the kernel at most this often:
@@ -126,7 +126,7 @@ class EpisodeView {
       onPush: (data) => this.source.receive(data),
       onPushError: (error) => this.report(error),
       outbox: this.outbox,
-      onFrame: (part) => this.onPreview(part),
+      onFrame: (part, steps) => this.onPreview(part, steps),
     });
     this.source = new ChunkSource(
       this.transport,
@@ -342,12 +342,16 @@ class EpisodeView {
     this.decoder.schedule(decodePlan(this.step, this.direction, this.traits.length, ahead, behind, wrap));
   }
 
-  /** Paints a frame the kernel sent ahead of its chunk, if the view still waits for it. */
-  private onPreview(part: EncodedPart): void {
+  /** Paints a frame the kernel sent ahead of its chunk, and its readout, if the view still waits for it. */
+  private onPreview(part: EncodedPart, steps: Map<number, StepMeta>): void {
     const t = part.start;
     if (t !== this.step || this.store.frameNow(t) !== undefined) return;
-    this.store.preview(part).then(
-      () => this.step === t && this.paint(),
+    this.store.preview(part, steps).then(
+      () => {
+        if (this.step !== t) return;
+        this.showReadout();
+        this.paint();
+      },
       (error: Error) => this.report(error),
     );
   }

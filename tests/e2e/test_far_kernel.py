@@ -1,6 +1,6 @@
 """A distant kernel in a real JupyterLab: the browser reaches the server through the
 benchmarks' far-link proxy (40 ms round trip, 20 Mbit/s each way), and a jump paints
-its frame from the one sent ahead of its big chunk."""
+its frame, and its readout, from the frame sent ahead of its big chunk."""
 
 from __future__ import annotations
 
@@ -32,7 +32,9 @@ from episodes import noise_frames
 from agent_widget.episodes import Rollout
 from agent_widget.viewer import EpisodeViewer
 from benchmarks.scenes import repeated
-tile = Rollout.from_arrays(frames=noise_frames(64), actions=[0] * 63)
+tile = Rollout.from_arrays(
+    frames=noise_frames(64), actions=[0] * 63, infos=[{{"tile": i}} for i in range(64)]
+)
 viewer = EpisodeViewer(repeated(tile, {POSITIONS}), embed_bytes=0)
 sent = []
 send = viewer.send
@@ -49,7 +51,9 @@ viewer""",
         yield notebook
 
 
-def test_far_from_the_kernel_a_jump_paints_the_frame_sent_ahead_of_its_chunk(notebook):
+def test_far_from_the_kernel_a_jump_paints_the_frame_and_readout_sent_ahead_of_its_chunk(
+    notebook,
+):
     view = notebook.view(0)
     view.wait_painted(0)
     frames = noise_frames(64)
@@ -70,7 +74,9 @@ def test_far_from_the_kernel_a_jump_paints_the_frame_sent_ahead_of_its_chunk(not
                 observer.disconnect();
                 const {width, height} = canvas;
                 const rgba = canvas.getContext("2d").getImageData(0, 0, width, height).data;
-                window.__awFirstPaint = {rgba: Array.from(rgba), chunkArrived: cached() !== at};
+                const readout = root.querySelector("pre.aw-readout").textContent;
+                const chunkArrived = cached() !== at;
+                window.__awFirstPaint = {rgba: Array.from(rgba), readout, chunkArrived};
             }).observe(root, {attributes: true, attributeFilter: ["data-painted-step"]});
         }""",
         TARGET,
@@ -81,6 +87,7 @@ def test_far_from_the_kernel_a_jump_paints_the_frame_sent_ahead_of_its_chunk(not
     rgb = np.array(first["rgba"], np.uint8).reshape(64, 64, 4)[..., :3]
     assert np.array_equal(rgb, frames[TARGET % 64])
     assert first["chunkArrived"] is False
+    assert f'info: {{"tile":{TARGET % 64}}}' in first["readout"]  # the readout came with it
     replies = notebook.python("sent")[before:]
     jump = next(i for i, (kind, _) in enumerate(replies) if kind == "frame")
     assert replies[jump + 1] == ["chunks", replies[jump][1]]  # the chunk follows its frame
