@@ -144,7 +144,7 @@ export class ChunkSource {
     else this.urgent++;
     // Far from the kernel a paint asks for its frame first, which the kernel sends alone
     // ahead of a big chunk (js/frames/transport.ts): over 150 ms / 10 Mbit a 480x480
-    // jump paints in 181 ms instead of 288 (benchmarks/frame_ahead.py). Near it, making
+    // jump paints in 187 ms instead of 295 (benchmarks/frame_ahead.py). Near it, making
     // the frame alone (3-6 ms in the kernel) costs what it saves in the browser.
     const first = this.transport.link.far ? painting : undefined;
     const settled = this.transport.fetch(chunks, painting !== undefined, first).map((promise) =>
