@@ -91,9 +91,11 @@ class ServerProcess:
 
 class Server(ServerProcess):
     """A JupyterLab or Notebook 7 server on 127.0.0.1 whose config, settings and runtime
-    live in ``root``."""
+    live in ``root``; with ``stock``, without agent-widget's server extension
+    (agent_widget_server), as a server where agent-widget is only in the kernel's
+    environment runs."""
 
-    def __init__(self, root: Path, front_end: FrontEnd = LAB) -> None:
+    def __init__(self, root: Path, front_end: FrontEnd = LAB, stock: bool = False) -> None:
         self.front_end = front_end
         self.notebooks = root / "notebooks"
         self.notebooks.mkdir(parents=True)
@@ -104,6 +106,11 @@ class Server(ServerProcess):
             path = root / "settings" / f"{name}.jupyterlab-settings"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(values))
+        if stock:
+            config = root / "config" / "jupyter_server_config.json"
+            config.parent.mkdir(parents=True)
+            extensions = {"jpserver_extensions": {"agent_widget_server": False}}
+            config.write_text(json.dumps({"ServerApp": extensions}))
         env = dict(os.environ)
         for var, sub in [
             ("JUPYTER_CONFIG_DIR", "config"),
