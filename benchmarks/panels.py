@@ -20,10 +20,10 @@ step and marked current (bars: drawn; overlay: its levels coloured and drawn ove
 frame). The kernel logs, on one clock, when each panel request had been handled,
 when the user's function ran and when the card was sent, so each seek splits into
 the function's own time, the rest of the kernel's and the time outside it. The
-notebook runs on two servers side by side, a stock one and one with TCP_NODELAY on
-its kernel websockets (what Nagle's algorithm costs); their seeks are interleaved,
-the variants take turns within each repetition, and so do the three playback
-viewers (on the stock server).
+notebook runs on two servers side by side, one with agent-widget's server extension
+(agent_widget_server: TCP_NODELAY on kernel websockets) and a stock one (what Nagle's
+algorithm costs); their seeks are interleaved, the variants take turns within each
+repetition, and so do the three playback viewers (on the first server).
 
     .venv/bin/python -m benchmarks.panels            # ~3 min; prints and updates RESULTS.md
     .venv/bin/python -m benchmarks.panels --quick    # smoke run; prints only
@@ -66,22 +66,9 @@ TIMEOUT_MS = 30_000
 QUIET_MS = 60  # kernel idle this long after a seek before the next one
 TARGETS = {"bars": 30.0, "overlay": 50.0, "fps_drop": 0.10}
 STARTED = time.monotonic()
-SERVERS = {"stock": "stock server", "nodelay": "server with TCP_NODELAY (a test)"}
-# Loaded by the second server (a config file is Python): jupyter_server leaves Nagle's
-# algorithm on for kernel websockets (tornado's default), so a small message written
-# while an earlier one is unacknowledged waits for the browser's delayed ACK (~40 ms).
-NODELAY_CONFIG = """from jupyter_server.services.kernels.websocket import KernelWebsocketHandler
-
-_open = KernelWebsocketHandler.open
-
-
-async def _open_without_nagle(self, kernel_id):
-    self.set_nodelay(True)
-    await _open(self, kernel_id)
-
-
-KernelWebsocketHandler.open = _open_without_nagle
-"""
+# The server as agent-widget installs it (agent_widget_server: no Nagle on kernel websockets),
+# and a stock one, as where agent-widget is in the kernel's environment only.
+SERVERS = {"ours": "with agent_widget_server", "stock": "stock server"}
 
 # Cell index -> what it shows. Cell 0 is the setup.
 Q, HEAT, ECHO = 1, 2, 3
@@ -558,7 +545,7 @@ def record_episodes(folder: Path) -> dict[str, Any]:
 
 def measure(plan: Plan, command: str) -> dict[str, Any]:
     """Records the episodes, runs the notebook on both servers, and returns the raw
-    measurements: seeks interleaved across the servers, playback on the stock one."""
+    measurements: seeks interleaved across the servers, playback on ours."""
     run_info: dict[str, Any] = {"command": command, "code": code_version()}
     run_info["load_start"] = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="aw-bench-panels-") as tmp:
@@ -570,7 +557,7 @@ def measure(plan: Plan, command: str) -> dict[str, Any]:
             run_info["chromium"] = browser.version
             runs = {}
             for key in SERVERS:
-                server = lab_server(folder / key, nodelay=key == "nodelay")
+                server = Server(folder / key, stock=key == "stock")
                 stack.callback(server.stop)
                 probed = ProbedPage(browser)
                 stack.callback(probed.close)
@@ -585,7 +572,7 @@ def measure(plan: Plan, command: str) -> dict[str, Any]:
                     run.latency_rep(rep)
                 log(f"latency: repetition {rep + 1}/{plan.latency_reps} done")
             latency = {key: run.latency() for key, run in runs.items()}
-            playback = runs["stock"].playback()
+            playback = runs["ours"].playback()
     run_info.update(date=today(), load_end=os.getloadavg()[0])
     run_info["minutes"] = (time.monotonic() - STARTED) / 60
     episodes = {k: v for k, v in paths.items() if k.endswith("positions")}
@@ -596,15 +583,6 @@ def measure(plan: Plan, command: str) -> dict[str, Any]:
         "latency": latency,
         "playback": playback,
     }
-
-
-def lab_server(root: Path, nodelay: bool) -> Server:
-    """A JupyterLab server; with ``nodelay``, its kernel websockets have TCP_NODELAY set."""
-    if nodelay:
-        config = root / "config"
-        config.mkdir(parents=True)
-        (config / "jupyter_server_config.py").write_text(NODELAY_CONFIG)
-    return Server(root)
 
 
 # --- The report --------------------------------------------------------------------
@@ -720,14 +698,14 @@ def targets(raw: dict[str, Any]) -> str:
                 medians[server, seek] = med(
                     [row["card"] - (0 if with_fn else row["fn"]) for row in rows]
                 )
-        fn = med(values(raw["latency"]["stock"]["samples"][key], "fn"))
-        ok = max(medians["stock", seek] for seek in SEEKS) < target
+        fn = med(values(raw["latency"]["ours"]["samples"][key], "fn"))
+        ok = max(medians["ours", seek] for seek in SEEKS) < target
         lines.append(
             f"- seek to {what}, median under {target:.0f} ms: arrow key "
-            f"{medians['stock', 'step']:.1f} ms, random jump {medians['stock', 'jump']:.1f} ms"
+            f"{medians['ours', 'step']:.1f} ms, random jump {medians['ours', 'jump']:.1f} ms"
             + ("" if with_fn else f" (the function itself: {fn:.1f} ms)")
-            + f": {verdict(ok)} (with TCP_NODELAY on the server: "
-            f"{medians['nodelay', 'step']:.1f} and {medians['nodelay', 'jump']:.1f} ms)"
+            + f": {verdict(ok)} (on a stock server: "
+            f"{medians['stock', 'step']:.1f} and {medians['stock', 'jump']:.1f} ms)"
         )
     play = raw["playback"]
     none = med([p["fps"] for p in play["none"]])
@@ -781,9 +759,9 @@ def markdown(raw: dict[str, Any]) -> str:
         "waiting for the page's main thread; after it, JupyterLab and the widget handle "
         "the message and draw. The next seek follows once the kernel has been idle for "
         f"{QUIET_MS} ms.\n\n"
-        "Two JupyterLab servers run side by side, their seeks interleaved: a stock one, "
-        "and one whose kernel websockets have TCP_NODELAY set (a config file wrapping "
-        "jupyter_server's `KernelWebsocketHandler.open`). jupyter_server leaves Nagle's "
+        "Two JupyterLab servers run side by side, their seeks interleaved: one with "
+        "agent-widget's server extension (`agent_widget_server`, which the wheel enables: "
+        "TCP_NODELAY on kernel websockets), and a stock one. jupyter_server leaves Nagle's "
         "algorithm on, so a message written while an earlier one is unacknowledged waits "
         "for the browser's delayed ACK (~40 ms on Linux); a panel's card always follows "
         'the kernel\'s "busy" status message for its request. The Q-network is '

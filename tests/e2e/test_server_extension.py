@@ -1,0 +1,105 @@
+"""agent_widget_server in a real JupyterLab: a kernel's reply asked for soon after
+another leaves the server at once, where a stock server holds it for the client's
+delayed ACK (~40 ms: Nagle's algorithm, on by default in jupyter_server).
+
+A kernel answers every request with a "busy" status, the reply and an "idle"
+status. The test talks to each server's kernel websocket as JupyterLab does, asks
+for kernel info twice in a row (the second 20 ms after the first's reply) and times
+the second, on the session's server (the extension on, as the wheel installs it)
+and on a stock one, taking turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import statistics
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+from jupyter_client.jsonutil import json_default
+from jupyter_client.session import Session
+from lab import Server
+from tornado.websocket import WebSocketClientConnection, websocket_connect
+
+pytestmark = pytest.mark.e2e
+PAIRS = 9
+GAP_S = 0.02
+SESSION = Session()  # as JupyterLab, one client session for its messages
+
+
+@pytest.fixture(scope="module")
+def stock_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = Server(tmp_path_factory.mktemp("stock"), stock=True)
+    yield server
+    server.stop()
+
+
+def test_a_reply_asked_for_right_after_another_is_not_held_for_the_clients_ack(
+    server, stock_server
+):
+    times = asyncio.run(interleaved({"ours": server, "stock": stock_server}))
+    ours, stock = (statistics.median(times[key]) for key in ("ours", "stock"))
+    assert ours < stock / 2, f"median round trip: {ours:.1f} ms, {stock:.1f} ms on a stock server"
+
+
+async def interleaved(servers: dict[str, Server]) -> dict[str, list[float]]:
+    sockets = {key: await kernel_socket(server) for key, server in servers.items()}
+    times: dict[str, list[float]] = {key: [] for key in servers}
+    try:
+        for _ in range(PAIRS):
+            for key, socket in sockets.items():
+                await kernel_info(socket)
+                await asyncio.sleep(GAP_S)
+                times[key].append(await kernel_info(socket))
+    finally:
+        for socket in sockets.values():
+            socket.close()
+    return times
+
+
+async def kernel_socket(server: Server) -> WebSocketClientConnection:
+    """A new kernel's websocket, once the kernel answers (a request sent while it
+    starts may go unanswered: asked again)."""
+    kernel = post(server, "kernels")["id"]
+    url = server.url.replace("http", "ws") + f"/api/kernels/{kernel}/channels"
+    socket = await websocket_connect(f"{url}?token={server.token}&session_id={SESSION.session}")
+    for _ in range(12):
+        with contextlib.suppress(TimeoutError):
+            await kernel_info(socket, timeout=5)
+            return socket
+    raise AssertionError(f"the kernel did not answer:\n{server.log_tail()}")
+
+
+async def kernel_info(socket: WebSocketClientConnection, timeout: float = 60) -> float:
+    """Milliseconds from a kernel_info_request to its reply, once the kernel is idle
+    again (its "idle" status may come before or after the reply)."""
+    message = SESSION.msg("kernel_info_request")
+    message["channel"] = "shell"
+    start = time.perf_counter()
+    await socket.write_message(json.dumps(message, default=json_default))
+    replied, idle = None, False
+    while replied is None or not idle:
+        text = await asyncio.wait_for(socket.read_message(), timeout)
+        assert isinstance(text, str), "the kernel websocket closed"
+        answer = json.loads(text)
+        if answer["parent_header"].get("msg_id") != message["header"]["msg_id"]:
+            continue
+        if answer["msg_type"] == "kernel_info_reply":
+            replied = (time.perf_counter() - start) * 1000
+        idle |= answer["msg_type"] == "status" and answer["content"]["execution_state"] == "idle"
+    return replied
+
+
+def post(server: Server, path: str) -> dict:
+    request = urllib.request.Request(
+        f"{server.url}/api/{path}",
+        data=b"{}",
+        method="POST",
+        headers={"Authorization": f"token {server.token}"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        return json.loads(response.read())
