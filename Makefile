@@ -92,6 +92,7 @@ bench: setup build
 	$(PY) -m benchmarks.compare
 	$(PY) -m benchmarks.viewer
 	$(PY) -m benchmarks.frame_ahead
+	$(PY) -m benchmarks.server_extension
 	$(PY) -m benchmarks.panels
 	$(PY) -m benchmarks.torch_panels
 	$(PY) -m benchmarks.page

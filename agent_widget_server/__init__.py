@@ -14,7 +14,9 @@ is installed in the server's environment (the wheel enables it with
 ``etc/jupyter/jupyter_server_config.d/agent_widget_server.json``); it wraps whatever
 kernel websocket connection class the server is configured with, so gateways and
 other custom connections keep working. Turn it off with
-``jupyter server extension disable agent_widget_server``.
+``jupyter server extension disable agent_widget_server``. Voila run on its own
+(``voila notebook.ipynb``) loads no server extensions; name the connection class
+there: ``voila --Voila.kernel_websocket_connection_class=agent_widget_server.Connection``.
 
 It lives outside ``agent_widget`` so that the server's process imports none of the
 kernel-side package (numpy, gymnasium, anywidget).
@@ -22,9 +24,14 @@ kernel-side package (numpy, gymnasium, anywidget).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["without_nagle"]
+from jupyter_server.services.kernels.connection.base import BaseKernelWebsocketConnection
+from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
+
+__all__ = ["Connection", "without_nagle"]
+
+Base = TypeVar("Base", bound=BaseKernelWebsocketConnection)
 
 
 def _jupyter_server_extension_points() -> list[dict[str, str]]:
@@ -41,14 +48,11 @@ def _load_jupyter_server_extension(serverapp: Any) -> None:
     serverapp.log.info("agent_widget_server: kernel websockets send each message at once")
 
 
-def without_nagle(connection: type) -> type:
+def without_nagle(connection: type[Base]) -> type[Base]:
     """``connection`` (a jupyter_server kernel websocket connection class) whose
     websocket has Nagle's algorithm off (``TCP_NODELAY``) from the moment it connects.
 
     Examples:
-        >>> from jupyter_server.services.kernels.connection.channels import (
-        ...     ZMQChannelsWebsocketConnection,
-        ... )
         >>> quick = without_nagle(ZMQChannelsWebsocketConnection)
         >>> issubclass(quick, ZMQChannelsWebsocketConnection), quick.__name__
         (True, 'ZMQChannelsWebsocketConnectionWithoutNagle')
@@ -58,9 +62,17 @@ def without_nagle(connection: type) -> type:
     if getattr(connection, "_without_nagle", False):
         return connection
 
-    def connect(self: Any) -> Any:
-        self.websocket_handler.set_nodelay(True)
-        return connection.connect(self)
+    class WithoutNagle(connection):  # type: ignore[valid-type,misc]
+        _without_nagle = True
 
-    name = f"{connection.__name__}WithoutNagle"
-    return type(name, (connection,), {"connect": connect, "_without_nagle": True})
+        def connect(self) -> Any:
+            self.websocket_handler.set_nodelay(True)
+            return super().connect()
+
+    WithoutNagle.__name__ = WithoutNagle.__qualname__ = f"{connection.__name__}WithoutNagle"
+    return WithoutNagle
+
+
+Connection = without_nagle(ZMQChannelsWebsocketConnection)
+"""jupyter_server's own kernel websocket connection, without Nagle's algorithm: for
+applications configured by class name (standalone Voila)."""

@@ -93,13 +93,7 @@ def jshtml(frames: np.ndarray, fps: float) -> Any:
 
 class Echo(anywidget.AnyWidget):
     """(e): answers each message at once, with ``size`` bytes of buffer when asked to;
-    the page times ``el.benchEcho(size, nudgeMs)`` from send to the reply's handler.
-
-    With ``nudgeMs >= 0`` the page sends a second message that long after the request,
-    which the kernel ignores: the TCP segment carrying it also carries the browser's
-    ACK, which jupyter_server's socket (Nagle's algorithm on, no TCP_NODELAY) may be
-    holding the reply back for.
-    """
+    the page times ``el.benchEcho(size)`` from send to the reply's handler."""
 
     _esm = """
     export default {
@@ -113,14 +107,12 @@ class Echo(anywidget.AnyWidget):
         model.on("msg:custom", onReply);
         el.classList.add("bench-echo");
         el.textContent = "echo";
-        el.benchEcho = (size, nudgeMs) => new Promise((resolve) => {
+        el.benchEcho = (size) => new Promise((resolve) => {
           const id = ++next;
           const start = performance.now();
           waiting.set(id, (end) => resolve(end - start));
           model.send({ id, size });
-          if (nudgeMs >= 0) setTimeout(() => model.send({ nudge: true }), nudgeMs);
         });
-        el.benchNudge = () => model.send({ nudge: true });
         return () => model.off("msg:custom", onReply);
       },
     };
@@ -131,8 +123,6 @@ class Echo(anywidget.AnyWidget):
         self.on_msg(self._echo)
 
     def _echo(self, _widget: object, content: dict, _buffers: object) -> None:
-        if content.get("nudge"):
-            return
         size = int(content.get("size") or 0)
         self.send({"id": content["id"]}, [bytes(size)] if size else None)
 

@@ -448,7 +448,7 @@ class Run:
         for key in order[rep % len(order) :] + order[: rep % len(order)]:
             if key == "echo":
                 for _ in range(self.plan.jumps_per_rep):
-                    self.echoes.append(self.probed.call("echo", ECHO, 0, -1, QUIET_MS)["ms"])
+                    self.echoes.append(self.probed.call("echo", ECHO, 0, QUIET_MS)["ms"])
                 continue
             cell, name, overlay, _log = LATENCY[key]
             for _ in range(self.plan.jumps_per_rep):

@@ -242,16 +242,14 @@
      * received by the time the kernel is quiet; ms to the first message big enough
      * to carry a frame, when one arrived before the paint (null for a cache hit), and
      * to the page's first message out before it.
-     * `nudge` ({cell, ms}): the Echo widget in that cell sends a message `ms` after the input.
      */
-    async measure(cell, variant, action, t, timeout, quietMs, nudge) {
+    async measure(cell, variant, action, t, timeout, quietMs) {
       const node = cellNode(cell);
       const v = variants[variant];
       const before = wire.in;
       const shown = v.shown(node, t, timeout);
       const start = performance.now();
       v[action](node, t);
-      if (nudge) setTimeout(() => cellNode(nudge.cell).querySelector(".bench-echo").benchNudge(), nudge.ms);
       const end = await shown;
       const reply = wire.arrivals.find((time) => time >= start && time <= end);
       const sent = wire.departures.find((time) => time >= start && time <= (reply ?? -1));
@@ -264,13 +262,10 @@
       };
     },
 
-    /**
-     * ms of one comm round trip through the Echo widget in cell `cell`, replying with
-     * `size` bytes; with `nudgeMs` >= 0, a second (ignored) message follows the request.
-     */
-    async echo(cell, size, nudgeMs, quietMs) {
+    /** ms of one comm round trip through the Echo widget in cell `cell`, replying with `size` bytes. */
+    async echo(cell, size, quietMs) {
       const before = wire.in;
-      const ms = await cellNode(cell).querySelector(".bench-echo").benchEcho(size, nudgeMs);
+      const ms = await cellNode(cell).querySelector(".bench-echo").benchEcho(size);
       await settle(quietMs);
       return { ms, bytes: wire.in - before };
     },

@@ -73,14 +73,14 @@ def measure(quick: bool) -> dict[str, Any]:
                     run, quiet = runs[server], GAPS[gap]
                     for _ in range(per_turn):
                         if key == "echo":
-                            answer = run.probed.call("echo", run.cells[key], 0, -1, quiet)
+                            answer = run.probed.call("echo", run.cells[key], 0, quiet)
                         else:
                             t = run.jump_target(key, current[server, key])
                             current[server, key] = t
                             drive = VARIANTS[key][2]
                             cell = run.cells[key]
                             answer = run.probed.call(
-                                "measure", cell, drive, "jump", t, TIMEOUT_MS, quiet, None
+                                "measure", cell, drive, "jump", t, TIMEOUT_MS, quiet
                             )
                         samples[server][gap][key].append(answer["ms"])
                 print(f"repetition {rep + 1}/{reps} done", flush=True)

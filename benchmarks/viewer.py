@@ -10,20 +10,15 @@ temporary ``.rollout``; the kernels load it. Side by side in the same page:
   front end's background fill, so every random jump is a cache miss;
 - the baselines of :mod:`benchmarks.baselines`: (a) ``interact`` + ``plt.imshow``,
   (b) ``ipywidgets.Image`` + slider, (c) base64 PNG in JSON, (d) ``to_jshtml``, and
-  (e) a bare comm echo, one replying with a chunk's worth of bytes, and that one
-  "nudged": a second message 8 ms after the request, which lets the browser's TCP ACK
-  out at once and so releases a reply the server's Nagle algorithm holds back. The
-  viewer sends its own messages that way (js/shared/outbox.ts); the uncached viewer is also
-  measured with the echo's extra nudge, to see whether one more message still helps.
-  The nudged and plain jumps take turns going first: a jump right after another one
-  runs while the page still decodes around the first, which slows it on 2 cores.
+  (e) a bare comm echo, and (e') one replying with a chunk's worth of bytes.
 
 Latency is timed in the page (``probes.js``): from the input event (a key press or
 slider step to the next frame; a random jump through the slider) to the new frame
 painted (the viewer's ``data-painted-step``; for the baselines, their new ``<img>``
 decoded). Variants take turns within each repetition, so load from other jobs on the
-machine falls on all of them alike. The server is stock jupyter_server (no
-TCP_NODELAY on its websockets).
+machine falls on all of them alike. The server runs agent-widget's server extension
+(agent_widget_server: TCP_NODELAY on kernel websockets), as the wheel installs it;
+benchmarks.server_extension compares it with a stock server.
 
 Then the same over far links (:mod:`benchmarks.far_link`: Chromium reaches JupyterLab,
 page and websockets, through a proxy that delays and rate-limits each direction), one
@@ -69,7 +64,6 @@ ROOT = Path(__file__).resolve().parent.parent
 SEED = 0
 TIMEOUT_MS = 120_000
 QUIET_MS = 100  # kernel idle this long after a paint: its trailing messages are counted
-NUDGE_MS = 8  # when the nudged echo sends its second message (after the kernel's "busy")
 # js/frames/store.ts's budget for encoded chunks: an episode under 90% of it is filled in whole.
 FILL_BUDGET = 64 * 2**20
 HUNDRED_K = 100_001  # positions of 100,000 steps
@@ -246,13 +240,12 @@ class Run:
                 self.results["fill_kernel"] = self.notebook.python("ours_sent.totals()")
         self.results["first_frame"] = first
 
-    def measure(self, key: str, action: str, t: int, nudge: bool = False) -> dict[str, float]:
-        """One input's latency; ``nudge``: the echo widget sends a message NUDGE_MS after it."""
+    def measure(self, key: str, action: str, t: int) -> dict[str, float]:
+        """One input's latency."""
         drive = VARIANTS[key][2]
-        after = {"cell": self.cells["echo"], "ms": NUDGE_MS} if nudge else None
         try:
             return self.probed.call(
-                "measure", self.cells[key], drive, action, t, TIMEOUT_MS, QUIET_MS, after
+                "measure", self.cells[key], drive, action, t, TIMEOUT_MS, QUIET_MS
             )
         except Exception as error:
             raise RuntimeError(f"{self.scene.slug}: {key} {action} to {t}: {error}") from None
@@ -290,51 +283,35 @@ class Run:
             key: {"step": [], "jump": []} for key in self.variants
         }
         if not self.far:
-            samples |= {
-                key: {"jump": []} for key in ("echo_chunk", "echo_nudged", "uncached_nudged")
-            }
+            samples["echo_chunk"] = {"jump": []}
         current = dict.fromkeys(self.variants, 0)
         order = list(self.variants)
         for rep in range(self.plan.reps):
             for key in order[rep % len(order) :] + order[: rep % len(order)]:
-                for i in range(self.plan.jumps_per_rep):
+                for _ in range(self.plan.jumps_per_rep):
                     if key == "echo":
                         self.echoes(samples)
                         continue
-                    nudged_first = (rep * self.plan.jumps_per_rep + i) % 2 == 0
-                    nudged = key == "uncached" and not self.far
-                    if nudged and nudged_first:  # the same, nudged: baselines.Echo
-                        self.nudged_jump(samples, current)
                     t = self.jump_target(key, current[key])
                     samples[key]["jump"].append(self.measure(key, "jump", t))
                     samples[key]["step"].append(self.measure(key, "step", t + 1))
                     second = "drag" if VARIANTS[key][2] == "ours" else "step"
                     samples[key]["step"].append(self.measure(key, second, t + 2))
                     current[key] = t + 2
-                    if nudged and not nudged_first:
-                        self.nudged_jump(samples, current)
                 self.probed.heap()
             log(f"repetition {rep + 1}/{self.plan.reps} done")
         self.results["latency"] = samples
         cached = self.probed.call("attribute", self.cells["uncached"], "data-cached-chunks")
         self.results["uncached_cached_chunks"] = int(cached or 0)
 
-    def nudged_jump(self, samples: dict[str, dict[str, list]], current: dict[str, int]) -> None:
-        t = self.jump_target("uncached", current["uncached"])
-        samples["uncached_nudged"]["jump"].append(self.measure("uncached", "jump", t, nudge=True))
-        current["uncached"] = t
-
     def echoes(self, samples: dict[str, dict[str, list]]) -> None:
-        """One bare round trip, one bringing back a chunk's bytes, and the same nudged, in
-        a random order: whether TCP holds a reply back (~40 ms) depends on what went
-        before it, and a fixed order gave the same variant the unlucky turn each time."""
+        """One bare round trip and (near the kernel) one bringing back a chunk's bytes, in
+        a random order: what went before a round trip can slow it, and a fixed order gave
+        the same variant the unlucky turn each time."""
         cell, size = self.cells["echo"], int(self.scene.chunk_bytes)
-        kinds = {"echo": (0, -1), "echo_chunk": (size, -1), "echo_nudged": (size, NUDGE_MS)}
-        if self.far:
-            kinds = {"echo": kinds["echo"]}
+        kinds = {"echo": 0} if self.far else {"echo": 0, "echo_chunk": size}
         for key in self.rng.permutation(list(kinds)):
-            reply, nudge = kinds[key]
-            samples[key]["jump"].append(self.probed.call("echo", cell, reply, nudge, QUIET_MS))
+            samples[key]["jump"].append(self.probed.call("echo", cell, kinds[key], QUIET_MS))
 
     def playback(self) -> None:
         """Plays ours from the start (after the fill), ours on the tiled episode from a
@@ -434,7 +411,7 @@ class Run:
             low = HUNDRED_K // 2 + i * HUNDRED_K // (2 * JUMPS_DURING_FILL)
             t = int(self.rng.integers(low, low + HUNDRED_K // (4 * JUMPS_DURING_FILL)))
             samples.append(
-                self.probed.call("measure", cell, "ours", "jump", t, TIMEOUT_MS, 0, None)
+                self.probed.call("measure", cell, "ours", "jump", t, TIMEOUT_MS, 0)
             )
         cached = self.probed.call("attribute", cell, "data-cached-chunks")
         self.results["jumps_during_fill"] = {

@@ -70,7 +70,9 @@ class HostServer(ServerProcess):
 
 
 class VoilaServer(HostServer):
-    """``voila notebook.ipynb``: the notebook of ``cells``, run when the page opens."""
+    """``voila notebook.ipynb``: the notebook of ``cells``, run when the page opens; with
+    the kernel websocket connection the docs tell standalone Voila users to name
+    (agent_widget_server: no Nagle's algorithm), as it loads no server extensions."""
 
     name = "Voila"
 
@@ -79,6 +81,7 @@ class VoilaServer(HostServer):
         command = [
             sys.executable, "-m", "voila", "app.ipynb", "--no-browser", "--port={port}",
             "--Voila.ip=127.0.0.1", "--Voila.port_retries=0", "--show_tracebacks=True",
+            "--Voila.kernel_websocket_connection_class=agent_widget_server.Connection",
         ]  # fmt: skip
         super().__init__(root, command)
 
