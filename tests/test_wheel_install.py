@@ -65,6 +65,18 @@ def test_the_wheel_carries_the_front_end_bundles(wheel):
         assert f"agent_widget/static/{bundle}" in names
 
 
+def test_the_wheel_enables_the_server_extension_in_the_environment_it_installs_into(wheel):
+    import json
+    import zipfile
+
+    archive = zipfile.ZipFile(wheel)
+    config = "etc/jupyter/jupyter_server_config.d/agent_widget_server.json"
+    (path,) = [name for name in archive.namelist() if name.endswith(f".data/data/{config}")]
+    extensions = json.loads(archive.read(path))["ServerApp"]["jpserver_extensions"]
+    assert extensions == {"agent_widget_server": True}
+    assert "agent_widget_server/__init__.py" in archive.namelist()
+
+
 def test_the_readme_snippet_runs_after_pip_install_of_the_wheel_alone(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True, system_site_packages=False)

@@ -47,7 +47,8 @@ def test_a_reply_asked_for_right_after_another_is_not_held_for_the_clients_ack(
 
 
 async def interleaved(servers: dict[str, Server]) -> dict[str, list[float]]:
-    sockets = {key: await kernel_socket(server) for key, server in servers.items()}
+    kernels = {key: post(server, "kernels")["id"] for key, server in servers.items()}
+    sockets = {key: await kernel_socket(servers[key], kernels[key]) for key in servers}
     times: dict[str, list[float]] = {key: [] for key in servers}
     try:
         for _ in range(PAIRS):
@@ -56,15 +57,15 @@ async def interleaved(servers: dict[str, Server]) -> dict[str, list[float]]:
                 await asyncio.sleep(GAP_S)
                 times[key].append(await kernel_info(socket))
     finally:
-        for socket in sockets.values():
+        for key, socket in sockets.items():
             socket.close()
+            servers[key].api("DELETE", f"kernels/{kernels[key]}")
     return times
 
 
-async def kernel_socket(server: Server) -> WebSocketClientConnection:
+async def kernel_socket(server: Server, kernel: str) -> WebSocketClientConnection:
     """A new kernel's websocket, once the kernel answers (a request sent while it
     starts may go unanswered: asked again)."""
-    kernel = post(server, "kernels")["id"]
     url = server.url.replace("http", "ws") + f"/api/kernels/{kernel}/channels"
     socket = await websocket_connect(f"{url}?token={server.token}&session_id={SESSION.session}")
     for _ in range(12):
