@@ -62,7 +62,7 @@ def jumps(run: viewer.Run, count: int) -> dict[str, list[float]]:
             run.probed.page.evaluate(WAIT_QUIET, WIRE_QUIET_MS)
             ms[way].append(run.measure("uncached", "jump", current)["ms"])
         run.probed.page.evaluate(WAIT_QUIET, WIRE_QUIET_MS)
-        echo = run.probed.call("echo", run.cells["echo"], 0, -1, viewer.QUIET_MS)
+        echo = run.probed.call("echo", run.cells["echo"], 0, viewer.QUIET_MS)
         ms["echo"].append(echo["ms"])
     run.notebook.execute(f"import agent_widget.viewer._transport as T; T.PREVIEW_BYTES = {ON}")
     return ms
@@ -120,7 +120,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{table(results)}\n\n"
         "Near the kernel the page does not ask for the frame ahead: with a build that always "
         "asked, 480x480 jumps on localhost took 20.7 ms with it against 18.6 without (20 "
-        "each, interleaved), 23.6 against 20.4 in another run (16 each): even within the "
+        "each, interleaved), 23.6 against 20.4 in another run (16 each), and 21.8 against "
+        "21.6 on a server with agent_widget_server (2026-12-03, 20 each): even within the "
         "noise, the kernel's 3-6 ms making the frame against what the page saves inflating "
         "22 KB instead of a ~100 KB part."
     )
