@@ -410,9 +410,7 @@ class Run:
             # Fifths of the episode's second half, far from the start and from each other.
             low = HUNDRED_K // 2 + i * HUNDRED_K // (2 * JUMPS_DURING_FILL)
             t = int(self.rng.integers(low, low + HUNDRED_K // (4 * JUMPS_DURING_FILL)))
-            samples.append(
-                self.probed.call("measure", cell, "ours", "jump", t, TIMEOUT_MS, 0)
-            )
+            samples.append(self.probed.call("measure", cell, "ours", "jump", t, TIMEOUT_MS, 0))
         cached = self.probed.call("attribute", cell, "data-cached-chunks")
         self.results["jumps_during_fill"] = {
             "jumps": samples,
