@@ -6,7 +6,7 @@ A kernel answers every request with a "busy" status, the reply and an "idle"
 status. The test talks to each server's kernel websocket as JupyterLab does, asks
 for kernel info twice in a row (the second 20 ms after the first's reply) and times
 the second, on the session's server (the extension on, as the wheel installs it)
-and on a stock one, taking turns.
+and on a stock one, taking turns; and counts the replies that waited 40 ms or more.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import statistics
 import time
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from jupyter_client.jsonutil import json_default
@@ -26,8 +26,12 @@ from lab import Server
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 pytestmark = pytest.mark.e2e
-PAIRS = 9
+PAIRS = 15
+WARM_UP = 3  # untimed pairs first, while the kernels settle
 GAP_S = 0.02
+# Linux delays an ACK by 40 ms at least: a reply that waited for one took this long. A
+# stock server holds some of the replies and not others (3 to 7 of 9 in probes here).
+HELD_MS = 40
 SESSION = Session()  # as JupyterLab, one client session for its messages
 
 
@@ -41,21 +45,30 @@ def stock_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def test_a_reply_asked_for_right_after_another_is_not_held_for_the_clients_ack(
     server, stock_server
 ):
-    times = asyncio.run(interleaved({"ours": server, "stock": stock_server}))
-    ours, stock = (statistics.median(times[key]) for key in ("ours", "stock"))
-    assert ours < stock / 2, f"median round trip: {ours:.1f} ms, {stock:.1f} ms on a stock server"
+    # In a thread of its own: Playwright's sync API leaves an event loop running in this one.
+    with ThreadPoolExecutor(1) as thread:
+        servers = {"ours": server, "stock": stock_server}
+        times = thread.submit(asyncio.run, interleaved(servers)).result()
+    ours, stock = (sum(ms >= HELD_MS for ms in times[key]) for key in ("ours", "stock"))
+    said = f"round trips (ms): { {key: [round(ms) for ms in v] for key, v in times.items()} }"
+    assert stock >= 1, f"a stock server held no reply: this test cannot tell; {said}"
+    assert ours <= 2, f"{ours} of {PAIRS} replies held, {stock} on a stock server; {said}"
 
 
 async def interleaved(servers: dict[str, Server]) -> dict[str, list[float]]:
-    kernels = {key: post(server, "kernels")["id"] for key, server in servers.items()}
-    sockets = {key: await kernel_socket(servers[key], kernels[key]) for key in servers}
+    kernels, sockets = {}, {}
+    for key, server in servers.items():
+        kernels[key] = post(server, "kernels")["id"]
+        sockets[key] = await kernel_socket(server, kernels[key])
     times: dict[str, list[float]] = {key: [] for key in servers}
     try:
-        for _ in range(PAIRS):
+        for i in range(WARM_UP + PAIRS):
             for key, socket in sockets.items():
                 await kernel_info(socket)
                 await asyncio.sleep(GAP_S)
-                times[key].append(await kernel_info(socket))
+                took = await kernel_info(socket)
+                if i >= WARM_UP:
+                    times[key].append(took)
     finally:
         for key, socket in sockets.items():
             socket.close()
