@@ -6,8 +6,8 @@ status; while the browser has not acknowledged "busy", the kernel's reply (any
 message under one TCP segment, ~64 KB on loopback) waits in the server, and a
 browser that exchanged messages in the last ~200 ms delays its acknowledgement by
 ~40 ms. So a chunk, a panel's card or an echo asked for soon after another took
-~48 ms instead of ~9 on the same machine (benchmarks/RESULTS.md, "Nagle's algorithm
-and the kernel's replies"), and the stall is there on every link, near or far.
+~45 ms instead of ~8 on the same machine (benchmarks/RESULTS.md, "Inputs in quick
+succession: the server extension"), and the stall is there on every link, near or far.
 
 Loaded by JupyterLab, Notebook 7 and any jupyter_server application when agent-widget
 is installed in the server's environment (the wheel enables it with

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import json
 import time
-import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -58,7 +57,7 @@ def test_a_reply_asked_for_right_after_another_is_not_held_for_the_clients_ack(
 async def interleaved(servers: dict[str, Server]) -> dict[str, list[float]]:
     kernels, sockets = {}, {}
     for key, server in servers.items():
-        kernels[key] = post(server, "kernels")["id"]
+        kernels[key] = server.api("POST", "kernels")["id"]
         sockets[key] = await kernel_socket(server, kernels[key])
     times: dict[str, list[float]] = {key: [] for key in servers}
     try:
@@ -106,14 +105,3 @@ async def kernel_info(socket: WebSocketClientConnection, timeout: float = 60) ->
             replied = (time.perf_counter() - start) * 1000
         idle |= answer["msg_type"] == "status" and answer["content"]["execution_state"] == "idle"
     return replied
-
-
-def post(server: Server, path: str) -> dict:
-    request = urllib.request.Request(
-        f"{server.url}/api/{path}",
-        data=b"{}",
-        method="POST",
-        headers={"Authorization": f"token {server.token}"},
-    )
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read())
