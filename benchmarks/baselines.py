@@ -5,7 +5,8 @@
 (c) base64 PNG in a JSON string (an ``ipywidgets.HTML`` ``<img>``), the transport of
     TensorBoard's original Agent plugin;
 (d) ``FuncAnimation(...).to_jshtml()``;
-(e) the floor: :class:`Echo`, a bare comm round trip on the same kernel.
+(e) the floor: :class:`Echo`, a bare comm round trip on the same kernel; (e') the same
+    bringing a chunk's bytes back; (e'') bringing one frame back, inflated and painted.
 
 Each is written as a user would write it: PNG is encoded on demand with Pillow's
 defaults, ``plt.imshow`` uses matplotlib's default figure. The one kindness is in
@@ -93,38 +94,85 @@ def jshtml(frames: np.ndarray, fps: float) -> Any:
 
 class Echo(anywidget.AnyWidget):
     """(e): answers each message at once, with ``size`` bytes of buffer when asked to;
-    the page times ``el.benchEcho(size)`` from send to the reply's handler."""
+    the page times ``el.benchEcho(size)`` from send to the reply's handler.
+
+    (e''): ``el.benchFrame()`` asks for one of ``frames`` instead (deflated ahead, so the
+    kernel does nothing), inflates it natively and puts it on a canvas: the least a jump
+    to a frame not in the page costs on this stack, whatever the viewer. The frame goes
+    as RGBA at zlib's best level: smaller than the viewer's RGB parts, and nothing to
+    expand in the page.
+    """
 
     _esm = """
     export default {
       render({ model, el }) {
         const waiting = new Map();
         let next = 0;
-        const onReply = (msg) => {
+        const canvas = document.createElement("canvas");
+        const context = canvas.getContext("2d");
+        const onReply = (msg, buffers) => {
           const done = waiting.get(msg.id);
-          if (done) { waiting.delete(msg.id); done(performance.now()); }
+          if (done) { waiting.delete(msg.id); done(msg, buffers); }
         };
+        const ask = (request) => new Promise((resolve) => {
+          const id = ++next;
+          waiting.set(id, (msg, buffers) => resolve({ msg, buffers }));
+          model.send({ id, ...request });
+        });
         model.on("msg:custom", onReply);
         el.classList.add("bench-echo");
-        el.textContent = "echo";
-        el.benchEcho = (size) => new Promise((resolve) => {
-          const id = ++next;
+        el.append("echo", canvas);
+        el.benchEcho = async (size) => {
           const start = performance.now();
-          waiting.set(id, (end) => resolve(end - start));
-          model.send({ id, size });
-        });
+          await ask({ size });
+          return performance.now() - start;
+        };
+        el.benchFrame = async () => {
+          const start = performance.now();
+          const { msg, buffers } = await ask({ frame: true });
+          const stream = new DecompressionStream("deflate");
+          const writer = stream.writable.getWriter();
+          const payload = buffers[0];
+          writer.write(new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength));
+          writer.close();
+          const reader = stream.readable.getReader();
+          const pieces = [];
+          for (let read = await reader.read(); !read.done; read = await reader.read()) {
+            pieces.push(read.value);
+          }
+          const rgba = new Uint8ClampedArray(pieces.reduce((n, piece) => n + piece.byteLength, 0));
+          pieces.reduce((at, piece) => (rgba.set(piece, at), at + piece.byteLength), 0);
+          if (canvas.width !== msg.width) canvas.width = msg.width;
+          if (canvas.height !== msg.height) canvas.height = msg.height;
+          context.putImageData(new ImageData(rgba, msg.width, msg.height), 0, 0);
+          return performance.now() - start;
+        };
         return () => model.off("msg:custom", onReply);
       },
     };
     """
 
-    def __init__(self) -> None:
+    def __init__(self, frames: np.ndarray | None = None, samples: int = 8) -> None:
         super().__init__()
+        chosen = [] if frames is None else frames[:: max(1, len(frames) // samples)][:samples]
+        self._frames = [(frame.shape[:2], zlib.compress(_rgba(frame), 9)) for frame in chosen]
+        self._sent = 0
         self.on_msg(self._echo)
 
     def _echo(self, _widget: object, content: dict, _buffers: object) -> None:
+        if content.get("frame") and self._frames:
+            (height, width), payload = self._frames[self._sent % len(self._frames)]
+            self._sent += 1
+            self.send({"id": content["id"], "width": width, "height": height}, [payload])
+            return
         size = int(content.get("size") or 0)
         self.send({"id": content["id"]}, [bytes(size)] if size else None)
+
+
+def _rgba(frame: np.ndarray) -> bytes:
+    """An HxWx3 frame's bytes as opaque RGBA, as a canvas takes them."""
+    alpha = np.full((*frame.shape[:2], 1), 255, np.uint8)
+    return np.concatenate([frame, alpha], axis=2).tobytes()
 
 
 class SendCounter:

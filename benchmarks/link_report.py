@@ -283,9 +283,12 @@ def local_targets(links: dict[str, Any]) -> list[str]:
     for scene in links["local"]["scenes"]:
         lat = scene["results"]["latency"]
         jumped, echo = median(lat["uncached"]["jump"]), median(lat["echo"]["jump"])
+        floor = median(lat["echo_frame"]["jump"]) if "echo_frame" in lat else float("nan")
         lines.append(
             f"- local, {scene['name']}: uncached random jump within 1.25x of the echo: "
             f"{jumped:.1f} / {echo:.1f} ms = {jumped / echo:.2f}x: {verdict(jumped <= 1.25 * echo)}"
+            f" (the echo bringing one frame back, inflated and painted, (e''): {floor:.1f} ms "
+            f"= {floor / echo:.2f}x; the jump {jumped / floor:.2f}x that)"
         )
     return lines
 

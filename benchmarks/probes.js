@@ -262,10 +262,14 @@
       };
     },
 
-    /** ms of one comm round trip through the Echo widget in cell `cell`, replying with `size` bytes. */
+    /**
+     * ms of one comm round trip through the Echo widget in cell `cell`, replying with `size`
+     * bytes, or (`size` "frame") with one frame, inflated and painted on its canvas.
+     */
     async echo(cell, size, quietMs) {
       const before = wire.in;
-      const ms = await cellNode(cell).querySelector(".bench-echo").benchEcho(size);
+      const echo = cellNode(cell).querySelector(".bench-echo");
+      const ms = await (size === "frame" ? echo.benchFrame() : echo.benchEcho(size));
       await settle(quietMs);
       return { ms, bytes: wire.in - before };
     },

@@ -23,6 +23,7 @@ LABELS = {
     "jshtml": "(d) FuncAnimation.to_jshtml()",
     "echo": "(e) comm echo (the floor)",
     "echo_chunk": "(e') comm echo, one chunk's bytes back",
+    "echo_frame": "(e'') comm echo, one frame back, inflated and painted",
 }
 
 METHOD = (
@@ -225,6 +226,7 @@ def scene_targets(scene: Scene) -> list[str]:
     a_step = median(lat["interact"]["step"])
     jump, echo = median(lat["uncached"]["jump"]), median(lat["echo"]["jump"])
     chunk_echo = median(lat["echo_chunk"]["jump"])
+    frame_echo = median(lat["echo_frame"]["jump"])
     hit = median(lat["ours"]["jump"])
     a_jump, b_jump = median(lat["interact"]["jump"]), median(lat["image"]["jump"])
     play = r["playback"]["ours"]
@@ -240,7 +242,9 @@ def scene_targets(scene: Scene) -> list[str]:
         f"{jump:.1f} ms = {jump / echo:.2f}x the echo's {echo:.1f} ms; (a) {a_jump:.0f} ms, "
         f"(b) {b_jump:.0f} ms: {verdict(jump <= 1.25 * echo and jump < min(a_jump, b_jump))}"
         f". (e'), the echo bringing one chunk's bytes back with "
-        f"nothing to decode or paint: {chunk_echo:.1f} ms = {chunk_echo / echo:.2f}x. "
+        f"nothing to decode or paint: {chunk_echo:.1f} ms = {chunk_echo / echo:.2f}x; "
+        f"(e''), the echo bringing one frame back (RGBA, deflated ahead), inflated and "
+        f"painted: {frame_echo:.1f} ms = {frame_echo / echo:.2f}x. "
         f"Round trips over 30 ms: {held(lat['echo']['jump'])} of the "
         f"echo's, {held(lat['uncached']['jump'])} of ours",
         f"- after the background fill ({r['fill_ms'] / 1000:.2f} s), random jumps under 8 ms: "

@@ -10,7 +10,9 @@ temporary ``.rollout``; the kernels load it. Side by side in the same page:
   front end's background fill, so every random jump is a cache miss;
 - the baselines of :mod:`benchmarks.baselines`: (a) ``interact`` + ``plt.imshow``,
   (b) ``ipywidgets.Image`` + slider, (c) base64 PNG in JSON, (d) ``to_jshtml``, and
-  (e) a bare comm echo, and (e') one replying with a chunk's worth of bytes.
+  (e) a bare comm echo, (e') one replying with a chunk's worth of bytes and (e'') one
+  replying with a frame that the page inflates and paints: the least a jump to a frame
+  not in the page can cost here.
 
 Latency is timed in the page (``probes.js``): from the input event (a key press or
 slider step to the next frame; a random jump through the slider) to the new frame
@@ -80,7 +82,7 @@ VARIANTS: dict[str, tuple[str, str, str]] = {
     "image": ("baselines.image_slider(frames)", "image", "slider"),
     "base64": ("baselines.base64_slider(frames)", "image", "slider"),
     "jshtml": ("baselines.jshtml(frames, {fps})", "image", "jshtml"),
-    "echo": ("baselines.Echo()", "none", ""),
+    "echo": ("baselines.Echo(frames)", "none", ""),
 }
 FAR_VARIANTS = ("ours", "uncached", "interact", "echo")  # measured over the far links
 # Time to first frame by length: the cell that builds and shows each viewer.
@@ -104,7 +106,7 @@ class Plan:
     wait_hundred_k_fill: bool
 
 
-FULL = Plan(1000, reps=6, jumps_per_rep=3, play_seconds=4, ttff_reps=4, wait_hundred_k_fill=True)
+FULL = Plan(1000, reps=10, jumps_per_rep=3, play_seconds=4, ttff_reps=4, wait_hundred_k_fill=True)
 QUICK = Plan(200, reps=1, jumps_per_rep=2, play_seconds=2, ttff_reps=1, wait_hundred_k_fill=False)
 
 
@@ -284,6 +286,7 @@ class Run:
         }
         if not self.far:
             samples["echo_chunk"] = {"jump": []}
+            samples["echo_frame"] = {"jump": []}
         current = dict.fromkeys(self.variants, 0)
         order = list(self.variants)
         for rep in range(self.plan.reps):
@@ -305,11 +308,11 @@ class Run:
         self.results["uncached_cached_chunks"] = int(cached or 0)
 
     def echoes(self, samples: dict[str, dict[str, list]]) -> None:
-        """One bare round trip and (near the kernel) one bringing back a chunk's bytes, in
-        a random order: what went before a round trip can slow it, and a fixed order gave
-        the same variant the unlucky turn each time."""
+        """One bare round trip and (near the kernel) one bringing back a chunk's bytes and
+        one bringing back a frame to paint, in a random order: what went before a round
+        trip can slow it, and a fixed order gave the same variant the unlucky turn each time."""
         cell, size = self.cells["echo"], int(self.scene.chunk_bytes)
-        kinds = {"echo": 0} if self.far else {"echo": 0, "echo_chunk": size}
+        kinds = {"echo": 0} if self.far else {"echo": 0, "echo_chunk": size, "echo_frame": "frame"}
         for key in self.rng.permutation(list(kinds)):
             samples[key]["jump"].append(self.probed.call("echo", cell, kinds[key], QUIET_MS))
 
