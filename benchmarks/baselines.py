@@ -98,9 +98,10 @@ class Echo(anywidget.AnyWidget):
 
     (e''): ``el.benchFrame()`` asks for one of ``frames`` instead (deflated ahead, so the
     kernel does nothing), inflates it natively and puts it on a canvas: the least a jump
-    to a frame not in the page costs on this stack, whatever the viewer. The frame goes
-    as RGBA at zlib's best level: smaller than the viewer's RGB parts, and nothing to
-    expand in the page.
+    to a frame not in the page costs on this stack. The frame goes as RGBA at zlib's
+    best level, smaller than the viewer's RGB parts and with nothing to expand in the
+    page; sent raw it would cost more on the wire than inflating saves (a 480x480
+    frame: 900 KB, where a 700 KB echo took ~26 ms against ~9 for an empty one).
     """
 
     _esm = """
