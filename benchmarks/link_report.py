@@ -283,7 +283,7 @@ def local_targets(links: dict[str, Any]) -> list[str]:
     for scene in links["local"]["scenes"]:
         lat = scene["results"]["latency"]
         jumped, echo = median(lat["uncached"]["jump"]), median(lat["echo"]["jump"])
-        floor = median(lat["echo_frame"]["jump"]) if "echo_frame" in lat else float("nan")
+        floor = median(lat.get("echo_frame", {}).get("jump", []))  # runs before (e'') had none
         lines.append(
             f"- local, {scene['name']}: uncached random jump within 1.25x of the echo: "
             f"{jumped:.1f} / {echo:.1f} ms = {jumped / echo:.2f}x: {verdict(jumped <= 1.25 * echo)}"

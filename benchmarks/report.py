@@ -109,7 +109,9 @@ def scene_table(scene: Scene, seconds: float) -> str:
         "|---|---:|---:|---:|---:|---|---:|---:|",
     ]
     for key, label in LABELS.items():
-        samples = r["latency"].get(key, {})
+        if key not in r["latency"]:
+            continue  # not measured in this run (an older one's raw measurements)
+        samples = r["latency"][key]
         steps = [s["ms"] for s in samples.get("step", [])]
         jumps = [s["ms"] for s in samples.get("jump", [])]
         held = r["memory_held"].get(key)
@@ -226,7 +228,7 @@ def scene_targets(scene: Scene) -> list[str]:
     a_step = median(lat["interact"]["step"])
     jump, echo = median(lat["uncached"]["jump"]), median(lat["echo"]["jump"])
     chunk_echo = median(lat["echo_chunk"]["jump"])
-    frame_echo = median(lat["echo_frame"]["jump"])
+    frame_echo = median(lat.get("echo_frame", {}).get("jump", []))  # runs before (e'') had none
     hit = median(lat["ours"]["jump"])
     a_jump, b_jump = median(lat["interact"]["jump"]), median(lat["image"]["jump"])
     play = r["playback"]["ours"]
