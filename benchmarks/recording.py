@@ -326,14 +326,15 @@ def main(argv: list[str] | None = None) -> None:
         "reads it back.\n\n"
         f"{result}\n\n"
         f"Bar (record() overhead on a Pong episode under 25%): {pong_overhead:+.1%}, "
-        f"{verdict} it. Encoding this episode's {frames:,} frames alone, as record() does "
-        f"(a chunk at a time), takes {costs['whole'] * 1e3:.0f} ms (median of {args.reps}): "
+        f"{verdict} it. Encoding this episode's {frames:,} frames alone, out of the loop (a "
+        f"chunk at a time), takes {costs['whole'] * 1e3:.0f} ms (median of {args.reps}): "
         f"{costs['find'] * 1e6 / frames:.0f} µs a frame finding the bytes that changed, "
         f"{costs['rest'] * 1e6 / frames:.0f} µs the rest, mostly deflating; that is "
         f"{costs['whole'] * 1e3 / overhead:.0%} of record()'s {overhead:.0f} ms over the "
-        "bare loop. Encoding on a worker thread was tried (a one-off "
-        "probe, not part of this run) and was slower: ALE's step holds the GIL, so the "
-        "thread only adds contention."
+        "bare loop. record() encodes each frame as it comes, while it is fresh in the "
+        "CPU's caches, and holds only the newest raw. Encoding on a worker thread was "
+        "tried (a one-off probe, not part of this run) and was slower: ALE's step holds "
+        "the GIL, so the thread only adds contention."
     )
     if not args.no_write:
         write_section(TITLE, body)

@@ -32,6 +32,7 @@ the way (except version-1 zlib-xor parts, re-encoded when handed out by
 
 from __future__ import annotations
 
+import copy
 import zlib
 from typing import NamedTuple
 
@@ -422,6 +423,14 @@ class RunEncoder:
         self.count += 1
         self.inflated += size
         return True
+
+    def copy(self) -> RunEncoder:
+        """An encoder of the same rows, to add different rows to (the payload so far is shared)."""
+        other = copy.copy(self)
+        other._out = list(self._out)
+        if self._compressor is not None:
+            other._compressor = self._compressor.copy()
+        return other
 
     def payload(self) -> bytes:
         """The payload as it stands; more rows may follow."""

@@ -17,6 +17,7 @@ which the viewer shows as "no frame at step t".
 from __future__ import annotations
 
 import operator
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
@@ -248,74 +249,86 @@ class _Run(NamedTuple):
 
 
 class _OpenChunk:
-    """A chunk whose frames are still held as they are: the newest one while it fills,
-    or one given at construction that nobody has asked for yet.
+    """A chunk still filling: each frame is encoded as it comes, and only the newest one
+    is held as it is (the next frame's changes are found against it).
 
-    Its frames are encoded when its parts are asked for, and those already encoded are
-    not encoded again (:class:`RunEncoder`). Each run of one frame size is a part, or
-    several when its frames change too much to stay within :data:`CHANGE_BYTES`.
+    Encoding a frame while it is fresh in the CPU's caches, and letting it go, is what
+    keeps recording cheap for large frames: encoding a chunk's 16 frames when it filled
+    made record() on CartPole (400x600) take 1.86x the bare step+render loop, against
+    1.28x this way (``benchmarks.recording``; Pong's 210x160 frames alike either way).
+    The other frames of the chunk are read back by decoding its parts. Each run of one
+    frame size is a part, or several when its frames change too much to stay within
+    :data:`CHANGE_BYTES`. A lock keeps the parts whole for a reader on another thread.
     """
 
     def __init__(self, start: int, encoding: str) -> None:
         self.start, self.encoding = start, encoding
-        self.frames: list[np.ndarray] = []
+        self.count = 0
+        self.newest: tuple[int, np.ndarray] | None = None  # (position, frame), read at once
         self._ended: list[Part] = []  # runs followed by a frame they could not take
-        self._run: _Run | None = None  # the last run, as far as it is encoded
+        self._run: _Run | None = None  # the last run, open
         self._parts: list[Part] | None = None  # handed out last; good until the next frame
+        self._sealed: list[Part] | None = None
+        self._lock = threading.Lock()
 
     @property
     def full(self) -> bool:
-        return len(self.frames) == CHUNK_SIZE
+        return self.count == CHUNK_SIZE
 
     @property
     def nbytes(self) -> int:
         # The parts handed out share the ended runs' payloads; only the last one is its own.
         held = [*self._ended, *self._parts[-1:]] if self._parts else self._ended
         encoding = 0 if self._run is None else self._run.encoder.nbytes
-        return sum(f.nbytes for f in self.frames) + sum(len(p.payload) for p in held) + encoding
+        newest = 0 if self.newest is None else self.newest[1].nbytes
+        return newest + sum(len(p.payload) for p in held) + encoding
 
     def append(self, frame: np.ndarray) -> None:
-        self.frames.append(frame)
-        self._parts = None
-
-    def parts(self) -> list[Part]:
-        """The parts as they stand; more frames may follow."""
-        if self._parts is None:
-            run = self._encode()
-            self._parts = [*self._ended, run.part(run.encoder.payload())]
-        return self._parts
-
-    def seal(self) -> list[Part]:
-        """The parts for good: no frame follows."""
-        run = self._encode()
-        return [*self._ended, run.part(run.encoder.finish())]
-
-    def copy(self) -> _OpenChunk:
-        """The same frames, to grow apart (encoded again when asked: encoders cannot be shared)."""
-        other = _OpenChunk(self.start, self.encoding)
-        other.frames = list(self.frames)
-        return other
-
-    def _encode(self) -> _Run:
-        """Encode the frames not encoded yet; return the run they end in."""
-        run = self._run
-        done = 0 if run is None else run.start + run.encoder.count - self.start
-        for t, frame in enumerate(self.frames[done:], self.start + done):
+        with self._lock:
+            t, run = self.start + self.count, self._run
             row = frame.reshape(-1)  # a view: frames are C-contiguous (normalize_frame)
-            if (
+            if not (
                 run is not None
                 and frame.shape == run.shape
                 and run.encoder.add(row, limit=row.nbytes + CHANGE_BYTES)
             ):
-                continue
-            if run is not None:  # the frame's size changed, or its change did not fit
-                self._ended.append(run.part(run.encoder.finish()))
-            # Missing frames (0x0) are a raw part: an empty payload.
-            run = _Run(t, frame.shape, RunEncoder(self.encoding if frame.size else "raw"))
-            run.encoder.add(row)
-        assert run is not None  # an open chunk holds a frame at least
-        self._run = run
-        return run
+                if run is not None:  # the frame's size changed, or its change did not fit
+                    self._ended.append(run.part(run.encoder.finish()))
+                # Missing frames (0x0) are a raw part: an empty payload.
+                encoder = RunEncoder(self.encoding if frame.size else "raw")
+                run = self._run = _Run(t, frame.shape, encoder)
+                run.encoder.add(row)
+            self.count += 1
+            self.newest, self._parts = (t, frame), None
+
+    def parts(self) -> list[Part]:
+        """The parts as they stand; more frames may follow."""
+        with self._lock:
+            if self._sealed is not None:
+                return self._sealed
+            if self._parts is None:
+                run = self._run
+                assert run is not None  # an open chunk holds a frame at least
+                self._parts = [*self._ended, run.part(run.encoder.payload())]
+            return self._parts
+
+    def seal(self) -> list[Part]:
+        """The parts for good: no frame follows."""
+        with self._lock:
+            if self._sealed is None:
+                run = self._run
+                assert run is not None
+                self._sealed = [*self._ended, run.part(run.encoder.finish())]
+            return self._sealed
+
+    def copy(self) -> _OpenChunk:
+        """The same frames, to grow apart (the encoder's state copied, nothing encoded again)."""
+        other = _OpenChunk(self.start, self.encoding)
+        with self._lock:
+            other.count, other.newest, other._ended = self.count, self.newest, list(self._ended)
+            if self._run is not None:
+                other._run = self._run._replace(encoder=self._run.encoder.copy())
+        return other
 
 
 class ImageFrames(Frames):
@@ -360,31 +373,23 @@ class ImageFrames(Frames):
 
 
 class ArrayFrames(Frames):
-    """Frames held in memory, validated on entry, and kept only encoded once their chunk is.
+    """Frames held in memory, validated on entry and encoded as they come.
 
-    An encoded chunk's frames are let go: its parts are all that is kept (a 397x321
-    value map of 382 KB is ~4 KB encoded), and reading one of its frames decodes it
-    (the frames decoded last are cached, see :class:`DecodedPart`). When chunks are
-    encoded is a trade-off between memory and waiting:
-
-    - Frames appended (:meth:`append`, live growth) are encoded as they come: the
-      newest chunk's stream stays open and each frame is compressed once, however
-      often the growing chunk is handed out, and a chunk is encoded for good as soon
-      as it is full. Memory per position stays near the encoded size.
-    - Frames given at construction are only validated; each chunk is encoded when
-      first asked for (:meth:`chunk`). A viewer asks for the chunks around the step
-      shown, so the first frame of a long episode waits for one chunk, not all of
-      them (encoding 10,000 large frames takes about a minute). Until then the frames
-      are held as given: uint8 RGB frames are the caller's own arrays, not copies, so
-      that costs no more than they do. Saving or viewing every frame encodes them all.
+    Each frame is encoded as it is added, given at construction or appended while the
+    episode grows (:meth:`append`): the newest chunk's stream stays open, so each frame
+    is compressed once however often the growing chunk is handed out, a full chunk is
+    encoded for good, and the newest frame is the only one held as it is. Memory per
+    position stays near the encoded size (a 397x321 value map of 382 KB is ~4 KB
+    encoded). Reading a frame decodes it (the frames decoded last are cached, see
+    :class:`DecodedPart`).
 
     Reading frames is safe while another thread appends; appending and handing out
     chunks are for one thread at a time (the viewer does both under its lock).
 
     Args:
         frames: a 4-D array (n, H, W, C) or a sequence of images, each accepted by
-            :func:`normalize_frame`. uint8 RGB input is kept without a copy: do not
-            modify it afterwards.
+            :func:`normalize_frame`. The newest uint8 RGB frame is held without a
+            copy (the next frame's changes are found against it): do not modify it.
         allow_resize: accept frames whose size changes mid-episode (each run of one
             size becomes its own part).
         encoding: how chunks are encoded, ``"zlib-runs"`` or ``"raw"``.
@@ -417,7 +422,7 @@ class ArrayFrames(Frames):
         # Chunks written to a file and let go, and how to read them back (:meth:`release`).
         self._released = 0
         self._read_back: Callable[[int], list[Part]] | None = None
-        for frame in frames:  # an iterator too: one chunk raw at a time, never all of it
+        for frame in frames:  # an iterator too: one frame raw at a time, never all of them
             self.append(frame)
 
     @classmethod
@@ -472,7 +477,7 @@ class ArrayFrames(Frames):
 
     @property
     def nbytes(self) -> int:
-        """Bytes of frame data held: encoded chunks, frames not encoded yet, frames decoded last.
+        """Bytes of frame data held: encoded chunks, the newest frame, frames decoded last.
 
         Not counted: object overheads, the state of the one zlib stream kept open, and
         the frames this one continues (:meth:`after`), which are not held here.
@@ -523,9 +528,13 @@ class ArrayFrames(Frames):
         if self._base is not None and k < self._base_chunks:
             return self._base[t]
         chunk = self._open.get(k)
-        if chunk is not None:
-            return chunk.frames[t - chunk.start]
-        part = next(p for p in self._encode_chunk(k) if t < p.start + p.count)
+        newest = None if chunk is None else chunk.newest
+        if newest is not None and newest[0] == t:
+            return newest[1]
+        # The open chunk's earlier frames decode from its parts as they stand; frames do
+        # not change as more are appended, so what the cache holds of a part stays true.
+        parts = self._encode_chunk(k) if chunk is None else chunk.parts()
+        part = next(p for p in parts if t < p.start + p.count)
         return self._decoded.frame(part.start, t - part.start, lambda: part, self._decode)
 
     def _encode_chunk(self, k: int) -> list[Part]:
