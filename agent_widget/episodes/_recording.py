@@ -6,10 +6,11 @@ Three entry points share one per-episode buffer, so they record the same way:
 - :class:`RecordRollout` is a wrapper that records while the user's own loop runs;
 - :func:`record_vector` runs a batched policy on a vector env, one rollout per sub-env.
 
-Frames and large observations (images) are encoded as they come, a chunk of 16
-positions at a time, in the form the file stores and the browser receives: only the
-chunk being filled is held raw, so an episode's memory grows by its encoded size
-(Pong: ~60 B a frame instead of 100 KB). The rest of a step (action, reward, flags,
+Frames and large observations (images) are encoded as they come, in chunks of 16
+positions, in the form the file stores and the browser receives: frames one at a time
+(only the newest is held raw), observations a chunk at a time (only the chunk being
+filled is held raw), so an episode's memory grows by its encoded size (Pong: ~60 B a
+frame instead of 100 KB). The rest of a step (action, reward, flags,
 info, extras) is appended to lists, built into arrays when a rollout is asked for.
 
 What a step brings is kept as it is, so what went wrong at step t is seen at step t:
