@@ -30,7 +30,7 @@ import gymnasium as gym
 import numpy as np
 
 from agent_widget.agents import QLearning
-from agent_widget.episodes._frames import ArrayFrames
+from agent_widget.format import ArrayFrames
 from agent_widget.gridworld import TrainingViewer, ValueMap
 from agent_widget.gridworld._snapshots import BLOCK, DEFAULT_TOLERANCE, Snapshots
 from agent_widget.gridworld._training import CELL_SIZE, INTERVAL

@@ -22,8 +22,7 @@ from typing import Any
 import numpy as np
 
 from agent_widget.episodes import Rollout
-from agent_widget.episodes._codec import CHUNK_SIZE, Part
-from agent_widget.episodes._frames import Frames
+from agent_widget.format import CHUNK_SIZE, Frames, Part
 from benchmarks.results import arguments, code_version, command, machine, publish, today
 
 MEMORY_TARGET = 512 * 2**20
@@ -163,7 +162,7 @@ def _replace_payload(path: Path, stream: int, payload: bytes) -> Path:
 
 
 def _index_columns() -> dict[str, int]:
-    from agent_widget.episodes import _chunk_index
+    from agent_widget.format import _chunk_index
 
     return {
         "stream": _chunk_index.STREAM,

@@ -49,7 +49,7 @@ import torch
 from torch import nn
 
 from agent_widget.episodes import record
-from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
+from agent_widget.format import CHUNK_SIZE, chunk_count
 from benchmarks import scenes
 from benchmarks.browser import ProbedPage, chromium
 from benchmarks.report import ms, verdict

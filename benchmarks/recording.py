@@ -34,8 +34,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from agent_widget.episodes._codec import CHUNK_SIZE, encode_part, runs_of
-from agent_widget.episodes._recording import Policy, record
+from agent_widget.episodes._record import PolicyFunction, record
+from agent_widget.format._codec import CHUNK_SIZE, encode_part, runs_of
 from benchmarks.results import ROOT, arguments, code_version, command, machine, today, write_section
 
 TITLE = "Recording"
@@ -81,7 +81,7 @@ print(json.dumps({"steps": rollout.num_steps, "growth": status("VmHWM") - start,
 """
 
 
-def pong() -> tuple[gym.Env, Callable[[], Policy]]:
+def pong() -> tuple[gym.Env, Callable[[], PolicyFunction]]:
     """Pong with pre-drawn random actions (a fresh playback for each run)."""
     import ale_py
 
@@ -89,20 +89,20 @@ def pong() -> tuple[gym.Env, Callable[[], Policy]]:
     env = gym.make("ALE/Pong-v5", render_mode="rgb_array")
     actions = np.random.default_rng(SEED).integers(env.action_space.n, size=PONG_STEPS).tolist()
 
-    def playback() -> Policy:
+    def playback() -> PolicyFunction:
         remaining = iter(actions)
         return lambda obs: next(remaining)
 
     return env, playback
 
 
-def cartpole() -> tuple[gym.Env, Callable[[], Policy]]:
+def cartpole() -> tuple[gym.Env, Callable[[], PolicyFunction]]:
     """CartPole balanced for its full 500 steps (random actions drop the pole in ~20)."""
     env = gym.make("CartPole-v1", render_mode="rgb_array")
     return env, lambda: lambda obs: int(3 * obs[2] + obs[3] > 0)
 
 
-def bare_loop(env: gym.Env, policy: Policy, max_steps: int, keep: bool = False) -> int:
+def bare_loop(env: gym.Env, policy: PolicyFunction, max_steps: int, keep: bool = False) -> int:
     """What record() replaces: act, step, render, stop at the episode's end. Returns the steps.
 
     ``keep=True`` also holds on to the frames, as any recorder must: it separates the
@@ -159,7 +159,10 @@ def encoding_costs(frames: list[np.ndarray], reps: int) -> dict[str, float]:
 
 
 def bench(
-    name: str, setup: Callable[[], tuple[gym.Env, Callable[[], Policy]]], reps: int, folder: Path
+    name: str,
+    setup: Callable[[], tuple[gym.Env, Callable[[], PolicyFunction]]],
+    reps: int,
+    folder: Path,
 ) -> dict:
     env, policy = setup()
     disk = folder / "episode.rollout"

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from agent_widget.episodes import Rollout, record
-from agent_widget.episodes._codec import CHUNK_SIZE
+from agent_widget.format import CHUNK_SIZE
 from benchmarks.storage import RepeatedFrames
 
 # The first seed whose random-policy Pong episode lasts 1,000 steps (seeds 2-5 end

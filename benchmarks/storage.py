@@ -33,9 +33,9 @@ import numpy as np
 from PIL import Image
 
 from agent_widget.episodes import Rollout, load
-from agent_widget.episodes._chunk_index import INDEX, LENGTH, OBSERVATIONS, OFFSET, STREAM
-from agent_widget.episodes._codec import CHUNK_SIZE, Part, decode_frame, decode_part, encode_part
-from agent_widget.episodes._frames import Frames
+from agent_widget.format import Frames
+from agent_widget.format._chunk_index import INDEX, LENGTH, OBSERVATIONS, OFFSET, STREAM
+from agent_widget.format._codec import CHUNK_SIZE, Part, decode_frame, decode_part, encode_part
 from benchmarks.results import arguments, code_version, command, machine, publish, today
 
 TITLE = "Storage"

@@ -51,7 +51,7 @@ import numpy as np
 from playwright.sync_api import Browser
 
 from agent_widget.episodes import Rollout, load
-from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
+from agent_widget.format import CHUNK_SIZE, chunk_count
 from agent_widget.viewer._transport import action_text, shows_actions
 from benchmarks import link_report, report, scenes
 from benchmarks.browser import ProbedPage, chromium

@@ -8,7 +8,7 @@ import zlib
 
 import numpy as np
 
-from agent_widget.episodes._chunk_index import (
+from agent_widget.format._chunk_index import (
     COUNT,
     ENCODING,
     FRAMES,
@@ -20,7 +20,7 @@ from agent_widget.episodes._chunk_index import (
     ZLIB_RUNS,
     ZLIB_XOR,
 )
-from agent_widget.episodes._codec import ZLIB_LEVEL, decode_rows
+from agent_widget.format._codec import ZLIB_LEVEL, decode_rows
 
 
 def moving_frames(n, height=6, width=8):

@@ -1,4 +1,5 @@
-"""Frame validation/normalization and the chunk codec (agent_widget.episodes._frames)."""
+"""Frame validation/normalization, the frame containers and the chunk codec
+(agent_widget.format._frames, _array_frames, _codec)."""
 
 import itertools
 import struct
@@ -11,8 +12,9 @@ import numpy as np
 import pytest
 from sample_frames import changing_frames, deflate_deltas, moving_frames
 
-from agent_widget.episodes import _frames as frames_module
-from agent_widget.episodes._codec import (
+from agent_widget.format import _array_frames as frames_module
+from agent_widget.format._array_frames import ArrayFrames, encode_chunk
+from agent_widget.format._codec import (
     CHUNK_SIZE,
     GAP,
     Part,
@@ -25,7 +27,7 @@ from agent_widget.episodes._codec import (
     runs_bound,
     runs_of,
 )
-from agent_widget.episodes._frames import ArrayFrames, encode_chunk, normalize_frame
+from agent_widget.format._frames import normalize_frame
 
 # ----------------------------------------------------------------- normalize_frame
 

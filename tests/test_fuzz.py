@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from agent_widget import EpisodeViewer, Rollout, RolloutFileError, load
-from agent_widget.episodes._codec import Part, decode_frame, decode_part
+from agent_widget.format._codec import Part, decode_frame, decode_part
 from agent_widget.library import Leaderboard, RunLibrary
 
 FUZZ = settings(

@@ -429,7 +429,7 @@ def test_long_names_work_up_to_what_a_file_system_takes_and_then_say_so(lib):
 
 
 def test_what_killed_writers_left_is_removed_and_nothing_a_live_one_may_own(lib):
-    from agent_widget.episodes._atomic import temporary_name
+    from agent_widget.format import temporary_name
 
     lib.add(episode([1.0]), run="r")
     folder = lib.root / "Moving-v0" / "random"

@@ -16,7 +16,7 @@ import pytest
 from test_viewer import unpacked
 
 from agent_widget import CompareViewer, EpisodeViewer, Rollout, load
-from agent_widget.episodes._codec import Part, decode_part
+from agent_widget.format._codec import Part, decode_part
 from agent_widget.viewer._page import PageTooLarge
 from agent_widget.viewer._transport import unpack_series
 

@@ -1,4 +1,4 @@
-"""The public API: what the README and the notebooks import, and the older paths kept working."""
+"""The public API: what the README and the notebooks import."""
 
 from __future__ import annotations
 
@@ -55,12 +55,6 @@ PUBLIC = {
     "agent_widget.torch": ["ActionBars", "Policy", "QValues", "Saliency"],
 }
 
-# Paths of the flat layout before 0.2 that users' notebooks import; each is the same object.
-KEPT = [
-    ("agent_widget.step", "Step", "agent_widget.panels"),
-    ("agent_widget.divergence", "first_divergence", "agent_widget.compare"),
-]
-
 
 def shown_imports() -> list[tuple[str, str, str]]:
     """(source, module, name) for every ``from agent_widget... import`` in the docs and demos."""
@@ -94,13 +88,6 @@ def test_the_readme_docs_and_notebooks_import_public_names_only():
         assert hasattr(importlib.import_module(module), name), (source, module, name)
 
 
-@pytest.mark.parametrize(("module", "name", "home"), KEPT)
-def test_older_import_paths_still_work(module, name, home):
-    assert getattr(importlib.import_module(module), name) is getattr(
-        importlib.import_module(home), name
-    )
-
-
 def test_internal_modules_are_private():
     package = ROOT / "agent_widget"
     public_modules = {
@@ -108,4 +95,4 @@ def test_internal_modules_are_private():
         for path in package.rglob("*.py")
         if not path.name.startswith("_") and "static" not in path.parts
     }
-    assert public_modules == {"agents.py", "divergence.py", "step.py"}
+    assert public_modules == {"agents.py"}

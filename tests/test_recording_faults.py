@@ -17,7 +17,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from agent_widget.episodes import RecordRollout, Rollout, load, record, record_vector
-from agent_widget.episodes._encoded_array import EncodedArray, FrameRows
+from agent_widget.format import EncodedArray, FrameRows
 from agent_widget.library import RunLibrary
 from agent_widget.viewer import EpisodeViewer
 

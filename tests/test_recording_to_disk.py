@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from agent_widget.episodes import RecordRollout, load, record, record_vector
-from agent_widget.episodes._stored import StoredFrames
+from agent_widget.format._lazy_columns import StoredFrames
 from agent_widget.library import RunLibrary
 
 

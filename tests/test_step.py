@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from agent_widget.episodes import Rollout
-from agent_widget.episodes._frames import ArrayFrames
+from agent_widget.format import ArrayFrames
 from agent_widget.panels import Step
 
 

@@ -16,9 +16,10 @@ import pytest
 from sample_frames import as_version_1, changing_frames, moving_frames
 
 from agent_widget.episodes import Rollout, RolloutFileError, load, save
-from agent_widget.episodes import _codec as codec_module
-from agent_widget.episodes import _frames as frames_module
-from agent_widget.episodes._chunk_index import (
+from agent_widget.format import CHUNK_SIZE, ArrayFrames
+from agent_widget.format import _array_frames as frames_module
+from agent_widget.format import _codec as codec_module
+from agent_widget.format._chunk_index import (
     ENCODING,
     OBSERVATIONS,
     OFFSET,
@@ -26,9 +27,7 @@ from agent_widget.episodes._chunk_index import (
     ZLIB_RUNS,
     ZLIB_XOR,
 )
-from agent_widget.episodes._codec import CHUNK_SIZE
-from agent_widget.episodes._frames import ArrayFrames
-from agent_widget.episodes._stored import StoredArray
+from agent_widget.format._lazy_columns import StoredArray
 
 N = 37  # positions: two full chunks and a partial one
 
@@ -693,12 +692,13 @@ def test_what_a_killed_save_left_is_removed_by_the_next_save_in_its_folder(saved
     then); the next save into that folder, of any file, removes it."""
     _, path = saved
     script = f"""import time
-from agent_widget.episodes import Rollout, _storage
+from agent_widget.episodes import Rollout
+from agent_widget.format import _writer
 def stuck(self, members):  # the chunks written, then killed
     self._file.flush()
     print("writing", flush=True)
     time.sleep(60)
-_storage.RolloutWriter.finish = stuck
+_writer.RolloutWriter.finish = stuck
 Rollout.from_arrays(actions=[0, 1, 2]).save({str(path)!r})"""
     writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
@@ -830,7 +830,7 @@ def test_infos_over_their_bound_are_refused_when_saved_and_when_read(tmp_path, m
         rollout.save(tmp_path / "refused.rollout")
     assert list(tmp_path.iterdir()) == []
     # As a hostile writer would: the file is written past the bound, then read back.
-    monkeypatch.setattr("agent_widget.episodes._storage.MAX_INFO_BYTES", 2**30)
+    monkeypatch.setattr("agent_widget.format._writer.MAX_INFO_BYTES", 2**30)
     path = rollout.save(tmp_path / "bomb.rollout")
     assert path.stat().st_size < 100_000
     loaded = load(path)

@@ -18,9 +18,9 @@ import traitlets
 from sample_frames import as_version_1
 
 from agent_widget.episodes import Rollout, load
-from agent_widget.episodes import _codec as codec_module
-from agent_widget.episodes._codec import CHUNK_SIZE, Part, decode_part
-from agent_widget.episodes._frames import Frames
+from agent_widget.format import Frames
+from agent_widget.format import _codec as codec_module
+from agent_widget.format._codec import CHUNK_SIZE, Part, decode_part
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import (
     PUSH_CHUNKS,

@@ -23,11 +23,17 @@ from agent_widget.compare._alignment import Key, by_key
 from agent_widget.compare._divergence import first_divergence
 from agent_widget.episodes import Rollout
 from agent_widget.panels import Panel, PanelDecorator, Step
-from agent_widget.viewer import EpisodeViewer
-from agent_widget.viewer._kernel_owned import KernelOwnedTraits
-from agent_widget.viewer._marimo import OpensOutsideMarimoCells
-from agent_widget.viewer._page import DEFAULT_MAX_BYTES, Export, page_state, render, written
-from agent_widget.viewer._playback import PlaybackChecks
+from agent_widget.viewer import (
+    DEFAULT_MAX_BYTES,
+    EpisodeViewer,
+    Export,
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    PlaybackChecks,
+    page_state,
+    render,
+    written,
+)
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 DiffFunction = Callable[[Step, Step], Any]

@@ -17,8 +17,7 @@ from typing import Any
 import gymnasium as gym
 
 from agent_widget.compare._viewer import CompareViewer
-from agent_widget.episodes import Rollout
-from agent_widget.episodes._action_names import action_names
+from agent_widget.episodes import Rollout, action_names
 
 Env = gym.Env[Any, Any] | Callable[[], gym.Env[Any, Any]]
 EVERY = "every"  # the action a request names to branch on each action but the recorded one

@@ -1,16 +1,22 @@
 """Episodes as data: ``Rollout``, recording them from gymnasium, the ``.rollout`` file.
 
-The lowest layer: it knows nothing about widgets or panels, and every other layer
-reads episodes through it. Recording (``record``, ``RecordRollout``,
-``record_vector``), Minari import (``Rollout.from_minari``), the frame containers
-and their chunk codec, and the file format (``save``, ``load``) live here.
+It knows nothing about widgets or panels, and every layer above reads episodes
+through it. Recording (``record``, ``RecordRollout``,
+``record_vector``), branching (``Rollout.branch``), Minari import
+(``Rollout.from_minari``) and episodes in files (``save``, ``load``) live here; the
+file format itself, and the frame containers, are the layer below
+(:mod:`agent_widget.format`).
 """
 
-from agent_widget.episodes._archive import RolloutFileError
+# For the layers above (the grid world and what-if name actions); not the user API.
+from agent_widget.episodes._action_names import action_names as action_names
+from agent_widget.episodes._files import load, save
 from agent_widget.episodes._minari import ReplayDivergenceError
-from agent_widget.episodes._recording import RecordRollout, record, record_vector
+from agent_widget.episodes._record import record
+from agent_widget.episodes._record_vector import record_vector
+from agent_widget.episodes._record_wrapper import RecordRollout
 from agent_widget.episodes._rollout import Rollout
-from agent_widget.episodes._storage import load, save
+from agent_widget.format import RolloutFileError
 
 __all__ = [
     "RecordRollout",

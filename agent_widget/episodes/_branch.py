@@ -19,13 +19,22 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agent_widget.episodes._codec import CHUNK_SIZE, Part
-from agent_widget.episodes._encoded_array import LARGE_ROW_BYTES, EncodedArray, FrameRows
 from agent_widget.episodes._env_states import can_save, restore_state
-from agent_widget.episodes._frames import ArrayFrames, Frames, encode_chunk
+from agent_widget.episodes._episode_buffer import EpisodeBuffer
 from agent_widget.episodes._minari import ReplayDivergenceError
-from agent_widget.episodes._recording import EpisodeBuffer, Policy, spec_id, split_policy_output
+from agent_widget.episodes._record import PolicyFunction, split_policy_output
+from agent_widget.episodes._recording_metadata import spec_id
 from agent_widget.episodes._rollout import Rollout
+from agent_widget.format import (
+    CHUNK_SIZE,
+    LARGE_ROW_BYTES,
+    ArrayFrames,
+    EncodedArray,
+    FrameRows,
+    Frames,
+    Part,
+    encode_chunk,
+)
 
 
 def branch(
@@ -34,7 +43,7 @@ def branch(
     action: Any,
     *,
     env: gym.Env[Any, Any] | Callable[[], gym.Env[Any, Any]],
-    policy: Policy,
+    policy: PolicyFunction,
     max_steps: int = 10_000,
 ) -> Rollout:
     """``rollout`` up to position ``t``, then ``action`` at ``t`` instead of the recorded
@@ -184,7 +193,7 @@ def _diverged(rollout: Rollout, s: int, what: str) -> str:
 
 def _play(
     env: gym.Env[Any, Any],
-    policy: Policy,
+    policy: PolicyFunction,
     future: EpisodeBuffer,
     obs: Any,
     action: Any,

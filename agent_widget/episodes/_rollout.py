@@ -18,13 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agent_widget.episodes._frames import ArrayFrames, Frames
+from agent_widget.format import ACTION_KINDS, ArrayFrames, Columns, Frames, write_columns
 
 if TYPE_CHECKING:
     import os
-
-# Actions are numbers, or text where they are not (a Text space, a Tuple of mixed parts).
-ACTION_KINDS = "biufcU"
 
 # An array indexable by position (numpy, or lazy with shape/dtype/__getitem__), or a
 # dict of them (dict observation spaces).
@@ -178,9 +175,23 @@ class Rollout:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write this rollout to a ``.rollout`` file atomically (``agent_widget.save``)."""
-        from agent_widget.episodes._storage import save
+        return write_columns(self.columns, path)
 
-        return save(self, path)
+    @property
+    def columns(self) -> Columns:
+        """This episode as the file format holds it: every field but :attr:`states`."""
+        assert self.infos is not None  # set by __post_init__
+        return Columns(
+            frames=self.frames,
+            observations=self.observations,
+            actions=self.actions,
+            rewards=self.rewards,
+            terminated=self.terminated,
+            truncated=self.truncated,
+            infos=self.infos,
+            extras=self.extras,
+            metadata=self.metadata,
+        )
 
     def __repr__(self) -> str:
         frames = "none"

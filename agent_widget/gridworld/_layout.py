@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium.envs.toy_text.cliffwalking import CliffWalkingEnv
 from gymnasium.envs.toy_text.taxi import TaxiEnv
 
-from agent_widget.episodes._action_names import action_names
+from agent_widget.episodes import action_names
 
 FLOOR, START, HOLE, GOAL, CLIFF, EMPTY = "F", "S", "H", "G", "C", " "
 ENDS = frozenset((HOLE, GOAL, CLIFF))

@@ -22,7 +22,7 @@ one); every 256th append also deflates the finished block (a few milliseconds).
 
 Files (:meth:`Snapshots.save` / :meth:`Snapshots.load`) follow the ``.rollout`` style: a
 zip of ``.npy`` members described by a JSON table of contents, nothing pickled, read
-with :class:`agent_widget.episodes._archive.Archive`, which checks every member against its CRC
+with :class:`agent_widget.format._archive.Archive`, which checks every member against its CRC
 and every size before use. Blocks are read on demand, so loading is quick.
 """
 
@@ -40,8 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.episodes._archive import Archive
-from agent_widget.episodes._atomic import atomic_write
+from agent_widget.format import Archive, atomic_write
 
 FORMAT = "agent-widget.snapshots"
 VERSION = 1

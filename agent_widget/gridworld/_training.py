@@ -43,7 +43,7 @@ from IPython.display import display
 
 from agent_widget.agents import greedy_policy
 from agent_widget.episodes import Rollout, record
-from agent_widget.episodes._frames import ArrayFrames
+from agent_widget.format import ArrayFrames
 from agent_widget.gridworld._snapshots import DEFAULT_TOLERANCE, Snapshots
 from agent_widget.gridworld._value_map import ValueMap
 from agent_widget.viewer import EpisodeViewer

@@ -36,8 +36,7 @@ from agent_widget.gridworld._glyphs import (
     tile,
 )
 from agent_widget.gridworld._layout import EMPTY, ENDS, Cells, Layout, layout_of
-from agent_widget.panels import Step
-from agent_widget.panels._heatmap import LUT
+from agent_widget.panels import LUT, Step
 
 Values = np.ndarray | Callable[[Step], Any]
 MIN_CELL = 12  # pixels: smaller cells leave no room for an arrow and a letter

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_widget.episodes import Rollout, save
-from agent_widget.episodes._filesystems import url_to_fs
+from agent_widget.format import url_to_fs
 from agent_widget.library import _run_file as run_file
 from agent_widget.library._run_file import (
     MAX_RUN_FILE_BYTES,

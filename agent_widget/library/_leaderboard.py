@@ -19,9 +19,7 @@ import traitlets
 from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.compare import CompareViewer
-from agent_widget.viewer import EpisodeViewer
-from agent_widget.viewer._kernel_owned import KernelOwnedTraits
-from agent_widget.viewer._marimo import OpensOutsideMarimoCells
+from agent_widget.viewer import EpisodeViewer, KernelOwnedTraits, OpensOutsideMarimoCells
 
 if TYPE_CHECKING:  # the library imports this module when it is displayed
     from agent_widget.library._run_library import RunLibrary

@@ -30,7 +30,7 @@ from urllib.parse import quote
 import numpy as np
 
 from agent_widget.episodes import Rollout
-from agent_widget.episodes._atomic import checked_name
+from agent_widget.format import checked_name
 
 FORMAT = "agent-widget.run"
 VERSION = 1

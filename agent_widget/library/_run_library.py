@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import numpy as np
 
 from agent_widget.episodes import Rollout, load
-from agent_widget.episodes._atomic import remove_stale
-from agent_widget.episodes._filesystems import is_url
+from agent_widget.format import is_url, remove_stale
 from agent_widget.library._bucket import BucketRuns
 from agent_widget.library._run_file import ROW_COLUMNS, Run, RunError, folder_name, read_run
 from agent_widget.library._run_writer import write_run

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_widget.episodes import Rollout, load, save
-from agent_widget.episodes._atomic import atomic_write, fsync_directory, temporary_name
+from agent_widget.format import atomic_write, fsync_directory, temporary_name
 from agent_widget.library._run_file import (
     RUN_FILE,
     EpisodeSummary,

@@ -7,7 +7,16 @@ newest request first, with a byte-bounded cache. Above the episode data, below t
 viewer.
 """
 
+# For the layers above (the viewer draws cards, the grid world uses the heatmap's
+# colours); not the user API.
+from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES as DEFAULT_CACHE_BYTES
+from agent_widget.panels._card_image import card_image as card_image
+from agent_widget.panels._card_image import overlay_on as overlay_on
+from agent_widget.panels._cards import Card as Card
+from agent_widget.panels._heatmap import LUT as LUT
 from agent_widget.panels._registry import Panel, PanelDecorator, register, registered, unregister
+from agent_widget.panels._runner import PanelRunner as PanelRunner
+from agent_widget.panels._runner import card_message as card_message
 from agent_widget.panels._step import EpisodeData, Step
 
 __all__ = [

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agent_widget.episodes._frames import Frames
+from agent_widget.format import Frames
 
 
 class EpisodeData(Protocol):

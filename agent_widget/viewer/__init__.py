@@ -6,6 +6,16 @@ series. Above episodes and panels; the comparison, grid-world and library widget
 are built from it.
 """
 
+# For the layers above (the comparison and the leaderboard are built like the viewer);
+# not the user API.
+from agent_widget.viewer._kernel_owned import KernelOwnedTraits as KernelOwnedTraits
+from agent_widget.viewer._marimo import OpensOutsideMarimoCells as OpensOutsideMarimoCells
+from agent_widget.viewer._page import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
+from agent_widget.viewer._page import Export as Export
+from agent_widget.viewer._page import page_state as page_state
+from agent_widget.viewer._page import render as render
+from agent_widget.viewer._page import written as written
+from agent_widget.viewer._playback import PlaybackChecks as PlaybackChecks
 from agent_widget.viewer._widget import EpisodeViewer
 
 __all__ = ["EpisodeViewer"]

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from agent_widget.episodes import Rollout
-from agent_widget.episodes._codec import CHUNK_SIZE
-from agent_widget.episodes._frames import ArrayFrames, Frames
+from agent_widget.format import CHUNK_SIZE, ArrayFrames, Frames
 from agent_widget.viewer import _summary
 from agent_widget.viewer._transport import action_text, pack_series, shows_actions
 

@@ -30,10 +30,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from agent_widget.episodes._atomic import atomic_write
-from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
-from agent_widget.panels._cards import Card
-from agent_widget.panels._runner import card_message
+from agent_widget.format import CHUNK_SIZE, atomic_write, chunk_count
+from agent_widget.panels import Card, card_message
 from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._transport import chunk_reply
 

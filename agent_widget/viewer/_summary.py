@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agent_widget.panels._step import EpisodeData
+from agent_widget.panels import EpisodeData
 from agent_widget.viewer._transport import pack_series, request_integer, shows_actions
 
 EXACT_STEPS = 4096

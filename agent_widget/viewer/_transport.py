@@ -20,8 +20,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
-from agent_widget.episodes._frames import Frames
+from agent_widget.format import CHUNK_SIZE, Frames, chunk_count
 
 Message = dict[str, Any]
 # A growth push carries at most this many chunks and payload bytes (the newest chunk goes

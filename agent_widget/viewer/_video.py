@@ -23,10 +23,8 @@ import numpy as np
 from PIL import Image
 from tqdm.auto import tqdm
 
-from agent_widget.episodes._atomic import atomic_path
-from agent_widget.panels._card_image import card_image, overlay_on
-from agent_widget.panels._cards import Card
-from agent_widget.panels._runner import PanelRunner
+from agent_widget.format import atomic_path
+from agent_widget.panels import Card, PanelRunner, card_image, overlay_on
 from agent_widget.viewer._episode import ServedEpisode, positions
 
 KINDS = (".mp4", ".gif")

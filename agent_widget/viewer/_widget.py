@@ -18,11 +18,15 @@ import numpy as np
 import traitlets
 
 from agent_widget.episodes import Rollout
-from agent_widget.episodes._codec import CHUNK_SIZE, ENCODINGS
-from agent_widget.episodes._frames import ArrayFrames, Frames, ImageFrames
-from agent_widget.panels import Panel, PanelDecorator, Step, registered
-from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES
-from agent_widget.panels._runner import PanelRunner
+from agent_widget.format import CHUNK_SIZE, ENCODINGS, ArrayFrames, Frames, ImageFrames
+from agent_widget.panels import (
+    DEFAULT_CACHE_BYTES,
+    Panel,
+    PanelDecorator,
+    PanelRunner,
+    Step,
+    registered,
+)
 from agent_widget.viewer import _video
 from agent_widget.viewer._episode import ServedEpisode, positions
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits

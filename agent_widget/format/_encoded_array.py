@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.episodes._codec import CHUNK_SIZE, decode_rows, encode_rows
-from agent_widget.episodes._frames import Frames, position
+from agent_widget.format._codec import CHUNK_SIZE, decode_rows, encode_rows
+from agent_widget.format._frames import Frames, position
 
 # Observations of at least this many bytes a position are held and stored encoded by the
 # chunk; smaller ones (vectors) are plain arrays.
@@ -128,7 +128,7 @@ class EncodedArray(ChunkedRows):
 
     def release(self, k: int, read_back: Callable[[int], bytes]) -> None:
         """Let go of the sealed chunks up to ``k``, written to a file while recording;
-        ``read_back(j)`` reads chunk j's payload back (see :meth:`ArrayFrames.release`)."""
+        ``read_back(j)`` reads chunk j's payload back (as ``ArrayFrames.release``)."""
         for j in range(self._released, min(k + 1, len(self._sealed))):
             self._sealed[j] = b""
         self._released, self._read_back = max(self._released, k + 1), read_back

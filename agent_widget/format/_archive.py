@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agent_widget.episodes._filesystems import is_url, url_to_fs
+from agent_widget.format._filesystems import is_url, url_to_fs
 
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 _LOCAL_SIGNATURE = b"PK\x03\x04"

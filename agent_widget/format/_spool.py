@@ -1,9 +1,10 @@
 """An episode recorded straight to its ``.rollout`` file, a chunk at a time.
 
 The file is there from the first step, chunks.bin growing a chunk (16 positions) at a
-time, each chunk with its journal record (:mod:`agent_widget.episodes._journal`) and
+time, each chunk with its journal record (:mod:`agent_widget.format._journal`) and
 flushed to the OS; the end adds ``meta.json``, the per-step arrays and the index. A
-run killed at any moment leaves a file :func:`load` reads up to its last whole chunk.
+run killed at any moment leaves a file that
+:func:`~agent_widget.format.read_columns` reads up to its last whole chunk.
 
 What a chunk held in memory (its encoded frames and large observations) is let go
 once it is written and read back from the file when asked for, so an episode's memory
@@ -22,8 +23,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from agent_widget.episodes._atomic import checked_name, fsync_directory, temporary_name
-from agent_widget.episodes._chunk_index import (
+from agent_widget.format._atomic import checked_name, fsync_directory, temporary_name
+from agent_widget.format._chunk_index import (
     CHUNK,
     CRC,
     ENCODING,
@@ -37,11 +38,10 @@ from agent_widget.episodes._chunk_index import (
     STREAM,
     WIDTH,
 )
-from agent_widget.episodes._chunk_index import COUNT as POSITIONS
-from agent_widget.episodes._codec import Part
-from agent_widget.episodes._rollout import Rollout
-from agent_widget.episodes._storage import Payload, RolloutWriter, load
-from agent_widget.episodes._stored import decode_infos
+from agent_widget.format._chunk_index import COUNT as POSITIONS
+from agent_widget.format._codec import Part
+from agent_widget.format._lazy_columns import decode_infos
+from agent_widget.format._writer import Payload, RolloutWriter
 
 EPISODE_FILE = re.compile(r"episode-(\d+)\.rollout")
 
@@ -148,9 +148,9 @@ class Spool:
         """Close the file unfinished: read back through its journal, as a killed run's."""
         self._abandon()
 
-    def finish(self, members: Callable[[], list[tuple[str, bytes]]]) -> Rollout:
-        """Add the small members (``members()``: meta.json first) and close the file; the
-        episode, read back from it."""
+    def finish(self, members: Callable[[], list[tuple[str, bytes]]]) -> None:
+        """Add the small members (``members()``: meta.json first) and close the file, whole
+        (the recorder reads the episode back from it)."""
         try:
             self._writer.finish(members())
             self._file.flush()
@@ -161,7 +161,6 @@ class Spool:
             raise
         self._abandon.detach()
         self._file.close()
-        return load(self.path)
 
 
 def _abandon(writer: RolloutWriter, file: BinaryIO) -> None:

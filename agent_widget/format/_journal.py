@@ -35,9 +35,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agent_widget.episodes._archive import Archive
-from agent_widget.episodes._chunk_index import COLUMNS
-from agent_widget.episodes._codec import CHUNK_SIZE
+from agent_widget.format._archive import Archive
+from agent_widget.format._chunk_index import COLUMNS
+from agent_widget.format._codec import CHUNK_SIZE
 
 MAGIC = b"AWJ1"
 PREFIX = struct.Struct("<4sQI")

@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.episodes._chunk_index import (
+from agent_widget.format._array_frames import encode_chunk
+from agent_widget.format._chunk_index import (
     CHUNK,
     COUNT,
     ENCODING,
@@ -30,14 +31,14 @@ from agent_widget.episodes._chunk_index import (
     ZLIB_XOR,
     ChunkIndex,
 )
-from agent_widget.episodes._codec import (
+from agent_widget.format._codec import (
     CHUNK_SIZE,
     MAX_FRAME_BYTES,
     Part,
     chunk_count,
     decode_rows,
 )
-from agent_widget.episodes._frames import DecodedPart, Frames, encode_chunk, position
+from agent_widget.format._frames import DecodedPart, Frames, position
 
 # JSON bytes a position's info may take, on average over its chunk: infos are small
 # dicts (lives, counters, flags). The bound keeps a small hostile file from inflating

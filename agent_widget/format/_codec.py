@@ -3,7 +3,7 @@
 Frames are grouped in chunks of ``CHUNK_SIZE`` positions (chunk ``k`` holds
 positions ``16k .. 16k+15``). A chunk is one or more :class:`Part` s, each a run of
 consecutive frames of one size (where a chunk is cut into parts is the encoder's
-choice, :mod:`agent_widget.episodes._frames`; readers take any tiling). A part of ``n`` frames
+choice, :mod:`agent_widget.format._frames`; readers take any tiling). A part of ``n`` frames
 of ``B = H*W*3`` bytes has one of these payloads:
 
 - ``"zlib-runs"``: a zlib stream (RFC 1950, what a browser's
@@ -27,7 +27,8 @@ observations, records of any dtype, so an observation that is the frame (Pong's)
 has the frame's payload, stored once. The same payloads are stored in ``.rollout``
 files and sent to the browser as they are, so nothing is decoded or re-encoded on
 the way (except version-1 zlib-xor parts, re-encoded when handed out by
-:mod:`agent_widget.episodes._stored`). Frame containers are in :mod:`agent_widget.episodes._frames`.
+:mod:`agent_widget.format._lazy_columns`). Frame containers are in
+:mod:`agent_widget.format._frames` and :mod:`agent_widget.format._array_frames`.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class Part(NamedTuple):
 def encode_part(frames: np.ndarray, start: int, encoding: str = "zlib-runs") -> Part:
     """Encode ``frames`` (n, H, W, 3) uint8, the frames of positions ``start ..``, as one part.
 
-    One part however large; :func:`agent_widget.episodes._frames.encode_chunk` cuts a chunk into
+    One part however large; :func:`agent_widget.format._array_frames.encode_chunk` cuts a chunk into
     parts as the viewer and the file hold them.
     """
     if not isinstance(frames, np.ndarray) or frames.dtype != np.uint8 or frames.ndim != 4:

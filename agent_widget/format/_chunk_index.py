@@ -3,7 +3,7 @@
 The index is an int64 table, one row per payload, with the columns in
 :data:`COLUMNS`. Rows belong to streams: :data:`FRAMES`, :data:`INFOS`, and
 ``OBSERVATIONS + i`` for the i-th large observation entry. Payload encodings are
-numbered by their place in :data:`ENCODINGS`. :mod:`agent_widget.episodes._storage` writes the
+numbered by their place in :data:`ENCODINGS`. :mod:`agent_widget.format._writer` writes the
 table; :class:`ChunkIndex` reads it back and checks it before anything trusts it.
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.episodes._archive import Archive
-from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
+from agent_widget.format._archive import Archive
+from agent_widget.format._codec import CHUNK_SIZE, chunk_count
 
 INDEX, BLOB = "chunks.index.npy", "chunks.bin"
 COLUMNS = (

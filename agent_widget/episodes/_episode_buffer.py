@@ -1,0 +1,285 @@
+"""One episode's data as it is recorded, shared by every way of recording
+(:func:`~agent_widget.episodes.record`, :class:`~agent_widget.episodes.RecordRollout`,
+:func:`~agent_widget.episodes.record_vector`, branches), so they record the same way.
+
+Frames and large observations (images) are encoded as they come, in chunks of 16
+positions, in the form the file stores and the browser receives: frames one at a time
+(only the newest is held raw), observations a chunk at a time (only the chunk being
+filled is held raw), so an episode's memory grows by its encoded size (Pong: ~60 B a
+frame instead of 100 KB). The rest of a step (action, reward, flags, info, extras) is
+appended to lists, built into arrays when a rollout is asked for.
+
+What a step brings is kept as it is, so what went wrong at step t is seen at step t:
+a NaN reward, a frame of another size. An exception in the env, the policy or the
+user's loop never loses the steps recorded before it, and never wedges the recorder.
+benchmarks/recording.py measures memory and overhead.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import warnings
+from collections.abc import Mapping
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+
+from agent_widget.episodes._env_states import save_state
+from agent_widget.episodes._files import load
+from agent_widget.episodes._recorded_observations import RecordedObservations, snapshot
+from agent_widget.episodes._rollout import Rollout, json_dicts, warn_dropped
+from agent_widget.format import (
+    CHUNK_SIZE,
+    OBSERVATIONS,
+    ArrayFrames,
+    Members,
+    Spool,
+    chunk_count,
+    chunk_payloads,
+    journal_layout,
+)
+
+
+def _actions_array(actions: list[Any]) -> np.ndarray:
+    """The actions as numbers when they form a numeric array, else each as text (a Text
+    space's strings; Tuple and Dict actions as JSON where they can be)."""
+    try:
+        array = np.asarray(actions)
+    except ValueError:  # ragged: a Tuple of parts of different shapes
+        array = None
+    if array is not None and (array.dtype.kind in "biufc" or array.size == 0):
+        return array
+    return np.array([_action_string(action) for action in actions], dtype=str)
+
+
+def _action_string(action: Any) -> str:
+    if isinstance(action, str):
+        return action
+    try:
+        return json.dumps(action, default=lambda value: np.asarray(value).tolist())
+    except (TypeError, ValueError):
+        return repr(action)
+
+
+class EpisodeBuffer:
+    """One episode's data as it comes; a Rollout of it can be asked for at any time.
+
+    With a ``spool``, each chunk goes to the episode's file once the step after it is
+    known, and its frames, large observations and infos are let go (read back from the
+    file when asked for); the rest of a step stays in memory (tens of bytes)."""
+
+    def __init__(
+        self,
+        obs: Any,
+        info: dict[str, Any],
+        frame: Any | None,
+        renders: bool,
+        spool: Spool | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        self.spool, self.metadata = spool, metadata or {}
+        self._layout: dict[str, Any] | None = None  # the journal's, set by the first chunk
+        self._streams: dict[str, int] = {}  # the large observation entries' streams
+        self._dropped: dict[str, int] = {}  # info keys not JSON-able, first position
+        self.frames = ArrayFrames(allow_resize=True) if renders else None
+        if self.frames is not None:
+            self.frames.append(frame)
+        self.observations = RecordedObservations(obs, frame, self.frames)
+        # One per position; None once written to the episode's file (read back from it).
+        self.infos: list[dict[str, Any] | None] = [info]
+        self.actions: list[Any] = []
+        self.rewards: list[float] = []
+        self.terminated: list[bool] = []
+        self.truncated: list[bool] = []
+        self.extras: dict[str, list[Any]] = {}
+        self.states: dict[int, Any] = {}  # env states saved at some positions
+
+    def check_extras(self, extras: Mapping[str, Any]) -> None:
+        """ValueError unless ``extras`` has the names of the steps before (checked before
+        the env steps, so a mistake loses no step)."""
+        t = len(self.actions)
+        if t > 0 and extras.keys() != self.extras.keys():
+            raise ValueError(
+                f"step {t}: extras {sorted(extras)} differ from step 0's {sorted(self.extras)}; "
+                "give the same extras at every step of an episode"
+            )
+        for key, value in extras.items():
+            if np.asarray(value).dtype.kind not in "biufc":
+                raise ValueError(
+                    f"step {t}: extras[{key!r}] is {type(value).__name__}, not numbers "
+                    "(extras are per-step arrays: a number or an array of numbers)"
+                )
+
+    def add(
+        self,
+        action: Any,
+        extras: Mapping[str, Any],
+        obs: Any,
+        reward: SupportsFloat,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+        frame: Any | None,
+    ) -> None:
+        self.check_extras(extras)
+        if self.frames is not None:
+            self.frames.append(frame)  # first: a frame it refuses leaves the episode as it was
+        if not self.actions:
+            self.extras = {key: [] for key in extras}
+        for key, value in extras.items():
+            self.extras[key].append(np.array(value))
+        self.actions.append(snapshot(action))
+        self.observations.append(obs, frame)
+        self.rewards.append(float(reward))
+        self.terminated.append(bool(terminated))
+        self.truncated.append(bool(truncated))
+        self.infos.append(info)
+        self._write_ready()
+
+    def _write_ready(self, *, final: bool = False) -> None:
+        """Write each chunk whose steps are all known (the position after it is here);
+        ``final``: the rest too. After a failed write, nothing more (the file ends at
+        the chunk before it)."""
+        spool, n = self.spool, len(self.infos)
+        if spool is None:
+            return
+        while not spool.failed and spool.written < chunk_count(n):
+            if not final and (spool.written + 1) * CHUNK_SIZE >= n:
+                return
+            try:
+                self._write_chunk(spool, spool.written, n)
+            except BaseException as error:
+                spool.failed = True  # said once; the episode goes on in memory
+                error.add_note(
+                    f"agent-widget: {spool.path} ends before chunk {spool.written} (positions "
+                    f"from {spool.written * CHUNK_SIZE}); the episode goes on in memory"
+                )
+                raise
+
+    def _write_chunk(self, spool: Spool, k: int, n: int) -> None:
+        start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)
+        steps = slice(start, min(stop, n - 1))
+        if self._layout is None:
+            self._layout = self._first_layout()
+        arrays = {
+            "actions": _actions_array(self.actions[steps]),
+            "rewards": np.asarray(self.rewards[steps], dtype=np.float64),
+            "terminated": np.asarray(self.terminated[steps], dtype=bool),
+            "truncated": np.asarray(self.truncated[steps], dtype=bool),
+        }
+        arrays |= {f"extras/{key}": np.asarray(v[steps]) for key, v in self.extras.items()}
+        streams: dict[int, bytes] = {}
+        for key, column in self.observations.columns.items():
+            stream = self._streams.get(key)
+            if stream is None:  # a small entry: in the record's arrays, unless broken
+                if (rows := column.rows(start, stop)) is not None:
+                    arrays[f"observations/{key}"] = rows
+            elif (payload := column.payload(k)) is not None:
+                streams[stream] = payload
+        parts = None if self.frames is None else self.frames.chunk(k)
+        infos = json_dicts(self.infos[start:stop], self._dropped, start)  # type: ignore[arg-type]
+        spool.write(chunk_payloads(start, stop, parts, streams, infos), arrays, self._layout)
+        self.infos[start:stop] = [None] * (stop - start)
+        if self.frames is not None:
+            self.frames.release(k, spool.frame_parts)
+        for key, stream in self._streams.items():
+            self.observations.columns[key].release(k, functools.partial(spool.payload, stream))
+
+    def _first_layout(self) -> dict[str, Any]:
+        """The journal's layout, from the values of the first chunk: which observation
+        entries are large (chunked streams), as :func:`save` decides."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # said once, when the episode ends
+            observations = self.observations.arrays(self.frames)
+        spec, chunked = Members().observations(observations)
+        keys = list(self.observations.columns)
+        self._streams = {keys[stream - OBSERVATIONS]: stream for stream in chunked}
+        return journal_layout(self.metadata, self.frames is not None, spec)
+
+    @property
+    def done(self) -> bool:
+        return bool(self.actions) and (self.terminated[-1] or self.truncated[-1])
+
+    def cut(self) -> None:
+        """Mark an episode stopped from outside (step limit, early reset) as truncated."""
+        if self.actions and not self.done:
+            self.truncated[-1] = True
+
+    def to_rollout(self) -> Rollout:
+        """The episode so far; recording may go on (what is held is shared, not copied)."""
+        frames = None if self.frames is None else self.frames.copy()
+        steps = self._steps()
+        return Rollout.from_arrays(
+            frames=frames,
+            observations=self.observations.arrays(frames),
+            actions=steps["actions"],
+            rewards=steps["rewards"],
+            terminated=steps["terminated"],
+            truncated=steps["truncated"],
+            infos=self._all_infos(),
+            extras={key: np.asarray(values) for key, values in self.extras.items()},
+            metadata=self.metadata,
+            states=dict(self.states),
+        )
+
+    def _all_infos(self) -> list[dict[str, Any]]:
+        """Every position's info: those written to the file read back from it."""
+        infos: list[dict[str, Any]] = []
+        for t, info in enumerate(self.infos):
+            if info is None and t % CHUNK_SIZE == 0:  # a written chunk: all of it, at once
+                infos += self.spool.infos(t // CHUNK_SIZE)  # type: ignore[union-attr]
+            elif info is not None:
+                infos.append(info)
+        return infos
+
+    def discard(self) -> None:
+        """Drop an episode that took no action, and its file."""
+        if self.spool is not None:
+            self.spool.discard()
+
+    def finish(self) -> Rollout:
+        """The episode as it ends: read back from its file when it has one (after a
+        failed write, as held: in memory and in the chunks written before it)."""
+        if self.spool is None:
+            return self.to_rollout()
+        try:
+            self._write_ready(final=True)
+        finally:
+            if self.spool.failed:
+                self.spool.close()
+        if self.spool.failed:
+            return self.to_rollout()
+        warn_dropped(self._dropped, "infos", stacklevel=5)
+        members = Members()
+        spec, _ = members.observations(self.observations.arrays(self.frames))
+        extras = {key: np.asarray(values) for key, values in self.extras.items()}
+        self.spool.finish(
+            lambda: members.meta(
+                self._steps(),
+                extras,
+                spec,
+                num_positions=len(self.infos),
+                metadata=self.metadata,
+                frames=self.frames is not None,
+            )
+        )
+        rollout = load(self.spool.path)
+        rollout.states = dict(self.states)
+        return rollout
+
+    def save_state(self, env: gym.Env[Any, Any], every: int | None, offset: int = 0) -> None:
+        """Save the env's state at this position if it falls every ``every`` positions
+        (counted from ``offset`` positions before this episode's first: a branch's)."""
+        position = len(self.infos) - 1
+        if every and (offset + position) % every == 0 and position > 0:
+            self.states[position] = save_state(env)
+
+    def _steps(self) -> dict[str, np.ndarray]:
+        return {
+            "actions": _actions_array(self.actions),
+            "rewards": np.asarray(self.rewards, dtype=np.float64),
+            "terminated": np.asarray(self.terminated, dtype=bool),
+            "truncated": np.asarray(self.truncated, dtype=bool),
+        }

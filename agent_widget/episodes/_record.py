@@ -1,0 +1,114 @@
+"""``record()``: run a policy in a gymnasium env for one episode, and keep it.
+
+Three entry points share one per-episode buffer (:mod:`agent_widget.episodes._episode_buffer`),
+so they record the same way: :func:`record` runs a policy for one episode;
+:class:`~agent_widget.episodes.RecordRollout` is a wrapper that records while the
+user's own loop runs; :func:`~agent_widget.episodes.record_vector` runs a batched
+policy on a vector env, one rollout per sub-env.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import gymnasium as gym
+
+from agent_widget.episodes._record_wrapper import RecordRollout
+from agent_widget.episodes._rollout import Rollout
+
+PolicyFunction = Callable[[Any], Any]
+"""``obs -> action`` or ``obs -> (action, extras)``, extras a dict of per-step values."""
+
+
+def split_policy_output(output: Any) -> tuple[Any, Mapping[str, Any]]:
+    """``(action, {extras})`` -> its parts; anything else is the action alone."""
+    if isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], Mapping):
+        return output[0], output[1]
+    return output, {}
+
+
+def record(
+    env: gym.Env[Any, Any],
+    policy: PolicyFunction,
+    seed: int | None = None,
+    max_steps: int = 10_000,
+    *,
+    agent: str | None = None,
+    algorithm: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    path: str | os.PathLike[str] | None = None,
+    states_every: int | None = None,
+) -> Rollout:
+    """Run ``policy`` in ``env`` for one episode and return it as a :class:`Rollout`.
+
+    The episode ends when the env terminates or truncates, or after ``max_steps``
+    actions (the last step is then marked truncated). With ``render_mode="rgb_array"``
+    the rollout has ``T + 1`` frames: the reset frame and one after each action.
+
+    If the policy or the env raises (or on Ctrl-C), the exception goes on with the
+    steps recorded so far as its ``rollout`` attribute (their last step marked
+    truncated), and a note saying so.
+
+    With ``path``, the episode is written there as it is recorded, a chunk (16
+    positions) at a time, and what was written is let go: an episode longer than
+    memory can be recorded, and a run killed at any moment (kill -9, out of memory, a
+    job's time limit) leaves a file that :func:`load` opens with every position up to
+    its last whole chunk. The rollout returned is read from the file; after an
+    exception, the file holds the steps recorded before it.
+
+    Args:
+        env: any gymnasium env; it is reset with ``seed`` and left open.
+        policy: ``obs -> action``, or ``obs -> (action, extras)`` where ``extras`` is
+            a dict with string keys such as ``{"q_values": q, "value": v}``; each becomes a per-step
+            array in ``rollout.extras``.
+        seed: passed to ``env.reset``.
+        max_steps: the most actions to take.
+        agent: a name for the agent, kept in the metadata.
+        algorithm: the training algorithm, kept in the metadata.
+        metadata: further metadata; overrides the recorded values on clashes.
+        path: a ``.rollout`` file to write the episode to as it is recorded (replaced
+            if it exists).
+        states_every: save the env's state every this many positions, when it can
+            (ALE's envs): a branch (:meth:`Rollout.branch`) then replays from the last
+            one before its branch point. Kept in memory (``rollout.states``), never in
+            the file.
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> from agent_widget import record
+        >>> env = gym.make("CartPole-v1", render_mode="rgb_array")
+        >>> rollout = record(env, lambda obs: int(obs[2] > 0), seed=0, agent="lean")
+        >>> rollout.metadata["env_id"], rollout.metadata["action_names"]
+        ('CartPole-v1', ['LEFT', 'RIGHT'])
+        >>> long = record(env, policy, seed=0, path="long.rollout")  # doctest: +SKIP
+    """
+    recorder = RecordRollout(
+        env,
+        agent=agent,
+        algorithm=algorithm,
+        metadata=metadata,
+        path=path,
+        states_every=states_every,
+    )
+    obs, _ = recorder.reset(seed=seed)
+    try:
+        for _ in range(max_steps):
+            action, extras = split_policy_output(policy(obs))
+            recorder.record_extras(**extras)
+            obs, _, terminated, truncated, _ = recorder.step(action)
+            if terminated or truncated:
+                return recorder.rollouts[-1]
+    except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded
+        partial = recorder.end_episode()
+        if partial is not None:
+            error.rollout = partial  # type: ignore[attr-defined]
+            error.add_note(
+                f"agent-widget: the {partial.num_steps} steps recorded before this are in "
+                "this exception's .rollout (e.g. sys.last_exc.rollout in a notebook)"
+            )
+        raise
+    rollout = recorder.end_episode()
+    assert rollout is not None  # reset() started one
+    return rollout

@@ -1,0 +1,163 @@
+"""``RecordRollout``: a gymnasium wrapper that records the episodes of the user's own loop."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, BinaryIO, SupportsFloat
+
+import gymnasium as gym
+
+from agent_widget.episodes._action_names import action_names
+from agent_widget.episodes._env_states import can_save
+from agent_widget.episodes._episode_buffer import EpisodeBuffer
+from agent_widget.episodes._recording_metadata import base_metadata, labels, spec_id
+from agent_widget.episodes._rollout import Rollout
+from agent_widget.format import Spool, open_next, open_path
+
+OpenFile = Callable[[], tuple[Path, BinaryIO]]
+"""Where the next episode is written as it is recorded: a new file, open to write."""
+
+
+class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
+    """Record every episode that runs through this wrapper as a :class:`Rollout`.
+
+    Each ``reset()`` starts a new episode; it is added to :attr:`rollouts` when
+    it terminates or truncates, or, marked truncated, when ``reset()`` or
+    :meth:`end_episode` is called before it ended. :attr:`current` is the episode
+    in progress. Frames come from ``env.render()`` when the env has
+    ``render_mode="rgb_array"``; otherwise the rollouts have no frames.
+
+    Per-step extras (Q-values, value estimates...) are not part of the gymnasium
+    API, so they are handed over with :meth:`record_extras` just before ``step()``.
+
+    With ``states_every=K``, an env that can save its state (ALE's) has it saved every K
+    positions, in memory (``rollout.states``): :meth:`Rollout.branch` then replays at
+    most K steps.
+
+    With ``directory``, each episode is written to ``directory/episode-NNN.rollout`` as
+    it is recorded, a chunk (16 positions) at a time, and what was written is let go:
+    an episode longer than memory can be recorded, and a run killed at any moment leaves
+    files that :func:`load` opens up to their last whole chunk. The rollouts are then
+    read from their files. Several recorders may share a directory. With ``path``
+    instead, each episode is written to that one file (replacing the one before: for a
+    loop that records one episode, as :func:`record` does).
+
+    Examples:
+        >>> import gymnasium as gym
+        >>> from agent_widget import RecordRollout
+        >>> env = RecordRollout(gym.make("CartPole-v1", render_mode="rgb_array"), agent="me")
+        >>> obs, info = env.reset(seed=0)
+        >>> done = False
+        >>> while not done:
+        ...     env.record_extras(value=float(obs[2]))
+        ...     obs, reward, terminated, truncated, info = env.step(int(obs[2] > 0))
+        ...     done = terminated or truncated
+        >>> rollout = env.rollouts[-1]
+        >>> rollout.num_positions == len(rollout.frames) == rollout.num_steps + 1
+        True
+    """
+
+    def __init__(
+        self,
+        env: gym.Env[Any, Any],
+        *,
+        agent: str | None = None,
+        algorithm: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        directory: str | os.PathLike[str] | None = None,
+        path: str | os.PathLike[str] | None = None,
+        states_every: int | None = None,
+    ) -> None:
+        # As gymnasium's own wrappers: the env's spec lists this wrapper with its arguments.
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            agent=agent,
+            algorithm=algorithm,
+            metadata=metadata,
+            directory=directory,
+            path=path,
+            states_every=states_every,
+        )
+        gym.Wrapper.__init__(self, env)
+        self.rollouts: list[Rollout] = []
+        self._renders = env.render_mode == "rgb_array"
+        self._labels = labels(agent, algorithm, metadata)
+        self._episode: EpisodeBuffer | None = None
+        self._extras: Mapping[str, Any] = {}
+        if states_every is not None and states_every < 1:
+            raise ValueError(f"states_every must be a positive number of steps, not {states_every}")
+        # Only for envs that can save their state (ALE's); others record as usual.
+        self._states_every = states_every if can_save(env) else None
+        if directory is not None and path is not None:
+            raise ValueError("give directory (a file per episode) or path (one file), not both")
+        self._open_file: OpenFile | None = None
+        if directory is not None:
+            self._open_file = functools.partial(open_next, directory)
+        elif path is not None:
+            self._open_file = functools.partial(open_path, path)
+
+    @property
+    def current(self) -> Rollout | None:
+        """The episode in progress, as a Rollout (built on access), or None between episodes."""
+        return None if self._episode is None else self._episode.to_rollout()
+
+    def record_extras(self, **extras: Any) -> None:
+        """Attach per-step values (e.g. ``q_values=q``) to the next ``step()``.
+
+        Every step of an episode must get the same names; each becomes an array
+        ``rollout.extras[name]`` with one entry per step.
+        """
+        self._extras = extras
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Reset the env and start recording a new episode (filing one left unfinished)."""
+        if self._episode is not None and self._episode.actions:
+            self.end_episode()
+        elif self._episode is not None:
+            self._episode.discard()
+        self._episode = None
+        obs, info = self.env.reset(seed=seed, options=options)
+        names = action_names(self.env)
+        metadata = base_metadata(spec_id(self.env), seed, names, self._labels)
+        frame = self.env.render() if self._renders else None
+        spool = None if self._open_file is None else Spool(*self._open_file())
+        self._episode = EpisodeBuffer(obs, info, frame, self._renders, spool, metadata)
+        self._extras = {}
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        """Step the env and record the transition (with extras from :meth:`record_extras`).
+
+        If the env raises, the episode so far stays :attr:`current` (the next ``reset()``
+        files it, marked truncated).
+        """
+        if self._episode is None:
+            raise RuntimeError("call reset() before step(): recording starts with an episode")
+        extras, self._extras = self._extras, {}
+        self._episode.check_extras(extras)
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        frame = self.env.render() if self._renders else None
+        self._episode.add(action, extras, obs, reward, terminated, truncated, info, frame)
+        self._episode.save_state(self.env, self._states_every)
+        if terminated or truncated:
+            self.end_episode()
+        return obs, reward, terminated, truncated, info
+
+    def end_episode(self) -> Rollout | None:
+        """End the episode in progress here, e.g. when your loop stops at a step limit.
+
+        Its last step is marked truncated (unless it terminated); it is added to
+        :attr:`rollouts` and returned. Returns None when no episode is in progress.
+        """
+        episode, self._episode = self._episode, None  # whatever happens, the next one starts anew
+        if episode is None:
+            return None
+        episode.cut()
+        rollout = episode.finish()
+        self.rollouts.append(rollout)
+        return rollout

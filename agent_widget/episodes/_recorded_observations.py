@@ -1,0 +1,158 @@
+"""An episode's observations as they come, held as cheaply as their kind allows: the
+frames themselves while each observation is its step's frame (Atari's screen), large
+numeric arrays encoded by the chunk, anything else as given."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from agent_widget.format import LARGE_ROW_BYTES, ArrayFrames, EncodedArray, FrameRows, Frames
+
+
+def snapshot(obs: Any) -> Any:
+    """A copy of array observations: frame-stacking and preprocessing wrappers reuse buffers."""
+    if isinstance(obs, np.ndarray):
+        return obs.copy()
+    if isinstance(obs, Mapping):
+        return {key: snapshot(value) for key, value in obs.items()}
+    return obs
+
+
+class _Column:
+    """One observation entry's values as they come: the frames themselves while each
+    value is its step's frame (Atari's screen: nothing more is held), large numeric
+    arrays encoded by the chunk, anything else kept as given (stacked when a rollout is
+    asked for)."""
+
+    def __init__(self, first: Any, frame: Any, frames: ArrayFrames | None) -> None:
+        self.frames = frames if frames is not None and _is_frame(first, frame) else None
+        self.mirrored = 1 if self.frames is not None else 0  # values that are the frames
+        self.encoded: EncodedArray | None = None
+        self.values: list[Any] = []
+        self.broken_at: int | None = None  # the step whose value did not fit the others
+        if self.frames is None:
+            if (
+                isinstance(first, np.ndarray)
+                and first.dtype.kind in "biufc"
+                and first.nbytes >= LARGE_ROW_BYTES
+            ):
+                self.encoded = EncodedArray(first.dtype, first.shape)
+            self.append(first, None)
+
+    def __len__(self) -> int:
+        if self.frames is not None:
+            return self.mirrored
+        return len(self.encoded) if self.encoded is not None else len(self.values)
+
+    def append(self, value: Any, frame: Any) -> None:
+        if self.broken_at is not None:
+            return
+        if self.frames is not None:
+            if _is_frame(value, frame):
+                self.mirrored += 1
+                return
+            # From here on the values are not the frames: hold the earlier ones encoded.
+            mirrored, self.frames = self.frames, None
+            self.encoded = EncodedArray(np.uint8, mirrored[0].shape)
+            for t in range(self.mirrored):
+                self.encoded.append(mirrored[t])
+        if self.encoded is None:
+            self.values.append(snapshot(value))
+            return
+        try:
+            self.encoded.append(value)
+        except ValueError:
+            self.broken_at = len(self.encoded)
+
+    def rows(self, start: int, stop: int) -> np.ndarray | None:
+        """Values ``start..stop-1`` as an array (a chunk written as it is recorded), or
+        None when they do not stack."""
+        if self.broken_at is not None:
+            return None
+        if self.frames is not None:
+            return FrameRows(self.frames, self.mirrored)[start:stop]
+        if self.encoded is not None:
+            return self.encoded[start:stop]
+        try:
+            return np.asarray(self.values[start:stop])
+        except ValueError:  # ragged
+            return None
+
+    def payload(self, k: int) -> bytes | None:
+        """Chunk ``k``'s values as the file stores a large entry's, or None if broken."""
+        if self.frames is not None:
+            return FrameRows(self.frames, self.mirrored).payload(k)
+        return self.encoded.payload(k) if self.encoded is not None else None
+
+    def release(self, k: int, read_back: Callable[[int], bytes]) -> None:
+        """Let go of the encoded chunks up to ``k``, written to a file."""
+        if self.encoded is not None:
+            self.encoded.release(k, read_back)
+
+    def array(self, frames: Frames | None) -> Any:
+        """The values as an array, or None when they do not stack; ``frames``: the
+        rollout's frames (the values while they are the frames)."""
+        if self.broken_at is not None:
+            return None
+        if self.frames is not None and frames is not None:
+            return FrameRows(frames, self.mirrored)
+        if self.encoded is not None:
+            return self.encoded.copy()
+        try:
+            array = np.asarray(self.values)
+        except ValueError:  # ragged
+            return None
+        return array if array.dtype.kind in "biufc" and array.ndim > 0 else None
+
+
+def _is_frame(value: Any, frame: Any) -> bool:
+    """Whether observation ``value`` is the frame rendered at its step (pixels alike)."""
+    return (
+        isinstance(value, np.ndarray)
+        and isinstance(frame, np.ndarray)
+        and value.dtype == np.uint8
+        and value.ndim == 3
+        and value.shape == frame.shape
+        and value.shape[2] == 3
+        and np.array_equal(value, frame)
+    )
+
+
+class RecordedObservations:
+    """An episode's observations: one column, or one per key of a dict space."""
+
+    def __init__(self, first: Any, frame: Any, frames: ArrayFrames | None) -> None:
+        self.is_dict = isinstance(first, Mapping)
+        entries = first if self.is_dict else {"": first}
+        self.columns = {key: _Column(value, frame, frames) for key, value in entries.items()}
+
+    def append(self, obs: Any, frame: Any) -> None:
+        if self.is_dict != isinstance(obs, Mapping) or (
+            self.is_dict and obs.keys() != self.columns.keys()
+        ):
+            for column in self.columns.values():
+                if column.broken_at is None:
+                    column.broken_at = len(column)
+            return
+        entries = obs if self.is_dict else {"": obs}
+        for key, column in self.columns.items():
+            column.append(entries[key], frame)
+
+    def arrays(self, frames: Frames | None) -> Any:
+        """Observations as one array or a dict of arrays; None (with a warning) if they
+        do not form numeric arrays."""
+        arrays = {key: column.array(frames) for key, column in self.columns.items()}
+        if all(array is not None for array in arrays.values()):
+            return arrays if self.is_dict else arrays[""]
+        steps = [c.broken_at for c in self.columns.values() if c.broken_at is not None]
+        why = f"changed type or shape at step {min(steps)}" if steps else "are not numeric arrays"
+        warnings.warn(
+            f"observations {why} (only arrays, scalars and one level of dict of a fixed "
+            "shape are stored); this rollout has no observations",
+            stacklevel=4,
+        )
+        return None

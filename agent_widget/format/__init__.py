@@ -1,0 +1,69 @@
+"""The ``.rollout`` file format and the bytes it is made of: the lowest layer.
+
+An episode's frames and large observations are held and sent as the file stores them:
+chunks of 16 positions encoded by the chunk codec (zlib over runs of changed bytes),
+which the browser decodes too. This layer holds that codec, the frame containers that
+hand out encoded chunks (in memory, made on demand, or read lazily from a file), the
+file's writer and reader, and what they stand on: the zip archive read defensively,
+the chunk index, the journal that lets a cut file load, the spool that writes an
+episode as it is recorded, atomic writes and fsspec filesystems.
+
+It speaks in columns (:class:`Columns`), not in ``Rollout``\\ s: the episode layer above
+builds its ``Rollout`` from them. Everything here is internal to agent-widget; the
+names below are what the layers above use of it.
+"""
+
+from agent_widget.format._archive import Archive, RolloutFileError
+from agent_widget.format._array_frames import ArrayFrames, ImageFrames, encode_chunk
+from agent_widget.format._atomic import (
+    atomic_path,
+    atomic_write,
+    checked_name,
+    fsync_directory,
+    remove_stale,
+    temporary_name,
+)
+from agent_widget.format._chunk_index import OBSERVATIONS
+from agent_widget.format._codec import CHUNK_SIZE, ENCODINGS, Part, chunk_count
+from agent_widget.format._encoded_array import LARGE_ROW_BYTES, EncodedArray, FrameRows
+from agent_widget.format._filesystems import is_url, url_to_fs
+from agent_widget.format._frames import Frames
+from agent_widget.format._layout import ACTION_KINDS, Columns
+from agent_widget.format._reader import read_columns
+from agent_widget.format._spool import Spool, open_next, open_path
+from agent_widget.format._writer import Members, chunk_payloads, journal_layout, write_columns
+
+__all__ = [
+    "ACTION_KINDS",
+    "CHUNK_SIZE",
+    "ENCODINGS",
+    "LARGE_ROW_BYTES",
+    "OBSERVATIONS",
+    "Archive",
+    "ArrayFrames",
+    "Columns",
+    "EncodedArray",
+    "FrameRows",
+    "Frames",
+    "ImageFrames",
+    "Members",
+    "Part",
+    "RolloutFileError",
+    "Spool",
+    "atomic_path",
+    "atomic_write",
+    "checked_name",
+    "chunk_count",
+    "chunk_payloads",
+    "encode_chunk",
+    "fsync_directory",
+    "is_url",
+    "journal_layout",
+    "open_next",
+    "open_path",
+    "read_columns",
+    "remove_stale",
+    "temporary_name",
+    "url_to_fs",
+    "write_columns",
+]

@@ -1,0 +1,98 @@
+"""The ``.rollout`` file format: its layout, and the columns it holds of an episode.
+
+A ``.rollout`` file is a zip archive whose members are all stored uncompressed
+(``ZIP_STORED``), so any byte range is one seek away and ordinary zip tools can list
+and extract it. Members, in this order:
+
+``chunks.bin``
+    the payloads, chunk by chunk (chunk k = positions 16k..16k+15): the frame parts
+    of chunk k exactly as the browser receives them (zlib-runs or raw, see
+    :mod:`agent_widget.format._codec`), its large observations (zlib-runs over their raw
+    bytes, any dtype, one payload a chunk), and its infos (a zlib-compressed JSON
+    list). Identical payloads are stored once: an observation that is the frame
+    (Pong's) has the frame part's payload when the chunk is one part. Each chunk's
+    payloads are framed by a journal record (:mod:`agent_widget.format._journal`):
+    what the members below say of that chunk, so a file cut anywhere keeps every
+    chunk before the cut.
+``meta.json``
+    format name and version, episode lengths, the user's metadata, and the dtype and
+    shape of every array below: the table of contents.
+``actions.npy``, ``rewards.npy``, ``terminated.npy``, ``truncated.npy``, ``extras/<i>.npy``
+    per-step arrays in numpy's ``.npy`` format (read with ``allow_pickle=False``).
+``observations/<i>.npy``
+    observations of under 1 KiB per position (vectors), also ``.npy``
+    (:data:`~agent_widget.format._encoded_array.LARGE_ROW_BYTES`).
+``chunks.index.npy``
+    int64 table, one row per payload in ``chunks.bin``: ``stream, chunk, start, count,
+    height, width, encoding, offset, length, crc32``. Streams: 0 frames, 1 infos,
+    2 + i the i-th large observation entry. Encodings: 0 raw, 1 zlib-xor, 2 zlib-json,
+    3 zlib-runs.
+
+Version 2 (this one) stores frames and large observations as zlib-runs; version 1
+stored them as zlib-xor. Version-1 files still load: their frames and observations
+decode as they are, and their frame chunks are re-encoded as zlib-runs when handed
+out (:mod:`agent_widget.format._lazy_columns`), so saving one again writes version 2.
+
+Why this layout:
+
+- Opening reads only the central directory, ``meta.json``, the per-step arrays and
+  the index (a few bytes per step); frames, large observations and infos are read
+  on demand, a chunk at a time.
+- One frame costs one read of its part and inflating the stream up to that frame.
+- Chunks come first, so a file can be written as it is recorded (``record(...,
+  path=...)``) and a writer killed at any moment leaves the chunks it finished.
+- Damage stays local. Every payload carries its own CRC, and every chunk its
+  journal record, so a file cut short keeps every chunk before the cut: when the zip
+  central directory is lost, the local headers are scanned instead, and when the
+  small members are lost too the journal stands in for them. A corrupted payload
+  raises only when its chunk is read.
+- Nothing is pickled or evaluated, and every size and shape read from a file is
+  checked before it is used, so opening a stranger's file is safe.
+- :func:`save` writes a temporary file in the same folder, fsyncs it and renames it
+  over the target: a crash mid-save leaves the previous file untouched.
+
+Reading is layered: :mod:`agent_widget.format._archive` reads the zip members (recovering
+them from a cut file), :mod:`agent_widget.format._chunk_index` checks the index, and
+:mod:`agent_widget.format._lazy_columns` holds the lazy frames, observations and infos.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from agent_widget.format._frames import Frames
+
+FORMAT = "agent-widget.rollout"
+VERSION = 2  # 2: frames and observations as zlib-runs (version 1: zlib-xor, still read)
+
+META = "meta.json"
+PER_STEP = ("actions", "rewards", "terminated", "truncated")
+# Actions are numbers, or text where they are not (a Text space, a Tuple of mixed parts).
+ACTION_KINDS = "biufcU"
+
+
+class Columns(NamedTuple):
+    """An episode as the file holds it: what :func:`write_columns` writes and
+    :func:`read_columns` gives back (frames, observations and infos read lazily).
+
+    It knows no ``Rollout``: the episode layer builds one from these columns and gives
+    its own back (``Rollout.columns``). Observations are an array, a lazy array or a
+    dict of them; ``infos`` has one dict per position.
+    """
+
+    frames: Frames | None
+    observations: Any
+    actions: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    infos: Sequence[dict[str, Any]]
+    extras: Mapping[str, np.ndarray]
+    metadata: dict[str, Any]
+
+    @property
+    def num_positions(self) -> int:
+        return len(self.infos)
