@@ -22,7 +22,7 @@ def snapshot(obs: Any) -> Any:
     return obs
 
 
-class _Column:
+class _ObservationColumn:
     """One observation entry's values as they come: the frames themselves while each
     value is its step's frame (Atari's screen: nothing more is held), large numeric
     arrays encoded by the chunk, anything else kept as given (stacked when a rollout is
@@ -128,7 +128,9 @@ class RecordedObservations:
     def __init__(self, first: Any, frame: Any, frames: ArrayFrames | None) -> None:
         self.is_dict = isinstance(first, Mapping)
         entries = first if self.is_dict else {"": first}
-        self.columns = {key: _Column(value, frame, frames) for key, value in entries.items()}
+        self.columns = {
+            key: _ObservationColumn(value, frame, frames) for key, value in entries.items()
+        }
 
     def append(self, obs: Any, frame: Any) -> None:
         if self.is_dict != isinstance(obs, Mapping) or (

@@ -108,7 +108,7 @@ def record_many(
     if library is not None and run is None:
         run = f"record-many-{os.urandom(3).hex()}"
     folder = Path(directory) if directory is not None else None
-    job = _Job(make_env, policy, max_steps, agent, algorithm, library, run, params, folder)
+    job = _WorkerJob(make_env, policy, max_steps, agent, algorithm, library, run, params, folder)
     chosen = _engine(engine)
     count = workers or (os.cpu_count() or 1)
     results = (_on_ray if chosen == "ray" else _on_processes)(cloudpickle.dumps(job), seeds, count)
@@ -141,7 +141,7 @@ class _Done(NamedTuple):
 
 
 @dataclass
-class _Job:
+class _WorkerJob:
     """What every worker needs, sent once (pickled with cloudpickle)."""
 
     make_env: Callable[[], gym.Env[Any, Any]]
@@ -159,7 +159,7 @@ class _Worker:
     """One worker's env and policy; records seeds one at a time."""
 
     def __init__(self, job: bytes) -> None:
-        self.job: _Job = cloudpickle.loads(job)
+        self.job: _WorkerJob = cloudpickle.loads(job)
         self.env = self.job.make_env()
 
     def record(self, seed: int) -> _Done | str:

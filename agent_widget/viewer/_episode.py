@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 
 from agent_widget.episodes import Rollout
-from agent_widget.format import CHUNK_SIZE, ArrayFrames, Frames
+from agent_widget.format import CHUNK_SIZE, ArrayFrames, Frames, ImageFrames
 from agent_widget.viewer import _summary
 from agent_widget.viewer._transport import action_text, pack_series, shows_actions
 
 
-class _Column:
+class _GrowingColumn:
     """Per-step values that grow a step at a time in amortized O(1) (a training loop's
     appends must not copy the whole episode each time). The source array is never written.
     """
@@ -84,13 +84,13 @@ class ServedEpisode:
         self._frames_from_observations = frames is not None and rollout.frames is None
         self._infos = rollout.infos or []
         self._new_infos: list[dict[str, Any]] = []
-        self._actions = _Column(rollout.actions, "action")
+        self._actions = _GrowingColumn(rollout.actions, "action")
         self._flags = {
-            "rewards": _Column(rollout.rewards, "reward"),
-            "terminated": _Column(rollout.terminated, "terminated"),
-            "truncated": _Column(rollout.truncated, "truncated"),
+            "rewards": _GrowingColumn(rollout.rewards, "reward"),
+            "terminated": _GrowingColumn(rollout.terminated, "terminated"),
+            "truncated": _GrowingColumn(rollout.truncated, "truncated"),
         }
-        self._extras = {name: _Column(_scalar_extra(rollout, name), name) for name in extras}
+        self._extras = {name: _GrowingColumn(_scalar_extra(rollout, name), name) for name in extras}
         self._observations = rollout.observations
         self._new_observations: list[Any] = []  # one per appended position, None if not given
         self._other_extras = {k: v for k, v in rollout.extras.items() if k not in self._extras}
@@ -245,7 +245,7 @@ class ServedEpisode:
             what = "obs" if self._frames_from_observations else "frame"
             raise ValueError(f"step {t}: this viewer shows frames; pass {what}= for every step")
         if not self._frames_owned:  # grow a copy: the caller's rollout stays as it was
-            if isinstance(self.frames, ArrayFrames):  # in the viewer's encoding (_frames_of)
+            if isinstance(self.frames, ArrayFrames):  # in the viewer's encoding (frames_to_show)
                 self.frames = self.frames.copy()  # shares the encoded chunks, decodes none
             else:
                 self.frames = ArrayFrames.after(self.frames, encoding=self._encoding)
@@ -323,3 +323,45 @@ class _Rows(Sequence[Any]):
         if isinstance(self._observations, Mapping):
             return {name: values[t] for name, values in self._observations.items()}
         return self._observations[t]
+
+
+def as_rollout(episode: Any, encoding: str) -> Rollout:
+    """What the viewer was given (a rollout, or frames alone) as a rollout."""
+    if isinstance(episode, Rollout):
+        return episode
+    if isinstance(episode, np.ndarray):
+        shape = episode.shape
+        if episode.ndim not in (3, 4) or (episode.ndim == 4 and shape[-1] not in (1, 3, 4)):
+            raise ValueError(
+                f"frames: expected an array (N, H, W, 3), (N, H, W, 4) or (N, H, W), "
+                f"got shape {shape}"
+            )
+        if episode.ndim == 3 and shape[-1] in (3, 4) and shape[0] > 4:
+            raise ValueError(
+                f"frames: shape {shape} looks like a single frame; pass [frame] for one, "
+                "or an array (N, H, W, 3)"
+            )
+    elif not isinstance(episode, (list, tuple)):
+        raise TypeError(
+            "EpisodeViewer takes a Rollout, an array of frames or a list of frames, "
+            f"got {type(episode).__name__}"
+        )
+    return Rollout.from_arrays(frames=ArrayFrames(episode, encoding=encoding))
+
+
+def frames_to_show(rollout: Rollout, encoding: str) -> Frames | None:
+    """The frames to show: the rollout's, else its observations when they are images."""
+    frames = rollout.frames
+    if isinstance(frames, ArrayFrames) and frames.encoding != encoding:
+        return ArrayFrames(list(frames), allow_resize=frames.allow_resize, encoding=encoding)
+    if frames is not None:
+        return frames
+    observations = rollout.observations
+    shape = tuple(getattr(observations, "shape", ()))
+    image_stack = len(shape) == 3 or (len(shape) == 4 and shape[-1] in (1, 3, 4))
+    if observations is None or not image_stack:
+        return None
+    try:
+        return ImageFrames(observations, encoding=encoding)
+    except ValueError:  # not pixel values (e.g. a float grid outside [0, 1])
+        return None

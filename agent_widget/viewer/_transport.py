@@ -37,7 +37,7 @@ PREVIEW_BYTES = 32 * 2**10
 PREVIEW_LEVEL = 1
 
 
-class Served(Protocol):
+class WireEpisode(Protocol):
     """What the wire needs from an episode: its frames and each position's readout data."""
 
     @property
@@ -148,14 +148,14 @@ def action_text(action: Any, names: Sequence[str] = ()) -> str:
     return str(array.item())
 
 
-def chunk_reply(request: Mapping[str, Any], episode: Served) -> tuple[Message, list[bytes]]:
+def chunk_reply(request: Mapping[str, Any], episode: WireEpisode) -> tuple[Message, list[bytes]]:
     """The reply to ``{"type": "chunks", "id": i, "chunks": [k, ...]}``: content and buffers."""
     chunks = _chunk_indices(request.get("chunks"), episode.num_positions)
     return _chunks_message(request["id"], chunks, episode)
 
 
 def frame_preview(
-    request: Mapping[str, Any], episode: Served
+    request: Mapping[str, Any], episode: WireEpisode
 ) -> tuple[Message, list[bytes]] | None:
     """The frame a paint waits for, sent ahead of its chunk, or None when the chunk is small.
 
@@ -174,7 +174,9 @@ def frame_preview(
         return None
 
 
-def _preview(request: Mapping[str, Any], episode: Served) -> tuple[Message, list[bytes]] | None:
+def _preview(
+    request: Mapping[str, Any], episode: WireEpisode
+) -> tuple[Message, list[bytes]] | None:
     t, chunks = request.get("frame"), request.get("chunks")
     frames = episode.frames
     if type(t) is not int or type(request.get("id")) is not int or frames is None:
@@ -196,7 +198,7 @@ def _preview(request: Mapping[str, Any], episode: Served) -> tuple[Message, list
     return message, [payload, reply_index([k], [], episode)]
 
 
-def growth_push(episode: Served, since: int) -> tuple[Message, list[bytes]]:
+def growth_push(episode: WireEpisode, since: int) -> tuple[Message, list[bytes]]:
     """The chunks the kernel sends unasked once the episode has grown past ``since`` positions.
 
     While a cell appends steps the kernel cannot answer requests (its shell channel is
@@ -221,12 +223,12 @@ def growth_push(episode: Served, since: int) -> tuple[Message, list[bytes]]:
     return content, buffers
 
 
-def _payload_bytes(episode: Served, k: int) -> int:
+def _payload_bytes(episode: WireEpisode, k: int) -> int:
     return 0 if episode.frames is None else sum(len(p.payload) for p in episode.frames.chunk(k))
 
 
 def _chunks_message(
-    request_id: int | None, chunks: Sequence[int], episode: Served
+    request_id: int | None, chunks: Sequence[int], episode: WireEpisode
 ) -> tuple[Message, list[bytes]]:
     """A ``chunks`` message: the chunks' part payloads as buffers, then, as the last
     buffer, what they are and the readout data of the chunks' positions
@@ -251,7 +253,7 @@ def _chunks_message(
     return {"type": "chunks", "id": request_id}, buffers
 
 
-def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: Served) -> bytes:
+def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: WireEpisode) -> bytes:
     """A reply's last buffer: zlib-compressed JSON ``{"chunks": [k, ...], "counts": [...],
     "parts": [...], "infos": ...}`` and, for actions the timeline's ``actions`` series
     cannot show (vectors), ``"actions": [text, ...]``; for a summarized episode, whose
@@ -329,7 +331,7 @@ def _packed(column: list[Any]) -> Any:
     return {"delta": [column[0], *np.diff(values).tolist()]}
 
 
-def answer(content: Mapping[str, Any], episode: Served) -> tuple[Message, list[bytes]]:
+def answer(content: Mapping[str, Any], episode: WireEpisode) -> tuple[Message, list[bytes]]:
     """Answer one front-end message; any failure becomes an error reply, never an exception.
 
     An exception escaping a comm handler would only reach the kernel's log, while the

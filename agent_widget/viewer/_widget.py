@@ -18,7 +18,7 @@ import numpy as np
 import traitlets
 
 from agent_widget.episodes import Rollout
-from agent_widget.format import CHUNK_SIZE, ENCODINGS, ArrayFrames, Frames, ImageFrames
+from agent_widget.format import ENCODINGS
 from agent_widget.panels import (
     DEFAULT_CACHE_BYTES,
     Panel,
@@ -28,7 +28,7 @@ from agent_widget.panels import (
     registered,
 )
 from agent_widget.viewer import _video
-from agent_widget.viewer._episode import ServedEpisode, positions
+from agent_widget.viewer._episode import ServedEpisode, as_rollout, frames_to_show, positions
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
 from agent_widget.viewer._marimo import OpensOutsideMarimoCells
 from agent_widget.viewer._page import (
@@ -45,6 +45,7 @@ from agent_widget.viewer._page import (
 from agent_widget.viewer._playback import PlaybackChecks
 from agent_widget.viewer._summary import range_reply, summary
 from agent_widget.viewer._transport import answer, frame_preview, growth_push, panel_request
+from agent_widget.viewer._viewer_traits import ViewerTraits
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 # Live growth updates the front end at most this often (seconds): a training loop may
@@ -54,7 +55,12 @@ _SYNC_INTERVAL = 0.1
 
 
 class EpisodeViewer(
-    PanelDecorator, PlaybackChecks, KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidget
+    ViewerTraits,
+    PanelDecorator,
+    PlaybackChecks,
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    anywidget.AnyWidget,
 ):
     """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
 
@@ -81,8 +87,8 @@ class EpisodeViewer(
             episode's length (a comparison's shared chart needs them); by default an
             episode of more than 4,096 steps sends a summary of its timeline instead, so
             its first frame does not wait for megabytes of series.
-        **traits: initial values of the traits below (``step``, ``fps``, ``loop``,
-            ``height``, ``scale``, ``readout``).
+        **traits: initial values of the traits (:class:`ViewerTraits` documents each:
+            ``step``, ``fps``, ``loop``, ``height``, ``scale``, ``readout``).
 
     Panels (:meth:`panel`, :meth:`add_panel`) show what Python computes for the
     current step beside the frame; those registered with
@@ -99,99 +105,6 @@ class EpisodeViewer(
 
     _esm = _STATIC / "widget.js"
     _css = _STATIC / "widget.css"
-
-    step = traitlets.Int(
-        0,
-        help="int, default 0. The position shown, 0 .. length - 1. Two-way: set it to move "
-        "the view, observe it to follow the user's scrubbing. Out-of-range values are "
-        "clamped, so viewers of episodes of different lengths can be linked.",
-    ).tag(sync=True)
-    length = traitlets.Int(
-        0,
-        read_only=True,
-        help="int. Number of positions n: T + 1 for T actions (T for one frame per "
-        "action). Grows with append() and extend().",
-    ).tag(sync=True)
-    chunk_size = traitlets.Int(
-        CHUNK_SIZE,
-        read_only=True,
-        help="int, 16. Positions per frame chunk: chunk k holds positions 16k .. 16k+15.",
-    ).tag(sync=True)
-    has_frames = traitlets.Bool(
-        False,
-        read_only=True,
-        help="bool. Whether there are frames to show; without them the canvas shows a "
-        "placeholder and the readout still works.",
-    ).tag(sync=True)
-    series = traitlets.Dict(
-        key_trait=traitlets.Unicode(),
-        value_trait=traitlets.Bytes(),
-        read_only=True,
-        help="dict[str, bytes]. The timeline's per-step series, length T: "
-        '"rewards", "terminated", "truncated", "actions" (scalar actions only) and '
-        '"extra:<name>" for each named extra; each a 4-byte dtype header and the values, '
-        "little-endian, in the narrowest dtype that holds them exactly "
-        "(agent_widget.viewer._transport.pack_series). Empty past 4,096 steps (unless "
-        "full_series=True): the state then carries the summary instead.",
-    ).tag(sync=True)
-    summary = traitlets.Dict(
-        key_trait=traitlets.Unicode(),
-        value_trait=traitlets.Bytes(),
-        read_only=True,
-        help="dict[str, bytes]. A long episode's timeline, in a size that does not grow with "
-        "it: per column of 2,048, the min and max of rewards, returns and extras, and marks "
-        "(agent_widget.viewer._summary.summary); empty when the series are sent whole.",
-    ).tag(sync=True)
-    action_names = traitlets.List(
-        traitlets.Unicode(),
-        read_only=True,
-        help="list[str]. Names of the discrete actions, empty when unknown.",
-    ).tag(sync=True)
-    fps = traitlets.Float(
-        30.0, help="float, default 30. Playback speed in positions per second. Two-way."
-    ).tag(sync=True)
-    loop = traitlets.Bool(
-        False, help="bool, default False. Whether playback restarts at the end. Two-way."
-    ).tag(sync=True)
-    height = traitlets.Int(
-        0, help="int, default 0. Displayed canvas height in CSS pixels; 0 picks one."
-    ).tag(sync=True)
-    scale = traitlets.Float(
-        0.0,
-        help="float, default 0. Displayed size relative to the frame's pixels (pixelated); "
-        "0 upscales small frames to about 400 px tall. height wins when both are set.",
-    ).tag(sync=True)
-    title = traitlets.Unicode("", help="str. Text shown above the frame.").tag(sync=True)
-    readout = traitlets.Enum(
-        ("step", "info"),
-        "step",
-        help='str, default "step". What the text under the frame says of a position: '
-        '"step", an env step (its action, reward, return, end flags and info); "info", '
-        "the position and its info's entries alone, for positions that are not env steps "
-        "(a TrainingViewer's snapshots: episode, return, success rate).",
-    ).tag(sync=True)
-    timeline_names = traitlets.Dict(
-        key_trait=traitlets.Enum(("reward", "return", "steps")),
-        value_trait=traitlets.Unicode(),
-        help="dict[str, str], default {}. What the timeline's legend calls the rewards "
-        '("reward"), their running sum ("return") and the positions ("steps"), for positions '
-        'that are not env steps (a TrainingViewer names them "episode returns", "total '
-        'return", "positions").',
-    ).tag(sync=True)
-    embedded = traitlets.List(
-        traitlets.List(traitlets.Bytes()),
-        read_only=True,
-        help="list[list[bytes]]. The first frame chunks, as the replies to their requests "
-        "(part payloads, then the index), within embed_bytes: a notebook saved with its "
-        "widget state shows these frames with no kernel, and a view paints its first "
-        "frame without a round trip.",
-    ).tag(sync=True)
-    panels = traitlets.List(
-        traitlets.Dict(),
-        read_only=True,
-        help='list[dict]. The panels, in order: {"name", "overlay", "precompute", "version"}. '
-        "The version changes when a panel's function is replaced, so views drop its old cards.",
-    ).tag(sync=True)
 
     def __init__(
         self,
@@ -213,11 +126,11 @@ class EpisodeViewer(
             raise ValueError(f"unknown encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
         if embed_bytes < 0:
             raise ValueError(f"embed_bytes must be >= 0, got {embed_bytes}")
-        rollout = _as_rollout(episode, encoding)
+        rollout = as_rollout(episode, encoding)
         if rollout.num_positions == 0:
             raise ValueError("the episode is empty: EpisodeViewer needs at least one position")
         names = rollout.metadata.get("action_names") if action_names is None else action_names
-        frames = _frames_of(rollout, encoding)
+        frames = frames_to_show(rollout, encoding)
         self._episode = ServedEpisode(rollout, frames, encoding, extras, names, full_series)
         self._panels = PanelRunner(
             self._step_at,
@@ -529,44 +442,3 @@ class EpisodeViewer(
                 self._set_series()
                 if following:
                     self.step = self.length - 1
-
-
-def _as_rollout(episode: Any, encoding: str) -> Rollout:
-    if isinstance(episode, Rollout):
-        return episode
-    if isinstance(episode, np.ndarray):
-        shape = episode.shape
-        if episode.ndim not in (3, 4) or (episode.ndim == 4 and shape[-1] not in (1, 3, 4)):
-            raise ValueError(
-                f"frames: expected an array (N, H, W, 3), (N, H, W, 4) or (N, H, W), "
-                f"got shape {shape}"
-            )
-        if episode.ndim == 3 and shape[-1] in (3, 4) and shape[0] > 4:
-            raise ValueError(
-                f"frames: shape {shape} looks like a single frame; pass [frame] for one, "
-                "or an array (N, H, W, 3)"
-            )
-    elif not isinstance(episode, (list, tuple)):
-        raise TypeError(
-            "EpisodeViewer takes a Rollout, an array of frames or a list of frames, "
-            f"got {type(episode).__name__}"
-        )
-    return Rollout.from_arrays(frames=ArrayFrames(episode, encoding=encoding))
-
-
-def _frames_of(rollout: Rollout, encoding: str) -> Frames | None:
-    """The frames to show: the rollout's, else its observations when they are images."""
-    frames = rollout.frames
-    if isinstance(frames, ArrayFrames) and frames.encoding != encoding:
-        return ArrayFrames(list(frames), allow_resize=frames.allow_resize, encoding=encoding)
-    if frames is not None:
-        return frames
-    observations = rollout.observations
-    shape = tuple(getattr(observations, "shape", ()))
-    image_stack = len(shape) == 3 or (len(shape) == 4 and shape[-1] in (1, 3, 4))
-    if observations is None or not image_stack:
-        return None
-    try:
-        return ImageFrames(observations, encoding=encoding)
-    except ValueError:  # not pixel values (e.g. a float grid outside [0, 1])
-        return None
