@@ -254,3 +254,30 @@ def test_a_recorded_file_goes_into_a_library_run_as_it_is(tmp_path):
     assert run.env_id == "CartPole-v1"
     assert run.algorithm == "lean"
     assert_same_episode(library.open(run)[0], rollout)
+
+
+def test_a_wrapper_with_a_path_writes_each_episode_over_that_one_file(tmp_path):
+    path = tmp_path / "one.rollout"
+    env = RecordRollout(gym.make("CartPole-v1", render_mode="rgb_array"), path=path)
+    for seed in (0, 1):
+        obs, _ = env.reset(seed=seed)
+        done = False
+        while not done:
+            obs, _, terminated, truncated, _ = env.step(int(obs[2] > 0))
+            done = terminated or truncated
+    first, second = env.rollouts
+    assert isinstance(second.frames, StoredFrames)  # read back from the file
+    again = load(path)
+    assert again.metadata["seed"] == 1
+    assert again.actions.tolist() == second.actions.tolist() != first.actions.tolist()
+    np.testing.assert_array_equal(again.frames[-1], second.frames[-1])
+    # The first episode's file was replaced, not changed: its rollout still reads it.
+    alone = record(gym.make("CartPole-v1", render_mode="rgb_array"), lambda o: int(o[2] > 0), 0)
+    np.testing.assert_array_equal(first.frames[-1], alone.frames[-1])
+    assert first.infos[-1] == alone.infos[-1]
+
+
+def test_a_wrapper_takes_a_directory_or_a_path_not_both(tmp_path):
+    with pytest.raises(ValueError, match="not both"):
+        RecordRollout(gym.make("CartPole-v1"), directory=tmp_path, path=tmp_path / "x.rollout")
+    assert list(tmp_path.iterdir()) == []
