@@ -1,4 +1,4 @@
-"""The benchmark's additions to the e2e harness (tests/e2e/lab.py): a Chromium page with
+"""The benchmark's additions to the harness (harness/lab.py): a Chromium page with
 the in-page probes of ``probes.js`` installed, and the JS heap read through CDP."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from tests.e2e.lab import CHROMIUM, CHROMIUM_ARGS
+from harness.lab import CHROMIUM, CHROMIUM_ARGS
 
 PROBES = Path(__file__).with_name("probes.js")
 HEAP_PARTS = ("usedSize", "embedderHeapUsedSize", "backingStorageSize")

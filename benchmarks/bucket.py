@@ -38,7 +38,7 @@ from agent_widget.viewer._transport import chunk_reply
 from benchmarks import scenes
 from benchmarks.library import ALGORITHMS, ENVS, EPISODES, RUNS_PER_PAIR, episode, refuse
 from benchmarks.results import arguments, code_version, command, machine, publish, today
-from tests.s3_server import S3Server
+from harness.s3_server import S3Server
 
 TITLE = "Run library in a bucket"
 URL = "s3://runs/lib"

@@ -20,7 +20,7 @@ import numpy as np
 
 from agent_widget.episodes import record
 from benchmarks.results import arguments, code_version, command, machine, publish, today
-from tests.e2e.lab import CHROMIUM, CHROMIUM_ARGS, Server, opened
+from harness.lab import CHROMIUM, CHROMIUM_ARGS, Server, opened
 
 TITLE = "Side by side"
 STEPS = 600

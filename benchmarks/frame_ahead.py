@@ -25,9 +25,9 @@ from pathlib import Path
 
 from benchmarks import scenes, viewer
 from benchmarks.browser import chromium
-from benchmarks.far_link import Link, proxy
 from benchmarks.results import arguments, code_version, command, machine, publish, today
-from tests.e2e.lab import Server
+from harness.far_link import Link, proxy
+from harness.lab import Server
 
 TITLE = "Frame ahead of its chunk, far from the kernel"
 LINKS = ("50ms-20mbit", "150ms-10mbit")

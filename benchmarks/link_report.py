@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.far_link import CHECKS
 from benchmarks.report import median, steps_of, verdict
+from harness.far_link import CHECKS
 
 FAR = "150ms-10mbit"  # the link #18's far targets are set on
 

@@ -55,7 +55,7 @@ from benchmarks.browser import ProbedPage, chromium
 from benchmarks.report import ms, verdict
 from benchmarks.results import arguments, code_version, command, publish, today
 from benchmarks.viewer import log, saved_scene
-from tests.e2e.lab import Notebook, Server
+from harness.lab import Notebook, Server
 
 TITLE = "Panels"
 ROOT = Path(__file__).resolve().parent.parent

@@ -55,9 +55,9 @@ from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.viewer._transport import action_text, shows_actions
 from benchmarks import link_report, report, scenes
 from benchmarks.browser import ProbedPage, chromium
-from benchmarks.far_link import Link, check, proxy
 from benchmarks.results import arguments, code_version, command, publish, today
-from tests.e2e.lab import Notebook, Server
+from harness.far_link import Link, check, proxy
+from harness.lab import Notebook, Server
 
 TITLE = "Viewer in the browser"
 LOCAL = "local"  # no proxy: the browser on the server's own port

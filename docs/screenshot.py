@@ -1,7 +1,7 @@
 """Makes docs/screenshot.png, the README's picture: the Pong saliency notebook's viewer.
 
 Runs notebooks/atari_saliency.ipynb (its code cells up to the viewer) in a JupyterLab
-started for the purpose (tests/e2e/lab.py), moves the viewer to a step in mid-rally,
+started for the purpose (harness/lab.py), moves the viewer to a step in mid-rally,
 waits for the policy card and the perturbation-saliency overlay, hides the gradient
 overlay so that one map shows, and screenshots the viewer's cell. ``make screenshot``
 runs it; it takes a few minutes, since the notebook trains its network first.
@@ -17,9 +17,9 @@ import nbformat
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT))  # harness
 
-from lab import CHROMIUM, CHROMIUM_ARGS, Server, opened  # noqa: E402
+from harness.lab import CHROMIUM, CHROMIUM_ARGS, Server, opened  # noqa: E402
 
 NOTEBOOK = ROOT / "notebooks" / "atari_saliency.ipynb"
 TARGET = ROOT / "docs" / "screenshot.png"

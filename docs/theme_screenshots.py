@@ -2,7 +2,7 @@
 dark themes.
 
 Records two CartPole episodes (a pole-angle policy and a random one) in a JupyterLab
-started for the purpose (tests/e2e/lab.py), shows a viewer with an action-preference
+started for the purpose (harness/lab.py), shows a viewer with an action-preference
 bars panel, a comparison of the two (the panel on one scale across its columns), a
 run library's leaderboard and a TrainingViewer of Q-learning on FrozenLake, and screenshots
 each widget's output in both themes into docs/guides/appearance/. ``make
@@ -18,10 +18,10 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT))  # harness
 
-from appearance import DARK, LIGHT, set_theme  # noqa: E402
-from lab import CHROMIUM, CHROMIUM_ARGS, Server, opened  # noqa: E402
+from harness.appearance import DARK, LIGHT, set_theme  # noqa: E402
+from harness.lab import CHROMIUM, CHROMIUM_ARGS, Server, opened  # noqa: E402
 
 TARGET = ROOT / "docs" / "guides" / "appearance"
 SETUP = """import tempfile

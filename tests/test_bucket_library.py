@@ -26,7 +26,7 @@ from sample_frames import moving_frames
 from agent_widget import Rollout, RunLibrary, load, record, record_many
 
 pytest.importorskip("s3fs")
-from s3_server import S3Server, free_port  # needs s3fs
+from harness.s3_server import S3Server, free_port  # needs s3fs
 
 BUCKET = "runs"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.far_link import SLACK, Link, check
+from harness.far_link import SLACK, Link, check
 
 LINK = Link.parse("40ms-80mbit")
 SIZE = 2**20

@@ -10,9 +10,10 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import scene
-from hosts import HostServer, MarimoServer, VoilaServer
-from lab import CHROMIUM, CHROMIUM_ARGS, NOTEBOOK7, Server
 from playwright.sync_api import Browser, Page, sync_playwright
+
+from harness.hosts import HostServer, MarimoServer, VoilaServer
+from harness.lab import CHROMIUM, CHROMIUM_ARGS, NOTEBOOK7, Server
 
 
 @pytest.fixture(scope="session")

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 from episodes import frame_digests, synthetic_frames
-from lab import Notebook, Server, View, opened
 from playwright.sync_api import Locator
+
+from harness.lab import Notebook, Server, View, opened
 
 pytestmark = pytest.mark.e2e
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from lab import Notebook, Server, opened
 from test_compare_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
     root,
@@ -16,6 +15,8 @@ from test_compare_in_lab import (  # noqa: F401 (collected here, with this modul
     test_the_shared_slider_moves_every_canvas_to_its_frame,
     views,
 )
+
+from harness.lab import Notebook, Server, opened
 
 pytestmark = pytest.mark.e2e
 

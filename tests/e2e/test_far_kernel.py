@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 from episodes import noise_frames
-from lab import Notebook, Server, opened, rgb_sha256
 
-from benchmarks.far_link import Link, proxy
 from benchmarks.viewer import through
+from harness.far_link import Link, proxy
+from harness.lab import Notebook, Server, opened, rgb_sha256
 
 pytestmark = pytest.mark.e2e
 

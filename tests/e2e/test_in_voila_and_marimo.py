@@ -16,9 +16,10 @@ from collections.abc import Iterator
 
 import pytest
 import scene
-from hosts import HostServer
 from playwright.sync_api import Locator
-from views import View, WatchedPage
+
+from harness.hosts import HostServer
+from harness.views import View, WatchedPage
 
 pytestmark = pytest.mark.e2e
 

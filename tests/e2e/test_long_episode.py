@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from episodes import synthetic_frames
-from lab import Notebook, Server, opened, rgb_sha256
+
+from harness.lab import Notebook, Server, opened, rgb_sha256
 
 pytestmark = pytest.mark.e2e
 

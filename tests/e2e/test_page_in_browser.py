@@ -17,10 +17,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from episodes import SCRIPT_NOTE, frame_digests, synthetic_episode, synthetic_frames
-from lab import View, rgb_sha256
 from playwright.sync_api import Page, Route
 
 from agent_widget import CompareViewer, EpisodeViewer, Rollout, record
+from harness.lab import View, rgb_sha256
 
 pytestmark = pytest.mark.e2e
 

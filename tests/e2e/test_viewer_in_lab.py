@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from episodes import SCRIPT_NOTE, SCRIPT_STEP, frame_digests, synthetic_frames
-from lab import Notebook, Server, View, opened
+
+from harness.lab import Notebook, Server, View, opened
 
 pytestmark = pytest.mark.e2e
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from lab import Notebook, Server, View, opened
 from test_viewer_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
     go_to,
@@ -23,6 +22,8 @@ from test_viewer_in_lab import (  # noqa: F401 (collected here, with this module
     test_sliding_paints_the_frame_and_tells_python,
     test_the_readout_names_the_action,
 )
+
+from harness.lab import Notebook, Server, View, opened
 
 pytestmark = pytest.mark.e2e
 

@@ -1,5 +1,5 @@
-"""A moto S3 server on loopback for the bucket tests: started by the test, its request
-log read back to count what a client asked for."""
+"""A moto S3 server on loopback for the bucket tests and benchmark, its request log read
+back to count what a client asked for."""
 
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ from typing import Any, NamedTuple
 
 import nbformat
 from playwright.sync_api import Locator, Page
-from views import View, WatchedPage
+
+from harness.views import View, WatchedPage
 
 __all__ = ["CHROMIUM", "CHROMIUM_ARGS", "NOTEBOOK7", "Notebook", "Server", "View", "opened"]
 

@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
-from lab import ServerProcess, new_notebook
 from playwright.sync_api import Page
+
+from harness.lab import ServerProcess, new_notebook
 
 
 class HostServer(ServerProcess):
