@@ -201,10 +201,11 @@ import numpy as np
 import torch
 from agent_widget.episodes import load
 from agent_widget.viewer import EpisodeViewer
-from benchmarks import baselines, scenes
+from benchmarks import baselines
 from benchmarks.panels import GradientSaliency, KernelLog, bars_after, q_network
+from harness.long_episodes import repeated
 cartpole, pong = load({str(cartpole)!r}), load({str(pong)!r})
-long_pong = scenes.repeated(pong, {long_positions})
+long_pong = repeated(pong, {long_positions})
 q_net, saliency_map = q_network(), GradientSaliency()
 with torch.no_grad():  # torch's first calls are slow: not the panels' concern
     q_net(torch.zeros(4))

@@ -15,6 +15,7 @@ code (``viewer.step = 40``, reading ``viewer.step`` back).
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import os
@@ -163,6 +164,13 @@ class Server(ServerProcess):
         raise RuntimeError(
             f"{self.front_end.name} did not answer within {timeout} s:\n{self.log_tail()}"
         )
+
+
+def through(server: Server, port: int) -> Server:
+    """``server`` as the browser reaches it through the far-link proxy on ``port``."""
+    far = copy.copy(server)
+    far.url = f"http://127.0.0.1:{port}"
+    return far
 
 
 class Notebook(WatchedPage):
