@@ -24,8 +24,8 @@ import tempfile
 from pathlib import Path
 
 from benchmarks import scenes, viewer
-from benchmarks.browser import chromium
 from benchmarks.results import arguments, code_version, command, machine, publish, today
+from harness.chromium import chromium
 from harness.far_link import Link, proxy
 from harness.lab import Server, through
 

@@ -51,10 +51,11 @@ from torch import nn
 from agent_widget.episodes import record
 from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from benchmarks import scenes
-from benchmarks.browser import ProbedPage, chromium
+from benchmarks.browser import ProbedPage
 from benchmarks.report import ms, verdict
 from benchmarks.results import arguments, code_version, command, publish, today
 from benchmarks.viewer import log, saved_scene
+from harness.chromium import chromium
 from harness.lab import Notebook, Server
 
 TITLE = "Panels"

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import scenes
-from benchmarks.browser import chromium
 from benchmarks.results import arguments, code_version, command, machine, publish, today
 from benchmarks.viewer import FULL, QUICK, VARIANTS, Run, saved_scene
+from harness.chromium import chromium
 from harness.lab import Server
 
 TITLE = "Inputs in quick succession: the server extension"

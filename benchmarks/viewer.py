@@ -53,8 +53,9 @@ from agent_widget.episodes import Rollout, load
 from agent_widget.episodes._codec import CHUNK_SIZE, chunk_count
 from agent_widget.viewer._transport import action_text, shows_actions
 from benchmarks import link_report, report, scenes
-from benchmarks.browser import ProbedPage, chromium
+from benchmarks.browser import ProbedPage
 from benchmarks.results import arguments, code_version, command, publish, today
+from harness.chromium import chromium
 from harness.far_link import Link, check, proxy
 from harness.lab import Notebook, Server, through
 

@@ -34,19 +34,8 @@ from playwright.sync_api import Locator, Page
 
 from harness.views import View, WatchedPage
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "NOTEBOOK7", "Notebook", "Server", "View", "opened"]
+__all__ = ["NOTEBOOK7", "Notebook", "Server", "View", "opened"]
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 # User settings for the isolated server: keep every cell in the DOM, no news
 # pop-ups, no autosave (the notebooks are throwaway).
 SETTINGS = {

@@ -10,10 +10,11 @@ from collections.abc import Callable, Iterator
 
 import pytest
 import scene
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
+from harness.chromium import chromium
 from harness.hosts import HostServer, MarimoServer, VoilaServer
-from harness.lab import CHROMIUM, CHROMIUM_ARGS, NOTEBOOK7, Server
+from harness.lab import NOTEBOOK7, Server
 
 
 @pytest.fixture(scope="session")
@@ -53,10 +54,8 @@ def marimo_edit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hos
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="session")
