@@ -20,7 +20,6 @@ import hashlib
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ from typing import Any, NamedTuple
 import nbformat
 from playwright.sync_api import Locator, Page
 
+from harness.process import ServerProcess, free_port
 from harness.views import View, WatchedPage
 
 __all__ = ["NOTEBOOK7", "Notebook", "Server", "View", "opened"]
@@ -61,25 +61,6 @@ LAB = FrontEnd("JupyterLab", "jupyterlab", "lab/workspaces/{stem}/tree/{name}?to
 NOTEBOOK7 = FrontEnd("Notebook 7", "notebook", "notebooks/{name}?token={token}")
 
 
-class ServerProcess:
-    """A server a test started: its process and log (set by the subclass), stopped for
-    good at the end, the log's last lines quoted when it fails."""
-
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-    def log_tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-
 class Server(ServerProcess):
     """A JupyterLab or Notebook 7 server on 127.0.0.1 whose config, settings and runtime
     live in ``root``; with ``stock``, without agent-widget's server extension
@@ -91,7 +72,7 @@ class Server(ServerProcess):
         self.notebooks = root / "notebooks"
         self.notebooks.mkdir(parents=True)
         self.token = secrets.token_hex(16)
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         for name, values in SETTINGS.items():
             path = root / "settings" / f"{name}.jupyterlab-settings"
@@ -282,12 +263,6 @@ def new_notebook(cells: Sequence[str]) -> nbformat.NotebookNode:
 
 def rgb_sha256(frame: Any) -> str:
     return hashlib.sha256(frame.tobytes()).hexdigest()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager

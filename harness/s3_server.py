@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -13,14 +12,10 @@ from pathlib import Path
 
 import s3fs
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from harness.process import ServerProcess, free_port
 
 
-class S3Server:
+class S3Server(ServerProcess):
     """A moto S3 server on loopback, its request log, and the options to reach it.
 
     ``authenticate``: refuse every request whose credentials IAM does not know (moto
@@ -61,7 +56,3 @@ class S3Server:
     def gets(self) -> int:
         """How many GET requests the server has answered so far."""
         return sum(r.startswith("GET ") for r in self.requests())
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)

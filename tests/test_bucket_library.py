@@ -26,7 +26,8 @@ from sample_frames import moving_frames
 from agent_widget import Rollout, RunLibrary, load, record, record_many
 
 pytest.importorskip("s3fs")
-from harness.s3_server import S3Server, free_port  # needs s3fs
+from harness.process import free_port
+from harness.s3_server import S3Server  # needs s3fs
 
 BUCKET = "runs"
 
