@@ -9,7 +9,6 @@ import zlib
 
 import numpy as np
 import pytest
-from sample_frames import changing_frames, deflate_deltas, moving_frames
 
 from agent_widget.episodes import _frames as frames_module
 from agent_widget.episodes._codec import (
@@ -26,6 +25,7 @@ from agent_widget.episodes._codec import (
     runs_of,
 )
 from agent_widget.episodes._frames import ArrayFrames, encode_chunk, normalize_frame
+from tests.sample_frames import changing_frames, deflate_deltas, moving_frames
 
 # ----------------------------------------------------------------- normalize_frame
 

@@ -13,7 +13,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from sample_frames import as_version_1, changing_frames, moving_frames
 
 from agent_widget.episodes import Rollout, RolloutFileError, load, save
 from agent_widget.episodes import _codec as codec_module
@@ -29,6 +28,7 @@ from agent_widget.episodes._chunk_index import (
 from agent_widget.episodes._codec import CHUNK_SIZE
 from agent_widget.episodes._frames import ArrayFrames
 from agent_widget.episodes._stored import StoredArray
+from tests.sample_frames import as_version_1, changing_frames, moving_frames
 
 N = 37  # positions: two full chunks and a partial one
 

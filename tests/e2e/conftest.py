@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-import scene
 from playwright.sync_api import Browser, Page
 
 from harness.chromium import chromium
 from harness.hosts import HostServer, MarimoServer, VoilaServer
 from harness.lab import NOTEBOOK7, Server
+from tests.e2e import scene
 
 
 @pytest.fixture(scope="session")

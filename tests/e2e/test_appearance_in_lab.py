@@ -18,7 +18,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-import scene
 from PIL import Image
 from playwright.sync_api import Browser, Locator
 
@@ -32,6 +31,7 @@ from harness.appearance import (
     text_pixels,
 )
 from harness.lab import Notebook, Server, opened
+from tests.e2e import scene
 
 pytestmark = pytest.mark.e2e
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from episodes import noise_frames
 
 from harness.far_link import Link, proxy
 from harness.lab import Notebook, Server, opened, rgb_sha256, through
+from tests.e2e.episodes import noise_frames
 
 pytestmark = pytest.mark.e2e
 

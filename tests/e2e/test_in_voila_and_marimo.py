@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import scene
 from playwright.sync_api import Locator
 
 from harness.hosts import HostServer
 from harness.views import View, WatchedPage
+from tests.e2e import scene
 
 pytestmark = pytest.mark.e2e
 

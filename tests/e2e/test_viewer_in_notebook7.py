@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from test_viewer_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
+
+from harness.lab import Notebook, Server, View, opened
+from tests.e2e.test_viewer_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
     go_to,
     test_arrow_keys_home_and_end_step_through_the_episode,
@@ -22,8 +24,6 @@ from test_viewer_in_lab import (  # noqa: F401 (collected here, with this module
     test_sliding_paints_the_frame_and_tells_python,
     test_the_readout_names_the_action,
 )
-
-from harness.lab import Notebook, Server, View, opened
 
 pytestmark = pytest.mark.e2e
 
