@@ -48,6 +48,8 @@ def repeated(rollout: Rollout, positions: int) -> Rollout:
     The payloads are the real ones (every frame decodes to a frame of the episode),
     so a long episode costs what a recorded one of that length would, per chunk.
     """
+    if rollout.frames is None:
+        raise ValueError("repeated() tiles an episode's frames; this episode has none")
     steps = positions - 1
     infos = list(rollout.infos or [])  # a loaded rollout's infos are lazy: read them once
     period = len(infos) // CHUNK_SIZE * CHUNK_SIZE
