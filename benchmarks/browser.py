@@ -1,30 +1,15 @@
-"""The benchmark's additions to the e2e harness (tests/e2e/lab.py): a Chromium page with
-the in-page probes of ``probes.js`` installed, and the JS heap read through CDP."""
+"""The benchmark's additions to the harness (harness/): a Chromium page with the
+in-page probes of ``probes.js`` installed, and the JS heap read through CDP."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page, sync_playwright
-
-from tests.e2e.lab import CHROMIUM, CHROMIUM_ARGS
+from playwright.sync_api import Browser, Page
 
 PROBES = Path(__file__).with_name("probes.js")
 HEAP_PARTS = ("usedSize", "embedderHeapUsedSize", "backingStorageSize")
-
-
-@contextmanager
-def chromium() -> Iterator[Browser]:
-    """Debian's Chromium, headless, as the e2e tests launch it."""
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 class ProbedPage:

@@ -38,7 +38,8 @@ from agent_widget.viewer._transport import chunk_reply
 from benchmarks import scenes
 from benchmarks.library import ALGORITHMS, ENVS, EPISODES, RUNS_PER_PAIR, episode, refuse
 from benchmarks.results import arguments, code_version, command, machine, publish, today
-from tests.s3_server import S3Server
+from harness.long_episodes import repeated
+from harness.s3_server import S3Server
 
 TITLE = "Run library in a bucket"
 URL = "s3://runs/lib"
@@ -121,7 +122,7 @@ def sources(server: S3Server, rollout: Rollout, path: Path) -> dict[str, tuple]:
 
 
 def first_frame(server: S3Server, folder: Path) -> dict:
-    pong = sources(server, scenes.repeated(scenes.pong(PONG_STEPS), LONG), folder / "pong.rollout")
+    pong = sources(server, repeated(scenes.pong(PONG_STEPS), LONG), folder / "pong.rollout")
     stamped = sources(server, distinct(LONG), folder / "stamped.rollout")
     times: dict[str, list[float]] = {name: [] for name in pong}
     jumps: dict[str, list[float]] = {name: [] for name in pong}

@@ -20,7 +20,8 @@ import numpy as np
 
 from agent_widget.episodes import record
 from benchmarks.results import arguments, code_version, command, machine, publish, today
-from tests.e2e.lab import CHROMIUM, CHROMIUM_ARGS, Server, opened
+from harness.chromium import chromium
+from harness.lab import Server, opened
 
 TITLE = "Side by side"
 STEPS = 600
@@ -97,12 +98,9 @@ def rate(events: list[list[float]]) -> dict[str, float]:
 
 def measure(paths: list[Path], root: Path) -> tuple[list[dict], dict]:
     """Paint rates of the comparison's children, and of the first episode played alone."""
-    from playwright.sync_api import sync_playwright
-
     server = Server(root)
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        with chromium() as browser:
             page = browser.new_context(viewport={"width": 1100, "height": 2400}).new_page()
             with opened(server, page, "compare.ipynb", cells(paths)) as notebook:
                 notebook.wait_for(
@@ -112,7 +110,6 @@ def measure(paths: list[Path], root: Path) -> tuple[list[dict], dict]:
                 )
                 compared = page.evaluate(SAMPLE, [1, SECONDS])
                 alone = page.evaluate(SAMPLE, [2, SECONDS])
-            browser.close()
     finally:
         server.stop()
     return [rate(events) for events in compared], rate(alone[0])

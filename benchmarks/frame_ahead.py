@@ -24,10 +24,10 @@ import tempfile
 from pathlib import Path
 
 from benchmarks import scenes, viewer
-from benchmarks.browser import chromium
-from benchmarks.far_link import Link, proxy
 from benchmarks.results import arguments, code_version, command, machine, publish, today
-from tests.e2e.lab import Server
+from harness.chromium import chromium
+from harness.far_link import Link, proxy
+from harness.lab import Server, through
 
 TITLE = "Frame ahead of its chunk, far from the kernel"
 LINKS = ("50ms-20mbit", "150ms-10mbit")
@@ -71,7 +71,7 @@ def jumps(run: viewer.Run, count: int) -> dict[str, list[float]]:
 def measure(scene: viewer.Scene, link: Link, server: Server, count: int) -> dict[str, list[float]]:
     with chromium() as browser, contextlib.ExitStack() as stack:
         port = stack.enter_context(proxy(link, server.port))
-        run = viewer.Run(viewer.through(server, port), browser, scene, viewer.QUICK, far=True)
+        run = viewer.Run(through(server, port), browser, scene, viewer.QUICK, far=True)
         run.variants = {key: viewer.VARIANTS[key] for key in ("uncached", "echo")}
         try:
             run.display_all()

@@ -2,7 +2,7 @@
 
 Each case writes a file of at most 1 MB built the way an attacker (or a bug) would,
 then, in a fresh Python process, opens it and reads everything as the fuzz suite does
-(``tests.test_fuzz.read_everything``: every frame, chunk, info, observation and array,
+(``harness.reading.read_everything``: every frame, chunk, info, observation and array,
 and a page of it), and reports its peak memory (the process's
 maximum RSS minus that of a process that only imported the package) and the time to
 its outcome: the data, or a clear error. Targets (issue #14): under 512 MB, under 5 s.
@@ -32,7 +32,7 @@ READER = """
 import json, sys, time, warnings
 from pathlib import Path
 from agent_widget import RolloutFileError
-from tests.test_fuzz import read_everything
+from harness.reading import read_everything
 path = sys.argv[1]
 started = time.perf_counter()
 outcome = "data"
@@ -189,7 +189,7 @@ def read(path: str) -> dict[str, Any]:
         capture_output=True,
         text=True,
         timeout=600,
-        cwd=Path(__file__).parent.parent,  # where tests.test_fuzz is found
+        cwd=Path(__file__).parent.parent,  # where harness.reading is found
     )
     if done.returncode != 0:
         return {"outcome": f"CRASH: {done.stderr.strip().splitlines()[-1]}", "seconds": 0, "rss": 0}

@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.far_link import CHECKS
 from benchmarks.report import median, steps_of, verdict
+from harness.far_link import CHECKS
 
 FAR = "150ms-10mbit"  # the link #18's far targets are set on
 
 METHOD = (
-    "Each far link is the proxy of `benchmarks/far_link.py` between Chromium and the same "
+    "Each far link is the proxy of `harness/far_link.py` between Chromium and the same "
     "JupyterLab server (page and websockets): every byte leaves it half the round trip "
     "after it arrived, at no more than the link's rate, each direction on its own; each "
     "side's TCP talks to a local peer, so TCP's own slow start over the long path is not "

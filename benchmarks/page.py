@@ -50,8 +50,8 @@ from playwright.sync_api import Browser, BrowserContext, Page
 from agent_widget import EpisodeViewer
 from agent_widget.episodes import Rollout, load
 from benchmarks import baselines, scenes
-from benchmarks.browser import chromium
 from benchmarks.results import arguments, code_version, command, publish, today
+from harness.chromium import chromium
 
 TITLE = "Sharing an episode: one HTML file"
 ROOT = Path(__file__).resolve().parent.parent

@@ -51,11 +51,12 @@ from torch import nn
 from agent_widget.episodes import record
 from agent_widget.format import CHUNK_SIZE, chunk_count
 from benchmarks import scenes
-from benchmarks.browser import ProbedPage, chromium
+from benchmarks.browser import ProbedPage
 from benchmarks.report import ms, verdict
 from benchmarks.results import arguments, code_version, command, publish, today
 from benchmarks.viewer import log, saved_scene
-from tests.e2e.lab import Notebook, Server
+from harness.chromium import chromium
+from harness.lab import Notebook, Server
 
 TITLE = "Panels"
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,10 +202,11 @@ import numpy as np
 import torch
 from agent_widget.episodes import load
 from agent_widget.viewer import EpisodeViewer
-from benchmarks import baselines, scenes
+from benchmarks import baselines
 from benchmarks.panels import GradientSaliency, KernelLog, bars_after, q_network
+from harness.long_episodes import repeated
 cartpole, pong = load({str(cartpole)!r}), load({str(pong)!r})
-long_pong = scenes.repeated(pong, {long_positions})
+long_pong = repeated(pong, {long_positions})
 q_net, saliency_map = q_network(), GradientSaliency()
 with torch.no_grad():  # torch's first calls are slow: not the panels' concern
     q_net(torch.zeros(4))

@@ -1,17 +1,11 @@
-"""The episodes the viewer benchmark shows: recorded Pong, a synthetic 480x480 render,
-and long episodes tiled from their chunks.
-
-Imported both by the benchmark process (to record and save the episodes once) and by
-the notebook kernels (to build the long episodes from the saved ones).
-"""
+"""The episodes the viewer benchmark shows: recorded Pong and a synthetic 480x480 render
+(the long ones are tiled from their chunks by :mod:`harness.long_episodes`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from agent_widget.episodes import Rollout, record
-from agent_widget.format import CHUNK_SIZE
-from benchmarks.storage import RepeatedFrames
 
 # The first seed whose random-policy Pong episode lasts 1,000 steps (seeds 2-5 end
 # sooner), so max_steps cuts the recording at exactly 1,000.
@@ -67,22 +61,4 @@ def render_episode(steps: int) -> Rollout:
         rewards=np.where(t % 50 == 49, 1.0, 0.0),
         infos=[{"t": i} for i in range(steps + 1)],
         metadata={"env_id": f"Synthetic{BIG}-v0"},
-    )
-
-
-def repeated(rollout: Rollout, positions: int) -> Rollout:
-    """A ``positions``-long episode made of ``rollout``'s full frame chunks, repeated.
-
-    The payloads are the real ones (every frame decodes to a frame of the episode),
-    so a long episode costs what a recorded one of that length would, per chunk.
-    """
-    steps = positions - 1
-    infos = list(rollout.infos or [])  # a loaded rollout's infos are lazy: read them once
-    period = len(infos) // CHUNK_SIZE * CHUNK_SIZE
-    return Rollout.from_arrays(
-        frames=RepeatedFrames(rollout.frames, positions),
-        actions=np.resize(rollout.actions, (steps, *rollout.actions.shape[1:])),
-        rewards=np.resize(rollout.rewards, steps),
-        infos=[infos[t % period] for t in range(positions)],
-        metadata=rollout.metadata,
     )

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import scenes
-from benchmarks.browser import chromium
 from benchmarks.results import arguments, code_version, command, machine, publish, today
 from benchmarks.viewer import FULL, QUICK, VARIANTS, Run, saved_scene
-from tests.e2e.lab import Server
+from harness.chromium import chromium
+from harness.lab import Server
 
 TITLE = "Inputs in quick succession: the server extension"
 TIMEOUT_MS = 60_000

@@ -33,10 +33,9 @@ import numpy as np
 from PIL import Image
 
 from agent_widget.episodes import Rollout, load
-from agent_widget.format import Frames
 from agent_widget.format._chunk_index import INDEX, LENGTH, OBSERVATIONS, OFFSET, STREAM
-from agent_widget.format._codec import CHUNK_SIZE, Part, decode_frame, decode_part, encode_part
 from benchmarks.results import arguments, code_version, command, machine, publish, today
+from harness.long_episodes import RepeatedFrames
 
 TITLE = "Storage"
 SEED = 0
@@ -153,37 +152,6 @@ def bench_npz(frames: np.ndarray, folder: Path) -> dict:
         "save": seconds,
         "read": access_times(read, frames, NPZ_SAMPLES),
     }
-
-
-class RepeatedFrames(Frames):
-    """``length`` positions made of a real episode's full chunks, repeated (for a long file)."""
-
-    def __init__(self, source: Frames, length: int) -> None:
-        full = len(source) // CHUNK_SIZE
-        self._chunks = [source.chunk(k) for k in range(full)]
-        self._length = length
-
-    def __len__(self) -> int:
-        return self._length
-
-    def _encode_chunk(self, k: int) -> list[Part]:
-        source = self._chunks[k % len(self._chunks)]
-        shift = k * CHUNK_SIZE - source[0].start
-        count = min(CHUNK_SIZE, self._length - k * CHUNK_SIZE)  # the last chunk may be cut
-        parts = []
-        for part in source:
-            keep = min(part.count, source[0].start + count - part.start)
-            if keep <= 0:
-                break
-            if keep < part.count:
-                parts.append(encode_part(decode_part(part, keep), part.start + shift))
-            else:
-                parts.append(part._replace(start=part.start + shift))
-        return parts
-
-    def _frame(self, t: int) -> np.ndarray:
-        part = next(p for p in self._encode_chunk(t // CHUNK_SIZE) if t < p.start + p.count)
-        return decode_frame(part, t - part.start)
 
 
 def bench_long_load(episode: dict, folder: Path) -> dict:

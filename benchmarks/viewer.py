@@ -36,7 +36,6 @@ frame by length, and the background fill with the requests the page had in fligh
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import tempfile
@@ -54,10 +53,11 @@ from agent_widget.episodes import Rollout, load
 from agent_widget.format import CHUNK_SIZE, chunk_count
 from agent_widget.viewer._transport import action_text, shows_actions
 from benchmarks import link_report, report, scenes
-from benchmarks.browser import ProbedPage, chromium
-from benchmarks.far_link import Link, check, proxy
+from benchmarks.browser import ProbedPage
 from benchmarks.results import arguments, code_version, command, publish, today
-from tests.e2e.lab import Notebook, Server
+from harness.chromium import chromium
+from harness.far_link import Link, check, proxy
+from harness.lab import Notebook, Server, through
 
 TITLE = "Viewer in the browser"
 LOCAL = "local"  # no proxy: the browser on the server's own port
@@ -170,24 +170,18 @@ def setup_cell(scene: Scene, hundred_k: bool) -> str:
         "import matplotlib.pyplot  # imported once here, not inside a variant's first frame",
         "from agent_widget.episodes import load",
         "from agent_widget.viewer import EpisodeViewer",
-        "from benchmarks import baselines, scenes",
+        "from benchmarks import baselines",
+        "from harness.long_episodes import repeated",
         f"rollout = load({str(scene.path)!r})",
         "frames = np.stack(list(rollout.frames))",
-        f"long_rollout = scenes.repeated(rollout, {scene.long_positions})",
+        f"long_rollout = repeated(rollout, {scene.long_positions})",
     ]
     if hundred_k:
         lines += [
-            "hundred = scenes.repeated(rollout, 101)",
-            f"hundred_k = scenes.repeated(rollout, {HUNDRED_K})",
+            "hundred = repeated(rollout, 101)",
+            f"hundred_k = repeated(rollout, {HUNDRED_K})",
         ]
     return "\n".join(lines)
-
-
-def through(server: Server, port: int) -> Server:
-    """``server`` as the browser reaches it through the far-link proxy on ``port``."""
-    far = copy.copy(server)
-    far.url = f"http://127.0.0.1:{port}"
-    return far
 
 
 class Run:

@@ -1,7 +1,7 @@
 """Makes docs/screenshot.png, the README's picture: the Pong saliency notebook's viewer.
 
 Runs notebooks/atari_saliency.ipynb (its code cells up to the viewer) in a JupyterLab
-started for the purpose (tests/e2e/lab.py), moves the viewer to a step in mid-rally,
+started for the purpose (harness/lab.py), moves the viewer to a step in mid-rally,
 waits for the policy card and the perturbation-saliency overlay, hides the gradient
 overlay so that one map shows, and screenshots the viewer's cell. ``make screenshot``
 runs it; it takes a few minutes, since the notebook trains its network first.
@@ -14,12 +14,12 @@ import tempfile
 from pathlib import Path
 
 import nbformat
-from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT))  # harness
 
-from lab import CHROMIUM, CHROMIUM_ARGS, Server, opened  # noqa: E402
+from harness.chromium import chromium  # noqa: E402
+from harness.lab import Server, opened  # noqa: E402
 
 NOTEBOOK = ROOT / "notebooks" / "atari_saliency.ipynb"
 TARGET = ROOT / "docs" / "screenshot.png"
@@ -34,9 +34,8 @@ def viewer_cells() -> list[str]:
 
 def main() -> None:
     cells = viewer_cells()
-    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+    with tempfile.TemporaryDirectory() as folder, chromium() as browser:
         server = Server(Path(folder))
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_context(viewport={"width": 1500, "height": 1400}).new_page()
             page.set_default_timeout(600_000)  # the notebook trains for minutes under load
@@ -56,7 +55,6 @@ def main() -> None:
                 cell.scroll_into_view_if_needed()
                 cell.locator(".jp-OutputArea").screenshot(path=str(TARGET))
         finally:
-            browser.close()
             server.stop()
     print(f"wrote {TARGET.relative_to(ROOT)} ({TARGET.stat().st_size / 1024:.0f} KB)")
 

@@ -2,7 +2,7 @@
 dark themes.
 
 Records two CartPole episodes (a pole-angle policy and a random one) in a JupyterLab
-started for the purpose (tests/e2e/lab.py), shows a viewer with an action-preference
+started for the purpose (harness/lab.py), shows a viewer with an action-preference
 bars panel, a comparison of the two (the panel on one scale across its columns), a
 run library's leaderboard and a TrainingViewer of Q-learning on FrozenLake, and screenshots
 each widget's output in both themes into docs/guides/appearance/. ``make
@@ -15,13 +15,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT))  # harness
 
-from appearance import DARK, LIGHT, set_theme  # noqa: E402
-from lab import CHROMIUM, CHROMIUM_ARGS, Server, opened  # noqa: E402
+from harness.appearance import DARK, LIGHT, set_theme  # noqa: E402
+from harness.chromium import chromium  # noqa: E402
+from harness.lab import Server, opened  # noqa: E402
 
 TARGET = ROOT / "docs" / "guides" / "appearance"
 SETUP = """import tempfile
@@ -75,9 +74,8 @@ WIDGETS = {
 def main() -> None:
     TARGET.mkdir(parents=True, exist_ok=True)
     cells = [SETUP, "viewer", "compare", "board", "training"]
-    with tempfile.TemporaryDirectory() as folder, sync_playwright() as playwright:
+    with tempfile.TemporaryDirectory() as folder, chromium() as browser:
         server = Server(Path(folder))
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             page = browser.new_context(viewport={"width": 1100, "height": 1000}).new_page()
             with opened(server, page, "appearance.ipynb", cells) as notebook:
@@ -100,7 +98,6 @@ def main() -> None:
                         )
                 set_theme(notebook, LIGHT)
         finally:
-            browser.close()
             server.stop()
 
 

@@ -21,12 +21,13 @@ import fsspec
 import gymnasium as gym
 import numpy as np
 import pytest
-from sample_frames import moving_frames
 
 from agent_widget import Rollout, RunLibrary, load, record, record_many
+from tests.sample_frames import moving_frames
 
 pytest.importorskip("s3fs")
-from s3_server import S3Server, free_port  # needs s3fs
+from harness.process import free_port
+from harness.s3_server import S3Server  # needs s3fs
 
 BUCKET = "runs"
 

@@ -3,11 +3,11 @@ diff panels (driven through the comm handler of the viewer that shows them)."""
 
 import numpy as np
 import pytest
-from panel_comm import Outbox, ask
 
 from agent_widget.compare import CompareViewer
 from agent_widget.episodes import Rollout
 from agent_widget.viewer import EpisodeViewer
+from tests.panel_comm import Outbox, ask
 
 
 def episode(actions, env_id="Grid-v0", seed=0, infos=None, extras=None, **metadata):

@@ -1,4 +1,4 @@
-"""The benchmarks' far-link proxy delays and limits as the link it stands for would.
+"""The harness's far-link proxy delays and limits as the link it stands for would.
 
 Timed on a shared machine, so each bound below is what the link forbids (nothing
 arrives sooner than its delay and rate allow) with a wide margin above it.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.far_link import SLACK, Link, check
+from harness.far_link import SLACK, Link, check
 
 LINK = Link.parse("40ms-80mbit")
 SIZE = 2**20

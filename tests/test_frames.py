@@ -10,7 +10,6 @@ import zlib
 
 import numpy as np
 import pytest
-from sample_frames import changing_frames, deflate_deltas, moving_frames
 
 from agent_widget.format import _array_frames as frames_module
 from agent_widget.format._array_frames import ArrayFrames, encode_chunk
@@ -28,6 +27,7 @@ from agent_widget.format._codec import (
     runs_of,
 )
 from agent_widget.format._frames import normalize_frame
+from tests.sample_frames import changing_frames, deflate_deltas, moving_frames
 
 # ----------------------------------------------------------------- normalize_frame
 

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 from agent_widget import EpisodeViewer, Rollout, RolloutFileError, load
 from agent_widget.format._codec import Part, decode_frame, decode_part
 from agent_widget.library import Leaderboard, RunLibrary
+from harness.reading import read_everything
 
 FUZZ = settings(
     derandomize=True,
@@ -62,22 +63,6 @@ def sample_rollout() -> Rollout:
 @pytest.fixture(scope="module")
 def original(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     return sample_rollout().save(tmp_path_factory.mktemp("fuzz") / "sample.rollout").read_bytes()
-
-
-def read_everything(path: Path) -> None:
-    """Open the file and read every part of it, as a viewer and a user might."""
-    rollout = load(path)
-    if rollout.frames is not None:
-        for k in range(rollout.frames.num_chunks):
-            rollout.frames.chunk(k)
-        for _ in rollout.frames:
-            pass
-    list(rollout.infos or [])
-    if rollout.observations is not None:
-        np.asarray(rollout.observations)
-    for values in (rollout.actions, rollout.rewards, rollout.extras.get("q")):
-        np.asarray(values)
-    EpisodeViewer(rollout).to_html(progress=False)
 
 
 def outcome(path: Path) -> str:

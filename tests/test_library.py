@@ -9,13 +9,13 @@ from datetime import datetime, timedelta
 
 import numpy as np
 import pytest
-from sample_frames import moving_frames
 
 from agent_widget.episodes import Rollout
 from agent_widget.library import RunLibrary
 from agent_widget.library import _run_library as library_module
 from agent_widget.library import _run_writer as run_writer
 from agent_widget.library._run_file import FORMAT, VERSION
+from tests.sample_frames import moving_frames
 
 
 def episode(rewards, seed=0, env_id="Moving-v0", algorithm="random", **metadata):

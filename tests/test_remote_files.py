@@ -13,7 +13,8 @@ import pytest
 from agent_widget import Rollout, RolloutFileError, load
 
 pytest.importorskip("s3fs")
-from s3_server import S3Server, free_port  # needs s3fs
+from harness.process import free_port
+from harness.s3_server import S3Server  # needs s3fs
 
 
 @pytest.fixture(scope="module")

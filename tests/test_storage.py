@@ -13,7 +13,6 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from sample_frames import as_version_1, changing_frames, moving_frames
 
 from agent_widget.episodes import Rollout, RolloutFileError, load, save
 from agent_widget.format import CHUNK_SIZE, ArrayFrames
@@ -28,6 +27,7 @@ from agent_widget.format._chunk_index import (
     ZLIB_XOR,
 )
 from agent_widget.format._lazy_columns import StoredArray
+from tests.sample_frames import as_version_1, changing_frames, moving_frames
 
 N = 37  # positions: two full chunks and a partial one
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from torch_nets import NAMES, vector_episode
 
 from agent_widget.panels import Step
 from agent_widget.panels._cards import compute
 from agent_widget.torch import ActionBars
 from agent_widget.torch._bars import action_labels
+from tests.torch_nets import NAMES, vector_episode
 
 
 def test_bars_read_as_a_mapping_of_label_to_value_and_as_an_array():

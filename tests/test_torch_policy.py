@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from torch_nets import NAMES, ActorCritic, mlp, vector_episode
 
 from agent_widget.panels import Step
 from agent_widget.torch import Policy
+from tests.torch_nets import NAMES, ActorCritic, mlp, vector_episode
 
 
 def actor_critic_outputs(model: ActorCritic, observations: np.ndarray):

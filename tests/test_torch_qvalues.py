@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from torch_nets import NAMES, direct, mlp, vector_episode
 
 from agent_widget import EpisodeViewer, load
 from agent_widget.episodes import Rollout
 from agent_widget.panels import Step
 from agent_widget.torch import ActionBars, QValues
 from agent_widget.viewer._transport import unpack_series
+from tests.torch_nets import NAMES, direct, mlp, vector_episode
 
 
 def test_the_bars_are_a_direct_forward_pass_of_the_step_observation():

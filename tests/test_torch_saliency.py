@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from torch_nets import NAMES, REGION, ActorCritic, RegionNet, image_step, mlp, region_image
 
 from agent_widget.episodes import Rollout
 from agent_widget.panels import Step
 from agent_widget.torch import Saliency
 from agent_widget.torch._saliency import METHODS
+from tests.torch_nets import NAMES, REGION, ActorCritic, RegionNet, image_step, mlp, region_image
 
 FRAME = (210, 160)  # Atari's screen, which 84x84 preprocessing stretched
 

@@ -15,7 +15,6 @@ import zlib
 import numpy as np
 import pytest
 import traitlets
-from sample_frames import as_version_1
 
 from agent_widget.episodes import Rollout, load
 from agent_widget.format import Frames
@@ -29,6 +28,7 @@ from agent_widget.viewer._transport import (
     pack_series,
     unpack_series,
 )
+from tests.sample_frames import as_version_1
 
 
 def random_frames(n: int, height: int = 6, width: int = 5, seed: int = 0) -> np.ndarray:

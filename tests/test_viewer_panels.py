@@ -14,11 +14,11 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from panel_comm import WAIT, Outbox, ask, deliver
 
 from agent_widget.episodes import Rollout
 from agent_widget.panels import _registry as panels
 from agent_widget.viewer import EpisodeViewer
+from tests.panel_comm import WAIT, Outbox, ask, deliver
 
 NAMES = ["LEFT", "RIGHT"]
 

@@ -8,9 +8,9 @@ import time
 import gymnasium as gym
 import numpy as np
 import pytest
-from panel_comm import deliver
 
 from agent_widget import record, what_if
+from tests.panel_comm import deliver
 
 
 def cartpole() -> gym.Env:

@@ -65,6 +65,14 @@ def test_the_wheel_carries_the_front_end_bundles(wheel):
         assert f"agent_widget/static/{bundle}" in names
 
 
+def test_the_wheel_ships_the_two_packages_and_no_harness_tests_or_benchmarks(wheel):
+    import zipfile
+
+    tops = {name.split("/")[0] for name in zipfile.ZipFile(wheel).namelist()}
+    packages = {top for top in tops if not top.endswith((".dist-info", ".data"))}
+    assert packages == {"agent_widget", "agent_widget_server"}
+
+
 def test_the_wheel_enables_the_server_extension_in_the_environment_it_installs_into(wheel):
     import json
     import zipfile

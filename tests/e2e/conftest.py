@@ -9,10 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-import scene
-from hosts import HostServer, MarimoServer, VoilaServer
-from lab import CHROMIUM, CHROMIUM_ARGS, NOTEBOOK7, Server
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
+
+from harness.chromium import chromium
+from harness.hosts import HostServer, MarimoServer, VoilaServer
+from harness.lab import NOTEBOOK7, Server
+from tests.e2e import scene
 
 
 @pytest.fixture(scope="session")
@@ -52,10 +54,8 @@ def marimo_edit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hos
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from episodes import frame_digests, synthetic_frames
+from tests.e2e.episodes import frame_digests, synthetic_frames
 
 E2E = Path(__file__).parent
 N = 60  # the viewer's positions

@@ -18,8 +18,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-import scene
-from appearance import (
+from PIL import Image
+from playwright.sync_api import Browser, Locator
+
+from harness.appearance import (
     DARK,
     LIGHT,
     axe_violations,
@@ -28,9 +30,8 @@ from appearance import (
     set_theme,
     text_pixels,
 )
-from lab import Notebook, Server, opened
-from PIL import Image
-from playwright.sync_api import Browser, Locator
+from harness.lab import Notebook, Server, opened
+from tests.e2e import scene
 
 pytestmark = pytest.mark.e2e
 

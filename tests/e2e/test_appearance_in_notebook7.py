@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from appearance import LIGHT, set_theme
-from lab import Notebook, Server, opened
-from test_appearance_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
+
+from harness.appearance import LIGHT, set_theme
+from harness.lab import Notebook, Server, opened
+from tests.e2e.test_appearance_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
     test_axe_finds_no_accessibility_violation_in_any_widget,
 )

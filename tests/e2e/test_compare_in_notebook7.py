@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from lab import Notebook, Server, opened
-from test_compare_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
+
+from harness.lab import Notebook, Server, opened
+from tests.e2e.test_compare_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
     root,
     test_a_shorter_episode_holds_its_last_frame_marked_ended,

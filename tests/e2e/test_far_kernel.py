@@ -1,5 +1,5 @@
 """A distant kernel in a real JupyterLab: the browser reaches the server through the
-benchmarks' far-link proxy (40 ms round trip, 20 Mbit/s each way), and a jump paints
+harness's far-link proxy (40 ms round trip, 20 Mbit/s each way), and a jump paints
 its frame, and its readout, from the frame sent ahead of its big chunk."""
 
 from __future__ import annotations
@@ -9,11 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from episodes import noise_frames
-from lab import Notebook, Server, opened, rgb_sha256
 
-from benchmarks.far_link import Link, proxy
-from benchmarks.viewer import through
+from harness.far_link import Link, proxy
+from harness.lab import Notebook, Server, opened, rgb_sha256, through
+from tests.e2e.episodes import noise_frames
 
 pytestmark = pytest.mark.e2e
 
@@ -31,7 +30,7 @@ sys.path.insert(0, {str(Path(__file__).parent)!r})
 from episodes import noise_frames
 from agent_widget.episodes import Rollout
 from agent_widget.viewer import EpisodeViewer
-from benchmarks.scenes import repeated
+from harness.long_episodes import repeated
 tile = Rollout.from_arrays(
     frames=noise_frames(64), actions=[0] * 63, infos=[{{"tile": i}} for i in range(64)]
 )

@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import scene
-from hosts import HostServer
 from playwright.sync_api import Locator
-from views import View, WatchedPage
+
+from harness.hosts import HostServer
+from harness.views import View, WatchedPage
+from tests.e2e import scene
 
 pytestmark = pytest.mark.e2e
 

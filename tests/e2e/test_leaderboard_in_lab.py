@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from episodes import frame_digests, synthetic_frames
-from lab import Notebook, Server, opened
 from playwright.sync_api import Locator
+
+from harness.lab import Notebook, Server, opened
+from tests.e2e.episodes import frame_digests, synthetic_frames
 
 pytestmark = pytest.mark.e2e
 

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from episodes import synthetic_frames
-from lab import Notebook, Server, opened, rgb_sha256
+
+from harness.lab import Notebook, Server, opened, rgb_sha256
+from tests.e2e.episodes import synthetic_frames
 
 pytestmark = pytest.mark.e2e
 

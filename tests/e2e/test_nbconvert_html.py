@@ -19,11 +19,12 @@ from pathlib import Path
 import anywidget
 import nbclient
 import pytest
-from episodes import synthetic_frames
-from lab import View, new_notebook, rgb_sha256
 from nbconvert import HTMLExporter
 from playwright.sync_api import Page, Route
-from test_page_in_browser import OpenedPage
+
+from harness.lab import View, new_notebook, rgb_sha256
+from tests.e2e.episodes import synthetic_frames
+from tests.e2e.test_page_in_browser import OpenedPage
 
 pytestmark = pytest.mark.e2e
 

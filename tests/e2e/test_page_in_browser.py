@@ -16,11 +16,11 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
-from episodes import SCRIPT_NOTE, frame_digests, synthetic_episode, synthetic_frames
-from lab import View, rgb_sha256
 from playwright.sync_api import Page, Route
 
 from agent_widget import CompareViewer, EpisodeViewer, Rollout, record
+from harness.lab import View, rgb_sha256
+from tests.e2e.episodes import SCRIPT_NOTE, frame_digests, synthetic_episode, synthetic_frames
 
 pytestmark = pytest.mark.e2e
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from episodes import frame_digests, synthetic_frames
-from lab import Notebook, Server, View, opened
 from PIL import Image
 
 from agent_widget.panels._heatmap import LUT
+from harness.lab import Notebook, Server, View, opened
+from tests.e2e.episodes import frame_digests, synthetic_frames
 
 pytestmark = pytest.mark.e2e
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import nbclient
 import pytest
-from episodes import synthetic_frames
-from lab import Notebook, Server, new_notebook, opened, rgb_sha256
 from nbformat.sign import NotebookNotary
+
+from harness.lab import Notebook, Server, new_notebook, opened, rgb_sha256
+from tests.e2e.episodes import synthetic_frames
 
 pytestmark = pytest.mark.e2e
 

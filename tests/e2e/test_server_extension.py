@@ -21,8 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from jupyter_client.jsonutil import json_default
 from jupyter_client.session import Session
-from lab import Server
 from tornado.websocket import WebSocketClientConnection, websocket_connect
+
+from harness.lab import Server
 
 pytestmark = pytest.mark.e2e
 PAIRS = 15

@@ -13,12 +13,12 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from lab import Notebook, Server, View, opened, rgb_sha256
 
 from agent_widget.agents import QLearning
 from agent_widget.gridworld import ValueMap
 from agent_widget.gridworld._snapshots import Snapshots
 from agent_widget.gridworld._training import CELL_SIZE
+from harness.lab import Notebook, Server, View, opened, rgb_sha256
 
 pytestmark = pytest.mark.e2e
 

@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from episodes import SCRIPT_NOTE, SCRIPT_STEP, frame_digests, synthetic_frames
-from lab import Notebook, Server, View, opened
+
+from harness.lab import Notebook, Server, View, opened
+from tests.e2e.episodes import SCRIPT_NOTE, SCRIPT_STEP, frame_digests, synthetic_frames
 
 pytestmark = pytest.mark.e2e
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from lab import Notebook, Server, View, opened
-from test_viewer_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
+
+from harness.lab import Notebook, Server, View, opened
+from tests.e2e.test_viewer_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
     go_to,
     test_arrow_keys_home_and_end_step_through_the_episode,

@@ -8,20 +8,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from lab import Notebook, Server, View, opened
 from playwright.sync_api import Locator
+
+from harness.lab import Notebook, Server, View, opened
 
 pytestmark = pytest.mark.e2e
 
-E2E = Path(__file__).parent
+ROOT = Path(__file__).resolve().parents[2]  # where the kernel finds the harness
 T = 30  # the branch point
 CELL = 1
 
 CELLS = [
     f"""import sys
-sys.path.insert(0, {str(E2E)!r})
+sys.path.insert(0, {str(ROOT)!r})
 import gymnasium as gym
-from lab import rgb_sha256
+from harness.lab import rgb_sha256
 from agent_widget import record, what_if
 
 def cartpole():

@@ -15,11 +15,11 @@ code (``viewer.step = 40``, reading ``viewer.step`` back).
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -30,21 +30,12 @@ from typing import Any, NamedTuple
 
 import nbformat
 from playwright.sync_api import Locator, Page
-from views import View, WatchedPage
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "NOTEBOOK7", "Notebook", "Server", "View", "opened"]
+from harness.process import ServerProcess, free_port
+from harness.views import View, WatchedPage
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+__all__ = ["NOTEBOOK7", "Notebook", "Server", "View", "opened"]
+
 # User settings for the isolated server: keep every cell in the DOM, no news
 # pop-ups, no autosave (the notebooks are throwaway).
 SETTINGS = {
@@ -70,25 +61,6 @@ LAB = FrontEnd("JupyterLab", "jupyterlab", "lab/workspaces/{stem}/tree/{name}?to
 NOTEBOOK7 = FrontEnd("Notebook 7", "notebook", "notebooks/{name}?token={token}")
 
 
-class ServerProcess:
-    """A server a test started: its process and log (set by the subclass), stopped for
-    good at the end, the log's last lines quoted when it fails."""
-
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-
-    def log_tail(self, lines: int = 40) -> str:
-        return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
-
-
 class Server(ServerProcess):
     """A JupyterLab or Notebook 7 server on 127.0.0.1 whose config, settings and runtime
     live in ``root``; with ``stock``, without agent-widget's server extension
@@ -100,7 +72,7 @@ class Server(ServerProcess):
         self.notebooks = root / "notebooks"
         self.notebooks.mkdir(parents=True)
         self.token = secrets.token_hex(16)
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         for name, values in SETTINGS.items():
             path = root / "settings" / f"{name}.jupyterlab-settings"
@@ -162,6 +134,13 @@ class Server(ServerProcess):
         raise RuntimeError(
             f"{self.front_end.name} did not answer within {timeout} s:\n{self.log_tail()}"
         )
+
+
+def through(server: Server, port: int) -> Server:
+    """``server`` as the browser reaches it through the far-link proxy on ``port``."""
+    far = copy.copy(server)
+    far.url = f"http://127.0.0.1:{port}"
+    return far
 
 
 class Notebook(WatchedPage):
@@ -284,12 +263,6 @@ def new_notebook(cells: Sequence[str]) -> nbformat.NotebookNode:
 
 def rgb_sha256(frame: Any) -> str:
     return hashlib.sha256(frame.tobytes()).hexdigest()
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextlib.contextmanager

@@ -1,11 +1,10 @@
-"""A moto S3 server on loopback for the bucket tests: started by the test, its request
-log read back to count what a client asked for."""
+"""A moto S3 server on loopback for the bucket tests and benchmark, its request log read
+back to count what a client asked for."""
 
 from __future__ import annotations
 
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -13,14 +12,10 @@ from pathlib import Path
 
 import s3fs
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from harness.process import ServerProcess, free_port
 
 
-class S3Server:
+class S3Server(ServerProcess):
     """A moto S3 server on loopback, its request log, and the options to reach it.
 
     ``authenticate``: refuse every request whose credentials IAM does not know (moto
@@ -55,13 +50,18 @@ class S3Server:
     def requests(self) -> list[str]:
         """Every request the server has answered so far, with its status:
         ``"GET /bucket/key?query 206"`` (206: a ranged read)."""
-        found = re.findall(r'"([A-Z]+ \S+) HTTP/[\d.]+" (\d+)', self.log.read_text())
-        return [f"{request} {status}" for request, status in found]
+        return requests_in(self.log.read_text())
 
     def gets(self) -> int:
         """How many GET requests the server has answered so far."""
         return sum(r.startswith("GET ") for r in self.requests())
 
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
+
+# werkzeug colours the request of every answer but a 200 (ANSI codes inside its quotes).
+COLOUR = re.compile(r"\x1b\[[\d;]*m")
+
+
+def requests_in(log: str) -> list[str]:
+    """The requests a moto server's log records, each with its status."""
+    found = re.findall(r'"([A-Z]+ \S+) HTTP/[\d.]+" (\d+)', COLOUR.sub("", log))
+    return [f"{request} {status}" for request, status in found]

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Locator
-from views import WatchedPage
+
+from harness.views import WatchedPage
 
 LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
-AXE = Path(__file__).parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+AXE = Path(__file__).parents[1] / "node_modules" / "axe-core" / "axe.min.js"
 
 
 def set_theme(page: WatchedPage, theme: str) -> None:

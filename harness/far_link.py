@@ -12,7 +12,7 @@ a local peer, so these figures are the floor a link of that delay and rate impos
 Run it by hand to try the viewer at a distance (then open JupyterLab's URL with the
 proxy's port)::
 
-    .venv/bin/python -m benchmarks.far_link 150ms-10mbit --target 8888 --port 9999
+    .venv/bin/python -m harness.far_link 150ms-10mbit --target 8888 --port 9999
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent  # where ``-m benchmarks.far_link`` is found
+ROOT = Path(__file__).resolve().parent.parent  # where ``-m harness.far_link`` is found
 PIECE = 4 * 1024  # bytes read, delayed and sent as one: at 10 Mbit, 3.3 ms of the link
 # How late a sleep may wake without the link losing that time: the bucket's only depth
 # beyond the piece (at 10 Mbit, 6 KB), there to absorb the event loop's timer overshoot.
@@ -132,7 +132,7 @@ async def serve(link: Link, target: int, port: int, ready: asyncio.Future[int]) 
 def proxy(link: Link, target: int) -> Iterator[int]:
     """The proxy in a process of its own (the benchmark's process is busy driving the
     browser), in front of port ``target``; yields the port to connect to."""
-    command = [sys.executable, "-m", "benchmarks.far_link", link.name, f"--target={target}"]
+    command = [sys.executable, "-m", "harness.far_link", link.name, f"--target={target}"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert process.stdout is not None

@@ -20,8 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import nbformat
-from lab import ServerProcess, new_notebook
 from playwright.sync_api import Page
+
+from harness.lab import new_notebook
+from harness.process import ServerProcess, free_port
 
 
 class HostServer(ServerProcess):
@@ -31,7 +33,7 @@ class HostServer(ServerProcess):
 
     def __init__(self, root: Path, command: list[str]) -> None:
         self.root = root
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         env = dict(os.environ, SDL_VIDEODRIVER="dummy")
         for var, sub in [
@@ -141,9 +143,3 @@ def _defined(bodies: Sequence[str]) -> list[str]:
 
 def _words(text: str) -> set[str]:
     return set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
