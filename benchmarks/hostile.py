@@ -230,10 +230,10 @@ def main(argv: list[str] | None = None) -> None:
     body = (
         f"`{command('benchmarks.hostile', argv)}` ({today()}, code {code_version()}, "
         f"{machine(load_start)}). Each file "
-        "is read whole in a fresh process, as tests/test_fuzz.py reads files (every frame, "
+        "is read whole in a fresh process, as tests/format/test_fuzz.py reads files (every frame, "
         "chunk, info, observation and array, and a page of it); "
         "memory is that process's peak RSS above one that only imported the package "
-        f"({baseline / 2**20:.0f} MB). The fuzz suite (tests/test_fuzz.py) covers random "
+        f"({baseline / 2**20:.0f} MB). The fuzz suite (tests/format/test_fuzz.py) covers random "
         "flips, cuts and messages; these are the worst cases found by hand.\n\n"
         f"{table}\n\n{verdict}"
     )

@@ -39,3 +39,16 @@ def test_the_architecture_table_names_every_module_and_no_other():
     assert len(documented) > 60  # the table was read
     assert actual - documented == set(), "modules missing from docs/architecture.md"
     assert documented - actual == set(), "docs/architecture.md names modules that are gone"
+
+
+def test_the_tests_mirror_the_package():
+    """Each folder of tests/ is named for a layer of the package, or is one of the two
+    that cross them (the browser tests, the harness' own); at the root, only the tests
+    of the package as a whole."""
+    layers = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    folders = {path.parent.name for path in (ROOT / "tests").glob("*/__init__.py")}
+    assert len(layers) >= 8  # the package was read
+    assert folders - layers == {"e2e", "harness"}
+    at_root = {path.stem for path in (ROOT / "tests").glob("test_*.py")}
+    whole = {"test_agents", "test_architecture", "test_notebooks", "test_public_api"}
+    assert at_root == whole | {"test_wheel_install"}, "a layer's tests go in its folder"

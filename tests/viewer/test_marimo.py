@@ -13,7 +13,7 @@ from agent_widget.compare import CompareViewer
 from agent_widget.episodes import Rollout
 from agent_widget.viewer import EpisodeViewer
 
-STATIC = Path(__file__).parent.parent / "agent_widget" / "static"
+STATIC = Path(__file__).parents[2] / "agent_widget" / "static"
 
 
 def test_outside_marimo_a_viewer_keeps_its_bundle_as_its_esm():

@@ -1,0 +1,1 @@
+"""Tests of the harness the tests and benchmarks share (harness/)."""
