@@ -18,9 +18,9 @@ import time
 from collections.abc import Iterator
 
 import fsspec
-import gymnasium as gym
 import numpy as np
 import pytest
+from cartpole import balance, cartpole
 from sample_frames import moving_frames
 
 from agent_widget import Rollout, RunLibrary, load, record, record_many
@@ -341,27 +341,19 @@ def test_an_unreachable_endpoint_is_a_quick_clear_error_with_default_options():
 # ---------------------------------------------------------------------- record_many
 
 
-def cartpole():
-    return gym.make("CartPole-v1", render_mode="rgb_array")
-
-
-def lean(obs):
-    return int(3 * obs[2] + obs[3] > 0)
-
-
 def assert_recorded_as_alone(done, server):
     assert done.failed == {}
     for seed, path in done.paths.items():
         assert path.startswith("s3://"), path
         got = load(path, storage_options=server.options)
-        want = record(cartpole(), lean, seed=seed, max_steps=60)
+        want = record(cartpole(), balance, seed=seed, max_steps=60)
         np.testing.assert_array_equal(got.actions, want.actions)
         np.testing.assert_array_equal(got.frames[len(got.frames) - 1], want.frames[-1])
 
 
 def test_record_many_processes_stream_into_a_bucket_run(server, lib, url):
     done = record_many(
-        cartpole, lean, range(4), library=lib, run="eval", algorithm="pd",
+        cartpole, balance, range(4), library=lib, run="eval", algorithm="pd",
         engine="processes", workers=2, max_steps=60, progress=False,
     )  # fmt: skip
     assert sorted(e.seed for e in done.run.episodes) == [0, 1, 2, 3]
@@ -375,7 +367,7 @@ def test_record_many_ray_actors_stream_into_a_bucket_run(server, lib):
     ray = pytest.importorskip("ray")
     try:
         done = record_many(
-            cartpole, lean, range(4), library=lib, run="ray", algorithm="pd",
+            cartpole, balance, range(4), library=lib, run="ray", algorithm="pd",
             engine="ray", workers=2, max_steps=60, progress=False,
         )  # fmt: skip
     finally:

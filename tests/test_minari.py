@@ -7,6 +7,7 @@ import h5py  # Minari's default storage format
 import minari
 import numpy as np
 import pytest
+from cartpole import lean
 from minari.data_collector.episode_buffer import EpisodeBuffer
 
 from agent_widget.episodes import Rollout, record
@@ -17,10 +18,6 @@ from agent_widget.episodes._minari import ReplayDivergenceError, from_minari
 def datasets_in_tmp(tmp_path, monkeypatch):
     """Minari reads and writes datasets under MINARI_DATASETS_PATH: keep them in tmp_path."""
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
-
-
-def lean(obs):
-    return int(obs[2] > 0)
 
 
 def collect(env, seed, policy=lean, episode_id=0, max_steps=500):

@@ -14,16 +14,13 @@ from typing import ClassVar
 import gymnasium as gym
 import numpy as np
 import pytest
+from cartpole import cartpole, lean
 from gymnasium.utils.env_checker import check_env
 
 from agent_widget.episodes import RecordRollout, Rollout, load, record, record_vector
 from agent_widget.episodes._encoded_array import EncodedArray, FrameRows
 from agent_widget.library import RunLibrary
 from agent_widget.viewer import EpisodeViewer
-
-
-def cartpole() -> gym.Env:
-    return gym.make("CartPole-v1", render_mode="rgb_array")
 
 
 def pong() -> gym.Env:
@@ -58,10 +55,6 @@ class Faulty(gym.Wrapper):
         if self.frame is not None and self.t > self.at:
             return self.frame
         return self.env.render()
-
-
-def lean(obs):
-    return int(obs[2] > 0)
 
 
 # ------------------------------------------------------------------ a wrapper like gymnasium's

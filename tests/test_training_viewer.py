@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import time
 
-import gymnasium as gym
 import numpy as np
 import pytest
 from PIL import Image
@@ -16,11 +15,6 @@ from agent_widget.gridworld._glyphs import AGENT
 from agent_widget.gridworld._training import CELL_SIZE
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import unpack_series
-
-
-@pytest.fixture
-def lake():
-    return gym.make("FrozenLake-v1", map_name="4x4", is_slippery=True)
 
 
 @pytest.fixture

@@ -20,19 +20,9 @@ from agent_widget.episodes import Rollout
 from agent_widget.panels import _registry as panels
 from agent_widget.viewer import EpisodeViewer
 
+pytestmark = pytest.mark.usefixtures("empty_panel_registry")
+
 NAMES = ["LEFT", "RIGHT"]
-
-
-@pytest.fixture(autouse=True)
-def no_global_panels() -> Iterator[None]:
-    saved = panels.registered()
-    for panel in saved:
-        panels.unregister(panel.name)
-    yield
-    for panel in panels.registered():
-        panels.unregister(panel.name)
-    for panel in saved:
-        panels.register(panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute)
 
 
 def episode(n: int = 5) -> Rollout:

@@ -8,17 +8,10 @@ import time
 import gymnasium as gym
 import numpy as np
 import pytest
+from cartpole import balance, cartpole
 from panel_comm import deliver
 
 from agent_widget import record, what_if
-
-
-def cartpole() -> gym.Env:
-    return gym.make("CartPole-v1", render_mode="rgb_array")
-
-
-def lean(obs):
-    return int(3 * obs[2] + obs[3] > 0)
 
 
 def wait_idle(viewer, timeout=60.0):
@@ -31,11 +24,11 @@ def wait_idle(viewer, timeout=60.0):
 
 @pytest.fixture
 def episode():
-    return record(cartpole(), lean, seed=3, max_steps=80, agent="pd")
+    return record(cartpole(), balance, seed=3, max_steps=80, agent="pd")
 
 
 def test_the_bar_offers_the_envs_actions_by_name(episode):
-    viewer = what_if(episode, env=cartpole, policy=lean)
+    viewer = what_if(episode, env=cartpole, policy=balance)
     assert viewer.what_if == {
         "actions": ["LEFT", "RIGHT"],
         "busy": False,
@@ -47,7 +40,7 @@ def test_the_bar_offers_the_envs_actions_by_name(episode):
 
 
 def test_a_branch_asked_for_is_added_beside_the_episode_diverging_at_its_step(episode):
-    viewer = what_if(episode, env=cartpole, policy=lean)
+    viewer = what_if(episode, env=cartpole, policy=balance)
     viewer.add_panel("angle", lambda step: float(step.obs[2]))
     t = 30
     other = 1 - int(episode.actions[t])
@@ -81,7 +74,7 @@ def test_a_cancel_stops_the_branches_left_and_keeps_those_done(episode):
     def slow(obs):
         slow_calls.append(1)
         time.sleep(0.01)
-        return lean(obs)
+        return balance(obs)
 
     viewer = what_if(episode, env=cartpole, policy=slow, max_steps=5000)
     deliver(viewer, {"type": "what-if", "step": 5, "action": "every"})
@@ -93,7 +86,7 @@ def test_a_cancel_stops_the_branches_left_and_keeps_those_done(episode):
 
 
 def test_bad_requests_and_failed_branches_are_said_in_the_bar(episode):
-    viewer = what_if(episode, env=cartpole, policy=lean)
+    viewer = what_if(episode, env=cartpole, policy=balance)
     deliver(viewer, {"type": "what-if", "step": 999, "action": 0})
     assert "cannot branch at 999" in viewer.what_if["status"]
     deliver(viewer, {"type": "what-if", "step": 3, "action": 7})
@@ -104,7 +97,7 @@ def test_bad_requests_and_failed_branches_are_said_in_the_bar(episode):
             kwargs.pop("seed", None)
             return self.env.reset(**kwargs)
 
-    broken = what_if(episode, env=lambda: IgnoresSeed(cartpole()), policy=lean)
+    broken = what_if(episode, env=lambda: IgnoresSeed(cartpole()), policy=balance)
     deliver(broken, {"type": "what-if", "step": 10, "action": 0})
     state = wait_idle(broken)
     assert "ReplayDivergenceError" in state["status"]
