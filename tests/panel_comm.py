@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import threading
 
-from agent_widget.viewer import EpisodeViewer
+from waiting import LIMIT
 
-WAIT = 10.0
+from agent_widget.viewer import EpisodeViewer
 
 
 class Outbox:
@@ -31,7 +31,7 @@ class Outbox:
             return found[:count] if len(found) >= count else None
 
         with self._changed:
-            found = self._changed.wait_for(ready, WAIT)
+            found = self._changed.wait_for(ready, LIMIT)
         assert found, f"timed out waiting for {count} {kind!r} messages: {self.messages}"
         return found
 

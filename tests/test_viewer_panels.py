@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from panel_comm import WAIT, Outbox, ask, deliver
+from panel_comm import Outbox, ask, deliver
+from waiting import LIMIT
 
 from agent_widget.episodes import Rollout
 from agent_widget.panels import _registry as panels
@@ -148,7 +149,7 @@ def test_a_failing_panel_answers_an_error_card_and_frames_are_still_served(viewe
 
 def test_frames_are_served_while_a_slow_panel_runs(viewer, outbox):
     release = threading.Event()
-    viewer.add_panel("slow", lambda step: release.wait(WAIT) and "done")
+    viewer.add_panel("slow", lambda step: release.wait(LIMIT) and "done")
     ask(viewer, 0)
     deliver(viewer, {"type": "chunks", "id": 5, "chunks": [0]})
     outbox.wait(1, kind="chunks")  # answered while the panel is still waiting

@@ -3,23 +3,21 @@ the branches computed on a worker thread and added as they finish."""
 
 from __future__ import annotations
 
-import time
+import threading
 
 import gymnasium as gym
 import numpy as np
 import pytest
 from cartpole import balance, cartpole
 from panel_comm import deliver
+from waiting import LIMIT, wait_for_trait
 
 from agent_widget import record, what_if
 
 
-def wait_idle(viewer, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while viewer.what_if["busy"]:
-        assert time.monotonic() < deadline, viewer.what_if
-        time.sleep(0.05)
-    return viewer.what_if
+def wait_idle(viewer):
+    """The bar's state once the branches asked for are done (on the worker thread)."""
+    return wait_for_trait(viewer, "what_if", lambda state: not state["busy"])
 
 
 @pytest.fixture
@@ -69,17 +67,19 @@ def test_every_action_branches_on_each_but_the_recorded_one():
 
 
 def test_a_cancel_stops_the_branches_left_and_keeps_those_done(episode):
-    slow_calls = []
+    branching, cancelled = threading.Event(), threading.Event()
 
-    def slow(obs):
-        slow_calls.append(1)
-        time.sleep(0.01)
+    def until_cancelled(obs):
+        """The branch's policy, held at its first call until the cancel is in."""
+        branching.set()
+        assert cancelled.wait(LIMIT), "the test never cancelled"
         return balance(obs)
 
-    viewer = what_if(episode, env=cartpole, policy=slow, max_steps=5000)
+    viewer = what_if(episode, env=cartpole, policy=until_cancelled)
     deliver(viewer, {"type": "what-if", "step": 5, "action": "every"})
-    time.sleep(0.2)
+    assert branching.wait(LIMIT), "the branch never started"
     deliver(viewer, {"type": "what-if-cancel"})
+    cancelled.set()
     state = wait_idle(viewer)
     assert state["status"].startswith("cancelled")
     assert len(viewer.labels) == 1 + state["done"]
