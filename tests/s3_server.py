@@ -55,8 +55,7 @@ class S3Server:
     def requests(self) -> list[str]:
         """Every request the server has answered so far, with its status:
         ``"GET /bucket/key?query 206"`` (206: a ranged read)."""
-        found = re.findall(r'"([A-Z]+ \S+) HTTP/[\d.]+" (\d+)', self.log.read_text())
-        return [f"{request} {status}" for request, status in found]
+        return requests_in(self.log.read_text())
 
     def gets(self) -> int:
         """How many GET requests the server has answered so far."""
@@ -65,3 +64,13 @@ class S3Server:
     def stop(self) -> None:
         self.process.terminate()
         self.process.wait(timeout=10)
+
+
+# werkzeug colours the request of every answer but a 200 (ANSI codes inside its quotes).
+COLOUR = re.compile(r"\x1b\[[\d;]*m")
+
+
+def requests_in(log: str) -> list[str]:
+    """The requests a moto server's log records, each with its status."""
+    found = re.findall(r'"([A-Z]+ \S+) HTTP/[\d.]+" (\d+)', COLOUR.sub("", log))
+    return [f"{request} {status}" for request, status in found]
