@@ -14,7 +14,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 
 import fsspec
@@ -22,6 +21,7 @@ import numpy as np
 import pytest
 from cartpole import balance, cartpole
 from sample_frames import moving_frames
+from waiting import wait_until
 
 from agent_widget import Rollout, RunLibrary, load, record, record_many
 
@@ -209,11 +209,12 @@ def test_a_writer_killed_mid_add_leaves_no_episode_half_visible(server, lib, url
     )
     assert child.stdout.readline().strip() == "first add done"
     prefix = f"{url}/Moving-v0/dqn/r".removeprefix("s3://")
-    deadline = time.monotonic() + 120
-    while len(server.fs.glob(f"{prefix}/episode-*", refresh=True)) < 3:  # mid-add
+
+    def mid_add() -> bool:
         assert child.poll() is None, "the writer finished before it could be killed"
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+        return len(server.fs.glob(f"{prefix}/episode-*", refresh=True)) >= 3
+
+    wait_until(mid_add, "three of the second add's episodes uploaded")
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=10)
     uploaded = server.fs.glob(f"{prefix}/episode-*", refresh=True)
@@ -296,19 +297,20 @@ def test_a_manifest_naming_a_run_by_another_id_is_reported(server, lib, url):
 # ---------------------------------------------------------------------- bad endpoints
 
 
-def test_wrong_credentials_are_a_quick_clear_error_naming_the_url(tmp_path_factory):
+def test_wrong_credentials_are_a_clear_error_naming_the_url_at_the_first_refusal(
+    tmp_path_factory,
+):
     guarded = S3Server(tmp_path_factory.mktemp("s3-auth"), authenticate=True)
     try:
         lib = RunLibrary("s3://runs/lib", storage_options=guarded.options)
-        start = time.monotonic()
         with pytest.raises(OSError, match=r"s3://runs/lib: cannot list the library"):
             lib.runs()
         with pytest.raises(OSError, match=r"s3://runs/lib: cannot write run.json"):
             lib.add(episode([1.0]), algorithm="dqn", run="a")
-        assert time.monotonic() - start < 10
     finally:
         guarded.stop()
-    assert "InvalidAccessKeyId" in guarded.log.read_text() or "403" in guarded.log.read_text()
+    # One request each, refused, and not tried again.
+    assert [r.split(" ")[-1] for r in guarded.requests()] == ["403", "403"]
 
 
 def test_the_leaderboard_says_when_its_bucket_is_out_of_reach_on_refresh(lib):
@@ -325,17 +327,16 @@ def test_the_leaderboard_says_when_its_bucket_is_out_of_reach_on_refresh(lib):
     assert [row["id"] for row in board.rows] == ["Moving-v0/dqn/a"]  # the last table stays
 
 
-def test_an_unreachable_endpoint_is_a_quick_clear_error_with_default_options():
+def test_an_unreachable_endpoint_is_a_clear_error_with_default_options():
+    """How soon it comes (retries and timeouts bounded): benchmarks/bucket.py."""
     nowhere = {
         "key": "a",
         "secret": "b",
         "client_kwargs": {"endpoint_url": f"http://127.0.0.1:{free_port()}"},
     }
     lib = RunLibrary("s3://runs/lib", storage_options=nowhere)
-    start = time.monotonic()
     with pytest.raises(OSError, match=r"s3://runs/lib: cannot list the library \(.*connect"):
         lib.table()
-    assert time.monotonic() - start < 5  # botocore alone: 13 s (5 tries, backoff)
 
 
 # ---------------------------------------------------------------------- record_many
