@@ -192,14 +192,14 @@ for i in range(runs):
             def policy(obs, t=iter(range(10**9))):
                 if next(t) == 20:
                     os.write(ready_w, b"x")  # recording for real: kill from now on
-                time.sleep(0.001)
+                time.sleep(0.001)  # deliberate: a small network's thinking time
                 return [0, 2, 3][(obs[100, 80, 0] // 16) % 3]
             record(env, policy, seed=7, max_steps=100_000, path=f"{folder}/{i}.rollout")
         finally:
             os._exit(3)  # never carry on as the parent
     os.close(ready_w)
     os.read(ready_r, 1)
-    time.sleep(random.uniform(0.0, 1.0))
+    time.sleep(random.uniform(0.0, 1.0))  # deliberate: the kill at a random moment
     os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     outcomes.append("killed" if os.WIFSIGNALED(status) else f"exited {os.WEXITSTATUS(status)}")
