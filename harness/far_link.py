@@ -72,7 +72,7 @@ class TokenBucket:
     async def take(self, n: int) -> None:
         now = time.monotonic()
         self.free = max(self.free, now - SLACK) + n / self.rate
-        await asyncio.sleep(self.free - now)
+        await asyncio.sleep(self.free - now)  # deliberate: the link's rate
 
 
 async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, link: Link) -> None:
@@ -88,7 +88,7 @@ async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, link:
         bucket = TokenBucket(link.rate / 8)
         while (item := await queue.get()) is not None:
             due, data = item
-            await asyncio.sleep(due - time.monotonic())
+            await asyncio.sleep(due - time.monotonic())  # deliberate: the link's delay
             await bucket.take(len(data))
             writer.write(data)
             await writer.drain()

@@ -67,7 +67,7 @@ class HostServer(ServerProcess):
                 raise RuntimeError(f"{self.name} exited early:\n{self.log_tail()}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port)):
                 return
-            time.sleep(0.25)
+            time.sleep(0.25)  # deliberate: the pause between two looks
         raise RuntimeError(f"{self.name} did not listen within {timeout} s:\n{self.log_tail()}")
 
 

@@ -20,6 +20,7 @@ import hashlib
 import json
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import time
@@ -130,7 +131,7 @@ class Server(ServerProcess):
             with contextlib.suppress(OSError):
                 self.api("GET", "status")
                 return
-            time.sleep(0.25)
+            time.sleep(0.25)  # deliberate: the pause between two looks
         raise RuntimeError(
             f"{self.front_end.name} did not answer within {timeout} s:\n{self.log_tail()}"
         )
@@ -199,6 +200,22 @@ class Notebook(WatchedPage):
     def start(self, code: str) -> Execution:
         """Start running ``code`` in the notebook's kernel without waiting for it."""
         return Execution(self, code)
+
+    @contextlib.contextmanager
+    def held(self, code: str) -> Iterator[Execution]:
+        """Run ``code`` in the kernel, which then stays busy until the block ends: what the
+        block sees reached the browser while the kernel could answer nothing. The cell
+        waits on a connection the block never accepts, and goes on when it is closed."""
+        with socket.create_server(("127.0.0.1", 0)) as release:
+            port = release.getsockname()[1]
+            run = self.start(
+                f"""{code}
+import contextlib as _contextlib, socket as _socket
+with _contextlib.suppress(OSError):
+    _socket.create_connection(("127.0.0.1", {port})).recv(1)"""
+            )
+            yield run
+        run.wait()
 
     def python(self, expression: str) -> Any:
         """The value of a Python expression in the kernel, through JSON."""

@@ -38,7 +38,7 @@ class S3Server(ServerProcess):
         while "Running on" not in self.log.read_text():
             assert self.process.poll() is None, self.log.read_text()
             assert time.monotonic() < deadline, self.log.read_text()
-            time.sleep(0.1)
+            time.sleep(0.1)  # deliberate: the pause between two looks
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.options = {
             "key": "any",

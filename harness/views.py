@@ -37,9 +37,21 @@ class WatchedPage:
             value = predicate()
             if value or time.monotonic() > deadline:
                 break
-            time.sleep(0.1)
+            time.sleep(0.1)  # deliberate: the pause between two looks
         assert value, f"timed out waiting for {what}\n{self.console_tail()}"
         return value
+
+    def animation_frames(self, count: int) -> None:
+        """Wait until the page has drawn ``count`` more frames: to see that something
+        driven by animation frames (playback) has stopped, in the page's own time, which a
+        loaded machine slows along with the page."""
+        self.page.evaluate(
+            """(count) => new Promise((done) => {
+                const next = (left) => left ? requestAnimationFrame(() => next(left - 1)) : done();
+                next(count);
+            })""",
+            count,
+        )
 
     def console_tail(self, lines: int = 30) -> str:
         return "browser console:\n" + "\n".join(self.console[-lines:])

@@ -9,8 +9,7 @@ from __future__ import annotations
 import threading
 
 from agent_widget.viewer import EpisodeViewer
-
-WAIT = 10.0
+from tests.waiting import LIMIT
 
 
 class Outbox:
@@ -31,7 +30,7 @@ class Outbox:
             return found[:count] if len(found) >= count else None
 
         with self._changed:
-            found = self._changed.wait_for(ready, WAIT)
+            found = self._changed.wait_for(ready, LIMIT)
         assert found, f"timed out waiting for {count} {kind!r} messages: {self.messages}"
         return found
 

@@ -3,39 +3,30 @@ the branches computed on a worker thread and added as they finish."""
 
 from __future__ import annotations
 
-import time
+import threading
 
 import gymnasium as gym
 import numpy as np
 import pytest
 
 from agent_widget import record, what_if
+from tests.cartpole import balance, cartpole
 from tests.panel_comm import deliver
+from tests.waiting import LIMIT, wait_for_trait
 
 
-def cartpole() -> gym.Env:
-    return gym.make("CartPole-v1", render_mode="rgb_array")
-
-
-def lean(obs):
-    return int(3 * obs[2] + obs[3] > 0)
-
-
-def wait_idle(viewer, timeout=60.0):
-    deadline = time.monotonic() + timeout
-    while viewer.what_if["busy"]:
-        assert time.monotonic() < deadline, viewer.what_if
-        time.sleep(0.05)
-    return viewer.what_if
+def wait_idle(viewer):
+    """The bar's state once the branches asked for are done (on the worker thread)."""
+    return wait_for_trait(viewer, "what_if", lambda state: not state["busy"])
 
 
 @pytest.fixture
 def episode():
-    return record(cartpole(), lean, seed=3, max_steps=80, agent="pd")
+    return record(cartpole(), balance, seed=3, max_steps=80, agent="pd")
 
 
 def test_the_bar_offers_the_envs_actions_by_name(episode):
-    viewer = what_if(episode, env=cartpole, policy=lean)
+    viewer = what_if(episode, env=cartpole, policy=balance)
     assert viewer.what_if == {
         "actions": ["LEFT", "RIGHT"],
         "busy": False,
@@ -47,7 +38,7 @@ def test_the_bar_offers_the_envs_actions_by_name(episode):
 
 
 def test_a_branch_asked_for_is_added_beside_the_episode_diverging_at_its_step(episode):
-    viewer = what_if(episode, env=cartpole, policy=lean)
+    viewer = what_if(episode, env=cartpole, policy=balance)
     viewer.add_panel("angle", lambda step: float(step.obs[2]))
     t = 30
     other = 1 - int(episode.actions[t])
@@ -76,24 +67,26 @@ def test_every_action_branches_on_each_but_the_recorded_one():
 
 
 def test_a_cancel_stops_the_branches_left_and_keeps_those_done(episode):
-    slow_calls = []
+    branching, cancelled = threading.Event(), threading.Event()
 
-    def slow(obs):
-        slow_calls.append(1)
-        time.sleep(0.01)
-        return lean(obs)
+    def until_cancelled(obs):
+        """The branch's policy, held at its first call until the cancel is in."""
+        branching.set()
+        assert cancelled.wait(LIMIT), "the test never cancelled"
+        return balance(obs)
 
-    viewer = what_if(episode, env=cartpole, policy=slow, max_steps=5000)
+    viewer = what_if(episode, env=cartpole, policy=until_cancelled)
     deliver(viewer, {"type": "what-if", "step": 5, "action": "every"})
-    time.sleep(0.2)
+    assert branching.wait(LIMIT), "the branch never started"
     deliver(viewer, {"type": "what-if-cancel"})
+    cancelled.set()
     state = wait_idle(viewer)
     assert state["status"].startswith("cancelled")
     assert len(viewer.labels) == 1 + state["done"]
 
 
 def test_bad_requests_and_failed_branches_are_said_in_the_bar(episode):
-    viewer = what_if(episode, env=cartpole, policy=lean)
+    viewer = what_if(episode, env=cartpole, policy=balance)
     deliver(viewer, {"type": "what-if", "step": 999, "action": 0})
     assert "cannot branch at 999" in viewer.what_if["status"]
     deliver(viewer, {"type": "what-if", "step": 3, "action": 7})
@@ -104,7 +97,7 @@ def test_bad_requests_and_failed_branches_are_said_in_the_bar(episode):
             kwargs.pop("seed", None)
             return self.env.reset(**kwargs)
 
-    broken = what_if(episode, env=lambda: IgnoresSeed(cartpole()), policy=lean)
+    broken = what_if(episode, env=lambda: IgnoresSeed(cartpole()), policy=balance)
     deliver(broken, {"type": "what-if", "step": 10, "action": 0})
     state = wait_idle(broken)
     assert "ReplayDivergenceError" in state["status"]

@@ -7,7 +7,6 @@ whose actions first differ at step 23.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -155,10 +154,11 @@ def test_playback_moves_every_episode_and_pauses_on_one_shared_step(notebook, ro
         "(el) => Number(el.dataset.step) >= 45", root.element_handle(), what="playback to 45"
     )
     play.click()
-    time.sleep(0.3)
     stopped = int(root.get_attribute("data-step") or -1)
     assert 45 <= stopped < LONG
     assert_show(views, [stopped, min(stopped, SHORT - 1)])
+    notebook.animation_frames(30)  # still playing, it would have moved on
+    assert root.get_attribute("data-step") == str(stopped), "the comparison kept moving"
     notebook.wait_until(lambda: kernel_step(notebook) == stopped, what=f"compare.step == {stopped}")
 
 

@@ -53,8 +53,6 @@ def test_a_saved_notebook_shows_its_frames_without_running(notebook):
     view.wait_painted(saved - 1)
     assert view.canvas()["sha256"] == rgb_sha256(FRAMES[saved - 1])
     view.slide_to(N - 1)  # past what was saved: the new kernel knows no such widget
-    notebook.wait_for(
-        "(el) => el.dataset.noAnswer === 'true'", view.handle, timeout=8, what="the note"
-    )
+    notebook.wait_for("(el) => el.dataset.noAnswer === 'true'", view.handle, what="the note")
     status = view.root.locator(".aw-status").inner_text()
     assert f"The notebook saved steps 0 to {saved - 1} with this view" in status

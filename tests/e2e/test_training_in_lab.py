@@ -8,7 +8,6 @@ each position must paint.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -41,7 +40,7 @@ def expected_digests() -> list[str]:
 DIGESTS = expected_digests()
 
 CELLS = [
-    """import os, time
+    """import time
 import gymnasium as gym
 import numpy as np
 from agent_widget.agents import QLearning
@@ -51,9 +50,9 @@ env = gym.make("FrozenLake-v1", map_name="4x4")
 viewer = TrainingViewer(env, interval=0)
 agent = QLearning(env, seed=0)
 
-def slowly(q_table, episode, ret):  # spread the snapshots over a few seconds
+def slowly(q_table, episode, ret):
     viewer.snapshot(q_table, episode=episode, ret=ret)
-    time.sleep(0.05)""",
+    time.sleep(0.05)  # deliberate: training's pace, the snapshots spread over seconds""",
     "viewer",
 ]
 
@@ -71,24 +70,17 @@ def assert_shows(view: View, t: int) -> None:
     assert canvas["sha256"] == DIGESTS[t], f"position {t} is not the value map of its snapshot"
 
 
-def train_while_held(notebook: Notebook, episodes: int, release: Path):
-    """Train in the kernel, then keep the cell busy until ``release`` exists."""
-    return notebook.start(
-        f"""agent.train({episodes}, callback=slowly)
-while not os.path.exists({str(release)!r}):
-    time.sleep(0.05)"""
-    )
+def training(notebook: Notebook, episodes: int):
+    """Train in the kernel; the cell stays busy until the block ends."""
+    return notebook.held(f"agent.train({episodes}, callback=slowly)")
 
 
-def test_snapshots_sent_from_a_running_cell_appear_before_it_ends(notebook, tmp_path):
+def test_snapshots_sent_from_a_running_cell_appear_before_it_ends(notebook):
     view = notebook.view(VIEWER)
     assert_shows(view, 0)  # the table before training
-    release = tmp_path / "release"
-    run = train_while_held(notebook, EPISODES, release)
-    try:
+    with training(notebook, EPISODES) as run:
         notebook.wait_until(
             lambda: view.slider().get_attribute("max") == str(EPISODES),
-            timeout=30,
             what=f"the slider to reach {EPISODES}",
         )
         assert_shows(view, EPISODES)  # followed the newest position; its frame came pushed
@@ -96,30 +88,21 @@ def test_snapshots_sent_from_a_running_cell_appear_before_it_ends(notebook, tmp_
         view.press("ArrowLeft")
         assert_shows(view, EPISODES - 1)
         assert not run.done, f"the cell ended early:\n{run.wait()}"
-    finally:
-        release.touch()
-    run.wait()
 
 
-def test_a_view_scrubbed_back_stays_while_training_goes_on(notebook, tmp_path):
+def test_a_view_scrubbed_back_stays_while_training_goes_on(notebook):
     view = notebook.view(VIEWER)
     view.press("Home")
     assert_shows(view, 0)
-    release = tmp_path / "release"
-    run = train_while_held(notebook, MORE, release)
-    try:
+    with training(notebook, MORE) as run:
         notebook.wait_until(
             lambda: view.slider().get_attribute("max") == str(EPISODES + MORE),
-            timeout=30,
             what=f"the slider to reach {EPISODES + MORE}",
         )
         assert_shows(view, 0)
         view.press("End")
         assert_shows(view, EPISODES + MORE)
         assert not run.done
-    finally:
-        release.touch()
-    run.wait()
 
 
 def test_the_timeline_legend_names_episode_returns_not_rewards(notebook):

@@ -6,7 +6,6 @@ displayed twice, a viewer that grows live, and a recorded CartPole episode.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -107,7 +106,13 @@ def test_a_burst_of_key_presses_ends_on_the_last_one_in_view_and_kernel(notebook
     view.press(*["ArrowRight"] * 25)
     assert_shows(view, 45)
     notebook.wait_until(lambda: kernel_step(notebook) == 45, what="viewer.step == 45 in the kernel")
-    time.sleep(0.5)  # any late echo has arrived by now
+    # The kernel has every save; a change it makes now reaches the view after their
+    # echoes (ipywidgets applies a model's updates in order): once it shows, none is left.
+    notebook.execute("title, viewer.title = viewer.title, 'after the burst'")
+    notebook.wait_for(
+        "(el) => el.textContent.includes('after the burst')", view.handle, what="the new title"
+    )
+    notebook.execute("viewer.title = title")
     assert_shows(view, 45)
 
 
@@ -125,13 +130,11 @@ def test_play_then_pause_stops_on_an_exact_frame(notebook, view):
     )
     play.click()
     assert play.inner_text().strip() == "Play"
-    time.sleep(0.3)
-    stopped = view.painted_step()
-    assert stopped is not None
+    stopped = int(view.slider().input_value())
     assert 8 <= stopped < N
-    time.sleep(0.3)
-    assert view.painted_step() == stopped, "the view kept moving after pause"
-    assert_shows(view, stopped)
+    assert_shows(view, stopped)  # its frame may have been on its way
+    notebook.animation_frames(30)  # playing at 20 fps, it would have moved 10 steps
+    assert (view.painted_step(), view.slider().input_value()) == (stopped, str(stopped))
     notebook.wait_until(lambda: kernel_step(notebook) == stopped, what=f"viewer.step == {stopped}")
 
 
@@ -188,27 +191,20 @@ def test_the_readout_shows_markup_in_an_info_as_text(notebook, view):
     assert markup == {"scripts": 0, "images": 0, "readoutChildren": 0, "injected": None}
 
 
-def test_live_growth_paints_new_frames_while_the_cell_runs(notebook, tmp_path):
+def test_live_growth_paints_new_frames_while_the_cell_runs(notebook):
     live = notebook.view(LIVE)  # its frames are the first frames of FRAMES
     slider = live.slider()
     assert slider.get_attribute("max") == "0"
-    release = tmp_path / "release"
+    last = LIVE_STEPS - 1
     # The cell stays busy after its appends until the test has looked, so everything
     # checked below reached the browser while the kernel could not answer requests.
-    run = notebook.start(
-        f"""import os
-for t in range(1, {LIVE_STEPS}):
+    with notebook.held(
+        f"""for t in range(1, {LIVE_STEPS}):
     live.append(frame=live_frames[t], action=t % 4, reward=1.0, info={{"t": t}})
-    time.sleep(0.05)
-while not os.path.exists({str(release)!r}):
-    time.sleep(0.05)"""
-    )
-    last = LIVE_STEPS - 1
-    try:
+    time.sleep(0.05)  # deliberate: a live loop's pace, its frames pushed as they come"""
+    ) as run:
         notebook.wait_until(
-            lambda: int(slider.get_attribute("max") or 0) > 0,
-            timeout=20,
-            what="the slider to grow",
+            lambda: int(slider.get_attribute("max") or 0) > 0, what="the slider to grow"
         )
         assert_shows(live, last)  # followed the growth; the frame came pushed
         assert f'info: {{"t":{last}}}' in live.readout()
@@ -218,9 +214,6 @@ while not os.path.exists({str(release)!r}):
         live.press("Home", "ArrowRight")  # chunk 0 held one frame before the growth
         assert_shows(live, 1)
         assert not run.done, f"the cell ended early:\n{run.wait()}"
-    finally:
-        release.touch()
-    run.wait()
     assert slider.get_attribute("max") == str(last)
     notebook.wait_until(lambda: kernel_step(notebook, "live") == 1, what="live.step == 1")
 

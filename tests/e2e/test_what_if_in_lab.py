@@ -21,19 +21,14 @@ CELL = 1
 CELLS = [
     f"""import sys
 sys.path.insert(0, {str(ROOT)!r})
-import gymnasium as gym
 from harness.lab import rgb_sha256
 from agent_widget import record, what_if
 
-def cartpole():
-    return gym.make("CartPole-v1", render_mode="rgb_array")
+from tests.cartpole import balance, cartpole
 
-def lean(obs):
-    return int(3 * obs[2] + obs[3] > 0)
-
-episode = record(cartpole(), lean, seed=3, max_steps=80, agent="pd")
+episode = record(cartpole(), balance, seed=3, max_steps=80, agent="pd")
 other = 1 - int(episode.actions[{T}])
-viewer = what_if(episode, env=cartpole, policy=lean)""",
+viewer = what_if(episode, env=cartpole, policy=balance)""",
     "viewer",
 ]
 

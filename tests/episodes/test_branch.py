@@ -9,14 +9,7 @@ import pytest
 
 from agent_widget import load, record
 from agent_widget.episodes import ReplayDivergenceError
-
-
-def cartpole() -> gym.Env:
-    return gym.make("CartPole-v1", render_mode="rgb_array")
-
-
-def lean(obs):
-    return int(3 * obs[2] + obs[3] > 0), {"angle": float(obs[2])}
+from tests.cartpole import balance, cartpole, with_angle
 
 
 def playback(moves):
@@ -38,7 +31,7 @@ def assert_same_positions(branch, original, t):
 
 
 def test_a_cartpole_branch_shares_the_past_and_takes_the_action_asked():
-    original = record(cartpole(), lean, seed=4, max_steps=120, agent="pd")
+    original = record(cartpole(), balance, seed=4, max_steps=120, agent="pd")
     t = 60
     other = 1 - int(original.actions[t])
     branch = original.branch(t, other, env=cartpole(), policy=lambda obs: 0)
@@ -59,12 +52,13 @@ def test_a_cartpole_branch_shares_the_past_and_takes_the_action_asked():
 
 
 def test_extras_the_policy_gives_carry_on_and_a_branch_of_a_branch_works(tmp_path):
-    original = record(cartpole(), lean, seed=1, max_steps=80)
-    first = original.branch(30, 0, env=cartpole(), policy=lean)
+    policy = with_angle(balance)
+    original = record(cartpole(), policy, seed=1, max_steps=80)
+    first = original.branch(30, 0, env=cartpole(), policy=policy)
     assert len(first.extras["angle"]) == first.num_steps
     np.testing.assert_array_equal(first.extras["angle"][:30], original.extras["angle"][:30])
     saved = load(first.save(tmp_path / "first.rollout"))  # a loaded branch branches too
-    second = saved.branch(40, 1, env=cartpole(), policy=lean)
+    second = saved.branch(40, 1, env=cartpole(), policy=policy)
     assert_same_positions(second, first, 40)
     np.testing.assert_array_equal(second.actions[:30], original.actions[:30])
     assert (int(second.actions[30]), int(second.actions[40])) == (0, 1)
@@ -112,41 +106,41 @@ class IgnoresSeed(gym.Wrapper):
 
 
 def test_an_env_that_does_not_replay_from_its_seed_is_a_clear_error():
-    original = record(cartpole(), lean, seed=0, max_steps=50)
+    original = record(cartpole(), balance, seed=0, max_steps=50)
     with pytest.raises(ReplayDivergenceError, match="not deterministic from this seed") as e:
-        original.branch(20, 0, env=IgnoresSeed(cartpole()), policy=lean)
+        original.branch(20, 0, env=IgnoresSeed(cartpole()), policy=balance)
     assert e.value.position == 0
     assert "observation at position 0" in str(e.value)
 
 
 def test_bad_branch_points_actions_envs_and_rollouts_are_clear_errors():
-    original = record(cartpole(), lean, seed=0, max_steps=30)
+    original = record(cartpole(), balance, seed=0, max_steps=30)
     env = cartpole()
     with pytest.raises(ValueError, match="cannot branch at position 99"):
-        original.branch(99, 0, env=env, policy=lean)
+        original.branch(99, 0, env=env, policy=balance)
     with pytest.raises(ValueError, match="not in the env's action space"):
-        original.branch(5, 7, env=env, policy=lean)
+        original.branch(5, 7, env=env, policy=balance)
     mountain = gym.make("MountainCar-v0", render_mode="rgb_array")
     with pytest.raises(ValueError, match="recorded in 'CartPole-v1'"):
-        original.branch(5, 0, env=mountain, policy=lean)
-    unseeded = record(cartpole(), lean, max_steps=30)
+        original.branch(5, 0, env=mountain, policy=balance)
+    unseeded = record(cartpole(), balance, max_steps=30)
     with pytest.raises(ValueError, match="no seed"):
-        unseeded.branch(5, 0, env=env, policy=lean)
+        unseeded.branch(5, 0, env=env, policy=balance)
     with pytest.raises(ValueError, match="render_mode='rgb_array'"):
-        original.branch(5, 0, env=gym.make("CartPole-v1"), policy=lean)
+        original.branch(5, 0, env=gym.make("CartPole-v1"), policy=balance)
     if original.terminated[-1]:
         with pytest.raises(ValueError, match="terminated there"):
-            original.branch(original.num_steps, 0, env=env, policy=lean)
+            original.branch(original.num_steps, 0, env=env, policy=balance)
 
 
 def test_a_policy_that_raises_in_the_branch_leaves_the_branch_so_far_on_the_error():
-    original = record(cartpole(), lean, seed=2, max_steps=60)
+    original = record(cartpole(), balance, seed=2, max_steps=60)
     calls = iter(range(100))
 
     def breaks(obs):
         if next(calls) == 5:
             raise RuntimeError("agent broke")
-        return lean(obs)
+        return balance(obs)
 
     with pytest.raises(RuntimeError, match="agent broke") as caught:
         original.branch(10, 0, env=cartpole(), policy=breaks)

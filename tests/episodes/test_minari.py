@@ -11,16 +11,13 @@ from minari.data_collector.episode_buffer import EpisodeBuffer
 
 from agent_widget.episodes import Rollout, record
 from agent_widget.episodes._minari import ReplayDivergenceError, from_minari
+from tests.cartpole import lean
 
 
 @pytest.fixture(autouse=True)
 def datasets_in_tmp(tmp_path, monkeypatch):
     """Minari reads and writes datasets under MINARI_DATASETS_PATH: keep them in tmp_path."""
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
-
-
-def lean(obs):
-    return int(obs[2] > 0)
 
 
 def collect(env, seed, policy=lean, episode_id=0, max_steps=500):

@@ -11,15 +11,12 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from agent_widget.episodes import RecordRollout, record, record_vector
+from tests.cartpole import cartpole, lean
 
 
-def lean(obs):
-    """CartPole's classic heuristic: push towards the side the pole leans to (rows too)."""
-    return (np.asarray(obs)[..., 2] > 0).astype(np.int64)
-
-
-def cartpole(render: bool = True) -> gym.Env:
-    return gym.make("CartPole-v1", render_mode="rgb_array" if render else None)
+def lean_rows(obs):
+    """``lean`` for a vector env: an action for each sub-env's row of observations."""
+    return np.array([lean(row) for row in obs])
 
 
 def manual_loop(env, policy, seed):
@@ -127,7 +124,7 @@ def test_record_stops_at_max_steps_and_marks_the_last_step_truncated():
 def test_record_without_rendering_keeps_observations_and_no_frames():
     observations, actions, _, _ = manual_loop(cartpole(), lean, seed=1)
 
-    rollout = record(cartpole(render=False), lean, seed=1)
+    rollout = record(cartpole(render_mode=None), lean, seed=1)
 
     assert rollout.frames is None
     assert np.array_equal(rollout.observations, observations)
@@ -204,7 +201,7 @@ def test_extras_missing_at_a_later_step_is_an_error_naming_it():
 
 
 def test_non_json_infos_are_dropped_with_one_warning_naming_them():
-    env = InfoWith(cartpole(render=False), kept=1, handle=object())
+    env = InfoWith(cartpole(render_mode=None), kept=1, handle=object())
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -218,9 +215,9 @@ def test_non_json_infos_are_dropped_with_one_warning_naming_them():
 
 
 def test_array_observations_are_copied_when_an_env_reuses_its_buffer():
-    observations, _, _, _ = manual_loop(cartpole(render=False), lean, seed=2)
+    observations, _, _, _ = manual_loop(cartpole(render_mode=None), lean, seed=2)
 
-    rollout = record(ReusedBuffer(cartpole(render=False)), lean, seed=2)
+    rollout = record(ReusedBuffer(cartpole(render_mode=None)), lean, seed=2)
 
     assert np.array_equal(rollout.observations, observations)
 
@@ -230,9 +227,9 @@ def test_dict_observations_become_a_dict_of_arrays():
         cart=gym.spaces.Box(-np.inf, np.inf, (2,)), pole=gym.spaces.Box(-np.inf, np.inf, (2,))
     )
     env = gym.wrappers.TransformObservation(
-        cartpole(render=False), lambda obs: {"cart": obs[:2], "pole": obs[2:]}, space
+        cartpole(render_mode=None), lambda obs: {"cart": obs[:2], "pole": obs[2:]}, space
     )
-    observations, _, _, _ = manual_loop(cartpole(render=False), lean, seed=4)
+    observations, _, _, _ = manual_loop(cartpole(render_mode=None), lean, seed=4)
 
     rollout = record(env, lambda obs: int(obs["pole"][0] > 0), seed=4)
 
@@ -324,7 +321,7 @@ def assert_same_rollout(a, b):
 
 
 def test_vector_rollouts_equal_single_env_recordings_with_the_same_seeds():
-    rollouts = record_vector(sync_cartpoles(3), lean, seed=10)
+    rollouts = record_vector(sync_cartpoles(3), lean_rows, seed=10)
 
     singles = [record(cartpole(), lean, seed=10 + i) for i in range(3)]
     # The episodes end at different steps, so autoreset happened while others ran on.
@@ -339,7 +336,7 @@ def test_vector_rollouts_equal_single_env_recordings_with_the_same_seeds():
 def test_vector_recording_with_autoreset_disabled_gives_the_same_rollouts():
     disabled = sync_cartpoles(2, vector_kwargs={"autoreset_mode": AutoresetMode.DISABLED})
 
-    rollouts = record_vector(disabled, lean, seed=10)
+    rollouts = record_vector(disabled, lean_rows, seed=10)
 
     for rollout, i in zip(rollouts, range(2), strict=True):
         assert_same_rollout(rollout, record(cartpole(), lean, seed=10 + i))
@@ -349,12 +346,12 @@ def test_vector_same_step_autoreset_is_refused():
     same_step = sync_cartpoles(2, vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
 
     with pytest.raises(ValueError, match="NEXT_STEP or DISABLED"):
-        record_vector(same_step, lean, seed=0)
+        record_vector(same_step, lean_rows, seed=0)
 
 
 def test_vector_batched_extras_are_split_per_sub_env():
     def policy(obs):
-        return lean(obs), {"angle": obs[:, 2]}
+        return lean_rows(obs), {"angle": obs[:, 2]}
 
     rollouts = record_vector(sync_cartpoles(2), policy, seed=0)
 
@@ -363,7 +360,7 @@ def test_vector_batched_extras_are_split_per_sub_env():
 
 
 def test_vector_max_steps_truncates_unfinished_episodes():
-    rollouts = record_vector(sync_cartpoles(2), lean, seed=0, max_steps=4)
+    rollouts = record_vector(sync_cartpoles(2), lean_rows, seed=0, max_steps=4)
 
     assert [r.num_steps for r in rollouts] == [4, 4]
     assert all(r.truncated.tolist() == [False, False, False, True] for r in rollouts)

@@ -20,10 +20,7 @@ from agent_widget.episodes import RecordRollout, Rollout, load, record, record_v
 from agent_widget.format import EncodedArray, FrameRows
 from agent_widget.library import RunLibrary
 from agent_widget.viewer import EpisodeViewer
-
-
-def cartpole() -> gym.Env:
-    return gym.make("CartPole-v1", render_mode="rgb_array")
+from tests.cartpole import cartpole, lean
 
 
 def pong() -> gym.Env:
@@ -58,10 +55,6 @@ class Faulty(gym.Wrapper):
         if self.frame is not None and self.t > self.at:
             return self.frame
         return self.env.render()
-
-
-def lean(obs):
-    return int(obs[2] > 0)
 
 
 # ------------------------------------------------------------------ a wrapper like gymnasium's

@@ -17,10 +17,7 @@ import pytest
 from agent_widget.episodes import RecordRollout, load, record, record_vector
 from agent_widget.format._lazy_columns import StoredFrames
 from agent_widget.library import RunLibrary
-
-
-def cartpole(**kwargs) -> gym.Env:
-    return gym.make("CartPole-v1", render_mode="rgb_array", **kwargs)
+from tests.cartpole import cartpole, lean, with_angle
 
 
 def mountain_car() -> gym.Env:
@@ -28,8 +25,7 @@ def mountain_car() -> gym.Env:
     return gym.make("MountainCar-v0", render_mode="rgb_array", max_episode_steps=1000)
 
 
-def lean(obs):
-    return int(obs[2] > 0), {"angle": np.float32(obs[2])}
+lean_noting_angle = with_angle(lean)
 
 
 def assert_same_episode(got, want, positions=None):
@@ -46,8 +42,10 @@ def assert_same_episode(got, want, positions=None):
 
 
 def test_record_to_a_path_writes_the_episode_it_returns(tmp_path):
-    in_memory = record(cartpole(), lean, seed=3, agent="lean")
-    on_disk = record(cartpole(), lean, seed=3, agent="lean", path=tmp_path / "ep.rollout")
+    in_memory = record(cartpole(), lean_noting_angle, seed=3, agent="lean")
+    on_disk = record(
+        cartpole(), lean_noting_angle, seed=3, agent="lean", path=tmp_path / "ep.rollout"
+    )
     assert isinstance(on_disk.frames, StoredFrames)  # read from the file
     assert_same_episode(on_disk, in_memory)
     assert_same_episode(load(tmp_path / "ep.rollout"), in_memory)
@@ -87,7 +85,7 @@ def test_each_episode_of_a_directory_gets_its_own_file_and_an_empty_one_none(tmp
         obs, _ = env.reset(seed=seed)
         done = False
         while not done:
-            action, extras = lean(obs)
+            action, extras = lean_noting_angle(obs)
             env.record_extras(**extras)
             obs, _, terminated, truncated, _ = env.step(action)
             done = terminated or truncated
@@ -97,7 +95,7 @@ def test_each_episode_of_a_directory_gets_its_own_file_and_an_empty_one_none(tmp
     assert files == ["episode-000.rollout", "episode-001.rollout", "episode-002.rollout"]
     assert [r.metadata["seed"] for r in env.rollouts] == [0, 1]
     for rollout, seed in zip(env.rollouts, (0, 1), strict=True):
-        assert_same_episode(rollout, record(cartpole(), lean, seed=seed))
+        assert_same_episode(rollout, record(cartpole(), lean_noting_angle, seed=seed))
     again = env.end_episode()  # seed 3's, no action either: one position, kept
     assert again.num_positions == 1
 
@@ -117,7 +115,7 @@ def test_record_vector_writes_each_sub_envs_episode_to_its_own_file(tmp_path):
     for i, rollout in enumerate(rollouts):
         assert isinstance(rollout.frames, StoredFrames)
         assert rollout.metadata["seed"] == 5 + i
-        assert_same_episode(rollout, record(cartpole(), lean, seed=5 + i))
+        assert_same_episode(rollout, record(cartpole(), lean_noting_angle, seed=5 + i))
 
 
 def test_a_policy_that_raises_leaves_a_whole_file_of_the_steps_before_it(tmp_path):
@@ -126,7 +124,7 @@ def test_a_policy_that_raises_leaves_a_whole_file_of_the_steps_before_it(tmp_pat
     def breaks_at_20(obs):
         if next(steps) == 20:
             raise RuntimeError("bad agent")
-        return lean(obs)
+        return lean_noting_angle(obs)
 
     path = tmp_path / "ep.rollout"
     with pytest.raises(RuntimeError, match="bad agent") as caught:
@@ -136,7 +134,7 @@ def test_a_policy_that_raises_leaves_a_whole_file_of_the_steps_before_it(tmp_pat
     assert partial.truncated[-1]
     loaded = load(path)  # a complete file: no warning, nothing recovered
     assert "recovered" not in loaded.metadata
-    assert_same_episode(loaded, record(cartpole(), lean, seed=0), positions=21)
+    assert_same_episode(loaded, record(cartpole(), lean_noting_angle, seed=0), positions=21)
 
 
 class HugeInfoAt(gym.Wrapper):
@@ -194,14 +192,14 @@ for i in range(runs):
             def policy(obs, t=iter(range(10**9))):
                 if next(t) == 20:
                     os.write(ready_w, b"x")  # recording for real: kill from now on
-                time.sleep(0.001)
+                time.sleep(0.001)  # deliberate: a small network's thinking time
                 return [0, 2, 3][(obs[100, 80, 0] // 16) % 3]
             record(env, policy, seed=7, max_steps=100_000, path=f"{folder}/{i}.rollout")
         finally:
             os._exit(3)  # never carry on as the parent
     os.close(ready_w)
     os.read(ready_r, 1)
-    time.sleep(random.uniform(0.0, 1.0))
+    time.sleep(random.uniform(0.0, 1.0))  # deliberate: the kill at a random moment
     os.kill(pid, signal.SIGKILL)
     _, status = os.waitpid(pid, 0)
     outcomes.append("killed" if os.WIFSIGNALED(status) else f"exited {os.WEXITSTATUS(status)}")
@@ -248,7 +246,9 @@ def test_a_recording_killed_at_random_moments_leaves_files_that_load(tmp_path):
 
 
 def test_a_recorded_file_goes_into_a_library_run_as_it_is(tmp_path):
-    rollout = record(cartpole(), lean, seed=0, algorithm="lean", path=tmp_path / "ep.rollout")
+    rollout = record(
+        cartpole(), lean_noting_angle, seed=0, algorithm="lean", path=tmp_path / "ep.rollout"
+    )
     library = RunLibrary(tmp_path / "library")
     run = library.add(rollout, run="first")
     assert run.env_id == "CartPole-v1"
@@ -258,12 +258,12 @@ def test_a_recorded_file_goes_into_a_library_run_as_it_is(tmp_path):
 
 def test_a_wrapper_with_a_path_writes_each_episode_over_that_one_file(tmp_path):
     path = tmp_path / "one.rollout"
-    env = RecordRollout(gym.make("CartPole-v1", render_mode="rgb_array"), path=path)
+    env = RecordRollout(cartpole(), path=path)
     for seed in (0, 1):
         obs, _ = env.reset(seed=seed)
         done = False
         while not done:
-            obs, _, terminated, truncated, _ = env.step(int(obs[2] > 0))
+            obs, _, terminated, truncated, _ = env.step(lean(obs))
             done = terminated or truncated
     first, second = env.rollouts
     assert isinstance(second.frames, StoredFrames)  # read back from the file
@@ -272,12 +272,12 @@ def test_a_wrapper_with_a_path_writes_each_episode_over_that_one_file(tmp_path):
     assert again.actions.tolist() == second.actions.tolist() != first.actions.tolist()
     np.testing.assert_array_equal(again.frames[-1], second.frames[-1])
     # The first episode's file was replaced, not changed: its rollout still reads it.
-    alone = record(gym.make("CartPole-v1", render_mode="rgb_array"), lambda o: int(o[2] > 0), 0)
+    alone = record(cartpole(), lean, seed=0)
     np.testing.assert_array_equal(first.frames[-1], alone.frames[-1])
     assert first.infos[-1] == alone.infos[-1]
 
 
 def test_a_wrapper_takes_a_directory_or_a_path_not_both(tmp_path):
     with pytest.raises(ValueError, match="not both"):
-        RecordRollout(gym.make("CartPole-v1"), directory=tmp_path, path=tmp_path / "x.rollout")
+        RecordRollout(cartpole(), directory=tmp_path, path=tmp_path / "x.rollout")
     assert list(tmp_path.iterdir()) == []

@@ -4,7 +4,6 @@ fetches only the ranges it reads, counted in the server's own request log."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import numpy as np
@@ -73,7 +72,5 @@ def test_missing_objects_and_unreachable_endpoints_are_clear_errors(bucket):
         "client_kwargs": {"endpoint_url": f"http://127.0.0.1:{free_port()}"},
     }
     nowhere["config_kwargs"] = {"retries": {"max_attempts": 1}, "connect_timeout": 2}
-    start = time.monotonic()
     with pytest.raises(RolloutFileError, match=r"s3://episodes/long.rollout: cannot open"):
         load("s3://episodes/long.rollout", storage_options=nowhere)
-    assert time.monotonic() - start < 20

@@ -691,13 +691,13 @@ def test_what_a_killed_save_left_is_removed_by_the_next_save_in_its_folder(saved
     """kill -9 in the middle of a save leaves its temporary file (nothing can remove it
     then); the next save into that folder, of any file, removes it."""
     _, path = saved
-    script = f"""import time
+    script = f"""import signal
 from agent_widget.episodes import Rollout
 from agent_widget.format import _writer
 def stuck(self, members):  # the chunks written, then killed
     self._file.flush()
     print("writing", flush=True)
-    time.sleep(60)
+    signal.pause()  # until the kill
 _writer.RolloutWriter.finish = stuck
 Rollout.from_arrays(actions=[0, 1, 2]).save({str(path)!r})"""
     writer = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)

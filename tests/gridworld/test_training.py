@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import io
-import time
 
-import gymnasium as gym
 import numpy as np
 import pytest
 from PIL import Image
@@ -16,11 +14,7 @@ from agent_widget.gridworld._glyphs import AGENT
 from agent_widget.gridworld._training import CELL_SIZE
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import unpack_series
-
-
-@pytest.fixture
-def lake():
-    return gym.make("FrozenLake-v1", map_name="4x4", is_slippery=True)
+from tests.waiting import wait_for_trait, wait_until
 
 
 @pytest.fixture
@@ -39,11 +33,17 @@ def trained(lake, viewers, episodes=300, **kwargs):
 
 
 def synced(viewer, length):
-    """Wait for the timeline's next update (it syncs at most every 0.1 s)."""
-    deadline = time.monotonic() + 5
-    while viewer.timeline.length != length and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert viewer.timeline.length == length
+    """Wait for the timeline's update to ``length`` positions (sent at most every 0.1 s,
+    from a timer): its series, set after its length, hold a reward for each step."""
+    wait_for_trait(
+        viewer.timeline, "series", lambda s: len(unpack_series(s["rewards"])) == length - 1
+    )
+
+
+def shown(viewer, episode):
+    """Wait until the newest position is the snapshot after ``episode`` (a timer adds it
+    once the interval has passed)."""
+    wait_until(lambda: viewer.info(-1)["episode"] == episode, f"a position of episode {episode}")
 
 
 def series(viewer, name):
@@ -73,7 +73,7 @@ def test_snapshots_faster_than_the_interval_share_a_position(lake, viewers):
 
 def test_the_newest_snapshot_gets_a_position_once_the_interval_has_passed(lake, viewers):
     viewer, _ = trained(lake, viewers, episodes=200, interval=0.2)
-    time.sleep(0.5)
+    shown(viewer, 199)
     assert viewer.info(viewer.num_positions - 1)["episode"] == 199
     assert np.allclose(viewer.table(viewer.num_positions - 1), viewer.snapshots[-1])
 
@@ -98,15 +98,14 @@ def test_the_timeline_is_the_learning_curve(lake, viewers):
 
 def test_returns_of_episodes_between_positions_add_up_on_the_timeline(lake, viewers):
     viewer, returns = trained(lake, viewers, episodes=2_000, interval=0.05)
-    time.sleep(0.3)
+    shown(viewer, 1_999)
     synced(viewer, viewer.num_positions)
     assert series(viewer, "rewards").sum() == returns.sum()
 
 
 def test_the_view_follows_the_newest_position_unless_scrubbed_back(lake, viewers):
     viewer, _ = trained(lake, viewers, episodes=10, interval=0)
-    synced(viewer, 11)
-    assert viewer.timeline.step == 10
+    wait_for_trait(viewer.timeline, "step", lambda step: step == 10)
     viewer.timeline.step = 3
     QLearning(lake, seed=1).train(5, callback=viewer.snapshot)
     synced(viewer, 16)

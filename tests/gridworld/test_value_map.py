@@ -20,11 +20,6 @@ LEFT, DOWN, RIGHT, UP = range(4)  # FrozenLake's actions
 DIRECTIONS = {LEFT: (0, -1), DOWN: (1, 0), RIGHT: (0, 1), UP: (-1, 0)}
 
 
-@pytest.fixture
-def lake():
-    return gym.make("FrozenLake-v1", map_name="4x4", is_slippery=True)
-
-
 def cell(image, row, col):
     """The pixels inside the grid lines of a cell."""
     return image[row * SIZE + 1 : (row + 1) * SIZE, col * SIZE + 1 : (col + 1) * SIZE]

@@ -1,7 +1,9 @@
 """The harness's far-link proxy delays and limits as the link it stands for would.
 
-Timed on a shared machine, so each bound below is what the link forbids (nothing
-arrives sooner than its delay and rate allow) with a wide margin above it.
+Only what the link forbids is checked: nothing arrives sooner than its delay and rate
+allow, which no load on the machine can make happen. How close to that floor the proxy
+stays is a speed figure, and a loaded machine adds to it: benchmarks/viewer.py checks
+the proxy before each far-link run (RESULTS.md, "The proxy checked against its link").
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ from harness.far_link import SLACK, Link, check
 
 LINK = Link.parse("40ms-80mbit")
 SIZE = 2**20
-MARGIN = 0.15  # seconds a loaded machine may add
 
 
 @pytest.fixture(scope="module")
@@ -20,16 +21,16 @@ def measured() -> dict[str, float]:
     return check(LINK, SIZE)
 
 
-def test_a_round_trip_takes_the_links_round_trip(measured: dict[str, float]) -> None:
-    assert LINK.rtt <= measured["echo"] < LINK.rtt + MARGIN
+def test_a_round_trip_takes_at_least_the_links_round_trip(measured: dict[str, float]) -> None:
+    assert measured["echo"] >= LINK.rtt
 
 
 @pytest.mark.parametrize("direction", ["upload", "download"])
-def test_a_megabyte_takes_its_size_over_the_rate(
+def test_a_megabyte_takes_at_least_its_size_over_the_rate(
     measured: dict[str, float], direction: str
 ) -> None:
     floor = LINK.rtt + 8 * SIZE / LINK.rate - SLACK  # the bucket's slack may go ahead
-    assert floor <= measured[direction] < 1.5 * floor + MARGIN
+    assert measured[direction] >= floor
 
 
 def test_link_names_say_round_trip_and_rate() -> None:

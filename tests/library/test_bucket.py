@@ -14,16 +14,16 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from collections.abc import Iterator
 
 import fsspec
-import gymnasium as gym
 import numpy as np
 import pytest
 
 from agent_widget import Rollout, RunLibrary, load, record, record_many
+from tests.cartpole import balance, cartpole
 from tests.sample_frames import moving_frames
+from tests.waiting import wait_until
 
 pytest.importorskip("s3fs")
 from harness.process import free_port
@@ -210,11 +210,12 @@ def test_a_writer_killed_mid_add_leaves_no_episode_half_visible(server, lib, url
     )
     assert child.stdout.readline().strip() == "first add done"
     prefix = f"{url}/Moving-v0/dqn/r".removeprefix("s3://")
-    deadline = time.monotonic() + 120
-    while len(server.fs.glob(f"{prefix}/episode-*", refresh=True)) < 3:  # mid-add
+
+    def mid_add() -> bool:
         assert child.poll() is None, "the writer finished before it could be killed"
-        assert time.monotonic() < deadline
-        time.sleep(0.02)
+        return len(server.fs.glob(f"{prefix}/episode-*", refresh=True)) >= 3
+
+    wait_until(mid_add, "three of the second add's episodes uploaded")
     child.send_signal(signal.SIGKILL)
     child.wait(timeout=10)
     uploaded = server.fs.glob(f"{prefix}/episode-*", refresh=True)
@@ -297,19 +298,20 @@ def test_a_manifest_naming_a_run_by_another_id_is_reported(server, lib, url):
 # ---------------------------------------------------------------------- bad endpoints
 
 
-def test_wrong_credentials_are_a_quick_clear_error_naming_the_url(tmp_path_factory):
+def test_wrong_credentials_are_a_clear_error_naming_the_url_at_the_first_refusal(
+    tmp_path_factory,
+):
     guarded = S3Server(tmp_path_factory.mktemp("s3-auth"), authenticate=True)
     try:
         lib = RunLibrary("s3://runs/lib", storage_options=guarded.options)
-        start = time.monotonic()
         with pytest.raises(OSError, match=r"s3://runs/lib: cannot list the library"):
             lib.runs()
         with pytest.raises(OSError, match=r"s3://runs/lib: cannot write run.json"):
             lib.add(episode([1.0]), algorithm="dqn", run="a")
-        assert time.monotonic() - start < 10
     finally:
         guarded.stop()
-    assert "InvalidAccessKeyId" in guarded.log.read_text() or "403" in guarded.log.read_text()
+    # One request each, refused, and not tried again.
+    assert [r.split(" ")[-1] for r in guarded.requests()] == ["403", "403"]
 
 
 def test_the_leaderboard_says_when_its_bucket_is_out_of_reach_on_refresh(lib):
@@ -326,28 +328,19 @@ def test_the_leaderboard_says_when_its_bucket_is_out_of_reach_on_refresh(lib):
     assert [row["id"] for row in board.rows] == ["Moving-v0/dqn/a"]  # the last table stays
 
 
-def test_an_unreachable_endpoint_is_a_quick_clear_error_with_default_options():
+def test_an_unreachable_endpoint_is_a_clear_error_with_default_options():
+    """How soon it comes (retries and timeouts bounded): benchmarks/bucket.py."""
     nowhere = {
         "key": "a",
         "secret": "b",
         "client_kwargs": {"endpoint_url": f"http://127.0.0.1:{free_port()}"},
     }
     lib = RunLibrary("s3://runs/lib", storage_options=nowhere)
-    start = time.monotonic()
     with pytest.raises(OSError, match=r"s3://runs/lib: cannot list the library \(.*connect"):
         lib.table()
-    assert time.monotonic() - start < 5  # botocore alone: 13 s (5 tries, backoff)
 
 
 # ---------------------------------------------------------------------- record_many
-
-
-def cartpole():
-    return gym.make("CartPole-v1", render_mode="rgb_array")
-
-
-def lean(obs):
-    return int(3 * obs[2] + obs[3] > 0)
 
 
 def assert_recorded_as_alone(done, server):
@@ -355,14 +348,14 @@ def assert_recorded_as_alone(done, server):
     for seed, path in done.paths.items():
         assert path.startswith("s3://"), path
         got = load(path, storage_options=server.options)
-        want = record(cartpole(), lean, seed=seed, max_steps=60)
+        want = record(cartpole(), balance, seed=seed, max_steps=60)
         np.testing.assert_array_equal(got.actions, want.actions)
         np.testing.assert_array_equal(got.frames[len(got.frames) - 1], want.frames[-1])
 
 
 def test_record_many_processes_stream_into_a_bucket_run(server, lib, url):
     done = record_many(
-        cartpole, lean, range(4), library=lib, run="eval", algorithm="pd",
+        cartpole, balance, range(4), library=lib, run="eval", algorithm="pd",
         engine="processes", workers=2, max_steps=60, progress=False,
     )  # fmt: skip
     assert sorted(e.seed for e in done.run.episodes) == [0, 1, 2, 3]
@@ -376,7 +369,7 @@ def test_record_many_ray_actors_stream_into_a_bucket_run(server, lib):
     ray = pytest.importorskip("ray")
     try:
         done = record_many(
-            cartpole, lean, range(4), library=lib, run="ray", algorithm="pd",
+            cartpole, balance, range(4), library=lib, run="ray", algorithm="pd",
             engine="ray", workers=2, max_steps=60, progress=False,
         )  # fmt: skip
     finally:

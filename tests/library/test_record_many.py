@@ -11,20 +11,13 @@ import numpy as np
 import pytest
 
 from agent_widget import RunLibrary, load, record, record_many
-
-
-def cartpole():
-    return gym.make("CartPole-v1", render_mode="rgb_array")
-
-
-def lean(obs):
-    return int(3 * obs[2] + obs[3] > 0)
+from tests.cartpole import balance, cartpole
 
 
 def assert_recorded_as_alone(paths):
     """Each file holds the episode its seed gives when recorded alone, in this process."""
     for seed, path in paths.items():
-        got, want = load(path), record(cartpole(), lean, seed=seed, max_steps=60)
+        got, want = load(path), record(cartpole(), balance, seed=seed, max_steps=60)
         np.testing.assert_array_equal(got.actions, want.actions)
         np.testing.assert_array_equal(got.frames[len(got.frames) - 1], want.frames[-1])
         assert got.metadata["seed"] == seed
@@ -33,7 +26,7 @@ def assert_recorded_as_alone(paths):
 def test_processes_record_every_seed_into_one_library_run(tmp_path):
     library = RunLibrary(tmp_path / "runs")
     done = record_many(
-        cartpole, lambda obs: lean(obs), range(6), library=library, run="eval",
+        cartpole, lambda obs: balance(obs), range(6), library=library, run="eval",
         algorithm="pd", params={"gain": 3}, engine="processes", workers=2, max_steps=60,
         progress=False,
     )  # fmt: skip
@@ -62,7 +55,7 @@ def test_a_seed_that_fails_is_reported_and_the_others_recorded(tmp_path):
         return Breaks(cartpole())
 
     done = record_many(
-        make, lean, range(5), directory=tmp_path, engine="processes", workers=2,
+        make, balance, range(5), directory=tmp_path, engine="processes", workers=2,
         max_steps=60, progress=False,
     )  # fmt: skip
     assert list(done.failed) == [3]
@@ -75,9 +68,9 @@ def test_a_worker_that_dies_has_its_seeds_reported_not_recorded(tmp_path):
     def dies_on_seed_2(obs):
         if abs(obs[0] - DYING_CART) < 1e-9:
             os._exit(1)  # the worker process is gone, as when it is killed
-        return lean(obs)
+        return balance(obs)
 
-    DYING_CART = record(cartpole(), lean, seed=2, max_steps=1).observations[0][0]
+    DYING_CART = record(cartpole(), balance, seed=2, max_steps=1).observations[0][0]
     done = record_many(
         cartpole, dies_on_seed_2, range(4), directory=tmp_path, engine="processes",
         workers=2, max_steps=60, progress=False,
@@ -92,7 +85,7 @@ def test_ray_actors_record_into_a_library_run(tmp_path):
     ray = pytest.importorskip("ray")
     try:  # record_many starts a local Ray instance of 2 CPUs on loopback
         done = record_many(
-            cartpole, lean, range(4), library=tmp_path / "runs", run="ray", algorithm="pd",
+            cartpole, balance, range(4), library=tmp_path / "runs", run="ray", algorithm="pd",
             engine="ray", workers=2, max_steps=60, progress=False,
         )  # fmt: skip
     finally:
@@ -104,8 +97,8 @@ def test_ray_actors_record_into_a_library_run(tmp_path):
 
 def test_record_many_needs_seeds_and_somewhere_to_write(tmp_path):
     with pytest.raises(ValueError, match="at least one seed"):
-        record_many(cartpole, lean, [], directory=tmp_path)
+        record_many(cartpole, balance, [], directory=tmp_path)
     with pytest.raises(ValueError, match=r"a library \(its run\) or a directory"):
-        record_many(cartpole, lean, [0])
+        record_many(cartpole, balance, [0])
     with pytest.raises(ValueError, match="engine must be"):
-        record_many(cartpole, lean, [0], directory=tmp_path, engine="dask")
+        record_many(cartpole, balance, [0], directory=tmp_path, engine="dask")

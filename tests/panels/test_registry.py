@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from agent_widget.panels import Panel, register, registered, unregister
 
-
-@pytest.fixture(autouse=True)
-def empty_registry() -> Iterator[None]:
-    saved = registered()
-    for panel in saved:
-        unregister(panel.name)
-    yield
-    for panel in registered():
-        unregister(panel.name)
-    for panel in saved:
-        register(panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute)
+pytestmark = pytest.mark.usefixtures("empty_panel_registry")
 
 
 def notes(step):

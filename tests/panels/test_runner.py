@@ -16,9 +16,9 @@ from agent_widget.episodes import Rollout
 from agent_widget.panels import Panel, Step
 from agent_widget.panels._cards import Card
 from agent_widget.panels._runner import PanelRunner, card_message
+from tests.waiting import LIMIT
 
 N = 20
-WAIT = 10.0  # seconds; only reached when a test fails
 
 
 class Outbox:
@@ -35,7 +35,7 @@ class Outbox:
 
     def wait_for(self, predicate: Callable[[list[dict]], bool], what: str) -> None:
         with self._changed:
-            ok = self._changed.wait_for(lambda: predicate(self.contents()), WAIT)
+            ok = self._changed.wait_for(lambda: predicate(self.contents()), LIMIT)
         assert ok, f"timed out waiting for {what}; sent: {self.contents()}"
 
     def contents(self) -> list[dict]:
@@ -67,11 +67,11 @@ class Gate:
     def __call__(self, step: Step) -> object:
         self.calls.append(step.t)
         self.entered.release()
-        assert self.release.acquire(timeout=WAIT), "the test never let the panel through"
+        assert self.release.acquire(timeout=LIMIT), "the test never let the panel through"
         return self.result(step)
 
     def wait_entered(self) -> None:
-        assert self.entered.acquire(timeout=WAIT), "the panel was never called"
+        assert self.entered.acquire(timeout=LIMIT), "the panel was never called"
 
     def let_through(self, count: int = 1) -> None:
         for _ in range(count):
@@ -454,7 +454,7 @@ def test_an_idle_worker_ends_and_a_new_one_starts_when_asked(runner, outbox, mon
     runner.set(Panel("q", lambda step: workers.append(threading.current_thread())))
     runner.request(1, ["q"])
     outbox.wait_answers("q", 1)
-    workers[0].join(WAIT)
+    workers[0].join(LIMIT)
     assert not workers[0].is_alive()
     runner.request(2, ["q"])
     assert outbox.wait_answers("q", 2) == [(1, "empty"), (2, "empty")]
@@ -494,7 +494,7 @@ def test_card_now_waits_while_the_worker_runs_a_user_function(runner, outbox):
     worker.start()
     assert not done.wait(0.2)  # one user function at a time
     gate.let_through()
-    assert done.wait(WAIT)
+    assert done.wait(LIMIT)
     worker.join()
 
 

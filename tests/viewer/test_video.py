@@ -12,7 +12,6 @@ import pytest
 from PIL import Image, ImageSequence
 
 from agent_widget.episodes import Rollout
-from agent_widget.panels import _registry as registry
 from agent_widget.panels._card_image import (
     BACKGROUND,
     BAR,
@@ -28,20 +27,12 @@ from agent_widget.panels._step import Step
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._video import CARD_WIDTH, MIN_CARD_HEIGHT
 
+pytestmark = pytest.mark.usefixtures("empty_panel_registry")
+
 LENGTH, HEIGHT, WIDTH = 40, 16, 24
 # Solid colours at least 85 apart in a channel: each frame is far from every other.
 COLOURS = np.array(list(itertools.product((0, 85, 170, 255), repeat=3))[:LENGTH], np.uint8)
 FRAMES = np.broadcast_to(COLOURS[:, None, None, :], (LENGTH, HEIGHT, WIDTH, 3)).copy()
-
-
-@pytest.fixture(autouse=True)
-def no_global_panels() -> Iterator[None]:
-    saved = registry.registered()
-    for panel in saved:
-        registry.unregister(panel.name)
-    yield
-    for panel in saved:
-        registry.register(panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute)
 
 
 @pytest.fixture

@@ -18,21 +18,12 @@ import pytest
 from agent_widget.episodes import Rollout
 from agent_widget.panels import _registry as panels
 from agent_widget.viewer import EpisodeViewer
-from tests.panel_comm import WAIT, Outbox, ask, deliver
+from tests.panel_comm import Outbox, ask, deliver
+from tests.waiting import LIMIT
+
+pytestmark = pytest.mark.usefixtures("empty_panel_registry")
 
 NAMES = ["LEFT", "RIGHT"]
-
-
-@pytest.fixture(autouse=True)
-def no_global_panels() -> Iterator[None]:
-    saved = panels.registered()
-    for panel in saved:
-        panels.unregister(panel.name)
-    yield
-    for panel in panels.registered():
-        panels.unregister(panel.name)
-    for panel in saved:
-        panels.register(panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute)
 
 
 def episode(n: int = 5) -> Rollout:
@@ -158,7 +149,7 @@ def test_a_failing_panel_answers_an_error_card_and_frames_are_still_served(viewe
 
 def test_frames_are_served_while_a_slow_panel_runs(viewer, outbox):
     release = threading.Event()
-    viewer.add_panel("slow", lambda step: release.wait(WAIT) and "done")
+    viewer.add_panel("slow", lambda step: release.wait(LIMIT) and "done")
     ask(viewer, 0)
     deliver(viewer, {"type": "chunks", "id": 5, "chunks": [0]})
     outbox.wait(1, kind="chunks")  # answered while the panel is still waiting

@@ -1,0 +1,32 @@
+"""Fixtures the test modules share. Helpers passed around as plain functions (env
+factories, policies) live in modules of their own beside this one: ``cartpole``,
+``sample_frames``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import gymnasium as gym
+import pytest
+
+from agent_widget.panels import register, registered, unregister
+
+
+@pytest.fixture
+def lake() -> gym.Env:
+    """Slippery FrozenLake 4x4."""
+    return gym.make("FrozenLake-v1", map_name="4x4", is_slippery=True)
+
+
+@pytest.fixture
+def empty_panel_registry() -> Iterator[None]:
+    """The global panel registry emptied for the test, and put back as it was after:
+    panels registered by other tests (or by the test itself) must not show up."""
+    saved = registered()
+    for panel in saved:
+        unregister(panel.name)
+    yield
+    for panel in registered():
+        unregister(panel.name)
+    for panel in saved:
+        register(panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute)
