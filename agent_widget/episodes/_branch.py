@@ -61,8 +61,10 @@ def branch(
 
     Raises:
         ReplayDivergenceError: the env did not replay the episode from its seed.
-        ValueError: ``t`` out of range, an action outside the space, an env of another
-            id, a rollout without a seed or with actions that cannot be replayed.
+        ValueError: ``t`` out of range, ``max_steps`` under 1, an action outside the
+            space, an env of another id, a rollout without a seed or with actions that
+            cannot be replayed.
+        TypeError: ``t`` or ``max_steps`` not a whole number (``1.5``, ``"3"``, ``True``).
 
     If the policy or the env raises after ``t``, the exception carries the branch so
     far as its ``rollout`` attribute, as :func:`record` does.
@@ -78,6 +80,8 @@ def branch(
         >>> other.metadata["branch"]["t"], other.num_positions != episode.num_positions
         (5, True)
     """
+    t = _whole_number(t, "t", 0)
+    max_steps = _whole_number(max_steps, "max_steps", 1)  # the action at t is one
     env = env if isinstance(env, gym.Env) else env()
     seed = _checked(rollout, t, action, env)
     # Strictly before t: at least one replayed step checks what a restored state shows.
@@ -122,6 +126,18 @@ def _replay(
         if (terminated or truncated) and s + 1 < rollout.num_positions - 1:
             raise ReplayDivergenceError(_diverged(rollout, s + 1, "ended the episode"), s + 1)
     return obs, info
+
+
+def _whole_number(value: Any, name: str, least: int) -> int:
+    """``value`` as an int of at least ``least``, or a ValueError (TypeError for what is
+    no integer at all: 1.5, "3", True) naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"{name} must be a whole number, not {value!r:.40} ({type(value).__name__})"
+        )
+    if value < least:
+        raise ValueError(f"{name} must be at least {least}, not {value}")
+    return int(value)
 
 
 def _checked(rollout: Rollout, t: int, action: Any, env: gym.Env[Any, Any]) -> int:

@@ -28,6 +28,7 @@ import numpy as np
 
 from agent_widget.episodes._env_states import save_state
 from agent_widget.episodes._files import load
+from agent_widget.episodes._interrupts import interrupts_held
 from agent_widget.episodes._recorded_observations import RecordedObservations, snapshot
 from agent_widget.episodes._rollout import Rollout, json_dicts, warn_dropped
 from agent_widget.format import (
@@ -61,6 +62,27 @@ def _action_string(action: Any) -> str:
         return json.dumps(action, default=lambda value: np.asarray(value).tolist())
     except (TypeError, ValueError):
         return repr(action)
+
+
+def _number(value: Any, t: int, what: str) -> float:
+    """A step's reward as a float, or a ValueError naming the step and the value."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"step {t}: the {what} is {value!r:.80} ({type(value).__name__}), not a number; "
+            f"the {t} steps before it are kept"
+        ) from None
+
+
+def _flag(value: Any, t: int, what: str) -> bool:
+    """A step's terminated or truncated as a bool, or a ValueError naming the step."""
+    if np.ndim(value) != 0:
+        raise ValueError(
+            f"step {t}: {what} is {value!r:.80} ({type(value).__name__}), not one flag; "
+            f"the {t} steps before it are kept"
+        )
+    return bool(value)
 
 
 class EpisodeBuffer:
@@ -123,20 +145,26 @@ class EpisodeBuffer:
         info: dict[str, Any],
         frame: Any | None,
     ) -> None:
+        """Add a step whole, or nothing: what cannot be stored is refused before anything
+        changes, and a Ctrl-C waits until the step (and a chunk it completes) is in."""
+        t = len(self.actions)
         self.check_extras(extras)
-        if self.frames is not None:
-            self.frames.append(frame)  # first: a frame it refuses leaves the episode as it was
-        if not self.actions:
-            self.extras = {key: [] for key in extras}
-        for key, value in extras.items():
-            self.extras[key].append(np.array(value))
-        self.actions.append(snapshot(action))
-        self.observations.append(obs, frame)
-        self.rewards.append(float(reward))
-        self.terminated.append(bool(terminated))
-        self.truncated.append(bool(truncated))
-        self.infos.append(info)
-        self._write_ready()
+        reward = _number(reward, t, "reward")
+        terminated, truncated = _flag(terminated, t, "terminated"), _flag(truncated, t, "truncated")
+        with interrupts_held():
+            if self.frames is not None:
+                self.frames.append(frame)  # first: a frame it refuses leaves the episode as it was
+            if not self.actions:
+                self.extras = {key: [] for key in extras}
+            for key, value in extras.items():
+                self.extras[key].append(np.array(value))
+            self.actions.append(snapshot(action))
+            self.observations.append(obs, frame)
+            self.rewards.append(reward)
+            self.terminated.append(terminated)
+            self.truncated.append(truncated)
+            self.infos.append(info)
+            self._write_ready()
 
     def _write_ready(self, *, final: bool = False) -> None:
         """Write each chunk whose steps are all known (the position after it is here);
@@ -239,9 +267,14 @@ class EpisodeBuffer:
         if self.spool is not None:
             self.spool.discard()
 
-    def finish(self) -> Rollout:
+    def finish(self, *, replace: bool = True) -> Rollout:
         """The episode as it ends: read back from its file when it has one (after a
-        failed write, as held: in memory and in the chunks written before it)."""
+        failed write, as held: in memory and in the chunks written before it).
+        ``replace``: whether its file replaces one at its path (:meth:`Spool.finish`)."""
+        with interrupts_held():  # the file finished whole, whenever a Ctrl-C comes
+            return self._finish(replace)
+
+    def _finish(self, replace: bool) -> Rollout:
         if self.spool is None:
             return self.to_rollout()
         try:
@@ -255,7 +288,7 @@ class EpisodeBuffer:
         members = Members()
         spec, _ = members.observations(self.observations.arrays(self.frames))
         extras = {key: np.asarray(values) for key, values in self.extras.items()}
-        self.spool.finish(
+        path = self.spool.finish(
             lambda: members.meta(
                 self._steps(),
                 extras,
@@ -263,9 +296,10 @@ class EpisodeBuffer:
                 num_positions=len(self.infos),
                 metadata=self.metadata,
                 frames=self.frames is not None,
-            )
+            ),
+            replace=replace,
         )
-        rollout = load(self.spool.path)
+        rollout = load(path)
         rollout.states = dict(self.states)
         return rollout
 

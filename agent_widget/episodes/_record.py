@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
+from agent_widget.episodes._interrupts import interrupts_held
 from agent_widget.episodes._record_wrapper import RecordRollout
 from agent_widget.episodes._rollout import Rollout
+from agent_widget.format import PART
 
 PolicyFunction = Callable[[Any], Any]
 """``obs -> action`` or ``obs -> (action, extras)``, extras a dict of per-step values."""
@@ -47,16 +50,19 @@ def record(
     actions (the last step is then marked truncated). With ``render_mode="rgb_array"``
     the rollout has ``T + 1`` frames: the reset frame and one after each action.
 
-    If the policy or the env raises (or on Ctrl-C), the exception goes on with the
-    steps recorded so far as its ``rollout`` attribute (their last step marked
-    truncated), and a note saying so.
+    If the policy or the env raises (or on Ctrl-C: Kernel → Interrupt), the exception
+    goes on with the steps recorded so far as its ``rollout`` attribute (their last
+    step marked truncated), and a note saying so. A step is recorded whole or not at
+    all, whenever the interrupt comes.
 
-    With ``path``, the episode is written there as it is recorded, a chunk (16
-    positions) at a time, and what was written is let go: an episode longer than
-    memory can be recorded, and a run killed at any moment (kill -9, out of memory, a
-    job's time limit) leaves a file that :func:`load` opens with every position up to
-    its last whole chunk. The rollout returned is read from the file; after an
-    exception, the file holds the steps recorded before it.
+    With ``path``, the episode is written as it is recorded, a chunk (16 positions)
+    at a time, to ``<path>.part``, and what was written is let go: an episode longer
+    than memory can be recorded, and a run killed at any moment (kill -9, out of
+    memory, a job's time limit) leaves a ``.part`` file that :func:`load` opens with
+    every position up to its last whole chunk. When the episode ends the part is
+    renamed to ``path``, and the rollout returned is read from it; after an
+    exception, the file holds the steps recorded before it (at ``path`` unless a file
+    was there, which is kept: then at ``<path>.part``, as the note says).
 
     Args:
         env: any gymnasium env; it is reset with ``seed`` and left open.
@@ -68,8 +74,11 @@ def record(
         agent: a name for the agent, kept in the metadata.
         algorithm: the training algorithm, kept in the metadata.
         metadata: further metadata; overrides the recorded values on clashes.
-        path: a ``.rollout`` file to write the episode to as it is recorded (replaced
-            if it exists).
+        path: a ``.rollout`` file to write the episode to as it is recorded: to
+            ``<path>.part``, renamed to ``path`` (replacing a file there) when the
+            episode ends. Cut short by an exception or Ctrl-C, the part holding the
+            steps so far is renamed to ``path`` only if no file is there: one that was
+            is kept, and the note says where the steps are.
         states_every: save the env's state every this many positions, when it can
             (ALE's envs): a branch (:meth:`Rollout.branch`) then replays from the last
             one before its branch point. Kept in memory (``rollout.states``), never in
@@ -92,8 +101,8 @@ def record(
         path=path,
         states_every=states_every,
     )
-    obs, _ = recorder.reset(seed=seed)
     try:
+        obs, _ = recorder.reset(seed=seed)
         for _ in range(max_steps):
             action, extras = split_policy_output(policy(obs))
             recorder.record_extras(**extras)
@@ -101,14 +110,29 @@ def record(
             if terminated or truncated:
                 return recorder.rollouts[-1]
     except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded
-        partial = recorder.end_episode()
+        with interrupts_held(raise_after=False):  # a second Ctrl-C waits for the filing
+            partial = recorder.end_episode(replace=False)
+        if partial is None and recorder.rollouts:  # the interrupt came as it was filed
+            partial = recorder.rollouts[-1]
         if partial is not None:
             error.rollout = partial  # type: ignore[attr-defined]
-            error.add_note(
-                f"agent-widget: the {partial.num_steps} steps recorded before this are in "
-                "this exception's .rollout (e.g. sys.last_exc.rollout in a notebook)"
-            )
+            error.add_note(_kept(partial, path))
         raise
     rollout = recorder.end_episode()
     assert rollout is not None  # reset() started one
     return rollout
+
+
+def _kept(rollout: Rollout, path: str | os.PathLike[str] | None) -> str:
+    """The note saying where the steps recorded before an exception are."""
+    note = (
+        f"agent-widget: the {rollout.num_steps} steps recorded before this are in this "
+        "exception's .rollout (e.g. sys.last_exc.rollout in a notebook)"
+    )
+    if path is None:
+        return note
+    part = Path(os.fspath(path) + PART)
+    if not part.exists():
+        return f"{note}, and in {path}"
+    kept = f"; the file that was at {path} is kept" if Path(path).exists() else ""
+    return f"{note}, and in {part}{kept}"

@@ -11,10 +11,11 @@ from gymnasium.vector.utils import iterate
 
 from agent_widget.episodes._action_names import action_names, known_action_names
 from agent_widget.episodes._episode_buffer import EpisodeBuffer
+from agent_widget.episodes._interrupts import interrupts_held
 from agent_widget.episodes._record import PolicyFunction, split_policy_output
 from agent_widget.episodes._recording_metadata import base_metadata, labels, spec_id
 from agent_widget.episodes._rollout import Rollout
-from agent_widget.format import Spool, open_next
+from agent_widget.format import Spool
 
 
 def _sub_env_info(infos: Mapping[str, Any], i: int) -> dict[str, Any]:
@@ -91,28 +92,35 @@ def record_vector(
 
     obs, infos = envs.reset(seed=seed)
     metadatas = _vector_metadata(envs, seed, labels(agent, algorithm, metadata))
-    episodes = [
-        EpisodeBuffer(
-            obs_i,
-            _sub_env_info(infos, i),
-            frame,
-            renders,
-            None if directory is None else Spool(*open_next(directory)),
-            metadatas[i],
-        )
-        for i, (obs_i, frame) in enumerate(
-            zip(iterate(envs.observation_space, obs), frames(), strict=True)
-        )
-    ]
+    with interrupts_held():  # each sub-env's file and the episode that writes it, or none
+        episodes = [
+            EpisodeBuffer(
+                obs_i,
+                _sub_env_info(infos, i),
+                frame,
+                renders,
+                None if directory is None else Spool.in_folder(directory),
+                metadatas[i],
+            )
+            for i, (obs_i, frame) in enumerate(
+                zip(iterate(envs.observation_space, obs), frames(), strict=True)
+            )
+        ]
+    rollouts: list[Rollout] | None = None
     try:
         _run_vector(envs, policy, episodes, obs, max_steps, mode, frames)
+        with interrupts_held():  # filed whole; a Ctrl-C meanwhile is raised after
+            rollouts = _vector_rollouts(episodes)
     except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded
-        error.rollouts = _vector_rollouts(episodes)  # type: ignore[attr-defined]
+        with interrupts_held(raise_after=False):  # a second Ctrl-C waits for the filing
+            if rollouts is None:
+                rollouts = _vector_rollouts(episodes)
+        error.rollouts = rollouts  # type: ignore[attr-defined]
         error.add_note(
             "agent-widget: the episodes recorded before this are in this exception's .rollouts"
         )
         raise
-    return _vector_rollouts(episodes)
+    return rollouts
 
 
 def _run_vector(

@@ -5,20 +5,17 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import Any, BinaryIO, SupportsFloat
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 
 from agent_widget.episodes._action_names import action_names
 from agent_widget.episodes._env_states import can_save
 from agent_widget.episodes._episode_buffer import EpisodeBuffer
+from agent_widget.episodes._interrupts import interrupts_held
 from agent_widget.episodes._recording_metadata import base_metadata, labels, spec_id
 from agent_widget.episodes._rollout import Rollout
-from agent_widget.format import Spool, open_next, open_path
-
-OpenFile = Callable[[], tuple[Path, BinaryIO]]
-"""Where the next episode is written as it is recorded: a new file, open to write."""
+from agent_widget.format import Spool
 
 
 class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructorArgs):
@@ -43,7 +40,11 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
     files that :func:`load` opens up to their last whole chunk. The rollouts are then
     read from their files. Several recorders may share a directory. With ``path``
     instead, each episode is written to that one file (replacing the one before: for a
-    loop that records one episode, as :func:`record` does).
+    loop that records one episode, as :func:`record` does): to ``<path>.part`` while it
+    is recorded, renamed to ``path`` when it ends.
+
+    A Ctrl-C (Kernel → Interrupt) lands between two whole steps: a step's data and a
+    chunk's write are finished first, so every step before it can be filed.
 
     Examples:
         >>> import gymnasium as gym
@@ -93,11 +94,11 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         self._states_every = states_every if can_save(env) else None
         if directory is not None and path is not None:
             raise ValueError("give directory (a file per episode) or path (one file), not both")
-        self._open_file: OpenFile | None = None
+        self._open_spool: Callable[[], Spool] | None = None
         if directory is not None:
-            self._open_file = functools.partial(open_next, directory)
+            self._open_spool = functools.partial(Spool.in_folder, directory)
         elif path is not None:
-            self._open_file = functools.partial(open_path, path)
+            self._open_spool = functools.partial(Spool.to_path, path)
 
     @property
     def current(self) -> Rollout | None:
@@ -125,8 +126,9 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         names = action_names(self.env)
         metadata = base_metadata(spec_id(self.env), seed, names, self._labels)
         frame = self.env.render() if self._renders else None
-        spool = None if self._open_file is None else Spool(*self._open_file())
-        self._episode = EpisodeBuffer(obs, info, frame, self._renders, spool, metadata)
+        with interrupts_held():  # the file and the episode that writes it, or neither
+            spool = None if self._open_spool is None else self._open_spool()
+            self._episode = EpisodeBuffer(obs, info, frame, self._renders, spool, metadata)
         self._extras = {}
         return obs, info
 
@@ -148,16 +150,23 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
             self.end_episode()
         return obs, reward, terminated, truncated, info
 
-    def end_episode(self) -> Rollout | None:
+    def end_episode(self, *, replace: bool = True) -> Rollout | None:
         """End the episode in progress here, e.g. when your loop stops at a step limit.
 
         Its last step is marked truncated (unless it terminated); it is added to
         :attr:`rollouts` and returned. Returns None when no episode is in progress.
+
+        Args:
+            replace: with ``path``, whether this episode's file replaces one already at
+                the path; False (what :func:`record` does when an exception cuts the
+                episode short) keeps that one, and this episode's file stays at
+                ``<path>.part``.
         """
         episode, self._episode = self._episode, None  # whatever happens, the next one starts anew
         if episode is None:
             return None
-        episode.cut()
-        rollout = episode.finish()
-        self.rollouts.append(rollout)
+        with interrupts_held():  # filed whole: the file finished, the rollout kept
+            episode.cut()
+            rollout = episode.finish(replace=replace)
+            self.rollouts.append(rollout)
         return rollout

@@ -56,6 +56,19 @@ def temporary_name(path: Path, extension: str = "") -> Path:
 
 
 @contextmanager
+def named(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Name ``path`` in an OSError raised in the block that names no file: a full disk
+    or a quota says ``[Errno 28] No space left on device`` with no file, and the user
+    must know which write failed. The error keeps its type and errno."""
+    try:
+        yield
+    except OSError as error:
+        if error.filename is not None or error.errno is None:
+            raise
+        raise type(error)(error.errno, error.strerror, os.fspath(path)) from error
+
+
+@contextmanager
 def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
     """A temporary name beside ``path`` to write to, renamed over ``path`` (fsynced
     first) once the block succeeds, removed otherwise; then what killed writers left
@@ -68,12 +81,13 @@ def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
     checked_name(path.name)
     tmp = temporary_name(path, suffix)
     try:
-        with open(tmp, "xb"):
-            pass
-        yield tmp
-        with open(tmp, "rb+") as file:
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
+        with named(path):
+            with open(tmp, "xb"):
+                pass
+            yield tmp
+            with open(tmp, "rb+") as file:
+                os.fsync(file.fileno())
+            os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise

@@ -13,6 +13,7 @@ does not grow with its frames: the recorder keeps only the small per-step values
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import weakref
@@ -23,7 +24,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from agent_widget.format._atomic import checked_name, fsync_directory, temporary_name
+from agent_widget.format._atomic import checked_name, fsync_directory, named, temporary_name
 from agent_widget.format._chunk_index import (
     CHUNK,
     CRC,
@@ -46,39 +47,50 @@ from agent_widget.format._writer import Payload, RolloutWriter
 EPISODE_FILE = re.compile(r"episode-(\d+)\.rollout")
 
 
-def open_path(path: str | os.PathLike[str]) -> tuple[Path, BinaryIO]:
-    """A new, empty file at ``path`` (replacing one there: a reader of the old one keeps
-    reading it), open to write."""
-    path = Path(path)
-    checked_name(path.name)
-    tmp = temporary_name(path)
-    file = open(tmp, "xb")  # noqa: SIM115 (the Spool closes it)
-    os.replace(tmp, path)
-    fsync_directory(path.parent)
-    return path, file
-
-
-def open_next(directory: str | os.PathLike[str]) -> tuple[Path, BinaryIO]:
-    """The first free ``episode-NNN.rollout`` in ``directory`` (created), open to write;
-    several recorders may share a directory (the name is taken by creating it)."""
-    folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    numbers = [int(m[1]) for m in map(EPISODE_FILE.fullmatch, os.listdir(folder)) if m]
-    number = max(numbers, default=-1) + 1
-    while True:
-        path = folder / f"episode-{number:03d}.rollout"
-        try:
-            return path, open(path, "xb")
-        except FileExistsError:
-            number += 1
+PART = ".part"  # what a file being recorded to a path is called until it is whole
 
 
 class Spool:
     """Writes one episode to ``file`` (at ``path``) as its chunks fill, and reads the
-    chunks it wrote back when the recorder is asked for them."""
+    chunks it wrote back when the recorder is asked for them.
 
-    def __init__(self, path: Path, file: BinaryIO) -> None:
-        self.path, self._file = path, file
+    Open one with :meth:`to_path` or :meth:`in_folder`. A spool to a path writes
+    ``<path>.part`` and renames it to the path when it is finished, so the file that
+    was there survives a recording that fails before its end (:meth:`finish`).
+    """
+
+    @classmethod
+    def to_path(cls, path: str | os.PathLike[str]) -> Spool:
+        """A spool to ``path``, writing ``<path>.part`` (a new file, replacing a part a
+        killed recording left: a reader of that one keeps reading it)."""
+        destination = Path(path)
+        part = destination.with_name(checked_name(destination.name + PART))
+        tmp = temporary_name(part)
+        with named(tmp):
+            file = open(tmp, "xb")  # noqa: SIM115 (the Spool closes it)
+            os.replace(tmp, part)
+            fsync_directory(part.parent)
+        return cls(part, file, destination)
+
+    @classmethod
+    def in_folder(cls, directory: str | os.PathLike[str]) -> Spool:
+        """A spool to the first free ``episode-NNN.rollout`` in ``directory`` (created);
+        several recorders may share a directory (the name is taken by creating it)."""
+        folder = Path(directory)
+        with named(folder):
+            folder.mkdir(parents=True, exist_ok=True)
+            numbers = [int(m[1]) for m in map(EPISODE_FILE.fullmatch, os.listdir(folder)) if m]
+        number = max(numbers, default=-1) + 1
+        while True:
+            path = folder / f"episode-{number:03d}.rollout"
+            try:
+                with named(path):
+                    return cls(path, open(path, "xb"))
+            except FileExistsError:
+                number += 1
+
+    def __init__(self, path: Path, file: BinaryIO, destination: Path | None = None) -> None:
+        self.path, self._file, self.destination = path, file, destination
         self._writer = RolloutWriter(file)
         self._rows: list[np.ndarray] = []  # each written chunk's index rows
         self.failed = False  # a write failed: the file ends before it
@@ -95,7 +107,8 @@ class Spool:
     ) -> None:
         """Write chunk :attr:`written`: its payloads and its journal arrays (``layout``:
         what the first record says of the episode, :func:`journal_layout`)."""
-        self._rows.append(self._writer.chunk(payloads, arrays, layout))
+        with named(self.path):
+            self._rows.append(self._writer.chunk(payloads, arrays, layout))
 
     def frame_parts(self, k: int) -> list[Part]:
         """The frame parts of written chunk ``k``, read back from the file."""
@@ -148,23 +161,39 @@ class Spool:
         """Close the file unfinished: read back through its journal, as a killed run's."""
         self._abandon()
 
-    def finish(self, members: Callable[[], list[tuple[str, bytes]]]) -> None:
-        """Add the small members (``members()``: meta.json first) and close the file, whole
-        (the recorder reads the episode back from it)."""
+    def finish(self, members: Callable[[], list[tuple[str, bytes]]], *, replace: bool) -> Path:
+        """Add the small members (``members()``: meta.json first) and close the file,
+        whole; where it is now (the recorder reads the episode back from it).
+
+        A spool to a path renames its part to the path, unless ``replace`` is False and
+        a file is there (a recording cut short keeps the file it was to replace, and
+        stays at ``<path>.part``).
+        """
         try:
-            self._writer.finish(members())
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            with named(self.path):
+                self._writer.finish(members())
+                self._file.flush()
+                os.fsync(self._file.fileno())
         except BaseException:
             self.failed = True
             self.close()
             raise
         self._abandon.detach()
         self._file.close()
+        destination = self.destination
+        if destination is not None and (replace or not destination.exists()):
+            with named(destination):
+                os.replace(self.path, destination)
+                fsync_directory(destination.parent)
+            self.path = destination
+        return self.path
 
 
 def _abandon(writer: RolloutWriter, file: BinaryIO) -> None:
     try:
         writer.abandon()
     finally:
-        file.close()
+        # What is still buffered may not fit either (a full disk); the file is closed all
+        # the same, and the journal ends at its last whole chunk.
+        with contextlib.suppress(OSError):
+            file.close()

@@ -194,7 +194,10 @@ class RolloutWriter:
             self._blob.close()
             self._zip.close()
         except (OSError, ValueError):
-            pass  # a write failed (a full disk): the journal ends before it
+            # A write failed (a full disk): the journal ends before it. The zip is done
+            # with its file all the same (ZipFile would try again when collected, on
+            # a file closed by then, and print the error).
+            self._zip.fp = None
 
     def chunk(
         self, payloads: list[Payload], arrays: dict[str, np.ndarray], layout: dict[str, Any]

@@ -133,6 +133,32 @@ def test_bad_branch_points_actions_envs_and_rollouts_are_clear_errors():
             original.branch(original.num_steps, 0, env=env, policy=balance)
 
 
+@pytest.mark.parametrize(
+    ("arguments", "error", "message"),
+    [
+        ({"t": 1.5}, TypeError, r"t must be a whole number, not 1\.5 \(float\)"),
+        ({"t": "3"}, TypeError, r"t must be a whole number, not '3' \(str\)"),
+        ({"t": True}, TypeError, r"t must be a whole number, not True \(bool\)"),
+        ({"t": -1}, ValueError, r"t must be at least 0, not -1"),
+        ({"max_steps": 0}, ValueError, r"max_steps must be at least 1, not 0"),
+        ({"max_steps": 2.0}, TypeError, r"max_steps must be a whole number"),
+    ],
+)
+def test_arguments_that_are_no_branch_point_or_step_count_are_named(arguments, error, message):
+    original = record(cartpole(), balance, seed=0, max_steps=30)
+    made = []
+    with pytest.raises(error, match=message):
+        original.branch(
+            **{"t": 5, "action": 0, "max_steps": 10, **arguments},
+            env=lambda: made.append(1) or cartpole(),
+            policy=balance,
+        )
+    assert made == []  # refused before any env is made
+    assert (
+        original.branch(np.int64(5), 0, env=cartpole(), policy=balance).metadata["branch"]["t"] == 5
+    )
+
+
 def test_a_policy_that_raises_in_the_branch_leaves_the_branch_so_far_on_the_error():
     original = record(cartpole(), balance, seed=2, max_steps=60)
     calls = iter(range(100))

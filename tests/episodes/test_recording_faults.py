@@ -6,6 +6,7 @@ frames and image observations encoded (memory grows by the encoded size)."""
 from __future__ import annotations
 
 import gc
+import re
 import tracemalloc
 import weakref
 import zipfile
@@ -330,3 +331,48 @@ def test_from_arrays_lets_go_of_the_callers_array_and_never_materializes_an_iter
     tracemalloc.stop()
     assert rollout.num_positions == 300
     assert peak < 16 * 210 * 160 * 3 * 2  # about one chunk raw at a time, never all 300
+
+
+class OddAt(gym.Wrapper):
+    """An env whose step ``at`` returns ``value`` as its reward (or as a flag)."""
+
+    def __init__(self, env, at, value, field="reward"):
+        super().__init__(env)
+        self.at, self.value, self.field, self.t = at, value, field, 0
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.t += 1
+        if self.t == self.at:
+            fields = {"reward": reward, "terminated": terminated, "truncated": truncated}
+            fields[self.field] = self.value
+            reward, terminated, truncated = fields.values()
+        return obs, reward, terminated, truncated, info
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "shown"),
+    [
+        ("reward", "lots", "'lots' (str)"),
+        ("reward", None, "None (NoneType)"),
+        ("reward", np.ones(2), "array([1., 1.]) (ndarray)"),
+        ("terminated", np.array([True, False]), "array([ True, False]) (ndarray)"),
+    ],
+)
+def test_a_value_that_cannot_be_stored_names_its_step_and_keeps_the_steps_before(
+    tmp_path, field, value, shown
+):
+    path = tmp_path / "ep.rollout"
+    env = OddAt(gym.make("MountainCar-v0"), at=31, value=value, field=field)
+    with pytest.raises(ValueError, match=rf"step 30: .*{field} is {re.escape(shown)}") as caught:
+        record(env, lambda obs: 1, seed=0, path=path)
+    kept = caught.value.rollout
+    assert kept.num_steps == 30
+    assert kept.truncated[-1]
+    assert load(path).actions.tolist() == kept.actions.tolist() == [1] * 30
+    wrapper = RecordRollout(OddAt(gym.make("MountainCar-v0"), at=31, value=value, field=field))
+    wrapper.reset(seed=0)
+    with pytest.raises(ValueError, match="step 30"):
+        [wrapper.step(1) for _ in range(40)]
+    assert wrapper.current is not None
+    assert wrapper.current.num_steps == 30

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import subprocess
 import sys
 
@@ -225,8 +226,9 @@ def test_a_recording_killed_at_random_moments_leaves_files_that_load(tmp_path):
     assert json.loads(done.stdout.splitlines()[-1]) == ["killed"] * runs, done.stderr
     cuts = []
     for i in range(runs):
+        assert not (tmp_path / f"{i}.rollout").exists()  # the episode never ended
         with pytest.warns(UserWarning, match="recording stopped before the end"):
-            cut = load(tmp_path / f"{i}.rollout")
+            cut = load(tmp_path / f"{i}.rollout.part")
         assert cut.num_positions % 16 == 0  # whole chunks, every one of them
         assert cut.truncated[-1]
         assert "stopped after position" in cut.metadata["recovered"]
@@ -281,3 +283,90 @@ def test_a_wrapper_takes_a_directory_or_a_path_not_both(tmp_path):
     with pytest.raises(ValueError, match="not both"):
         RecordRollout(cartpole(), directory=tmp_path, path=tmp_path / "x.rollout")
     assert list(tmp_path.iterdir()) == []
+
+
+def breaks_at(step: int):
+    """``lean``, raising at its ``step``-th call."""
+    calls = iter(range(10**6))
+
+    def policy(obs):
+        if next(calls) == step:
+            raise RuntimeError("bad agent")
+        return lean(obs)
+
+    return policy
+
+
+def test_a_recording_cut_short_keeps_the_file_it_was_to_replace(tmp_path):
+    path = tmp_path / "ep.rollout"
+    before = record(cartpole(), lean, seed=0, path=path)
+    saved = path.read_bytes()
+    with pytest.raises(RuntimeError, match="bad agent") as caught:
+        record(cartpole(), breaks_at(5), seed=1, path=path)
+    assert path.read_bytes() == saved  # untouched
+    part = tmp_path / "ep.rollout.part"
+    assert f"in {part}; the file that was at {path} is kept" in caught.value.__notes__[-1]
+    assert load(part).actions.tolist() == caught.value.rollout.actions.tolist()
+    assert load(path).actions.tolist() == before.actions.tolist()
+    record(cartpole(), lean, seed=2, path=path)  # a whole episode replaces it, and the part
+    assert load(path).metadata["seed"] == 2
+    assert not part.exists()
+
+
+def test_a_recording_cut_short_with_nothing_at_its_path_is_there(tmp_path):
+    path = tmp_path / "ep.rollout"
+    with pytest.raises(RuntimeError, match="bad agent") as caught:
+        record(cartpole(), breaks_at(5), seed=1, path=path)
+    assert f"and in {path}" in caught.value.__notes__[-1]
+    assert load(path).num_steps == caught.value.rollout.num_steps == 5
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ep.rollout"]
+
+
+FULL_DISK = """
+import resource, sys
+import gymnasium as gym
+from agent_widget import EpisodeViewer, Rollout, RunLibrary, load, record
+path, limit = sys.argv[1], int(sys.argv[2])
+record(gym.make("CartPole-v1", render_mode="rgb_array"), lambda o: int(o[2] > 0), 0, path=path)
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # writes past it: EFBIG
+try:
+    record(gym.make("MountainCar-v0", render_mode="rgb_array"), lambda o: 1, 0, path=path)
+except OSError as error:
+    print(error.filename, error.errno, error.rollout.num_steps, flush=True)
+    print(*error.__notes__, sep="\\n", flush=True)
+big = Rollout.from_arrays(actions=[0] * 100_000)
+for write in (
+    lambda: big.save(path),
+    lambda: RunLibrary(path + ".library").add(big, run="big", env_id="none-v0", algorithm="none"),
+    lambda: EpisodeViewer(big).to_html(path + ".html"),
+):
+    try:
+        write()
+    except OSError as error:
+        print(error.filename, error.errno, flush=True)
+"""
+
+
+def test_a_full_disk_names_the_file_keeps_the_steps_and_the_file_there(tmp_path):
+    path = tmp_path / "ep.rollout"
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(path), str(80_000)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy"},
+    )
+    lines = done.stdout.splitlines()
+    assert len(lines) >= 5, done.stderr
+    recording, *notes, saving, adding, page = lines
+    part = f"{path}.part"
+    filename, errno, steps = recording.split()
+    assert (filename, int(errno)) == (part, 27)  # EFBIG, naming the file written
+    assert 16 < int(steps) < 200  # the steps before the failed write, held in memory
+    assert any(f"{part} ends before chunk" in note for note in notes)
+    assert saving == f"{path} 27"
+    assert adding.startswith(f"{path}.library/")
+    assert adding.endswith(".rollout 27")
+    assert page == f"{path}.html 27"
+    assert load(path).metadata["env_id"] == "CartPole-v1"  # the file there is untouched
+    assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())

@@ -16,6 +16,7 @@ from agent_widget.format._array_frames import ArrayFrames, encode_chunk
 from agent_widget.format._codec import (
     CHUNK_SIZE,
     GAP,
+    MAX_FRAME_BYTES,
     Part,
     RunEncoder,
     decode_frame,
@@ -319,6 +320,23 @@ def test_raw_payload_of_wrong_length_is_rejected():
 def test_implausible_part_header_is_rejected_before_allocating():
     with pytest.raises(ValueError, match=r"too large"):
         decode_part(Part(0, 1, 100_000, 100_000, "raw", b""))
+
+
+# One row of a frame exactly at the size cap, and one pixel past it.
+AT_CAP = MAX_FRAME_BYTES // 3
+
+
+def test_the_frame_size_cap_holds_one_pixel_past_it_and_not_at_it():
+    with pytest.raises(ValueError, match=r"1x\d+ frames are too large"):
+        decode_part(Part(0, 1, 1, AT_CAP + 1, "raw", b""))
+    with pytest.raises(ValueError, match=r"raw payload holds 0 bytes"):  # past the cap check
+        decode_part(Part(0, 1, 1, AT_CAP, "raw", b""))
+    part = encode_part(np.zeros((1, 1, AT_CAP, 3), np.uint8), start=0)
+    assert len(part.payload) < 2**20  # a small file can declare a frame at the cap
+    assert decode_frame(part, 0).shape == (1, AT_CAP, 3)
+    with pytest.raises(ValueError, match=r"too large"):
+        normalize_frame(np.zeros((1, AT_CAP + 1, 3), np.uint8), t=0)
+    assert normalize_frame(np.zeros((1, AT_CAP, 3), np.uint8), t=0).shape == (1, AT_CAP, 3)
 
 
 @pytest.mark.parametrize("encoding", ["zlib-runs", "raw"])

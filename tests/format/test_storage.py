@@ -842,3 +842,15 @@ def test_infos_over_their_bound_are_refused_when_saved_and_when_read(tmp_path, m
     finally:
         tracemalloc.stop()
     assert peak < 16 * 2**20, peak  # inflated to the bound (4 MiB), never to 8
+
+
+def test_the_info_size_cap_holds_one_byte_past_it_and_not_at_it(tmp_path):
+    from agent_widget.format._lazy_columns import MAX_INFO_BYTES
+
+    def with_info_of(size: int) -> Rollout:  # the chunk's infos as JSON: size bytes
+        return Rollout.from_arrays(actions=np.zeros((0,), int), infos=[{"x": "a" * (size - 10)}])
+
+    assert len(load(with_info_of(MAX_INFO_BYTES).save(tmp_path / "at.rollout")).infos[0]["x"]) > 0
+    with pytest.raises(ValueError, match=r"1,048,577 bytes of JSON, over 1,048,576 a position"):
+        with_info_of(MAX_INFO_BYTES + 1).save(tmp_path / "past.rollout")
+    assert not (tmp_path / "past.rollout").exists()
