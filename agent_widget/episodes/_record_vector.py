@@ -143,18 +143,19 @@ def _run_vector(
         per_env = zip(
             iterate(envs.action_space, actions), iterate(envs.observation_space, obs), strict=True
         )
-        for i, (action, obs_i) in enumerate(per_env):
-            if i in active:
-                episodes[i].add(
-                    action,
-                    {key: value[i] for key, value in extras.items()},
-                    obs_i,
-                    rewards[i],
-                    terminated[i],
-                    truncated[i],
-                    _sub_env_info(infos, i),
-                    step_frames[i],
-                )
+        with interrupts_held():  # a vector step goes into every sub-env's episode, or none
+            for i, (action, obs_i) in enumerate(per_env):
+                if i in active:
+                    episodes[i].add(
+                        action,
+                        {key: value[i] for key, value in extras.items()},
+                        obs_i,
+                        rewards[i],
+                        terminated[i],
+                        truncated[i],
+                        _sub_env_info(infos, i),
+                        step_frames[i],
+                    )
         ended = terminated | truncated
         if mode == AutoresetMode.DISABLED and ended.any():
             obs, _ = envs.reset(options={"reset_mask": ended})

@@ -56,11 +56,36 @@ for trial in range(first, first + count):
 """
 
 
-def interrupted_recordings(folder, first: int, count: int) -> list[dict]:
+# The same with record_vector on an AsyncVectorEnv: its worker processes, in the
+# recorder's process group, get the SIGINT too.
+VECTOR_RECORDER = """
+import json, sys
+import gymnasium as gym
+from agent_widget import record_vector
+
+folder, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for trial in range(first, first + count):
+    envs = gym.vector.AsyncVectorEnv(
+        [lambda: gym.make("MountainCar-v0", max_episode_steps=10**9)] * 2
+    )
+    print("go", flush=True)
+    try:
+        record_vector(envs, lambda obs: [1, 1], seed=0, max_steps=10**9,
+                      directory=f"{folder}/{trial}")
+        report = {"error": "the episodes ended"}
+    except KeyboardInterrupt as error:
+        report = {"steps": [r.num_steps for r in getattr(error, "rollouts", [])]}
+    except BaseException as error:
+        report = {"error": repr(error)}
+    print(json.dumps({"trial": trial, **report}), flush=True)
+"""
+
+
+def interrupted_recordings(folder, first: int, count: int, script: str = RECORDER) -> list[dict]:
     """``count`` recordings in one process, each interrupted at a random moment by a
     SIGINT to its process group, as Jupyter interrupts a kernel."""
     process = subprocess.Popen(
-        [sys.executable, "-c", RECORDER, str(folder), str(first), str(count)],
+        [sys.executable, "-c", script, str(folder), str(first), str(count)],
         stdout=subprocess.PIPE,
         text=True,
         start_new_session=True,
@@ -109,6 +134,20 @@ def test_an_interrupt_at_any_moment_keeps_every_step_in_the_exception_and_the_fi
         assert not path.with_name(path.name + ".part").exists()
     lengths = {r["rollout"]["positions"] for r in reports if r["rollout"]}
     assert len(lengths) > 20, lengths  # the interrupts did land at different moments
+
+
+def test_an_interrupt_reaching_a_vector_envs_workers_too_keeps_each_episode(tmp_path):
+    random.seed(1)
+    reports = interrupted_recordings(tmp_path, 0, 5, VECTOR_RECORDER)
+    assert [r for r in reports if "error" in r] == []
+    for report in reports:
+        folder = tmp_path / str(report["trial"])
+        if not report["steps"]:  # interrupted before the episodes began
+            continue
+        stored = [load(path) for path in sorted(folder.iterdir())]
+        assert [r.num_steps for r in stored] == report["steps"]
+        assert len(set(report["steps"])) == 1  # a vector step is in every episode or none
+        assert all(r.actions.tolist() == [1] * r.num_steps for r in stored)
 
 
 def mountain_car():
