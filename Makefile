@@ -97,6 +97,7 @@ bench: setup build
 	$(PY) -m benchmarks.torch_panels
 	$(PY) -m benchmarks.page
 	$(PY) -m benchmarks.hostile
+	$(PY) -m benchmarks.recording_faults
 
 screenshot: setup build
 	$(PY) docs/screenshot.py

@@ -179,10 +179,39 @@ def test_an_interrupt_while_held_is_raised_after_the_block():
     assert steps == ["finished"]
 
 
-def test_an_interrupt_held_during_a_clean_up_is_dropped():
+def test_an_interrupt_held_during_a_clean_up_is_dropped_and_the_next_one_raised():
     with interrupts_held(raise_after=False):
         signal.raise_signal(signal.SIGINT)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):  # outside a held block, Ctrl-C is as ever
+        signal.raise_signal(signal.SIGINT)
+
+
+def test_blocks_nest_and_the_outermost_raises():
+    steps = []
+
+    def nested() -> None:
+        with interrupts_held():
+            with interrupts_held():
+                signal.raise_signal(signal.SIGINT)
+            steps.append("outer goes on")
+
+    with pytest.raises(KeyboardInterrupt):
+        nested()
+    assert steps == ["outer goes on"]
+
+
+def test_a_handler_installed_meanwhile_is_the_one_an_interrupt_reaches():
+    seen = []
+    previous = signal.signal(signal.SIGINT, lambda *_: seen.append("mine"))
+    try:
+        with interrupts_held():
+            signal.raise_signal(signal.SIGINT)
+        assert seen == ["mine"]  # handed over after the block
+        signal.raise_signal(signal.SIGINT)
+        assert seen == ["mine", "mine"]
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def test_an_interrupt_in_the_policy_of_a_wrapper_loop_leaves_the_episode_whole():
