@@ -27,18 +27,10 @@ PROCESSES = 4
 # Records MountainCar (which, pushed nowhere, never ends) to a file per trial, saying
 # "go" before each; a SIGINT cuts it. Prints what the exception carried.
 RECORDER = """
-import hashlib, json, sys
+import json, sys
 import gymnasium as gym
 from agent_widget import record
-
-def digest(rollout):
-    return {
-        "positions": rollout.num_positions,
-        "actions": rollout.actions.tolist(),
-        "last_frame": hashlib.sha256(rollout.frames[-1].tobytes()).hexdigest(),
-        "last_info": rollout.infos[-1],
-        "truncated": bool(rollout.truncated[-1]) if rollout.num_steps else None,
-    }
+from tests.episodes.test_interrupts import digest
 
 folder, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 env = gym.make("MountainCar-v0", render_mode="rgb_array", max_episode_steps=10**9)
