@@ -16,7 +16,9 @@ client; both share this machine's 2 cores, so every request costs CPU on both si
   frames, each stamped with its step: the Pong file stores its repeated chunks
   once, so any of them is read by then), the reply to a far chunk not yet read.
 - Out of reach: once the server has stopped, how long the table and ``load()`` take to
-  say so, with the default options (agent_widget bounds S3's retries and timeouts).
+  say so, with the default options (agent_widget bounds S3's retries and timeouts);
+  and the same from an endpoint that accepts connections and never answers (a local
+  socket), where only the read timeout ends each attempt.
 
     .venv/bin/python -m benchmarks.bucket            # prints and updates RESULTS.md
 """
@@ -41,7 +43,7 @@ from benchmarks import scenes
 from benchmarks.library import ALGORITHMS, ENVS, EPISODES, RUNS_PER_PAIR, episode, refuse
 from benchmarks.results import arguments, code_version, command, machine, publish, today
 from harness.long_episodes import repeated
-from harness.s3_server import S3Server
+from harness.s3_server import S3Server, SilentEndpoint
 
 TITLE = "Run library in a bucket"
 URL = "s3://runs/lib"
@@ -53,6 +55,8 @@ HEADER_READS = 3  # fs.cat of every run.json, timed this many times
 RUNS = len(ENVS) * len(ALGORITHMS) * RUNS_PER_PAIR
 BAR_SECONDS = 2.0  # the leaderboard of every run, from the bucket
 BAR_UNREACHABLE_SECONDS = 5.0  # an error from a bucket out of reach (botocore alone: 13 s)
+BAR_SILENT_SECONDS = 60.0  # an error from an endpoint that never answers (before: 462 s)
+SILENT_REPEATS = 3  # each takes half a minute
 
 
 def build(server: S3Server) -> float:
@@ -156,8 +160,9 @@ def first_frame(server: S3Server, folder: Path) -> dict:
     }
 
 
-def unreachable(options: dict) -> dict[str, float]:
-    """Seconds until the error, from a bucket where nothing listens any more; medians."""
+def unreachable(options: dict, repeats: int = REPEATS) -> dict[str, float]:
+    """Seconds until the error, from a bucket where nothing listens any more (or nothing
+    answers); medians of ``repeats``."""
     calls = {
         "`RunLibrary(url).table()`": lambda: RunLibrary(URL, storage_options=options).table(),
         "`load(url)` of an episode": lambda: load(f"{URL}/a.rollout", storage_options=options),
@@ -165,7 +170,7 @@ def unreachable(options: dict) -> dict[str, float]:
     times: dict[str, float] = {}
     for name, call in calls.items():
         took = []
-        for _ in range(REPEATS):
+        for _ in range(repeats):
             start = time.perf_counter()
             try:
                 call()
@@ -190,9 +195,19 @@ def main(argv: list[str] | None = None) -> None:
         finally:
             server.stop()
         out_of_reach = unreachable(server.options)
+    endpoint = SilentEndpoint()
+    try:
+        silent = unreachable(
+            {**server.options, "client_kwargs": {"endpoint_url": endpoint.url}}, SILENT_REPEATS
+        )
+        connections = endpoint.connections / SILENT_REPEATS / len(silent)
+    finally:
+        endpoint.close()
     first, jump = frame["first"], frame["jump"]
     slowest = max(out_of_reach.values())
     reach_rows = "".join(f"| {name} | {took:.2f} |\n" for name, took in out_of_reach.items())
+    silent_rows = "".join(f"| {name} | {took:.1f} |\n" for name, took in silent.items())
+    silent_slowest = max(silent.values())
     ratio = first["bucket"] / first["local file"]
     body = (
         f"`{command('benchmarks.bucket', argv)}` ({today()}, code {code_version()}, "
@@ -208,8 +223,9 @@ def main(argv: list[str] | None = None) -> None:
         f"| requests it makes | {board['requests']:.0f} |\n"
         f"| `fs.cat` of the {RUNS:,} `run.json` headers at once (an object per run), "
         f"median of {HEADER_READS} | {board['per_run']:.2f} |\n\n"
-        "The table reads the writers' manifests only (a listing of `.writers/`, then "
-        "every manifest at once); episode loading was replaced by a function that fails. "
+        "The table reads the writers' manifests only (a listing of `.writers/`, then the "
+        "manifests together, in batches asking for 16 MiB at most); episode loading was "
+        "replaced by a function that fails. "
         "Reading one object per run costs a request each: moto answered "
         f"{RUNS / board['per_run']:.0f} a second here (a real store answers faster, "
         "but the count is what grows), so a layout with a header or summary object per "
@@ -234,14 +250,24 @@ def main(argv: list[str] | None = None) -> None:
         f"| a bucket out of reach (the server stopped), default options: seconds until "
         f"the error, median of {REPEATS} | s |\n|---|---:|\n{reach_rows}\n"
         "The default options try twice and connect within 5 s "
-        "(agent_widget/episodes/_filesystems.py); botocore's own try 5 times with "
+        "(agent_widget/format/_filesystems.py); botocore's own try 5 times with "
         "backoff: 13 s where nothing listens.\n\n"
+        "| an endpoint that accepts connections and never answers (a local socket), "
+        f"default options: seconds until the error, median of {SILENT_REPEATS} | s |\n"
+        f"|---|---:|\n{silent_rows}\n"
+        f"{connections:.0f} connections (attempts) per call: botocore's 2 attempts, each "
+        "ended by the 15 s read timeout, and s3fs's one call. s3fs's own default calls "
+        "botocore 5 times on a timeout, and botocore's tried 3 times with a 30 s read "
+        "timeout: 462 s.\n\n"
         f"- leaderboard of {RUNS:,} runs from the bucket under {BAR_SECONDS:.0f} s: "
         f"{board['median']:.2f} s, {'meets' if board['median'] < BAR_SECONDS else 'MISSES'} "
         "the bar\n"
         f"- an error from a bucket out of reach within {BAR_UNREACHABLE_SECONDS:.0f} s: "
         f"{slowest:.2f} s (the slower median), "
-        f"{'meets' if slowest < BAR_UNREACHABLE_SECONDS else 'MISSES'} the bar"
+        f"{'meets' if slowest < BAR_UNREACHABLE_SECONDS else 'MISSES'} the bar\n"
+        f"- an error from an endpoint that never answers within {BAR_SILENT_SECONDS:.0f} s: "
+        f"{silent_slowest:.1f} s (the slower median), "
+        f"{'meets' if silent_slowest < BAR_SILENT_SECONDS else 'MISSES'} the bar"
     )
     publish(TITLE, body, write=not args.no_write)
 

@@ -1,12 +1,14 @@
 """A moto S3 server on loopback for the bucket tests and benchmark, its request log read
-back to count what a client asked for."""
+back to count what a client asked for; and an endpoint that never answers."""
 
 from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -65,3 +67,33 @@ def requests_in(log: str) -> list[str]:
     """The requests a moto server's log records, each with its status."""
     found = re.findall(r'"([A-Z]+ \S+) HTTP/[\d.]+" (\d+)', COLOUR.sub("", log))
     return [f"{request} {status}" for request, status in found]
+
+
+class SilentEndpoint:
+    """An endpoint that accepts every connection and never answers: a bucket's host that
+    is up but hung. ``connections`` counts the connections it has taken (each attempt
+    of a client is one, as none can be reused without an answer)."""
+
+    def __init__(self) -> None:
+        self._socket = socket.create_server(("127.0.0.1", 0), backlog=64)
+        self._held: list[socket.socket] = []
+        self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    @property
+    def connections(self) -> int:
+        return len(self._held)
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                connection, _ = self._socket.accept()
+            except OSError:  # closed
+                return
+            self._held.append(connection)  # kept open, never read nor answered
+
+    def close(self) -> None:
+        self._socket.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
+        self._socket.close()
+        for connection in self._held:
+            connection.close()

@@ -1,17 +1,32 @@
 """URLs to fsspec filesystems, with S3's retries and timeouts bounded.
 
-botocore's defaults wait 60 s to connect and try 5 times with backoff, so a wrong
-endpoint takes 13 s to fail even when nothing listens there, minutes when packets
-are dropped. A library or viewer should say "cannot reach" sooner: unless the
-caller's ``config_kwargs`` say otherwise, S3 clients connect within 5 s, wait 30 s
-for a reply and try twice.
+Left to their defaults, two layers retry: botocore waits 60 s to connect and tries 5
+times with backoff, and s3fs calls botocore up to 5 times again on a timeout. A
+wrong endpoint took 13 s to fail even when nothing listened there, and one that
+accepts connections and never answers took 462 s. A library or viewer should say
+"cannot reach" sooner: unless the caller's ``config_kwargs`` say otherwise, S3
+clients connect within 5 s, wait 15 s for a reply and make 2 attempts in all, and
+s3fs calls botocore once (botocore's attempts are the retries). So a call fails
+within ``S3_WORST_SECONDS``: 2 x (5 + 15) s, and under 5 s of backoff (botocore's
+between its attempts, s3fs's after its one try).
 """
 
 from __future__ import annotations
 
 from typing import Any, TypeGuard
 
-_S3_CONFIG = {"connect_timeout": 5, "read_timeout": 30, "retries": {"max_attempts": 2}}
+S3_CONNECT_SECONDS = 5
+S3_READ_SECONDS = 15
+S3_ATTEMPTS = 2  # botocore's, the first included
+S3FS_TRIES = 1  # s3fs's own calls of botocore on a timeout
+_BACKOFF_SECONDS = 5
+_ATTEMPT_SECONDS = S3_CONNECT_SECONDS + S3_READ_SECONDS
+S3_WORST_SECONDS = S3FS_TRIES * S3_ATTEMPTS * _ATTEMPT_SECONDS + _BACKOFF_SECONDS
+_S3_CONFIG = {
+    "connect_timeout": S3_CONNECT_SECONDS,
+    "read_timeout": S3_READ_SECONDS,
+    "retries": {"total_max_attempts": S3_ATTEMPTS},
+}
 
 
 def is_url(path: object) -> TypeGuard[str]:
@@ -29,6 +44,12 @@ def url_to_fs(url: str, storage_options: dict[str, Any] | None) -> tuple[Any, st
             "(pip install s3fs for s3://, gcsfs for gs://)"
         ) from None
     options = dict(storage_options or {})
-    if url.split("://", 1)[0] in ("s3", "s3a"):
+    is_s3 = url.split("://", 1)[0] in ("s3", "s3a")
+    if is_s3:
         options["config_kwargs"] = {**_S3_CONFIG, **options.get("config_kwargs", {})}
-    return fsspec.core.url_to_fs(url, **options)
+    fs, path = fsspec.core.url_to_fs(url, **options)
+    if is_s3:
+        # s3fs takes no option for it: a class attribute, set on this (cached) instance,
+        # which every URL with these options shares.
+        fs.retries = S3FS_TRIES
+    return fs, path

@@ -17,13 +17,19 @@ library's URL, with the run ids of a folder library::
   run, checking env, algorithm and params as in a folder.
 - A writer (one ``RunLibrary`` in one process) keeps a manifest: the header and the
   episode summaries of everything it added, rewritten by it alone after each add,
-  once the episodes are uploaded. Past 2,000 episodes it starts another.
+  once the episodes are uploaded. Past 2,000 episodes or 1 MiB it starts another.
 
-Readers list ``.writers/`` and read every manifest at once, never a run's objects: a
+Readers list ``.writers/`` and read the manifests, never a run's objects: a
 listing never shows an episode whose upload did not finish, a killed writer leaves
 at most objects no manifest names (ignored, as anything else in the bucket is), and
 the leaderboard costs a request per writer, not per run or episode. Two manifests
 giving a run different params (the race above) make the run reported, not shown.
+
+Whatever a bucket holds, reading it holds bounded memory: a manifest is at most
+``MAX_MANIFEST_BYTES`` (writers start another past ``_ROTATE_BYTES``, and refuse an
+add that could not fit); a larger one is reported, unread when the listing says so,
+else read no further than the cap (a ranged request). Manifests are fetched
+together, in batches asking for ``_BATCH_BYTES`` at most, each parsed as it comes.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import os
 import re
 import tempfile
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -43,7 +49,6 @@ from agent_widget.episodes import Rollout, save
 from agent_widget.format import url_to_fs
 from agent_widget.library import _run_file as run_file
 from agent_widget.library._run_file import (
-    MAX_RUN_FILE_BYTES,
     RUN_FILE,
     EpisodeSummary,
     Run,
@@ -60,6 +65,10 @@ FORMAT = "agent-widget.writer"
 VERSION = 1
 EPISODE_NAME = re.compile(r"episode-[0-9A-Za-z_-]{1,100}\.rollout")
 _MANIFEST_EPISODES = 2_000
+MAX_MANIFEST_BYTES = 4 * 2**20  # 2,000 episodes' summaries take about 300 KB
+_ROTATE_BYTES = 2**20  # a writer starts another manifest past this
+_BATCH_BYTES = 16 * 2**20  # asked for at once, at most, when reading manifests
+_SLACK_BYTES = 2**16  # a manifest may have grown since it was listed
 _NAMES = ("env_id", "algorithm", "run")
 
 
@@ -99,6 +108,7 @@ class BucketRuns:
         writer's manifest; their file names."""
         files = [f"episode-{unique_name()}.rollout" for _ in rollouts]
         summaries = summarize_all(rollouts, files)
+        _check_fits(run, summaries)
         with self._lock:
             if self._manifest.pid != os.getpid():  # a forked copy: another writer
                 self._manifest = _Manifest()
@@ -121,22 +131,22 @@ class BucketRuns:
             return [], []
         except Exception as error:  # any client's own errors: botocore's are not OSErrors
             raise OSError(f"{self.url}: cannot list the library ({_problem(error)})") from None
-        errors, paths = [], []
+        errors, sizes = [], {}
         for entry in listing:
             name = entry["name"].rsplit("/", 1)[-1]
             if entry.get("type") != "file" or name.startswith(".") or not name.endswith(".json"):
                 continue
-            if entry.get("size", 0) > MAX_RUN_FILE_BYTES:
-                where = f"{self.url}/{WRITERS}/{name}"
-                errors.append(RunError(where, f"{where}: implausibly large ({entry['size']} B)"))
+            size = entry.get("size") or 0
+            if size > MAX_MANIFEST_BYTES:
+                where = self._where(entry["name"])
+                errors.append(RunError(where, _too_large(where, f"{size:,} bytes")))
                 continue
-            paths.append(entry["name"])
+            sizes[entry["name"]] = size
         parts: dict[str, list[tuple[dict[str, Any], tuple[EpisodeSummary, ...]]]] = {}
-        blobs = self._fs.cat(paths, on_error="return") if paths else {}
-        for path in paths:
-            where = f"{self.url}/{WRITERS}/{path.rsplit('/', 1)[-1]}"
+        for path, data in self._manifests(sizes):
+            where = self._where(path)
             try:
-                for run_id, header, episodes in _parse_manifest(blobs[path], where):
+                for run_id, header, episodes in _parse_manifest(data, where):
                     parts.setdefault(run_id, []).append((header, episodes))
             except ValueError as error:
                 errors.append(RunError(where, str(error)))
@@ -150,6 +160,31 @@ class BucketRuns:
             if run is not None:
                 runs.append(run)
         return runs, errors
+
+    def _where(self, path: str) -> str:
+        return f"{self.url}/{WRITERS}/{path.rsplit('/', 1)[-1]}"
+
+    def _manifests(self, sizes: dict[str, int]) -> Iterator[tuple[str, bytes | Exception]]:
+        """Each manifest's bytes (or why they could not be had): a batch of requests at
+        a time, each for a range of at most ``MAX_MANIFEST_BYTES + 1`` bytes (and for
+        not much more than the listing's size, so that a batch asks for at most
+        ``_BATCH_BYTES``). One that grew past that range since the listing is asked
+        for again, alone, up to the cap; one past the cap is an error, unparsed."""
+        bounds = {
+            path: min(2 * size + _SLACK_BYTES, MAX_MANIFEST_BYTES) + 1
+            for path, size in sizes.items()
+        }
+        for batch in _batches(bounds):
+            ends = [bounds[path] for path in batch]
+            blobs = self._fs.cat_ranges(batch, 0, ends, on_error="return")
+            for path, end, data in zip(batch, ends, blobs, strict=True):
+                if isinstance(data, bytes) and len(data) == end <= MAX_MANIFEST_BYTES:
+                    [data] = self._fs.cat_ranges(
+                        [path], 0, MAX_MANIFEST_BYTES + 1, on_error="return"
+                    )
+                if isinstance(data, bytes) and len(data) > MAX_MANIFEST_BYTES:
+                    data = _TooLarge(_too_large(self._where(path), "read no further"))
+                yield path, data
 
     def _merged(
         self, run_id: str, found: list[tuple[dict[str, Any], tuple[EpisodeSummary, ...]]]
@@ -198,8 +233,8 @@ class BucketRuns:
         path = f"{self._root}/{WRITERS}/{manifest.name}.json"
         encoded = json.dumps(data, allow_nan=False).encode()
         self._call("cannot write its manifest", self._fs.pipe_file, path, encoded)
-        if manifest.episodes >= _MANIFEST_EPISODES:  # keeps each rewrite small
-            self._manifest = _Manifest()
+        if manifest.episodes >= _MANIFEST_EPISODES or len(encoded) >= _ROTATE_BYTES:
+            self._manifest = _Manifest()  # keeps each rewrite, and each read, small
 
     def _call(self, what: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``function(*args)``; its failure (but FileExistsError) an OSError naming the URL."""
@@ -211,11 +246,50 @@ class BucketRuns:
             raise OSError(f"{self.url}: {what} ({_problem(error)})") from None
 
 
+def _check_fits(run: Run, summaries: list[EpisodeSummary]) -> None:
+    """ValueError, before anything is uploaded, if a manifest could not list ``summaries``
+    of ``run`` within the cap readers hold to (the manifest may hold up to
+    ``_ROTATE_BYTES`` already, its other runs included)."""
+    entry = {"header": run.header(), "episodes": [s.to_json() for s in summaries]}
+    size = len(json.dumps(entry, allow_nan=False).encode())
+    if size > MAX_MANIFEST_BYTES - _ROTATE_BYTES:
+        raise ValueError(
+            f"{len(summaries)} episodes of run {run.id!r} and its params take {size:,} bytes "
+            f"in a manifest, which readers cap at {MAX_MANIFEST_BYTES:,}: add the episodes "
+            "in smaller groups (or keep large params elsewhere)"
+        )
+
+
 def _problem(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"
 
 
+class _TooLarge(ValueError):
+    """A manifest past the cap, said with its URL."""
+
+
+def _too_large(where: str, what: str) -> str:
+    return f"{where}: over the {MAX_MANIFEST_BYTES:,}-byte cap of a manifest ({what})"
+
+
+def _batches(bounds: dict[str, int]) -> Iterator[list[str]]:
+    """The keys of ``bounds`` in groups whose bounds add up to ``_BATCH_BYTES`` at most
+    (a group of one when one alone is more)."""
+    batch: list[str] = []
+    total = 0
+    for path, bound in bounds.items():
+        if batch and total + bound > _BATCH_BYTES:
+            yield batch
+            batch, total = [], 0
+        batch.append(path)
+        total += bound
+    if batch:
+        yield batch
+
+
 def _json(data: Any, where: str) -> Any:
+    if isinstance(data, _TooLarge):
+        raise data
     if isinstance(data, Exception):
         raise ValueError(f"{where}: cannot read ({_problem(data)})")
     try:

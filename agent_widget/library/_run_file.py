@@ -21,6 +21,7 @@ import json
 import math
 import os
 import re
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,13 @@ ROW_COLUMNS = (
     "params",
 )
 MAX_RUN_FILE_BYTES = 64 * 2**20
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
 # Kept as they are in folder names; everything else is percent-encoded, so any env id
 # (e.g. "ALE/Pong-v5" -> "ALE%2FPong-v5") is one safe folder name on every OS.
 _SAFE = "-_.+=,@"
@@ -249,15 +257,15 @@ def read_run(folder: Path, run_id: str) -> Run:
     """
     where = f"{folder}/{RUN_FILE}"
     try:
-        with open(folder / RUN_FILE, "rb") as file:
-            # Read what is there, not the limit: read(n) allocates n bytes up front.
-            size = min(os.fstat(file.fileno()).st_size, MAX_RUN_FILE_BYTES)
-            data = file.read(size + 1)
+        data = _read_regular(folder / RUN_FILE, MAX_RUN_FILE_BYTES)
+        present = set(episode_files(folder))
     except FileNotFoundError:
         raise ValueError(
             f"{folder}: no {RUN_FILE} (the run is half-written or not a run)"
         ) from None
     except OSError as error:
+        if error.filename != str(folder / RUN_FILE):  # the folder's listing
+            raise ValueError(f"{folder}: cannot list ({error.strerror})") from None
         raise ValueError(f"{where}: cannot read ({error.strerror})") from None
     if len(data) > MAX_RUN_FILE_BYTES:
         raise ValueError(f"{where}: implausibly large (over {MAX_RUN_FILE_BYTES} bytes)")
@@ -269,11 +277,34 @@ def read_run(folder: Path, run_id: str) -> Run:
         raise ValueError(f"{where}: not valid JSON ({type(error).__name__}: {error})") from None
     header = check_header(meta, where)
     episodes = check_episodes(meta.get("episodes"), where)
-    present = set(episode_files(folder))
     missing = [e.file for e in episodes if e.file not in present]
     if missing:
         raise ValueError(f"{where} lists {', '.join(missing)}, missing from the folder")
     return Run(id=run_id, path=folder, **header, episodes=episodes)
+
+
+def _read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of ``path``, at most ``limit + 1`` of them; a ValueError naming ``path``
+    if it is not a regular file (then it was never opened), an OSError if unreadable.
+
+    Checked before opening: opening a FIFO waits for a writer, forever, and opening a
+    device (a link to ``/dev/zero``, a tape drive) may do something of its own.
+    ``O_NONBLOCK`` keeps the open from waiting should a FIFO take the file's place
+    between the check and the open, which ``fstat`` then catches.
+    """
+    _check_regular(os.stat(path).st_mode, path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    with open(os.open(path, flags), "rb") as file:
+        info = os.fstat(file.fileno())
+        _check_regular(info.st_mode, path)
+        # Read what is there, not the limit: read(n) allocates n bytes up front.
+        return file.read(min(info.st_size, limit) + 1)
+
+
+def _check_regular(mode: int, path: Path) -> None:
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+        raise ValueError(f"{path}: {kind}, not a regular file (left unopened)")
 
 
 def check_header(meta: Any, where: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ import dataclasses
 import json
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -25,6 +25,7 @@ from agent_widget.episodes import Rollout, load
 from agent_widget.format import is_url, remove_stale
 from agent_widget.library._bucket import BucketRuns
 from agent_widget.library._run_file import ROW_COLUMNS, Run, RunError, folder_name, read_run
+from agent_widget.library._run_folders import run_folders
 from agent_widget.library._run_writer import write_run
 
 if TYPE_CHECKING:
@@ -47,8 +48,10 @@ class RunLibrary:
 
     Reading (:meth:`runs`, :meth:`table`) reads each run's ``run.json`` only (in a
     bucket, the writers' manifests). A run that cannot be read (half-written by another
-    program, corrupted ``run.json``) is skipped with a warning and listed in
-    :attr:`errors`; the others are unaffected.
+    program, corrupted ``run.json``), or any entry on the way to one that cannot (a
+    folder without permission, a symlink loop, a ``run.json`` that is a FIFO or a link
+    to a device, never opened), is skipped with a warning and listed in :attr:`errors`
+    with its path and why; the others are unaffected.
 
     Examples:
         >>> lib = RunLibrary("runs/")  # doctest: +SKIP
@@ -163,8 +166,9 @@ class RunLibrary:
         return sorted(runs, key=lambda r: (r.env_id, r.algorithm, r.run))
 
     def _read_folders(self) -> tuple[list[Run], list[RunError]]:
-        runs, errors = [], []
-        for folder in self._run_folders():
+        runs: list[Run] = []
+        folders, errors = run_folders(Path(self.root))
+        for folder in folders:
             try:
                 runs.append(read_run(folder, self._id(folder)))
             except ValueError as error:
@@ -272,12 +276,6 @@ class RunLibrary:
     def _id(self, folder: Path) -> str:
         return folder.relative_to(self.root).as_posix()
 
-    def _run_folders(self) -> Iterator[Path]:
-        """``root/<env>/<algorithm>/<run>`` folders; hidden names (staging) are skipped."""
-        for env in _subfolders(Path(self.root)):
-            for algorithm in _subfolders(env):
-                yield from _subfolders(algorithm)
-
 
 class Episodes(Sequence[Rollout]):
     """The episodes of a run, each loaded from its file when first indexed (then kept)."""
@@ -305,14 +303,6 @@ class Episodes(Sequence[Rollout]):
 
     def __repr__(self) -> str:
         return f"Episodes({self.run.id!r}, {len(self)} episodes)"
-
-
-def _subfolders(folder: Path) -> list[Path]:
-    try:
-        entries = list(os.scandir(folder))
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    return sorted(Path(e.path) for e in entries if not e.name.startswith(".") and e.is_dir())
 
 
 def _from_metadata(rollouts: Sequence[Rollout], key: str) -> str:

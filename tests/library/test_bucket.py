@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 from collections.abc import Iterator
 
 import fsspec
@@ -21,13 +22,15 @@ import numpy as np
 import pytest
 
 from agent_widget import Rollout, RunLibrary, load, record, record_many
+from agent_widget.format import RolloutFileError, url_to_fs
+from agent_widget.library._bucket import MAX_MANIFEST_BYTES
 from tests.cartpole import balance, cartpole
 from tests.sample_frames import moving_frames
 from tests.waiting import wait_until
 
 pytest.importorskip("s3fs")
 from harness.process import free_port
-from harness.s3_server import S3Server  # needs s3fs
+from harness.s3_server import S3Server, SilentEndpoint  # needs s3fs
 
 BUCKET = "runs"
 
@@ -295,6 +298,96 @@ def test_a_manifest_naming_a_run_by_another_id_is_reported(server, lib, url):
     assert "its header names another run" in lib.errors[0].message
 
 
+# ---------------------------------------------------------------------- manifest sizes
+
+
+def padded_manifest(server, lib, url, size):
+    """This library's one manifest, rewritten to exactly ``size`` bytes (a key that
+    readers ignore pads it); its key in the bucket."""
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    (key,) = server.fs.ls(f"{url}/.writers".removeprefix("s3://"))
+    text = json.dumps({**json.loads(server.fs.cat(key)), "pad": ""})
+    server.fs.pipe(key, (text[:-2] + "x" * (size - len(text)) + text[-2:]).encode())
+    return key
+
+
+def test_a_manifest_of_the_cap_is_read(server, lib, url):
+    padded_manifest(server, lib, url, MAX_MANIFEST_BYTES)
+    assert [r.id for r in lib.runs()] == ["Moving-v0/dqn/a"]
+    assert lib.errors == []
+
+
+def test_a_manifest_listed_over_the_cap_is_reported_by_url_and_never_fetched(server, lib, url):
+    key = padded_manifest(server, lib, url, MAX_MANIFEST_BYTES + 1)
+    before = len(server.requests())
+    with pytest.warns(UserWarning, match="1 run"):
+        assert lib.runs() == []
+    where = f"{url}/.writers/{key.rsplit('/', 1)[-1]}"
+    assert lib.errors == [
+        (where, f"{where}: over the 4,194,304-byte cap of a manifest (4,194,305 bytes)")
+    ]
+    assert [r.split("?")[0] for r in server.requests()[before:]] == ["GET /runs"]  # a listing
+
+
+def test_a_manifest_grown_past_the_cap_since_the_listing_is_read_no_further(
+    server, lib, url, monkeypatch
+):
+    key = padded_manifest(server, lib, url, MAX_MANIFEST_BYTES + 2**20)
+    fs = lib._bucket._fs
+    listed = fs.ls
+
+    def understated(path, **kwargs):  # the size it had when listed, before it grew
+        return [{**entry, "size": 100} for entry in listed(path, **kwargs)]
+
+    monkeypatch.setattr(fs, "ls", understated)
+    before = len(server.requests())
+    with pytest.warns(UserWarning, match="1 run"):
+        assert lib.runs() == []
+    where = f"{url}/.writers/{key.rsplit('/', 1)[-1]}"
+    assert lib.errors == [
+        (where, f"{where}: over the 4,194,304-byte cap of a manifest (read no further)")
+    ]
+    # Asked for the listed size and some, then up to the cap: ranged reads (206) only.
+    reads = [r for r in server.requests()[before:] if r.startswith(f"GET /{key}")]
+    assert [r.rsplit(" ", 1)[1] for r in reads] == ["206", "206"]
+
+
+def test_listing_holds_bounded_memory_whatever_the_manifests_hold(server, lib, url):
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    root = url.removeprefix("s3://")
+    junk = b"x" * (MAX_MANIFEST_BYTES - 1)
+    server.fs.pipe({f"{root}/.writers/junk-{i:02d}.json": junk for i in range(12)})
+    tracemalloc.start()
+    try:
+        with pytest.warns(UserWarning, match="12 run"):
+            assert [r.id for r in lib.runs()] == ["Moving-v0/dqn/a"]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert all("not valid JSON" in e.message for e in lib.errors)
+    # 48 MiB of manifests; a batch asks for 16 MiB at most, which the client holds
+    # twice while it joins the chunks that came, and one is parsed at a time.
+    assert peak < 40 * 2**20
+
+
+def test_an_add_that_no_manifest_could_list_is_refused_before_any_upload(server, lib, url):
+    params = {"notes": "x" * MAX_MANIFEST_BYTES}
+    with pytest.raises(ValueError, match=r"readers cap at 4,194,304: add the episodes in smaller"):
+        lib.add(episode([1.0]), algorithm="dqn", run="big", params=params)
+    assert keys(server, url) == []
+
+
+def test_a_writer_starts_another_manifest_past_a_mebibyte(server, lib, url):
+    params = {"notes": "x" * 2**19}
+    lib.add(episode([1.0]), algorithm="dqn", run="a", params=params)
+    lib.add(episode([1.0]), algorithm="dqn", run="b", params=params)  # past 1 MiB now
+    lib.add(episode([1.0]), algorithm="dqn", run="c")
+    sizes = [server.fs.size(k) for k in server.fs.ls(f"{url}/.writers".removeprefix("s3://"))]
+    assert len(sizes) == 2
+    assert max(sizes) < MAX_MANIFEST_BYTES
+    assert [r.id for r in lib.runs()] == ["Moving-v0/dqn/a", "Moving-v0/dqn/b", "Moving-v0/dqn/c"]
+
+
 # ---------------------------------------------------------------------- bad endpoints
 
 
@@ -338,6 +431,39 @@ def test_an_unreachable_endpoint_is_a_clear_error_with_default_options():
     lib = RunLibrary("s3://runs/lib", storage_options=nowhere)
     with pytest.raises(OSError, match=r"s3://runs/lib: cannot list the library \(.*connect"):
         lib.table()
+
+
+def test_s3_clients_give_up_within_a_minute_in_all_retries_included():
+    fs, _ = url_to_fs("s3://runs/lib", {"key": "a", "secret": "b"})
+    config = fs.connect().meta.config  # the SDK's client, as s3fs made it
+    attempts = config.retries["total_max_attempts"]
+    assert (fs.retries, attempts, config.connect_timeout, config.read_timeout) == (1, 2, 5, 15)
+    backoff = 5  # botocore's between its two attempts is under 2 s, s3fs's 0.1 s
+    assert fs.retries * attempts * (config.connect_timeout + config.read_timeout) + backoff <= 60
+
+
+@pytest.fixture
+def silent():
+    endpoint = SilentEndpoint()
+    yield endpoint
+    endpoint.close()
+
+
+def test_an_endpoint_that_never_answers_is_an_error_naming_the_url_after_two_attempts(silent):
+    """How long it takes with the default timeouts: benchmarks/bucket.py."""
+    options = {
+        "key": "a",
+        "secret": "b",
+        "client_kwargs": {"endpoint_url": silent.url},
+        "config_kwargs": {"read_timeout": 1},  # the default's 15 s, shortened for the test
+    }
+    lib = RunLibrary("s3://runs/lib", storage_options=options)
+    with pytest.raises(OSError, match=r"s3://runs/lib: cannot list the library \(ReadTimeout"):
+        lib.table()
+    assert silent.connections == 2
+    with pytest.raises(RolloutFileError, match=r"s3://runs/lib/a.rollout: cannot open"):
+        load("s3://runs/lib/a.rollout", storage_options=options)
+    assert silent.connections == 4
 
 
 # ---------------------------------------------------------------------- record_many

@@ -1,8 +1,12 @@
 """RunLibrary: the folder layout, run.json, leaderboard rows, lazy opening, damage, concurrency."""
 
+import builtins
 import json
 import multiprocessing
 import os
+import shutil
+import socket
+import stat
 import subprocess
 import sys
 from datetime import datetime, timedelta
@@ -336,6 +340,128 @@ def test_params_nested_too_deep_are_a_clear_error(lib):
         inner = inner["x"]
     with pytest.raises(ValueError, match="params are nested too deeply"):
         lib.add(episode([1.0]), run="deep", params=params)
+
+
+# ----------------------------------------------------------------- unreadable entries
+
+
+@pytest.fixture
+def opens_only_regular_files(monkeypatch):
+    """Opening anything but a regular file or a folder fails the test at once: a FIFO
+    would otherwise hang it, and a device would be read."""
+
+    def guard(opener):
+        def checked(path, *args, **kwargs):
+            if isinstance(path, (str, os.PathLike)) and os.path.exists(path):
+                mode = os.stat(path).st_mode
+                assert stat.S_ISREG(mode) or stat.S_ISDIR(mode), f"opened {path}"
+            return opener(path, *args, **kwargs)
+
+        return checked
+
+    monkeypatch.setattr(builtins, "open", guard(builtins.open))
+    monkeypatch.setattr(os, "open", guard(os.open))
+
+
+def make_socket(path):
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (os.mkfifo, "a FIFO"),
+        (make_socket, "a socket"),
+        (lambda path: path.symlink_to("/dev/zero"), "a character device"),
+        (lambda path: path.symlink_to("/dev/null"), "a character device"),
+        (os.mkdir, "a folder"),
+    ],
+    ids=["fifo", "socket", "link-to-dev-zero", "link-to-dev-null", "folder"],
+)
+def test_a_run_json_that_is_no_regular_file_is_reported_and_never_opened(
+    lib, opens_only_regular_files, make, kind
+):
+    lib.add(episode([1.0]), run="good")
+    bad = lib.add(episode([1.0]), run="bad")
+    (bad.path / "run.json").unlink()
+    make(bad.path / "run.json")
+    with pytest.warns(UserWarning, match=r"1 run\(s\) in .* skipped"):
+        assert [row["run"] for row in lib.table()] == ["good"]
+    assert lib.errors == [
+        (bad.path, f"{bad.path / 'run.json'}: {kind}, not a regular file (left unopened)")
+    ]
+
+
+def test_symlink_loops_and_links_to_nothing_at_any_depth_are_reported(lib):
+    lib.add(episode([1.0]), run="good")
+    algorithm = lib.root / "Moving-v0" / "random"
+    bad = lib.add(episode([1.0]), run="bad")
+    (bad.path / "run.json").unlink()
+    (bad.path / "run.json").symlink_to(bad.path / "run.json")
+    loops = [lib.root / "env-loop", lib.root / "Moving-v0" / "algo-loop", algorithm / "run-loop"]
+    for loop in loops:
+        loop.symlink_to(loop)
+    (algorithm / "gone").symlink_to(lib.root / "nowhere")
+    with pytest.warns(UserWarning, match=r"5 run\(s\) in .* skipped"):
+        assert [row["run"] for row in lib.table()] == ["good"]
+    problems = {error.path: error.message for error in lib.errors}
+    too_many = "cannot read (Too many levels of symbolic links)"
+    assert problems == {
+        **{loop: f"{loop}: {too_many}" for loop in loops},
+        algorithm / "gone": f"{algorithm / 'gone'}: a link to nothing",
+        bad.path: f"{bad.path / 'run.json'}: {too_many}",
+    }
+
+
+UNPRIVILEGED_LISTING = """
+import json, sys, warnings
+from agent_widget.library import RunLibrary
+lib = RunLibrary(sys.argv[1])
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    runs = [row["id"] for row in lib.table()]
+print(json.dumps({"runs": runs, "errors": [list(map(str, e)) for e in lib.errors]}))
+"""
+
+
+def unprivileged_table(root):
+    """The run ids and errors of ``lib.table()`` in a process that file permissions bind:
+    as root (these tests run as root in CI), without the capabilities that override them."""
+    prefix = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("root without setpriv: file permissions cannot be made to bind")
+        prefix = ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"]
+    command = [*prefix, sys.executable, "-c", UNPRIVILEGED_LISTING, str(root)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(
+    ("locked", "mode", "reported", "problem"),
+    [
+        ("Secret-v0", 0o000, "Secret-v0", ": cannot list"),
+        ("Secret-v0/dqn", 0o000, "Secret-v0/dqn", ": cannot list"),
+        ("Secret-v0/dqn/r", 0o000, "Secret-v0/dqn/r", "/run.json: cannot read"),
+        ("Secret-v0/dqn/r", 0o100, "Secret-v0/dqn/r", ": cannot list"),  # run.json readable
+        ("Secret-v0/dqn/r/run.json", 0o000, "Secret-v0/dqn/r", "/run.json: cannot read"),
+    ],
+    ids=["env-folder", "algorithm-folder", "run-folder", "run-folder-unlistable", "run-json"],
+)
+def test_an_entry_without_read_permission_at_any_depth_is_reported(
+    lib, locked, mode, reported, problem
+):
+    lib.add(episode([1.0]), run="good")
+    lib.add(episode([1.0], env_id="Secret-v0", algorithm="dqn"), run="r")
+    (lib.root / locked).chmod(mode)
+    try:
+        listed = unprivileged_table(lib.root)
+    finally:
+        (lib.root / locked).chmod(0o700)
+    assert listed["runs"] == ["Moving-v0/random/good"]
+    path = lib.root / reported
+    assert listed["errors"] == [[str(path), f"{path}{problem} (Permission denied)"]]
 
 
 # ------------------------------------------------------------------------ concurrency
