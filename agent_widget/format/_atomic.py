@@ -56,14 +56,19 @@ def temporary_name(path: Path, extension: str = "") -> Path:
 
 
 @contextmanager
-def named(path: str | os.PathLike[str]) -> Iterator[None]:
-    """Name ``path`` in an OSError raised in the block that names no file: a full disk
-    or a quota says ``[Errno 28] No space left on device`` with no file, and the user
-    must know which write failed. The error keeps its type and errno."""
+def named(path: str | os.PathLike[str], temporary: Path | None = None) -> Iterator[None]:
+    """Name ``path`` in an OSError raised in the block that names no file, or names
+    ``temporary`` (a hidden file of ours beside it, which the user never asked for): a
+    full disk says ``[Errno 28] No space left on device`` with no file, a read-only
+    folder names the temporary file, and the user must know which write failed. The
+    error keeps its type and errno."""
     try:
         yield
     except OSError as error:
-        if error.filename is not None or error.errno is None:
+        ours = error.filename is None or (
+            temporary is not None and error.filename == os.fspath(temporary)
+        )
+        if not ours or error.errno is None:
             raise
         raise type(error)(error.errno, error.strerror, os.fspath(path)) from error
 
@@ -81,7 +86,7 @@ def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
     checked_name(path.name)
     tmp = temporary_name(path, suffix)
     try:
-        with named(path):
+        with named(path, tmp):
             with open(tmp, "xb"):
                 pass
             yield tmp

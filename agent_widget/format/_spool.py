@@ -66,7 +66,7 @@ class Spool:
         destination = Path(path)
         part = destination.with_name(checked_name(destination.name + PART))
         tmp = temporary_name(part)
-        with named(tmp):
+        with named(destination, tmp):
             file = open(tmp, "xb")  # noqa: SIM115 (the Spool closes it)
             os.replace(tmp, part)
             fsync_directory(part.parent)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import errno
+import subprocess
+import sys
 
 import pytest
 
@@ -55,3 +57,44 @@ def test_a_failed_atomic_write_leaves_the_file_there_and_no_temporary(tmp_path):
     assert caught.value.filename == str(path)
     assert path.read_bytes() == b"before"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]
+
+
+READ_ONLY = """
+import sys
+import gymnasium as gym
+from agent_widget import EpisodeViewer, Rollout, RunLibrary, record
+folder = sys.argv[1]
+episode = Rollout.from_arrays(actions=[0, 1])
+for write in (
+    lambda: episode.save(f"{folder}/saved.rollout"),
+    lambda: record(gym.make("CartPole-v1"), lambda obs: 0, 0, path=f"{folder}/recorded.rollout"),
+    lambda: RunLibrary(f"{folder}/library").add(episode, run="r", env_id="e", algorithm="a"),
+    lambda: EpisodeViewer(episode).to_html(f"{folder}/page.html"),
+):
+    try:
+        write()
+    except PermissionError as error:
+        print(error.filename, flush=True)
+"""
+
+
+def test_a_read_only_folder_names_the_file_asked_for_not_a_temporary_one(tmp_path):
+    folder = tmp_path / "read-only"
+    folder.mkdir(mode=0o555)
+    done = subprocess.run(  # root writes anywhere: without the capabilities that allow it
+        [
+            "setpriv",
+            "--inh-caps=-all",
+            "--bounding-set=-dac_override,-dac_read_search",
+            sys.executable,
+            "-c",
+            READ_ONLY,
+            str(folder),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    names = ["saved.rollout", "recorded.rollout", "library", "page.html"]
+    assert done.stdout.splitlines() == [str(folder / name) for name in names], done.stderr
+    assert list(folder.iterdir()) == []
