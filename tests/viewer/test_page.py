@@ -142,6 +142,15 @@ def test_a_stuck_panel_says_no_answer_on_its_cards_and_the_page_is_written(viewe
     assert stuck.calls == [0]  # waited for once
 
 
+def test_a_title_with_lone_surrogates_is_written_with_replacement_characters(frames, tmp_path):
+    title = "run \udcff of \ud83d\ude00"  # bytes decoded with surrogateescape; an emoji's pair
+    viewer = EpisodeViewer(frames, title=title)
+    page = viewer.to_html(tmp_path / "odd.html", progress=False).read_text("utf-8")
+    assert "<title>run \ufffd of \U0001f600</title>" in page
+    # The page's script reads the title as given (escaped in the JSON; the pair joins).
+    assert page_data(page)["state"]["title"] == "run \udcff of \U0001f600"
+
+
 def test_panels_can_be_left_out_by_name(viewer):
     data = page_data(viewer.to_html(skip_panels=["q"], progress=False))
     assert list(data["blocks"][0]["cards"]) == ["notes"]
