@@ -10,6 +10,7 @@ import gymnasium as gym
 import pytest
 
 from agent_widget.panels import register, registered, unregister
+from tests.stuck_panel import Stuck
 
 
 @pytest.fixture
@@ -29,4 +30,18 @@ def empty_panel_registry() -> Iterator[None]:
     for panel in registered():
         unregister(panel.name)
     for panel in saved:
-        register(panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute)
+        register(
+            panel.name,
+            panel.fn,
+            overlay=panel.overlay,
+            precompute=panel.precompute,
+            timeout=panel.timeout,
+        )
+
+
+@pytest.fixture
+def stuck() -> Iterator[Stuck]:
+    """A panel function stuck in a loop until the test ends (see stuck_panel.py)."""
+    panel = Stuck()
+    yield panel
+    panel.release()

@@ -22,7 +22,7 @@ from ipywidgets import widget_serialization
 from agent_widget.compare._alignment import Key, by_key
 from agent_widget.compare._divergence import first_divergence
 from agent_widget.episodes import Rollout
-from agent_widget.panels import Panel, PanelDecorator, Step
+from agent_widget.panels import DEFAULT_TIMEOUT, Panel, PanelDecorator, Step
 from agent_widget.viewer import (
     DEFAULT_MAX_BYTES,
     EpisodeViewer,
@@ -181,11 +181,12 @@ class CompareViewer(
         *,
         overlay: bool = False,
         precompute: bool = False,
+        timeout: float | None = DEFAULT_TIMEOUT,
     ) -> None:
         """Add panel ``name`` to every rollout's viewer; see :meth:`EpisodeViewer.add_panel`."""
-        self._shared_panels[name] = Panel(name, fn, overlay, precompute)
+        self._shared_panels[name] = Panel(name, fn, overlay, precompute, timeout)
         for viewer in self.viewers:
-            viewer.add_panel(name, fn, overlay=overlay, precompute=precompute)
+            viewer.add_panel(name, fn, overlay=overlay, precompute=precompute, timeout=timeout)
 
     @property
     def rollouts(self) -> list[Rollout]:
@@ -203,7 +204,11 @@ class CompareViewer(
         viewer = EpisodeViewer(rollout, title=label, full_series=True)
         for panel in self._shared_panels.values():
             viewer.add_panel(
-                panel.name, panel.fn, overlay=panel.overlay, precompute=panel.precompute
+                panel.name,
+                panel.fn,
+                overlay=panel.overlay,
+                precompute=panel.precompute,
+                timeout=panel.timeout,
             )
         self._episodes = [*self._episodes, rollout]
         self.set_trait("length", max(self.length, rollout.num_positions))

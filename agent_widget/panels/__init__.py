@@ -14,6 +14,7 @@ from agent_widget.panels._card_image import card_image as card_image
 from agent_widget.panels._card_image import overlay_on as overlay_on
 from agent_widget.panels._cards import Card as Card
 from agent_widget.panels._heatmap import LUT as LUT
+from agent_widget.panels._registry import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from agent_widget.panels._registry import Panel, PanelDecorator, register, registered, unregister
 from agent_widget.panels._runner import PanelRunner as PanelRunner
 from agent_widget.panels._runner import card_message as card_message

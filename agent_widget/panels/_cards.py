@@ -150,6 +150,19 @@ def error_card(error: BaseException, trace: str) -> Card:
     return Card("error", meta)
 
 
+def no_answer_card(name: str, timeout: float, t: int, where: str) -> Card:
+    """The card of panel ``name`` while its call at step ``t`` runs past its ``timeout``:
+    an error card saying where the call is, marked ``retry`` because it is no result:
+    no cache keeps it, so the step is asked for again once the call returns."""
+    trace = (
+        f"still running for step {t}; {name!r} is called again once that call returns "
+        f"(remove_panel or a fixed function of the same name take effect at once)\n{where}"
+    )
+    message = f"no answer after {timeout:g} s"
+    return Card("error", {"error": "TimeoutError", "message": message, "traceback": trace,
+                          "retry": True})  # fmt: skip
+
+
 def user_frames(tb: TracebackType | None) -> str:
     """The last frames of a traceback caught around a user's call, the catching frame left out."""
     frames = traceback.extract_tb(tb.tb_next if tb is not None else None)

@@ -9,6 +9,7 @@ from :class:`PanelDecorator`, shared by every widget that has ``add_panel``).
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,6 +19,10 @@ from agent_widget.panels._step import Step
 
 PanelFunction = Callable[[Step], Any]
 F = TypeVar("F", bound=Callable[..., Any])
+DEFAULT_TIMEOUT = 60.0
+"""Seconds a panel call may run before its card says "no answer after 60 s" and the
+other panels go on without it: long enough for a CPU saliency map of a big network,
+short enough that an infinite loop is seen as one."""
 
 
 @dataclass(frozen=True)
@@ -30,12 +35,17 @@ class Panel:
         overlay: draw a 2-D map or image result over the frame (resized to it).
         precompute: once a viewer is shown, compute every step in the background, so
             scrubbing shows cached results at once.
+        timeout: seconds a call may run (None: no limit). A call still running then is
+            left to finish on its own thread (Python cannot stop it): its card says "no
+            answer after N s", the panel is not called again until that call returns,
+            and the other panels go on.
     """
 
     name: str
     fn: PanelFunction
     overlay: bool = False
     precompute: bool = False
+    timeout: float | None = DEFAULT_TIMEOUT
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
@@ -48,6 +58,17 @@ class Panel:
         for flag in ("overlay", "precompute"):
             if not isinstance(getattr(self, flag), bool):
                 raise ValueError(f"panel {self.name!r}: {flag} must be True or False")
+        limit = self.timeout
+        if limit is not None and (
+            isinstance(limit, bool)
+            or not isinstance(limit, int | float)
+            or not math.isfinite(limit)
+            or limit <= 0
+        ):
+            raise ValueError(
+                f"panel {self.name!r}: timeout must be a number of seconds above 0, "
+                f"or None for no limit; got {limit!r:.50}"
+            )
 
 
 _registry: dict[str, Panel] = {}
@@ -60,10 +81,11 @@ def register(
     *,
     overlay: bool = False,
     precompute: bool = False,
+    timeout: float | None = DEFAULT_TIMEOUT,
 ) -> Any:
     """Register a panel for every viewer created from now on, replacing one of the same name.
 
-    Without ``fn``, returns a decorator.
+    Without ``fn``, returns a decorator. The arguments are :class:`Panel`'s.
 
     Examples:
         >>> @register("reward")
@@ -74,8 +96,10 @@ def register(
         >>> unregister("reward")
     """
     if fn is None:
-        return lambda fn: register(name, fn, overlay=overlay, precompute=precompute)
-    panel = Panel(name, fn, overlay, precompute)
+        return lambda fn: register(
+            name, fn, overlay=overlay, precompute=precompute, timeout=timeout
+        )
+    panel = Panel(name, fn, overlay, precompute, timeout)
     with _lock:
         _registry[name] = panel  # a replacement keeps its place
     return fn
@@ -97,7 +121,13 @@ def registered() -> list[Panel]:
 
 class _AddsPanels(Protocol):
     def add_panel(
-        self, name: str, fn: PanelFunction, *, overlay: bool = ..., precompute: bool = ...
+        self,
+        name: str,
+        fn: PanelFunction,
+        *,
+        overlay: bool = ...,
+        precompute: bool = ...,
+        timeout: float | None = ...,
     ) -> None: ...
 
 
@@ -105,7 +135,12 @@ class PanelDecorator:
     """Mixin: the ``panel()`` decorator of a widget, over the widget's own ``add_panel()``."""
 
     def panel(
-        self: _AddsPanels, name: str, *, overlay: bool = False, precompute: bool = False
+        self: _AddsPanels,
+        name: str,
+        *,
+        overlay: bool = False,
+        precompute: bool = False,
+        timeout: float | None = DEFAULT_TIMEOUT,
     ) -> Callable[[F], F]:
         """Decorator: show ``fn(step)`` as a card named ``name``; see :meth:`add_panel`.
 
@@ -123,7 +158,7 @@ class PanelDecorator:
         """
 
         def add(fn: F) -> F:
-            self.add_panel(name, fn, overlay=overlay, precompute=precompute)
+            self.add_panel(name, fn, overlay=overlay, precompute=precompute, timeout=timeout)
             return fn
 
         return add

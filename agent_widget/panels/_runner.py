@@ -17,6 +17,14 @@ other panel.
 With nothing asked for, the worker precomputes the steps of ``precompute=True``
 panels, but only once a front end has asked for something (the viewer is shown),
 and it reports its progress.
+
+The worker never runs a panel function itself: each call runs on a call thread
+(:mod:`agent_widget.panels._calls`), waited for up to the panel's ``timeout``. A call
+still running then (an infinite loop) is left to its thread: its request, and every
+request for that panel until the call returns, is answered at once with a "no answer
+after N s" card that no cache keeps; a fresh call thread serves the other panels.
+Once the stuck call returns, its card is cached and pushed to the front end (``id``
+None). Removing or replacing a panel gives up on its call at once.
 """
 
 from __future__ import annotations
@@ -31,15 +39,15 @@ from typing import Any
 
 import numpy as np
 
+from agent_widget.panels._calls import IDLE_EXIT, Caller, GaveUp
 from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES, CardCache
-from agent_widget.panels._cards import Card, compute, error_card
+from agent_widget.panels._cards import Card, compute, error_card, no_answer_card
 from agent_widget.panels._registry import Panel
 from agent_widget.panels._step import Step
 
 Message = dict[str, Any]
 Send = Callable[[Message, list[bytes]], None]
 PROGRESS_INTERVAL = 0.25  # seconds between precompute progress messages of one panel
-IDLE_EXIT = 10.0  # seconds a worker waits for work before it ends (a new one starts on demand)
 
 _log = logging.getLogger(__name__)
 
@@ -92,12 +100,13 @@ class PanelRunner:
         self._cache = CardCache(cache_bytes)
         self._lock = threading.Condition()  # guards all the state below
         self._send_lock = threading.Lock()  # one message at a time, whichever thread sends
-        self._call_lock = threading.Lock()  # one user function at a time, whichever thread calls
+        self._caller = Caller("agent-widget panel call")  # one user function at a time
         self._entries: dict[str, _Entry] = {}
         self._wanted: dict[str, tuple[int, int | None]] = {}  # name -> (step, request id)
         self._turns = itertools.count()
         self._last_turn: dict[str, int] = {}  # name -> when its last asked-for call started
         self._done: dict[str, np.ndarray] = {}  # precompute panels: steps computed
+        self._stuck: dict[str, tuple[_Entry, Card]] = {}  # a call past its limit: its card
         self._progress_sent: dict[str, float] = {}
         self._versions = itertools.count(1)
         self._length = num_positions()
@@ -119,29 +128,32 @@ class PanelRunner:
             ]
 
     def card_now(self, name: str, t: int) -> tuple[int, Card]:
-        """Panel ``name``'s version and card at step ``t``, computed on the calling thread.
+        """Panel ``name``'s version and card at step ``t``, computed now if not cached.
 
         For exports (a page, a video) that need every step's card while no front end
         asks: a cached card is used as it is, a computed one is cached. The worker may
-        be precomputing meanwhile; user functions still run one at a time.
+        be precomputing meanwhile; user functions still run one at a time. A stuck
+        panel's card says so at once, so an export waits for it once at most.
         """
         with self._lock:
             if name not in self._entries:
                 known = ", ".join(map(repr, self._entries)) or "none"
                 raise KeyError(f"the viewer has no panel {name!r} (it has: {known})")
             entry = self._entries[name]
-            card = self._cache.get(name, t)
+            card = self._cache.get(name, t) or self._stuck_card(name)
         if card is None:
-            card = self._call(entry.panel, t)
+            card = self._call(entry, t)
             with self._lock:
-                if self._entries.get(name) is entry:
+                if self._entries.get(name) is entry and _kept(card):
                     self._cache.put(name, t, card)
         return entry.version, card
 
     def set(self, panel: Panel) -> None:
         """Add ``panel``, or replace the one of that name (keeping its place), forgetting
-        the replaced one's cards; a queued request is answered by the new function."""
+        the replaced one's cards; a queued request is answered by the new function, and
+        a running call of the replaced one is given up on at once."""
         with self._lock:
+            self._forget_call(panel.name)
             self._entries[panel.name] = _Entry(panel, next(self._versions))
             self._cache.drop(panel.name)
             self._done.pop(panel.name, None)
@@ -156,6 +168,7 @@ class PanelRunner:
             if name not in self._entries:
                 known = ", ".join(map(repr, self._entries)) or "none"
                 raise KeyError(f"the viewer has no panel {name!r} (it has: {known})")
+            self._forget_call(name)
             del self._entries[name]
             self._wanted.pop(name, None)
             self._last_turn.pop(name, None)
@@ -172,7 +185,7 @@ class PanelRunner:
         tells the front end that the kernel has the request (so a card waiting for a
         slow panel is not taken for a kernel that does not answer) and that a request
         for a newer step would replace it. A name that is not a panel (any more) is
-        answered ``"skipped"``.
+        answered ``"skipped"``, a stuck panel with its "no answer" card.
         """
         if isinstance(t, bool) or not isinstance(t, int) or not 0 <= t < self._num_positions():
             raise ValueError(
@@ -186,6 +199,7 @@ class PanelRunner:
             for name in self._entries if names is None else names:
                 entry = self._entries.get(name)
                 card = None if entry is None else self._cache.get(name, t)
+                card = card or self._stuck_card(name)
                 if entry is None:
                     replies.append(_skipped(name, 0, t, request_id))
                 elif card is not None:
@@ -217,11 +231,25 @@ class PanelRunner:
             self._wake()
 
     def close(self) -> None:
-        """Stop the worker once its current call returns; queued requests are dropped."""
+        """Stop the worker, giving up on its current call; queued requests are dropped."""
         with self._lock:
             self._closed = True
             self._wanted.clear()
+            for entry in self._entries.values():
+                self._caller.give_up(entry)
             self._lock.notify_all()
+
+    def _forget_call(self, name: str) -> None:
+        """Panel ``name`` is removed or replaced: stop waiting for its call (lock held)."""
+        self._stuck.pop(name, None)
+        entry = self._entries.get(name)
+        if entry is not None:
+            self._caller.give_up(entry)
+
+    def _stuck_card(self, name: str) -> Card | None:
+        """Panel ``name``'s card while its call is stuck, else None (lock held)."""
+        stuck = self._stuck.get(name)
+        return None if stuck is None else stuck[1]
 
     def _wake(self) -> None:
         """Start the worker if needed and tell it there may be work (lock held)."""
@@ -241,7 +269,7 @@ class PanelRunner:
                 if job is None:
                     return
                 try:
-                    card = job.card if job.card is not None else self._call(job.entry.panel, job.t)
+                    card = job.card if job.card is not None else self._call(job.entry, job.t)
                     self._finish(job, card)
                 except Exception as error:  # ours, not the panel's (those are cards): answer
                     _log.exception("agent-widget: a panel job failed")
@@ -257,9 +285,49 @@ class PanelRunner:
                 if self._wanted:
                     self._wake()
 
-    def _call(self, panel: Panel, t: int) -> Card:
-        with self._call_lock:
-            return compute(panel.fn, self._step_at(t), panel.overlay)
+    def _call(self, entry: _Entry, t: int) -> Card:
+        """The panel's card at ``t``, computed on the call thread; past the panel's limit,
+        its "no answer" card, the panel marked stuck until the call returns."""
+        panel = entry.panel
+        returned = threading.Event()
+
+        def late(card: Card | None) -> None:
+            with self._lock:
+                returned.set()
+                push = self._returned(entry, t, card)
+            if push is not None:
+                self._deliver(*push)
+
+        try:
+            return self._caller.call(
+                lambda: compute(panel.fn, self._step_at(t), panel.overlay),
+                panel.timeout,
+                late,
+                tag=entry,
+            )
+        except GaveUp as gave_up:
+            if not gave_up.timed_out:  # removed or replaced: the answer is dropped
+                return Card("skipped")
+            assert panel.timeout is not None  # only a limited call times out
+            card = no_answer_card(panel.name, panel.timeout, t, gave_up.where)
+            with self._lock:
+                if not returned.is_set() and self._entries.get(panel.name) is entry:
+                    self._stuck[panel.name] = (entry, card)
+            return card
+
+    def _returned(
+        self, entry: _Entry, t: int, card: Card | None
+    ) -> tuple[Message, list[bytes]] | None:
+        """A stuck call returned: the panel answers again, and its card is cached; the
+        card to push to the front end, still showing "no answer" there (lock held)."""
+        name = entry.panel.name
+        if self._stuck.get(name, (None,))[0] is entry:
+            del self._stuck[name]
+            self._wake()  # its precompute goes on
+        if card is None or self._entries.get(name) is not entry or t >= self._length:
+            return None
+        self._cache.put(name, t, card)
+        return card_message(name, entry.version, t, card)
 
     def _next_job(self) -> _Job | None:
         """The request of the panel that ran least recently (the oldest request among
@@ -274,7 +342,8 @@ class PanelRunner:
                 self._last_turn[name] = next(self._turns)
                 t, request_id = self._wanted.pop(name)
                 entry = self._entries[name]
-                return _Job(entry, t, True, request_id, self._cache.get(name, t), self._length)
+                card = self._cache.get(name, t) or self._stuck_card(name)
+                return _Job(entry, t, True, request_id, card, self._length)
             job = self._precompute_job() if self._shown else None
             if job is not None:
                 return job
@@ -285,7 +354,7 @@ class PanelRunner:
 
     def _precompute_job(self) -> _Job | None:
         for name, done in self._done.items():
-            if not done.all():
+            if name not in self._stuck and not done.all():
                 t = int(np.argmin(done))  # the first step not done
                 card = self._cache.get(name, t)
                 return _Job(self._entries[name], t, False, None, card, self._length)
@@ -301,10 +370,11 @@ class PanelRunner:
                 if job.asked and name in self._entries:
                     self._wanted.setdefault(name, (t, job.request_id))  # redo it, unless moved on
                 return
-            self._cache.put(name, t, card)
+            if _kept(card):
+                self._cache.put(name, t, card)
             if job.asked:
                 replies.append(card_message(name, job.entry.version, t, card, job.request_id))
-            progress = self._progress(name, job.entry.version, t)
+            progress = self._progress(name, job.entry.version, t) if _kept(card) else None
             if progress is not None:
                 replies.append((progress, []))
         for content, buffers in replies:
@@ -330,6 +400,12 @@ class PanelRunner:
                 self._send(content, buffers)
             except Exception:  # a closed comm must not kill the worker
                 _log.exception("agent-widget: could not send a panel message")
+
+
+def _kept(card: Card) -> bool:
+    """Whether a card is a result to cache: a "no answer" card is not (it is asked for
+    again), nor the "skipped" of a call given up on (the runner closed meanwhile)."""
+    return card.kind != "skipped" and not card.meta.get("retry", False)
 
 
 def _skipped(

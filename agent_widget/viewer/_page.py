@@ -229,7 +229,7 @@ def render(data: Mapping[str, Any], title: str, styles: Sequence[str] = ("widget
         '<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title><style>{style}</style></head>\n"
+        f"<title>{html.escape(_encodable(title))}</title><style>{style}</style></head>\n"
         '<body><div id="agent-widget"></div>'
         '<p class="aw-page-note">Made with agent-widget: arrow keys step, space plays.</p>\n'
         f"{_json_element('agent-widget-data', document)}\n"
@@ -237,6 +237,15 @@ def render(data: Mapping[str, Any], title: str, styles: Sequence[str] = ("widget
         '<script type="application/json" id="agent-widget-end">0</script>\n'
         "</body></html>\n"
     )
+
+
+def _encodable(text: str) -> str:
+    """``text`` that UTF-8 can encode: surrogate pairs joined into their character, and
+    each lone surrogate (a title decoded with ``errors="surrogateescape"``, say) made
+    U+FFFD, which is what a browser shows for it anyway. Replaced rather than refused: a
+    title is a label, and the page is worth more than one odd character of it; nor
+    written with "surrogatepass", which would make the file invalid UTF-8."""
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _json_element(element_id: str, content: Any) -> str:

@@ -21,6 +21,7 @@ from agent_widget.episodes import Rollout
 from agent_widget.format import ENCODINGS
 from agent_widget.panels import (
     DEFAULT_CACHE_BYTES,
+    DEFAULT_TIMEOUT,
     Panel,
     PanelDecorator,
     PanelRunner,
@@ -198,6 +199,7 @@ class EpisodeViewer(
         *,
         overlay: bool = False,
         precompute: bool = False,
+        timeout: float | None = DEFAULT_TIMEOUT,
     ) -> None:
         """Show ``fn(step)`` for the current step as a card named ``name``.
 
@@ -213,13 +215,16 @@ class EpisodeViewer(
             overlay: draw a 2-D map (or an image) over the frame, resized to it.
             precompute: once the viewer is shown, compute every step in the background
                 so that scrubbing shows results at once.
+            timeout: seconds a call may run (None: no limit); a call still running then
+                is left to finish on its own, its card says "no answer after N s", and
+                the other panels and exports go on without it.
 
         Examples:
             >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
             >>> viewer.add_panel("notes", lambda step: f"t = {step.t}")
             >>> viewer.remove_panel("notes")
         """
-        self._panels.set(Panel(name, fn, overlay, precompute))
+        self._panels.set(Panel(name, fn, overlay, precompute, timeout))
         self.set_trait("panels", self._panels.describe())
 
     def remove_panel(self, name: str) -> None:

@@ -26,6 +26,11 @@ export function lineColor(i: number, palette: Palette): string {
   return colors[i % colors.length];
 }
 
+/** The colour marking the first step where the actions differ, in a theme. */
+export function divergenceColor(palette: Palette): string {
+  return palette.dark ? DIVERGENCE.dark : DIVERGENCE.light;
+}
+
 /** Episode `i`'s dash pattern at `ratio` device pixels per CSS pixel. */
 export function lineDash(i: number, ratio: number): number[] {
   return DASHES[i % DASHES.length].map((d) => d * ratio);
@@ -83,7 +88,7 @@ export class ReturnsChart {
       // hides neither (the mark dashed, so it reads apart from the solid cursor).
       this.drawScale(c, height, ratio, palette);
       if (this.divergence === null) return;
-      c.fillStyle = palette.dark ? DIVERGENCE.dark : DIVERGENCE.light;
+      c.fillStyle = divergenceColor(palette);
       const x = Math.round(cursorX(this.divergence, width, this.length) - ratio);
       for (let y = 0; y < height; y += 6 * ratio) c.fillRect(x, y, Math.max(2, Math.round(2 * ratio)), 3 * ratio);
     });

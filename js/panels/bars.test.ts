@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { layoutBars, ROW_HEIGHT } from "./bars.ts";
+import { contrast, THEMES } from "../shared/test-helpers.ts";
+import { BAR_COLOR, HIGHLIGHT_COLOR, layoutBars, ROW_HEIGHT } from "./bars.ts";
 
 const values = (...xs: number[]) => Float64Array.from(xs);
 
@@ -81,5 +82,14 @@ describe("layoutBars", () => {
     const [five, twenty] = layout.rows;
     expect(five.width).toBeCloseTo((layout.right - layout.left) / 4);
     expect(twenty.x + twenty.width).toBe(layout.right);
+  });
+});
+
+describe("the bars' colours", () => {
+  it("are the same in both themes and read on either background", () => {
+    for (const theme of Object.values(THEMES)) {
+      expect(contrast(BAR_COLOR, theme.background)).toBeGreaterThanOrEqual(2.5);
+      expect(contrast(HIGHLIGHT_COLOR, theme.background)).toBeGreaterThanOrEqual(3);
+    }
   });
 });

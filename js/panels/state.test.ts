@@ -229,6 +229,37 @@ describe("PanelState cards", () => {
   });
 });
 
+describe("PanelState and a panel past its time limit", () => {
+  const noAnswer = (state: PanelState, step: number, id: number | null = 1) =>
+    state.receive(
+      { type: "panel", id, name: "q", step, version: 1, kind: "error", error: "TimeoutError", message: "no answer after 60 s", retry: true },
+      [],
+    );
+
+  it("shows the no-answer card but keeps none, so going back asks again", () => {
+    const { state, requests, answer } = setup();
+    state.setStep(2);
+    noAnswer(state, 2);
+    expect(state.shown("q")?.meta.message).toBe("no answer after 60 s");
+    expect(state.isCurrent("q")).toBe(true); // not asked again at once: the kernel would say the same
+    state.setStep(3);
+    answer("q", 3);
+    state.setStep(2);
+    expect(requests.at(-1)).toEqual([2, ["q"]]);
+  });
+
+  it("replaces it with the late result the kernel pushes, and asks for the step shown", () => {
+    const { state, requests } = setup();
+    state.setStep(5);
+    noAnswer(state, 5);
+    const asked = requests.length;
+    state.receive({ type: "panel", name: "q", step: 2, version: 1, kind: "text", text: "late" }, []); // no id: a push
+    expect(state.shown("q")?.meta.text).toBe("late");
+    expect(state.isCurrent("q")).toBe(false); // dimmed: step 2's, while 5 is shown
+    expect(requests.slice(asked)).toEqual([[5, ["q"]]]);
+  });
+});
+
 describe("PanelState panels", () => {
   it("drops a replaced function's cards and ignores its late answers", () => {
     const { state, requests, shown, answer } = setup();

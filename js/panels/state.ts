@@ -182,9 +182,13 @@ export class PanelState {
     if (panel.inFlight?.step === step) panel.inFlight = undefined;
     if (KINDS.includes(String(msg.kind))) {
       const card = toCard(msg, buffers);
-      this.cache.set(key(card.name, step), card);
+      // A "no answer after N s" card (a panel past its time limit) is no result: it is not
+      // kept, so the step is asked for again, and the panel's next result replaces it.
+      const retry = card.meta.retry === true;
+      if (!retry) this.cache.set(key(card.name, step), card);
+      const replacesRetry = !retry && panel.shown?.meta.retry === true;
       // The newest answer is better than an older one, even for another step (it is dimmed).
-      if (step === this.step || !this.isCurrent(card.name)) this.display(panel, card);
+      if (step === this.step || !this.isCurrent(card.name) || replacesRetry) this.display(panel, card);
     }
     this.refresh();
     return true;

@@ -1,5 +1,6 @@
 /** Test doubles and fixtures shared by the vitest specs (not part of the bundle). */
 import { deflateSync } from "node:zlib";
+import { luminance } from "./theme.ts";
 import type { EncodedPart, Encoding, Model, PartHeader } from "./types.ts";
 
 type Callback = (...args: any[]) => void;
@@ -166,4 +167,20 @@ export function packSeries(dtype: "|u1" | "|i1" | "<i2" | "<f4" | "<f8", values:
   }[dtype];
   values.forEach((v, i) => write(4 + i * size, v));
   return new DataView(bytes.buffer, offset);
+}
+
+/**
+ * The two themes a chart is drawn in: JupyterLab Light's and Dark's text (what
+ * `readPalette` reads the theme from) and layout background (`--jp-layout-color1`).
+ */
+export const THEMES = {
+  light: { text: "rgba(0, 0, 0, 0.87)", background: "#ffffff" },
+  dark: { text: "rgba(255, 255, 255, 1)", background: "#212121" },
+} as const;
+
+/** The WCAG contrast ratio of two colours (1 to 21). */
+export function contrast(a: string, b: string): number {
+  const [x, y] = [luminance(a), luminance(b)];
+  if (x === null || y === null) throw new Error(`unreadable colour: ${x === null ? a : b}`);
+  return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
 }

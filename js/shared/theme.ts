@@ -45,15 +45,20 @@ export function parseColor(color: string): [number, number, number, number] | nu
   return [parts[0], parts[1], parts[2], parts[3] ?? 1];
 }
 
-/** Whether a colour is light (relative luminance above one half); unreadable ones are not. */
-export function isLightColor(color: string): boolean {
+/** A colour's relative luminance (WCAG: 0 black, 1 white), alpha ignored; null if unreadable. */
+export function luminance(color: string): number | null {
   const rgb = parseColor(color);
-  if (rgb === null) return false;
+  if (rgb === null) return null;
   const linear = (v: number) => {
     const s = v / 255;
     return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
   };
-  return 0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2]) > 0.5;
+  return 0.2126 * linear(rgb[0]) + 0.7152 * linear(rgb[1]) + 0.0722 * linear(rgb[2]);
+}
+
+/** Whether a colour is light (relative luminance above one half); unreadable ones are not. */
+export function isLightColor(color: string): boolean {
+  return (luminance(color) ?? 0) > 0.5;
 }
 
 type Listener = () => void;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { binMinMax, cursorX, positionAt } from "./timeline.ts";
+import { contrast, THEMES } from "./test-helpers.ts";
+import { isLightColor } from "./theme.ts";
+import { binMinMax, cursorX, positionAt, seriesColors } from "./timeline.ts";
 
 const f64 = (values: number[]) => Float64Array.from(values);
 
@@ -55,5 +57,29 @@ describe("positionAt / cursorX", () => {
   it("puts the cursor at a position's centre, which maps back to it", () => {
     for (const t of [0, 17, 99_999]) expect(positionAt(cursorX(t, 800, 100_000), 800, 100_000)).toBe(t);
     expect(cursorX(0, 400, 100)).toBe(2);
+  });
+});
+
+describe("seriesColors", () => {
+  const inTheme = (theme: keyof typeof THEMES) => {
+    const c = seriesColors({ text: THEMES[theme].text, dark: isLightColor(THEMES[theme].text) });
+    return [c.reward, c.penalty, c.return, c.cursor, c.nonFinite, ...c.extras];
+  };
+  const light = inTheme("light");
+  const dark = inTheme("dark");
+
+  it("gives each series the variant that stands out more on the theme's background", () => {
+    expect(light.length).toBe(dark.length);
+    light.forEach((colour, i) => {
+      expect(contrast(colour, THEMES.light.background)).toBeGreaterThan(contrast(dark[i], THEMES.light.background));
+      expect(contrast(dark[i], THEMES.dark.background)).toBeGreaterThan(contrast(colour, THEMES.dark.background));
+    });
+  });
+
+  it("keeps every series readable on its theme's background, each in its own colour", () => {
+    for (const colour of light) expect(contrast(colour, THEMES.light.background)).toBeGreaterThanOrEqual(2.5);
+    for (const colour of dark) expect(contrast(colour, THEMES.dark.background)).toBeGreaterThanOrEqual(4.5);
+    expect(new Set(light).size).toBe(light.length);
+    expect(new Set(dark).size).toBe(dark.length);
   });
 });

@@ -238,6 +238,33 @@ viewer.add_panel("fast", fast)"""
         )
 
 
+def test_a_panel_that_never_returns_says_so_and_recovers_once_it_does(notebook, view):
+    """A panel spinning past its 1 s limit: its card says so, the other cards keep
+    answering, and once the call is let go its panel answers the step shown."""
+    notebook.execute(
+        """import threading
+let_go = threading.Event()
+def spin(step):
+    while not let_go.is_set():
+        pass
+    return f"back at {step.t}"
+viewer.add_panel("stuck", spin, timeout=1)"""
+    )
+    try:
+        go_to(view, 140)
+        view.wait_card("stuck", 140, "error")
+        title = view.card("stuck").locator("div.aw-error-title").inner_text()
+        assert title == "TimeoutError: no answer after 1 s"
+        go_to(view, 141)
+        view.wait_card("Q", 141, "bars")
+        view.wait_card("stuck", 141, "error")  # at once: the call for 140 still runs
+        notebook.execute("let_go.set()")
+        view.wait_card("stuck", 141, "text")
+        assert view.card("stuck").locator("pre.aw-text").inner_text() == "back at 141"
+    finally:
+        notebook.execute('let_go.set(); viewer.remove_panel("stuck")')
+
+
 def test_a_precomputed_panel_reports_progress_and_then_every_step_is_cached(notebook, view):
     go_to(view, 0)
     notebook.execute(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from agent_widget.panels import Panel, register, registered, unregister
+from agent_widget.panels import DEFAULT_TIMEOUT, Panel, register, registered, unregister
 
 pytestmark = pytest.mark.usefixtures("empty_panel_registry")
 
@@ -64,6 +66,20 @@ def test_a_panel_function_must_be_callable():
 def test_flags_must_be_booleans():
     with pytest.raises(ValueError, match="panel 'q': overlay must be True or False"):
         register("q", notes, overlay="yes")
+
+
+def test_a_panel_has_a_time_limit_by_default_and_its_own_when_given():
+    register("default", notes)
+    register("patient", notes, timeout=600)
+    register("unlimited", notes, timeout=None)
+    assert [panel.timeout for panel in registered()] == [DEFAULT_TIMEOUT, 600, None]
+    assert DEFAULT_TIMEOUT == 60.0
+
+
+@pytest.mark.parametrize("timeout", [0, -1, math.nan, math.inf, True, "30"])
+def test_a_time_limit_is_a_positive_number_of_seconds(timeout):
+    with pytest.raises(ValueError, match="panel 'q': timeout must be a number of seconds"):
+        register("q", notes, timeout=timeout)
 
 
 def test_a_refused_panel_leaves_the_registry_as_it_was():

@@ -450,6 +450,7 @@ def test_a_card_message_is_flat_with_its_buffers_alongside():
 
 def test_an_idle_worker_ends_and_a_new_one_starts_when_asked(runner, outbox, monkeypatch):
     monkeypatch.setattr("agent_widget.panels._runner.IDLE_EXIT", 0.05)
+    monkeypatch.setattr("agent_widget.panels._calls.IDLE_EXIT", 0.05)  # the call thread's
     workers: list[threading.Thread] = []
     runner.set(Panel("q", lambda step: workers.append(threading.current_thread())))
     runner.request(1, ["q"])
@@ -464,12 +465,12 @@ def test_an_idle_worker_ends_and_a_new_one_starts_when_asked(runner, outbox, mon
 # Cards for exports
 
 
-def test_card_now_computes_on_the_calling_thread_and_caches(runner, outbox):
+def test_card_now_computes_while_the_caller_waits_and_caches(runner, outbox):
     calls = []
-    runner.set(Panel("notes", lambda step: calls.append(threading.current_thread()) or text(step)))
+    runner.set(Panel("notes", lambda step: calls.append(step.t) or text(step)))
     version, card = runner.card_now("notes", 4)
     assert (version, card.kind, card.meta) == (1, "text", {"text": "t=4"})
-    assert calls == [threading.current_thread()]
+    assert calls == [4]
     assert runner.card_now("notes", 4)[1] is card
     assert len(calls) == 1
     runner.request(4, ["notes"], request_id=9)  # a front end's request finds it cached

@@ -130,6 +130,27 @@ def test_a_failing_panel_keeps_its_error_card_and_others_go_on(viewer):
     assert len(cards["notes"]) == 40
 
 
+def test_a_stuck_panel_says_no_answer_on_its_cards_and_the_page_is_written(viewer, tmp_path, stuck):
+    viewer.add_panel("stuck", stuck, timeout=0.2)  # deliberate: the limit passing is under test
+    data = page_data((viewer.to_html(tmp_path / "stuck.html", progress=False)).read_text())
+    cards = cards_of(data, "stuck")
+    assert len(cards) == 40
+    assert {(meta["kind"], meta["message"]) for meta, _ in cards} == {
+        ("error", "no answer after 0.2 s")
+    }
+    assert [meta["text"] for meta, _ in cards_of(data, "notes")] == [f"t = {t}" for t in range(40)]
+    assert stuck.calls == [0]  # waited for once
+
+
+def test_a_title_with_lone_surrogates_is_written_with_replacement_characters(frames, tmp_path):
+    title = "run \udcff of \ud83d\ude00"  # bytes decoded with surrogateescape; an emoji's pair
+    viewer = EpisodeViewer(frames, title=title)
+    page = viewer.to_html(tmp_path / "odd.html", progress=False).read_text("utf-8")
+    assert "<title>run \ufffd of \U0001f600</title>" in page
+    # The page's script reads the title as given (escaped in the JSON; the pair joins).
+    assert page_data(page)["state"]["title"] == "run \udcff of \U0001f600"
+
+
 def test_panels_can_be_left_out_by_name(viewer):
     data = page_data(viewer.to_html(skip_panels=["q"], progress=False))
     assert list(data["blocks"][0]["cards"]) == ["notes"]

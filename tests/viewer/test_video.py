@@ -176,6 +176,17 @@ def test_panels_true_puts_the_cards_right_of_the_frame_and_an_error_does_not_sto
         assert near(broken[t], BAR, within=10) == 0
 
 
+def test_a_stuck_panel_films_as_an_error_card_and_the_video_is_written(viewer, tmp_path, stuck):
+    viewer.add_panel("stuck", stuck, timeout=0.2)  # deliberate: the limit passing is under test
+    viewer.add_panel("Q", lambda step: np.array([1.0, 2.0, -3.0]))
+    decoded = mp4_frames(viewer.save_video(tmp_path / "s.mp4", 0, 4, panels=True, progress=False))
+    assert_films(decoded, 0, 4, tolerance=4)
+    for t in range(4):
+        assert near(decoded[t, :MIN_CARD_HEIGHT, WIDTH:], ERROR, within=40) > 30
+        assert near(decoded[t, MIN_CARD_HEIGHT:, WIDTH:], BAR) > 300
+    assert stuck.calls == [0]
+
+
 def test_panels_can_be_named_and_overlay_panels_are_not_repeated_beside(viewer, tmp_path):
     viewer.add_panel("Q", lambda step: np.array([1.0, 2.0]))
     viewer.add_panel("notes", lambda step: f"t = {step.t}")

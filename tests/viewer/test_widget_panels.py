@@ -159,6 +159,34 @@ def test_frames_are_served_while_a_slow_panel_runs(viewer, outbox):
     assert card["text"] == "done"
 
 
+def test_a_panel_that_never_returns_says_no_answer_and_the_others_answer(viewer, outbox, stuck):
+    @viewer.panel("stuck", timeout=0.2)  # deliberate: the limit passing is under test
+    def spinning(step):
+        return stuck(step)
+
+    viewer.add_panel("Q", lambda step: step.obs)
+    ask(viewer, 2, request_id=1)
+    cards = {card["name"]: card for card, _ in outbox.wait(2)}
+    assert (cards["Q"]["kind"], cards["Q"]["step"]) == ("bars", 2)
+    assert cards["stuck"]["message"] == "no answer after 0.2 s"
+    ask(viewer, 3, request_id=2)
+    cards = {card["name"]: card for card, _ in outbox.wait(4)[2:]}
+    assert (cards["Q"]["step"], cards["stuck"]["message"]) == (3, "no answer after 0.2 s")
+    assert stuck.calls == [2]
+
+
+def test_remove_panel_takes_effect_at_once_while_its_call_runs(viewer, outbox, stuck):
+    viewer.add_panel("stuck", stuck, timeout=LIMIT)
+    viewer.add_panel("Q", lambda step: step.obs)
+    ask(viewer, 2, ["stuck"], request_id=1)
+    assert stuck.entered.wait(LIMIT)
+    viewer.remove_panel("stuck")
+    assert [panel["name"] for panel in viewer.panels] == ["Q"]
+    ask(viewer, 2, ["Q"], request_id=2)
+    [(card, _)] = outbox.wait(1)
+    assert (card["name"], card["kind"]) == ("Q", "bars")
+
+
 def test_replacing_a_failing_panel_answers_with_the_new_function(viewer, outbox):
     viewer.add_panel("p", lambda step: 1 / 0)
     ask(viewer, 3, ["p"])

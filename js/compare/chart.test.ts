@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { contrast, THEMES } from "../shared/test-helpers.ts";
+import { isLightColor, type Palette } from "../shared/theme.ts";
+import { DARK_PALETTE, divergenceColor, lineColor, PALETTE } from "./chart.ts";
+
+const palette = (theme: keyof typeof THEMES): Palette => ({
+  text: THEMES[theme].text,
+  dark: isLightColor(THEMES[theme].text),
+});
+/** Every colour the chart draws a series in, for a theme: each episode's line, then the divergence mark. */
+const colours = (theme: keyof typeof THEMES) => [
+  ...PALETTE.map((_, i) => lineColor(i, palette(theme))),
+  divergenceColor(palette(theme)),
+];
+
+describe("the comparison chart's colours", () => {
+  const light = colours("light");
+  const dark = colours("dark");
+
+  it("give each line the variant that stands out more on the theme's background", () => {
+    expect(light.length).toBe(dark.length);
+    light.forEach((colour, i) => {
+      expect(contrast(colour, THEMES.light.background)).toBeGreaterThan(contrast(dark[i], THEMES.light.background));
+      expect(contrast(dark[i], THEMES.dark.background)).toBeGreaterThan(contrast(colour, THEMES.dark.background));
+    });
+  });
+
+  it("keep every line readable on a dark background, and one colour per episode", () => {
+    for (const colour of dark) expect(contrast(colour, THEMES.dark.background)).toBeGreaterThanOrEqual(4.5);
+    for (const colour of light) expect(contrast(colour, THEMES.light.background)).toBeGreaterThanOrEqual(2);
+    expect(new Set(PALETTE.map((_, i) => lineColor(i, palette("dark")))).size).toBe(DARK_PALETTE.length);
+  });
+
+  it("cycle through the colours past the eighth episode", () => {
+    expect(lineColor(PALETTE.length, palette("light"))).toBe(lineColor(0, palette("light")));
+  });
+});
