@@ -62,14 +62,20 @@ def test_a_failed_atomic_write_leaves_the_file_there_and_no_temporary(tmp_path):
 READ_ONLY = """
 import sys
 import gymnasium as gym
+import numpy as np
 from agent_widget import EpisodeViewer, Rollout, RunLibrary, record
+from agent_widget.gridworld._snapshots import Snapshots
 folder = sys.argv[1]
-episode = Rollout.from_arrays(actions=[0, 1])
+episode = Rollout.from_arrays(frames=np.zeros((3, 8, 8, 3), np.uint8), actions=[0, 1])
+snapshots = Snapshots()
+snapshots.append(np.zeros((4, 2)))
 for write in (
     lambda: episode.save(f"{folder}/saved.rollout"),
     lambda: record(gym.make("CartPole-v1"), lambda obs: 0, 0, path=f"{folder}/recorded.rollout"),
     lambda: RunLibrary(f"{folder}/library").add(episode, run="r", env_id="e", algorithm="a"),
     lambda: EpisodeViewer(episode).to_html(f"{folder}/page.html"),
+    lambda: EpisodeViewer(episode).save_video(f"{folder}/clip.mp4"),
+    lambda: snapshots.save(f"{folder}/training.snapshots"),
 ):
     try:
         write()
@@ -95,6 +101,13 @@ def test_a_read_only_folder_names_the_file_asked_for_not_a_temporary_one(tmp_pat
         text=True,
         timeout=300,
     )
-    names = ["saved.rollout", "recorded.rollout", "library", "page.html"]
+    names = [
+        "saved.rollout",
+        "recorded.rollout",
+        "library",
+        "page.html",
+        "clip.mp4",
+        "training.snapshots",
+    ]
     assert done.stdout.splitlines() == [str(folder / name) for name in names], done.stderr
     assert list(folder.iterdir()) == []
