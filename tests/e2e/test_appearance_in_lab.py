@@ -4,10 +4,10 @@ device pixel ratio, numbers are printed to a readable precision, controls have
 names and keys, and axe-core finds no accessibility violation in light or dark.
 
 One notebook shows a viewer with a bars panel, a comparison and a leaderboard (the
-scene every host is tested with), a viewer whose infos hold thirds, a TrainingViewer
-and a comparison whose columns' bars share a scale. JupyterLab
-keeps the theme in its user settings, which the session's server shares: the module
-always leaves it light again.
+scene every host is tested with), a viewer whose infos hold thirds, a TrainingViewer,
+a comparison whose columns' bars share a scale and a viewer of rewards of either sign.
+JupyterLab keeps the theme in its user settings, which the session's server shares:
+the module always leaves it light again.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ from tests.e2e import scene
 
 pytestmark = pytest.mark.e2e
 
-VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN, FRAMELESS = range(1, 10)  # cells
+# The cells:
+VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN, FRAMELESS, NOISY = range(1, 11)
 Q = {"NOOP": 0.1, "FIRE": 1 / 3, "UPRIGHTFIRE": -0.25, "LEFT": 0.6}
 GREEDY_Q, RANDOM_Q = {"LEFT": 0.609, "RIGHT": 0.2}, {"LEFT": 0.127, "RIGHT": 0.05}
 CELLS = [
@@ -65,6 +66,10 @@ for t in range(8):
     track[t, 296 + t] = 0
 EpisodeViewer(track, height=250)""",
     "EpisodeViewer(Rollout.from_arrays(observations=np.zeros((3, 2)), actions=[1, 0]))",
+    # More steps than the timeline has pixels, rewards of either sign: each pixel column
+    # spans several rewards, drawn as a bar from their least to their greatest.
+    """EpisodeViewer(Rollout.from_arrays(observations=np.zeros((2001, 2)), actions=[0] * 2000,
+    rewards=np.random.default_rng(0).normal(0.1, 1, 2000)))""",
 ]
 WIDTHS = [1400, 700]  # the page's width, px
 
@@ -196,6 +201,77 @@ def test_the_timeline_and_comparison_chart_follow_the_theme(notebook):
     set_theme(notebook, LIGHT)
     wait_theme(notebook, timeline, "light")
     wait_theme(notebook, chart, "light")
+
+
+# Each theme's own series colours (js/shared/timeline.ts LIGHT and DARK, js/compare/
+# chart.ts PALETTE and DARK_PALETTE): the timeline's reward and penalty bars, return line
+# and cursor, the comparison's first two episodes' return lines.
+SERIES = {
+    "timeline": {
+        "light": {
+            "reward": "#4c9a2a",
+            "penalty": "#c0392b",
+            "return": "#1f5fbf",
+            "cursor": "#e67e22",
+        },
+        "dark": {
+            "reward": "#7cc35a",
+            "penalty": "#ff7b6b",
+            "return": "#7ab4ff",
+            "cursor": "#ffa040",
+        },
+    },
+    "comparison chart": {
+        "light": {"long": "#1f77b4", "short": "#ff7f0e"},
+        "dark": {"long": "#5fa8e8", "short": "#ffa04d"},
+    },
+}
+# Where each strip is, and what says it holds its data (the timeline notes whether it
+# is summarized once it has the series, the chart its scale's label boxes).
+STRIPS = {
+    "timeline": (NOISY, "canvas.aw-timeline", "el.dataset.summarized !== undefined"),
+    "comparison chart": (COMPARE, "canvas.aw-compare-chart", "Boolean(el.dataset.labels)"),
+}
+
+
+def painted_counts(canvas: Locator, colours: dict[str, str], within: int = 2) -> dict[str, int]:
+    """How many pixels of a screenshot of ``canvas`` are each colour (``#rrggbb``), every
+    channel within ``within``: the inside of a bar or a line, not its anti-aliased edges,
+    which blend with what is behind."""
+    shot = np.asarray(Image.open(io.BytesIO(canvas.screenshot())).convert("RGB")).astype(int)
+    counts = {}
+    for name, colour in colours.items():
+        rgb = np.array([int(colour[i : i + 2], 16) for i in (1, 3, 5)])
+        counts[name] = int((np.abs(shot - rgb).max(axis=2) <= within).sum())
+    return counts
+
+
+@pytest.mark.parametrize("strip", list(SERIES))
+def test_the_series_are_painted_in_the_themes_own_colours(notebook, strip):
+    """A light theme's colours on a dark background (or the reverse) lose their
+    contrast: each theme paints its own, and none of the other's. The noisy viewer's
+    rewards give bars either side of zero and a wandering return; the comparison's two
+    returns rise."""
+    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+    index, selector, drawn = STRIPS[strip]
+    canvas = cell(notebook, index, selector)
+    canvas.scroll_into_view_if_needed()
+    colours = SERIES[strip]
+    try:
+        for theme, name, other in [(DARK, "dark", "light"), (LIGHT, "light", "dark")]:
+            set_theme(notebook, theme)
+            notebook.wait_for(
+                f"([el, theme]) => el.dataset.theme === theme && {drawn}",
+                [canvas.element_handle(), name],
+                what=f"the {strip} to be drawn with its data in the {name} theme",
+            )
+            own = painted_counts(canvas, colours[name])
+            others = painted_counts(canvas, colours[other])
+            found = f"{name} theme: its own colours {own}, the {other} theme's {others}"
+            assert min(own.values()) >= 40, found  # each at least a column of the strip
+            assert max(others.values()) == 0, found
+    finally:
+        set_theme(notebook, LIGHT)
 
 
 def test_the_readout_prints_numbers_to_a_readable_precision(notebook):
