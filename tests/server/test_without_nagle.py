@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
@@ -56,12 +57,19 @@ async def server_nodelay(connection: type[BaseKernelWebsocketConnection]) -> int
         server.stop()
 
 
+def apart(coroutine: Any) -> Any:
+    """``asyncio.run`` on a thread of its own: the browser tests leave an event loop
+    running on this one (Playwright's), where ``asyncio.run`` refuses to start."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_a_wrapped_connection_turns_nagle_off_on_the_servers_socket():
-    assert asyncio.run(server_nodelay(without_nagle(Bare))) == 1
+    assert apart(server_nodelay(without_nagle(Bare))) == 1
 
 
 def test_a_stock_connection_leaves_nagle_on():  # the control: tornado's default
-    assert asyncio.run(server_nodelay(Bare)) == 0
+    assert apart(server_nodelay(Bare)) == 0
 
 
 def test_the_extension_wraps_the_configured_connection_class():
