@@ -19,7 +19,7 @@ import gymnasium as gym
 from agent_widget.episodes._interrupts import interrupts_held
 from agent_widget.episodes._record_wrapper import RecordRollout
 from agent_widget.episodes._rollout import Rollout
-from agent_widget.format import PART
+from agent_widget.format import part_of
 
 PolicyFunction = Callable[[Any], Any]
 """``obs -> action`` or ``obs -> (action, extras)``, extras a dict of per-step values."""
@@ -131,7 +131,7 @@ def _kept(rollout: Rollout, path: str | os.PathLike[str] | None) -> str:
     )
     if path is None:
         return note
-    part = Path(os.fspath(path) + PART)
+    part = part_of(path)
     if not part.exists():
         return f"{note}, and in {path}"
     kept = f"; the file that was at {path} is kept" if Path(path).exists() else ""

@@ -30,7 +30,7 @@ from agent_widget.format._filesystems import is_url, url_to_fs
 from agent_widget.format._frames import Frames
 from agent_widget.format._layout import ACTION_KINDS, Columns
 from agent_widget.format._reader import read_columns
-from agent_widget.format._spool import PART, Spool
+from agent_widget.format._spool import Spool, part_of
 from agent_widget.format._writer import Members, chunk_payloads, journal_layout, write_columns
 
 __all__ = [
@@ -39,7 +39,6 @@ __all__ = [
     "ENCODINGS",
     "LARGE_ROW_BYTES",
     "OBSERVATIONS",
-    "PART",
     "Archive",
     "ArrayFrames",
     "Columns",
@@ -60,6 +59,7 @@ __all__ = [
     "fsync_directory",
     "is_url",
     "journal_layout",
+    "part_of",
     "read_columns",
     "remove_stale",
     "temporary_name",

@@ -47,7 +47,10 @@ from agent_widget.format._writer import Payload, RolloutWriter
 EPISODE_FILE = re.compile(r"episode-(\d+)\.rollout")
 
 
-PART = ".part"  # what a file being recorded to a path is called until it is whole
+def part_of(path: str | os.PathLike[str]) -> Path:
+    """What a file being recorded to ``path`` is called until it is whole: ``<path>.part``."""
+    path = Path(path)
+    return path.with_name(path.name + ".part")
 
 
 class Spool:
@@ -64,7 +67,8 @@ class Spool:
         """A spool to ``path``, writing ``<path>.part`` (a new file, replacing a part a
         killed recording left: a reader of that one keeps reading it)."""
         destination = Path(path)
-        part = destination.with_name(checked_name(destination.name + PART))
+        part = part_of(destination)
+        checked_name(part.name)
         tmp = temporary_name(part)
         with named(destination, tmp):
             file = open(tmp, "xb")  # noqa: SIM115 (the Spool closes it)
