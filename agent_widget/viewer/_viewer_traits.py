@@ -76,7 +76,9 @@ class ViewerTraits(traitlets.HasTraits):
     scale = traitlets.Float(
         0.0,
         help="float, default 0. Displayed size relative to the frame's pixels (pixelated); "
-        "0 upscales small frames to about 400 px tall. height wins when both are set.",
+        "0 fits the frame to the widget's width beside its cards and to 70% of the window's "
+        "height (up by whole factors, so pixel art stays crisp; down smoothly), with a 1:1 "
+        "toggle beside the controls. height wins when both are set.",
     ).tag(sync=True)
     title = traitlets.Unicode("", help="str. Text shown above the frame.").tag(sync=True)
     readout = traitlets.Enum(

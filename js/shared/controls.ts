@@ -45,6 +45,8 @@ export function keyAction(key: string, shiftKey: boolean): KeyAction | null {
 export class Controls {
   readonly element: HTMLDivElement;
   readonly slider: HTMLInputElement;
+  /** The speed, loop and keys' help group: a widget may add its own options to it. */
+  readonly options: HTMLSpanElement;
   private readonly play: HTMLButtonElement;
   private readonly fps: HTMLInputElement;
   private readonly loop: HTMLInputElement;
@@ -66,7 +68,7 @@ export class Controls {
     this.slider.min = "0";
     this.slider.step = "1";
     this.slider.setAttribute("aria-label", "Step");
-    const options = this.element.appendChild(el("span", "aw-options"));
+    const options = (this.options = this.element.appendChild(el("span", "aw-options")));
     const fpsLabel = options.appendChild(el("label", "aw-fps-label"));
     this.fps = fpsLabel.appendChild(input("aw-fps", "number"));
     Object.assign(this.fps, { min: "1", max: "240", step: "any", title: "Playback speed (frames per second)" });

@@ -21,6 +21,31 @@ describe("displaySize", () => {
   });
 });
 
+describe("displaySize fitting a room", () => {
+  const room = (width: number, height: number) => ({ height: 0, scale: 0, fit: "fit" as const, room: { width, height } });
+
+  it("scales a small frame up by the largest whole factor that fits the room", () => {
+    // Pong in a 1,000 x 700 room: 3x by height (630), not 6x by width.
+    expect(displaySize(160, 210, room(1000, 700))).toEqual({ width: 480, height: 630 });
+    // The same frame beside cards in a narrow room: 2x by width.
+    expect(displaySize(160, 210, room(400, 700))).toEqual({ width: 320, height: 420 });
+  });
+
+  it("scales a frame larger than its room down smoothly, by the exact ratio", () => {
+    expect(displaySize(600, 400, room(300, 700))).toEqual({ width: 300, height: 200 });
+  });
+
+  it("keeps whole device pixels a frame pixel at a fractional pixel ratio", () => {
+    // 3.33x by height is 4.17 device pixels: 4, that is 3.2 CSS px.
+    const size = displaySize(160, 210, room(1000, 700), 1.25);
+    expect(size.height * 1.25).toBe(840);
+  });
+
+  it("shows one CSS pixel a frame pixel at 1:1, whatever the room", () => {
+    expect(displaySize(160, 210, { ...room(1000, 700), fit: "1:1" })).toEqual({ width: 160, height: 210 });
+  });
+});
+
 describe("displaySize at a device pixel ratio", () => {
   it("makes a whole factor a whole number of device pixels per frame pixel", () => {
     // At 1.25, twice 210 px would be 2.5 device pixels a frame pixel: 3 instead.

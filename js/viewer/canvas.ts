@@ -1,10 +1,11 @@
 /**
- * The frame canvas: its pixel size is the frame's, CSS scales it up crisply.
+ * The frame canvas: its pixel size is the frame's, CSS scales it to the room the
+ * widget gives it (or to one CSS pixel a frame pixel, "1:1"), up crisply.
  * Frames are painted with `putImageData`, so the pixels are exactly the frame's.
  *
  * Crisp on any screen: nearest-neighbour upscaling (`image-rendering: pixelated`) is
  * even only when each frame pixel covers a whole number of *device* pixels. So a
- * whole scale factor (the automatic one, or a whole `scale`) is a whole number of
+ * whole scale factor (the fitted one, or a whole `scale`) is a whole number of
  * device pixels at the device pixel ratio (at 1.25, a factor of 2 becomes 3 device
  * pixels, 2.4 CSS px), and the size is worked out again when the ratio changes
  * (the page zoomed, the window moved to another screen). The canvas keeps the
@@ -17,28 +18,50 @@
 import type { Frame } from "../shared/types.ts";
 import { onAppearanceChange, readPalette } from "../shared/theme.ts";
 
-/** Small frames are scaled up (by a whole factor, so pixels stay square) to about this height. */
+// Before the widget has been laid out (no room known yet), small frames are scaled
+// up by a whole factor to about this height.
 const AUTO_HEIGHT = 400;
 // 270 px tall: auto scaling leaves it at 1x, so the text stays crisp.
 const PLACEHOLDER = { width: 480, height: 270 };
 
+/** How an automatically sized frame is shown: filling the room it has, or one frame pixel a CSS pixel. */
+export type Fit = "fit" | "1:1";
+
+export interface SizeOptions {
+  /** The `height` trait (CSS px); 0: automatic. Wins over `scale`. */
+  height: number;
+  /** The `scale` trait; 0: automatic. */
+  scale: number;
+  fit?: Fit;
+  /** The box (CSS px) an automatic frame may fill: the widget's width beside its cards, and a height. */
+  room?: { width: number; height: number };
+}
+
+/**
+ * `factor` as a whole number of device pixels per frame pixel (at least one): the
+ * nearest, or the largest not above it where the frame must fit a room.
+ */
+function wholeDevicePixels(factor: number, ratio: number, round: (x: number) => number = Math.round): number {
+  return Math.max(1, round(factor * ratio + 1e-9)) / ratio;
+}
+
 /**
  * CSS size for a `width`x`height` frame at `ratio` device pixels per CSS pixel.
- * `height` (CSS px) wins over `scale`; both 0 means auto: frames shorter than ~400 px
- * are scaled up by a whole factor. A whole factor becomes a whole number of device
- * pixels per frame pixel (at least one).
+ * `height` (CSS px) wins over `scale`. Automatic (both 0), "fit" fills the room: scaled
+ * up by the largest whole number of device pixels per frame pixel that fits (crisp
+ * pixel art), or down smoothly when the frame is larger than the room; "1:1" shows one
+ * frame pixel a CSS pixel (rounded to whole device pixels). With no room known yet,
+ * frames shorter than ~400 px are scaled up by a whole factor.
  */
-export function displaySize(
-  width: number,
-  height: number,
-  options: { height: number; scale: number },
-  ratio = 1,
-): { width: number; height: number } {
+export function displaySize(width: number, height: number, options: SizeOptions, ratio = 1): { width: number; height: number } {
   let factor: number;
   if (options.height > 0) factor = options.height / height;
-  else if (options.scale > 0) factor = options.scale;
-  else factor = Math.max(1, Math.round(AUTO_HEIGHT / height));
-  if (options.height <= 0 && Number.isInteger(factor)) factor = Math.max(1, Math.round(factor * ratio)) / ratio;
+  else if (options.scale > 0) factor = Number.isInteger(options.scale) ? wholeDevicePixels(options.scale, ratio) : options.scale;
+  else if (options.fit === "1:1") factor = wholeDevicePixels(1, ratio);
+  else if (options.room !== undefined && options.room.width > 0) {
+    const room = Math.min(options.room.width / width, options.room.height / height);
+    factor = room >= 1 ? wholeDevicePixels(room, ratio, Math.floor) : room;
+  } else factor = wholeDevicePixels(Math.max(1, Math.round(AUTO_HEIGHT / height)), ratio);
   return { width: width * factor, height: height * factor };
 }
 
@@ -47,7 +70,7 @@ export class FrameCanvas {
   private readonly context: CanvasRenderingContext2D;
   private readonly stopWatching: () => void;
   private readonly resizeObserver: ResizeObserver;
-  private size = { height: 0, scale: 0 };
+  private size: SizeOptions = { height: 0, scale: 0, fit: "fit" };
   /** The message shown instead of a frame, if one is: drawn again when the theme changes. */
   private message: string | undefined;
 
@@ -64,16 +87,18 @@ export class FrameCanvas {
     this.resizeObserver.observe(this.element);
   }
 
-  /** Sets the `height`/`scale` traits (0 = auto) and re-applies the CSS size. */
-  setSize(height: number, scale: number): void {
-    this.size = { height, scale };
+  /** Sets the `height`/`scale` traits (0 = auto), the fit and the room, and re-applies the CSS size. */
+  setSize(size: SizeOptions): void {
+    this.size = size;
     this.applyCss();
   }
 
   paint(frame: Frame): void {
+    const wasMessage = this.message !== undefined;
     this.message = undefined;
     this.element.setAttribute("aria-label", "the frame");
     this.resize(frame.width, frame.height);
+    if (wasMessage) this.applyCss();
     this.context.putImageData(new ImageData(frame.rgba as Uint8ClampedArray<ArrayBuffer>, frame.width, frame.height), 0, 0);
   }
 
@@ -82,9 +107,11 @@ export class FrameCanvas {
    * theme's text colour on the page's own background (the canvas left clear).
    */
   placeholder(text: string): void {
+    const wasFrame = this.message === undefined;
     this.message = text;
     this.element.setAttribute("aria-label", text); // what the canvas says, for screen readers and tests
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
+    if (wasFrame) this.applyCss();
     const c = this.context;
     const palette = readPalette(this.element);
     this.element.dataset.theme = palette.dark ? "dark" : "light";
@@ -115,7 +142,13 @@ export class FrameCanvas {
 
   private applyCss(): void {
     const ratio = window.devicePixelRatio || 1;
-    const css = displaySize(this.element.width, this.element.height, this.size, ratio);
+    // A message is text: shown at most at its own size, never as enlarged pixels.
+    const room = this.size.room;
+    const size =
+      this.message === undefined || room === undefined
+        ? this.size
+        : { ...this.size, room: { width: Math.min(room.width, PLACEHOLDER.width), height: PLACEHOLDER.height } };
+    const css = displaySize(this.element.width, this.element.height, size, ratio);
     this.element.style.width = `${css.width}px`;
     // Device pixels per frame pixel, for tests: a whole number where the factor is.
     this.element.dataset.devicePixels = String(Math.round((css.width / this.element.width) * ratio * 1000) / 1000);

@@ -22,6 +22,7 @@ import { FrameStore } from "../frames/store.ts";
 import { Throttle } from "../shared/throttle.ts";
 import { Timeline } from "../shared/timeline.ts";
 import { RangeRequests } from "../shared/timeline-ranges.ts";
+import { FitToggle, FrameRoom } from "./room.ts";
 import { Traits } from "./traits.ts";
 import { ChunkTransport } from "../frames/transport.ts";
 import type { ChunkData, EncodedPart, Model, StepMeta } from "../shared/types.ts";
@@ -56,6 +57,8 @@ class EpisodeView {
   private readonly timeline: Timeline;
   private readonly ranges: RangeRequests;
   private readonly readout: Readout;
+  private readonly fitToggle: FitToggle;
+  private readonly room: FrameRoom;
   private readonly panels: PanelCards;
   private readonly outbox = new Outbox();
   private readonly noAnswer = new NoAnswer((late) => this.onNoAnswer(late));
@@ -92,7 +95,8 @@ class EpisodeView {
     this.root.dataset.pSuppressShortcuts = "true";
     this.title = this.root.appendChild(document.createElement("div"));
     this.title.className = "aw-title";
-    // The frame column and the panel cards: side by side, or the cards below when narrow.
+    // The frame column and the panel cards: side by side, or the cards below when
+    // narrow; the controls and the timeline under both, the widget's whole width.
     const body = this.root.appendChild(document.createElement("div"));
     body.className = "aw-body";
     const main = body.appendChild(document.createElement("div"));
@@ -101,22 +105,24 @@ class EpisodeView {
     const stage = main.appendChild(document.createElement("div"));
     stage.className = "aw-stage";
     this.canvas = new FrameCanvas(stage);
-    this.controls = new Controls(main, this.root, {
+    this.readout = new Readout(main);
+    this.panels = new PanelCards(model, body, stage, this.outbox);
+    this.controls = new Controls(this.root, this.root, {
       seek: (t) => this.userGo(t),
       stepBy: (delta) => this.userGo(this.step + delta),
       togglePlay: () => this.togglePlay(),
       setFps: (fps) => this.saveTrait("fps", fps),
       setLoop: (loop) => this.saveTrait("loop", loop),
     });
+    this.fitToggle = new FitToggle(this.controls.options, () => this.onSize());
     this.ranges = new RangeRequests(model, this.outbox);
     this.timeline = new Timeline(
-      main,
+      this.root,
       (t) => this.userGo(t),
       (from, to, columns) => this.ranges.fetch(from, to, columns),
     );
     this.timeline.setNames(this.traits.timelineNames);
-    this.readout = new Readout(main);
-    this.panels = new PanelCards(model, body, stage, this.outbox);
+    this.room = new FrameRoom(body, this.panels.element, () => this.onSize());
     this.status = this.root.appendChild(document.createElement("div"));
     this.status.className = "aw-status";
 
@@ -197,6 +203,7 @@ class EpisodeView {
     this.timeline.dispose();
     this.ranges.dispose();
     this.canvas.dispose();
+    this.room.dispose();
     this.controls.dispose();
     this.panels.dispose();
     this.saveStep.flush();
@@ -452,7 +459,9 @@ class EpisodeView {
   }
 
   private onSize(): void {
-    this.canvas.setSize(this.traits.height, this.traits.scale);
+    const { height, scale } = this.traits;
+    this.fitToggle.element.hidden = height > 0 || scale > 0; // a size asked for in Python holds
+    this.canvas.setSize({ height, scale, fit: this.fitToggle.fit, room: this.room.size() });
   }
 
   private onTitle(): void {

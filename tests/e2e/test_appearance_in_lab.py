@@ -559,8 +559,9 @@ def test_at_twice_the_pixel_ratio_the_bars_are_drawn_at_twice_their_shown_size(
 def test_at_a_pixel_ratio_of_1_25_each_frame_pixel_covers_whole_device_pixels(
     server: Server, browser: Browser
 ):
-    """A 160x210 frame is scaled up twice: 2.5 device pixels a frame pixel at 1.25, which
-    nearest-neighbour would draw 2 and 3 pixels wide by turns; 3 instead, every one."""
+    """A 160x210 frame fitted to a 700 px tall room is scaled up 3.33 times: 4.17 device
+    pixels a frame pixel at 1.25, which nearest-neighbour would draw 4 and 5 pixels
+    wide by turns; 4 instead, every one."""
     context = browser.new_context(
         viewport={"width": 1100, "height": 1000}, device_scale_factor=1.25
     )
@@ -572,8 +573,8 @@ def test_at_a_pixel_ratio_of_1_25_each_frame_pixel_covers_whole_device_pixels(
             frame = view.root.locator("canvas.aw-frame")
             size = canvas_size(frame)
             assert (size["width"], size["height"]) == (160, 210)
-            assert size["shownWidth"] * 1.25 == 480
-            assert frame.get_attribute("data-device-pixels") == "3"
+            assert size["shownWidth"] * 1.25 == 640
+            assert frame.get_attribute("data-device-pixels") == "4"
             shot = np.asarray(Image.open(io.BytesIO(frame.screenshot())).convert("RGB"))
             row = shot[shot.shape[0] // 2].astype(int)
             changes = np.flatnonzero(np.any(row[1:] != row[:-1], axis=1)) + 1
@@ -581,6 +582,6 @@ def test_at_a_pixel_ratio_of_1_25_each_frame_pixel_covers_whole_device_pixels(
             # edge may blend with the page beside the canvas: the end runs are left out).
             runs = np.diff(changes)[1:-1]
             assert len(runs) > 100
-            assert set(runs.tolist()) == {3}
+            assert set(runs.tolist()) == {4}
     finally:
         context.close()
