@@ -34,7 +34,8 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 
-from agent_widget.episodes._record import PolicyFunction, record
+from agent_widget.episodes._policies import PolicyFunction
+from agent_widget.episodes._record import record
 from agent_widget.format._codec import CHUNK_SIZE, encode_part, runs_of
 from benchmarks.results import ROOT, arguments, code_version, command, machine, today, write_section
 

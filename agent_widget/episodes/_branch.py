@@ -22,7 +22,7 @@ import numpy as np
 from agent_widget.episodes._env_states import can_save, restore_state
 from agent_widget.episodes._episode_buffer import EpisodeBuffer
 from agent_widget.episodes._minari import ReplayDivergenceError
-from agent_widget.episodes._record import PolicyFunction, split_policy_output
+from agent_widget.episodes._policies import PolicyFunction, as_policy, split_policy_output
 from agent_widget.episodes._recording_metadata import spec_id
 from agent_widget.episodes._rollout import Rollout
 from agent_widget.format import (
@@ -43,7 +43,7 @@ def branch(
     action: Any,
     *,
     env: gym.Env[Any, Any] | Callable[[], gym.Env[Any, Any]],
-    policy: PolicyFunction,
+    policy: PolicyFunction | Any,
     max_steps: int = 10_000,
 ) -> Rollout:
     """``rollout`` up to position ``t``, then ``action`` at ``t`` instead of the recorded
@@ -56,7 +56,8 @@ def branch(
         env: an env of the rollout's env id, or a function that makes one; made with
             ``render_mode="rgb_array"`` when the rollout has frames. It is reset with the
             rollout's seed and left open.
-        policy: as for :func:`record`; extras it gives under the episode's names carry on.
+        policy: as for :func:`record` (a function, or a model's deterministic ``predict``);
+            extras it gives under the episode's names carry on.
         max_steps: the most actions from ``t`` on.
 
     Raises:
@@ -97,7 +98,7 @@ def branch(
     future = EpisodeBuffer(obs, info, frame, renders, metadata={})
     every = min((p for p in rollout.states if p > 0), default=None)
     try:
-        _play(env, policy, future, obs, action, max_steps, renders, (every, t))
+        _play(env, as_policy(policy), future, obs, action, max_steps, renders, (every, t))
     except BaseException as error:
         future.cut()
         error.rollout = _joined(rollout, t, action, future.to_rollout())  # type: ignore[attr-defined]

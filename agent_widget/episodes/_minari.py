@@ -21,6 +21,7 @@ import numpy as np
 from PIL import Image
 
 from agent_widget.episodes._action_names import action_names, known_action_names
+from agent_widget.episodes._action_space import describe_space
 from agent_widget.episodes._rollout import Rollout
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ def from_minari(dataset: MinariDataset, episode_index: int, render: bool = False
             "seed": seed,
             "algorithm": dataset.storage.metadata.get("algorithm_name"),
             "action_names": names,
+            "action_space": describe_space(dataset.action_space),
             "minari_dataset": dataset.id,
             "minari_episode": int(episode.id),
         },

@@ -10,34 +10,26 @@ policy on a vector env, one rollout per sub-env.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 from agent_widget.episodes._interrupts import interrupts_held
+from agent_widget.episodes._policies import PolicyFunction, as_policy, split_policy_output
 from agent_widget.episodes._record_wrapper import RecordRollout
 from agent_widget.episodes._rollout import Rollout
 from agent_widget.format import part_of
 
-PolicyFunction = Callable[[Any], Any]
-"""``obs -> action`` or ``obs -> (action, extras)``, extras a dict of per-step values."""
-
-
-def split_policy_output(output: Any) -> tuple[Any, Mapping[str, Any]]:
-    """``(action, {extras})`` -> its parts; anything else is the action alone."""
-    if isinstance(output, tuple) and len(output) == 2 and isinstance(output[1], Mapping):
-        return output[0], output[1]
-    return output, {}
-
 
 def record(
     env: gym.Env[Any, Any],
-    policy: PolicyFunction,
+    policy: PolicyFunction | Any,
     seed: int | None = None,
     max_steps: int = 10_000,
     *,
+    deterministic: bool = True,
     agent: str | None = None,
     algorithm: str | None = None,
     metadata: Mapping[str, Any] | None = None,
@@ -68,9 +60,11 @@ def record(
         env: any gymnasium env; it is reset with ``seed`` and left open.
         policy: ``obs -> action``, or ``obs -> (action, extras)`` where ``extras`` is
             a dict with string keys such as ``{"q_values": q, "value": v}``; each becomes a per-step
-            array in ``rollout.extras``.
+            array in ``rollout.extras``. Or a model with ``predict(obs, deterministic=...)``,
+            such as a Stable-Baselines3 ``DQN`` or ``PPO``: its action is recorded.
         seed: passed to ``env.reset``.
         max_steps: the most actions to take.
+        deterministic: passed to a model's ``predict`` (not used for a function).
         agent: a name for the agent, kept in the metadata.
         algorithm: the training algorithm, kept in the metadata.
         metadata: further metadata; overrides the recorded values on clashes.
@@ -92,7 +86,9 @@ def record(
         >>> rollout.metadata["env_id"], rollout.metadata["action_names"]
         ('CartPole-v1', ['LEFT', 'RIGHT'])
         >>> long = record(env, policy, seed=0, path="long.rollout")  # doctest: +SKIP
+        >>> rollout = record(env, PPO.load("cartpole"), seed=0)  # doctest: +SKIP
     """
+    act = as_policy(policy, deterministic)
     recorder = RecordRollout(
         env,
         agent=agent,
@@ -104,7 +100,7 @@ def record(
     try:
         obs, _ = recorder.reset(seed=seed)
         for _ in range(max_steps):
-            action, extras = split_policy_output(policy(obs))
+            action, extras = split_policy_output(act(obs))
             recorder.record_extras(**extras)
             obs, _, terminated, truncated, _ = recorder.step(action)
             if terminated or truncated:

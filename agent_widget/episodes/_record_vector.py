@@ -12,7 +12,7 @@ from gymnasium.vector.utils import iterate
 from agent_widget.episodes._action_names import action_names, known_action_names
 from agent_widget.episodes._episode_buffer import EpisodeBuffer
 from agent_widget.episodes._interrupts import interrupts_held
-from agent_widget.episodes._record import PolicyFunction, split_policy_output
+from agent_widget.episodes._policies import PolicyFunction, as_policy, split_policy_output
 from agent_widget.episodes._recording_metadata import base_metadata, labels, spec_id
 from agent_widget.episodes._rollout import Rollout
 from agent_widget.format import Spool
@@ -33,10 +33,11 @@ def _sub_env_info(infos: Mapping[str, Any], i: int) -> dict[str, Any]:
 
 def record_vector(
     envs: VectorEnv[Any, Any, Any],
-    policy: PolicyFunction,
+    policy: PolicyFunction | Any,
     seed: int | None = None,
     max_steps: int = 10_000,
     *,
+    deterministic: bool = True,
     agent: str | None = None,
     algorithm: str | None = None,
     metadata: Mapping[str, Any] | None = None,
@@ -45,7 +46,9 @@ def record_vector(
     """Run a batched policy on a vector env; return each sub-env's first episode.
 
     ``policy`` maps a batch of observations to a batch of actions (or to
-    ``(actions, extras)`` with each extra batched along the first axis).
+    ``(actions, extras)`` with each extra batched along the first axis), or is a
+    model with ``predict(obs, deterministic=...)`` (Stable-Baselines3's), called on
+    the batch.
     ``SyncVectorEnv`` and ``AsyncVectorEnv`` reset sub-env ``i`` with ``seed + i``,
     so ``rollouts[i]`` equals ``record(single_env, policy, seed=seed + i)`` for a
     policy that treats each row on its own, and its metadata says so (``"seed"``,
@@ -108,7 +111,7 @@ def record_vector(
         ]
     rollouts: list[Rollout] | None = None
     try:
-        _run_vector(envs, policy, episodes, obs, max_steps, mode, frames)
+        _run_vector(envs, as_policy(policy, deterministic), episodes, obs, max_steps, mode, frames)
         with interrupts_held():  # filed whole; a Ctrl-C meanwhile is raised after
             rollouts = _vector_rollouts(episodes)
     except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded
@@ -174,6 +177,7 @@ def _vector_metadata(
             env_id,
             seed + i if seed is not None and per_env_seeds else seed,
             names,
+            envs.single_action_space,
             {"sub_env": i, **labels},
         )
         for i in range(envs.num_envs)

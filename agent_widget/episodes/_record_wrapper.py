@@ -124,7 +124,9 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         self._episode = None
         obs, info = self.env.reset(seed=seed, options=options)
         names = action_names(self.env)
-        metadata = base_metadata(spec_id(self.env), seed, names, self._labels)
+        metadata = base_metadata(
+            spec_id(self.env), seed, names, self.env.action_space, self._labels
+        )
         frame = self.env.render() if self._renders else None
         with interrupts_held():  # the file and the episode that writes it, or neither
             spool = None if self._open_spool is None else self._open_spool()

@@ -1,5 +1,5 @@
 """What every recorded rollout carries in its metadata: the env, the seed, the action
-names, the time, and what the user tells about the recording."""
+names and space, the time, and what the user tells about the recording."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.vector import VectorEnv
 
+from agent_widget.episodes._action_space import describe_space
+
 
 def labels(
     agent: str | None, algorithm: str | None, metadata: Mapping[str, Any] | None
@@ -19,7 +21,11 @@ def labels(
 
 
 def base_metadata(
-    env_id: str | None, seed: int | None, names: list[str] | None, labels: Mapping[str, Any]
+    env_id: str | None,
+    seed: int | None,
+    names: list[str] | None,
+    action_space: gym.Space[Any],
+    labels: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The metadata every recorded rollout carries."""
     return {
@@ -27,6 +33,7 @@ def base_metadata(
         "seed": seed,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "action_names": names,
+        "action_space": describe_space(action_space),
         **labels,
     }
 

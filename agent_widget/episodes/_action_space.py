@@ -1,0 +1,64 @@
+"""An episode's action space, kept in its metadata as JSON.
+
+Why keep it: what a network's outputs mean depends on it. A pair of tensors is
+``(logits, value)`` for discrete actions but ``(mean, log_std)`` for a Gaussian
+actor over a ``Box``; a panel must not guess (a log-std read as a value is wrong
+without a warning). Bounds are kept so that actions can be drawn within them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+# Bounds of larger boxes are left out: action spaces are small, and metadata is read whole.
+MAX_BOUNDS = 256
+
+
+def describe_space(space: spaces.Space[Any]) -> dict[str, Any]:
+    """A JSON description of an action space: its type and what a viewer needs of it.
+
+    Infinite bounds are ``None`` (JSON has no infinity).
+
+    Examples:
+        >>> describe_space(spaces.Discrete(3))
+        {'type': 'Discrete', 'n': 3, 'start': 0}
+        >>> describe_space(spaces.Box(-2.0, 2.0, (1,)))
+        {'type': 'Box', 'shape': [1], 'dtype': 'float32', 'low': [-2.0], 'high': [2.0]}
+    """
+    if isinstance(space, spaces.Discrete):
+        return {"type": "Discrete", "n": int(space.n), "start": int(space.start)}
+    if isinstance(space, spaces.Box):
+        described: dict[str, Any] = {
+            "type": "Box",
+            "shape": [int(n) for n in space.shape],
+            "dtype": str(space.dtype),
+        }
+        if space.low.size <= MAX_BOUNDS:
+            described["low"] = _bounds(space.low)
+            described["high"] = _bounds(space.high)
+        return described
+    if isinstance(space, spaces.MultiDiscrete):
+        return {"type": "MultiDiscrete", "nvec": np.asarray(space.nvec).tolist()}
+    if isinstance(space, spaces.MultiBinary):
+        return {"type": "MultiBinary", "n": np.asarray(space.n).tolist()}
+    return {"type": type(space).__name__}
+
+
+def box_shape(metadata: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """The shape of the episode's actions if its action space is a ``Box``, else None
+    (discrete, or not known: an episode recorded before this was kept)."""
+    space = metadata.get("action_space")
+    if not isinstance(space, Mapping) or space.get("type") != "Box":
+        return None
+    shape = space.get("shape")
+    if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
+        return None
+    return tuple(shape)
+
+
+def _bounds(values: np.ndarray) -> list[float | None]:
+    return [float(v) if np.isfinite(v) else None for v in values.astype(np.float64).ravel()]
