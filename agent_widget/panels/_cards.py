@@ -26,7 +26,9 @@ to the frame's, so the kernel never reads a frame to learn its size.
 A mapping may say more about its bars through optional attributes (e.g.
 :class:`agent_widget.torch.ActionBars`): ``taken`` (the index to highlight,
 instead of the step's action), ``greedy`` (an index marked with an outline),
-``scale`` (``(low, high)``, a value axis fixed across steps) and ``caption`` (a
+``scale`` (``(low, high)``, a value axis fixed across steps), ``ranges`` and
+``marks`` (a whisker and a marked value per bar: a continuous actor's spread and the
+action taken) and ``caption`` (a
 line of text under the bars); they travel in the meta under the same names
 (``taken`` as ``highlight``).
 """
@@ -246,7 +248,22 @@ def _annotations(result: Any, count: int) -> dict[str, Any]:
     caption = getattr(result, "caption", None)
     if caption is not None:
         meta["caption"] = str(caption)
+    for name, shape in (("ranges", (count, 2)), ("marks", (count,))):
+        values = getattr(result, name, None)
+        if values is not None:
+            meta[name] = _per_bar(values, shape, name)
     return meta
+
+
+def _per_bar(values: Any, shape: tuple[int, ...], what: str) -> list[Any]:
+    """A bars result's ``ranges`` (a low, high whisker per bar) or ``marks`` (a value per
+    bar), checked: finite numbers, one per bar."""
+    array = np.asarray(values, dtype=np.float64)
+    if array.shape != shape or not np.isfinite(array).all():
+        raise PanelResultError(
+            f"the bars' {what} must be finite numbers of shape {shape}, got {array.shape}"
+        )
+    return array.tolist()
 
 
 def _index(value: Any, count: int, what: str) -> int | None:

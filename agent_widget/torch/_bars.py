@@ -29,6 +29,14 @@ class ActionBars(Mapping[str, float]):
         scale: ``(low, high)`` the value axis spans, the same for every step of the
             episode, or ``None`` to fit each step's own values.
         stats: named numbers about the step (e.g. ``{"V": 1.2, "top-2 gap": 0.1}``).
+        ranges: ``(n, 2)`` float64, a ``(low, high)`` whisker per bar (a Gaussian
+            actor's mean +- one standard deviation), or ``None``.
+        marks: float64, a value marked on each bar (the continuous action taken), or
+            ``None``.
+
+    For continuous actions the bars are one per action dimension: ``greedy=False``
+    (no dimension is preferred), ``ranges`` and ``marks`` say the spread and the
+    action taken.
 
     Examples:
         >>> bars = ActionBars([1.0, 3.0], ["LEFT", "RIGHT"], taken=0, stats={"V": 3.0})
@@ -44,6 +52,9 @@ class ActionBars(Mapping[str, float]):
         taken: int | None = None,
         scale: tuple[float, float] | None = None,
         stats: Mapping[str, float] | None = None,
+        greedy: bool = True,
+        ranges: Any = None,
+        marks: Any = None,
     ) -> None:
         self.heights = np.asarray(values, dtype=np.float64).reshape(-1)
         self.labels = tuple(labels)
@@ -55,7 +66,9 @@ class ActionBars(Mapping[str, float]):
         if taken is not None and not 0 <= taken < len(self.heights):
             raise ValueError(f"taken action {taken} is not one of the {len(self.heights)} actions")
         self.taken = taken
-        self.greedy = int(np.argmax(self.heights)) if len(self.heights) else None
+        self.greedy = int(np.argmax(self.heights)) if greedy and len(self.heights) else None
+        self.ranges = None if ranges is None else self._per_bar(ranges, (len(self.heights), 2))
+        self.marks = None if marks is None else self._per_bar(marks, (len(self.heights),))
         self.scale = None if scale is None else (float(scale[0]), float(scale[1]))
         self.stats = {name: float(value) for name, value in (stats or {}).items()}
 
@@ -68,6 +81,12 @@ class ActionBars(Mapping[str, float]):
         if self.taken is not None:
             parts.append(f"taken {self.labels[self.taken]}")
         return " · ".join(parts)
+
+    def _per_bar(self, values: Any, shape: tuple[int, ...]) -> np.ndarray:
+        array = np.asarray(values, dtype=np.float64)
+        if array.shape != shape:
+            raise ValueError(f"expected {shape} values, one per bar; got shape {array.shape}")
+        return array
 
     def __getitem__(self, label: str) -> float:
         try:

@@ -4,26 +4,41 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
 from agent_widget.panels import EpisodeData, Step
 from agent_widget.torch._bars import ActionBars, action_labels, taken_action
-from agent_widget.torch._model import BATCH_SIZE, AgentModel, Preprocess, observation
+from agent_widget.torch._continuous import continuous_bars
+from agent_widget.torch._model import BATCH_SIZE, AgentModel, Preprocess, is_q_network, observation
 from agent_widget.torch._series import entropy, per_action, softmax, taken_actions, td_errors
 
 
 class Policy:
-    """Panel: the probability of every action at a step, with V, entropy and the top-2 gap.
+    """Panel: what a policy would do at a step.
 
-    Probabilities live on one axis, 0 to 1, for every step. The taken action is
-    highlighted and the most probable one marked (a sampled action often is not it).
+    Discrete actions: the probability of every action, with V, entropy and the
+    top-2 gap. Probabilities live on one axis, 0 to 1, for every step. The taken
+    action is highlighted and the most probable one marked (a sampled action often
+    is not it).
+
+    Continuous actions (a ``Box``): one bar per action dimension, the actor's mean
+    action, a whisker of one standard deviation either side (a Gaussian actor's),
+    the action taken marked, on the action space's bounds; squashed actors (SAC)
+    and scaled ones (SAC, TD3) are shown as the env receives their actions.
+
+    A Q-network (an SB3 DQN) has no policy to show: it is refused, pointing to
+    :class:`QValues` (a softmax of Q-values is not the agent's policy).
 
     Args:
         model: an ``nn.Module`` mapping observations (batch first) to action logits
-            ``(batch, actions)`` or to a pair ``(logits, value)``; or a
-            Stable-Baselines3 PPO or A2C model.
+            ``(batch, actions)`` or to a pair ``(logits, value)``; for a ``Box``, to
+            actions ``(batch, k)`` or a Gaussian's ``(mean, log_std)``; or a
+            Stable-Baselines3 PPO, A2C, SAC or TD3 model.
         preprocess: builds the model's input from a batch of observations; defaults to
             their float32 values (an SB3 model: its own conversion).
+        action_space: the env's action space, for an episode that does not keep it in
+            its metadata (recorded episodes do; an SB3 model knows its own).
         batch_size: observations per forward pass when the whole episode is run.
 
     Examples:
@@ -36,12 +51,25 @@ class Policy:
     """
 
     def __init__(
-        self, model: Any, *, preprocess: Preprocess | None = None, batch_size: int = BATCH_SIZE
+        self,
+        model: Any,
+        *,
+        preprocess: Preprocess | None = None,
+        action_space: gym.Space[Any] | None = None,
+        batch_size: int = BATCH_SIZE,
     ) -> None:
-        self.model = AgentModel(model, preprocess)
+        if is_q_network(model):
+            raise TypeError(
+                f"Policy shows a policy's actions; a {type(model).__name__} has Q-values and "
+                "no policy (a softmax of them is not what it does): use QValues(model)"
+            )
+        self.model = AgentModel(model, preprocess, action_space)
         self.batch_size = batch_size
 
     def __call__(self, step: Step) -> ActionBars:
+        self.model.resolve(step.rollout)
+        if self.model.box is not None:
+            return continuous_bars(self.model, step)
         logits, value = self.model.step_outputs(observation(step))
         probabilities = softmax(logits)
         stats = {} if value is None else {"V": value}
@@ -61,6 +89,7 @@ class Policy:
         ``"value"`` and ``"td_error"`` (``r + gamma V(s') - V(s)``, 0 bootstrap after
         termination, NaN where the next observation is missing).
         """
+        self.model.require_discrete(episode, "Policy.series")
         actions = taken_actions(episode)
         logits, value = self.model.episode_outputs(episode, batch_size=self.batch_size)
         steps = len(actions)

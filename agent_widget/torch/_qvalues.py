@@ -56,6 +56,11 @@ class QValues:
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         self.model = AgentModel(model, preprocess)
+        if self.model.box is not None:  # an SB3 model that acts in a Box
+            raise ValueError(
+                f"QValues reads Q-values per discrete action; {type(model).__name__} acts in "
+                f"a Box of shape {self.model.box}: use Policy for its actions"
+            )
         self.epsilon = epsilon
         self.advantages = advantages
         self.batch_size = batch_size
@@ -63,6 +68,7 @@ class QValues:
         self._scale = None if scale == "episode" else _checked_scale(scale)
 
     def __call__(self, step: Step) -> ActionBars:
+        self.model.require_discrete(step.rollout, "QValues")
         q, _ = self.model.step_outputs(observation(step))
         value = float(self.values(q))
         shown = q - value if self.advantages else q
@@ -95,6 +101,7 @@ class QValues:
             >>> rollout.extras.update(q.series(rollout))  # doctest: +SKIP
             >>> EpisodeViewer(rollout, extras=["value", "td_error"])  # doctest: +SKIP
         """
+        self.model.require_discrete(episode, "QValues.series")
         actions = taken_actions(episode)
         q, _ = self.model.episode_outputs(episode, batch_size=self.batch_size)
         q_taken = per_action(q, len(actions))[np.arange(len(actions)), actions]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 from captum.attr import IntegratedGradients, NoiseTunnel
@@ -24,7 +25,9 @@ from agent_widget.torch._perturbation import perturbation_scores
 from agent_widget.torch._spatial import channel_axis, resized, spatial_map
 
 METHODS = ("gradient", "integrated_gradients", "smoothgrad", "perturbation")
-TARGETS = ("taken", "argmax", "value", "logits")
+TARGETS = ("taken", "argmax", "value", "logits", "sum")
+# What each target explains for continuous actions (a Box): an action dimension or their sum.
+BOX_TARGETS = ("sum",)
 SMOOTHGRAD_NOISE = 0.15  # noise sd as a share of the input's range (the paper's 10-20%)
 _CAPTUM_DEFAULTS: dict[str, dict[str, Any]] = {
     "gradient": {"abs": False},  # signed: vector features keep their direction
@@ -42,11 +45,16 @@ class Saliency:
             Stable-Baselines3 DQN, PPO or A2C model.
         method: ``"gradient"``, ``"integrated_gradients"``, ``"smoothgrad"`` or
             ``"perturbation"``.
-        target: the output explained: ``"argmax"`` (the preferred action),
-            ``"taken"`` (the action taken; ``None`` at the last position, which has
-            none), an action index, ``"value"`` (the value head; for a model with
-            outputs per action only, ``max_a Q``), or, for perturbation only,
-            ``"logits"`` (all outputs at once, the paper's actor saliency).
+        target: the output explained. Discrete actions: ``"argmax"`` (the preferred
+            action, the default), ``"taken"`` (the action taken; ``None`` at the last
+            position, which has none), an action index, ``"value"`` (the value head;
+            for a model with outputs per action only, ``max_a Q``), or, for
+            perturbation only, ``"logits"`` (all outputs at once, the paper's actor
+            saliency). Continuous actions (a ``Box``): an action dimension ``k``
+            (the actor's mean for it, before any squashing) or ``"sum"`` (all of
+            them, the default).
+        action_space: the env's action space, for an episode that does not keep it in
+            its metadata (recorded episodes do; an SB3 model knows its own).
         preprocess: builds the model's input from a batch of observations; defaults to
             their float32 values (an SB3 model: its own conversion).
         channel_axis: 0 for CxHxW inputs, -1 for HxWxC; guessed when ``None``.
@@ -67,22 +75,25 @@ class Saliency:
         self,
         model: Any,
         method: str = "gradient",
-        target: str | int = "argmax",
+        target: str | int | None = None,
         *,
         preprocess: Preprocess | None = None,
+        action_space: gym.Space[Any] | None = None,
         channel_axis: int | None = None,
         feature_names: Sequence[str] | None = None,
         **options: Any,
     ) -> None:
         if method not in METHODS:
             raise ValueError(f"unknown saliency method {method!r} (known: {', '.join(METHODS)})")
-        if isinstance(target, bool) or not (isinstance(target, int) or target in TARGETS):
+        if isinstance(target, bool) or not (
+            target is None or isinstance(target, int) or target in TARGETS
+        ):
             raise ValueError(
                 f"target must be an action index or one of {', '.join(TARGETS)}; got {target!r}"
             )
         if target == "logits" and method != "perturbation":
             raise ValueError('target="logits" is for method="perturbation" only')
-        self.model = AgentModel(model, preprocess)
+        self.model = AgentModel(model, preprocess, action_space)
         self.method = method
         self.target = target
         self.channel_axis = channel_axis
@@ -90,6 +101,7 @@ class Saliency:
         self.options = options
 
     def __call__(self, step: Step) -> np.ndarray | dict[str, float] | None:
+        self.model.resolve(step.rollout)
         inputs = self.model.inputs([observation(step)])
         with self.model.evaluating():
             with torch.no_grad():
@@ -108,24 +120,42 @@ class Saliency:
 
     def _resolved(self, step: Step, outputs: Outputs) -> int | str | None:
         count = outputs.logits.shape[1]
+        if self.model.box is not None:
+            return self._dimension(step, count)
+        if self.target == "sum":
+            raise ValueError('target="sum" is for continuous actions; these are discrete')
         if self.target == "taken":
             return taken_action(step, count)
-        if self.target == "argmax":
+        if self.target in ("argmax", None):
             return int(outputs.logits[0].argmax())
         if isinstance(self.target, int) and not 0 <= self.target < count:
             raise ValueError(f"step {step.t}: target {self.target} is not one of {count} actions")
         return self.target
 
+    def _dimension(self, step: Step, count: int) -> int | str:
+        """A continuous actor's explained output: an action dimension, or "sum"."""
+        target = "sum" if self.target is None else self.target
+        if isinstance(target, int) and not 0 <= target < count:
+            raise ValueError(f"step {step.t}: target {target} is not one of {count} dimensions")
+        if not isinstance(target, int) and target not in BOX_TARGETS:
+            raise ValueError(
+                f"target={target!r} reads discrete actions; these are continuous (a Box of "
+                f"{count} dimensions): pass target=k for dimension k, or target='sum'"
+            )
+        return target
+
     def _explained(self, target: int | str) -> Callable[[torch.Tensor], torch.Tensor]:
-        """The model as Captum sees it: per-action outputs, or the value alone."""
+        """The model as Captum sees it: per-action outputs, the value or their sum alone."""
         if target == "value":
             return lambda x: _value(self.model.outputs(x))
+        if target == "sum":
+            return lambda x: self.model.outputs(x).logits.sum(dim=1)
         return lambda x: self.model.outputs(x).logits
 
     def _captum(self, inputs: torch.Tensor, target: int | str) -> torch.Tensor:
         forward = self._explained(target)
         options = {**_CAPTUM_DEFAULTS[self.method], **self.options}
-        captum_target = None if target == "value" else target
+        captum_target = None if target in ("value", "sum") else target
         with torch.enable_grad():
             inputs = inputs.detach().requires_grad_()  # our own copy: the caller's stays as is
             if self.method == "gradient":
@@ -159,6 +189,8 @@ class Saliency:
             outputs = self.model.outputs(restore(batch))
             if isinstance(target, int):
                 return outputs.logits[:, target : target + 1]
+            if target == "sum":
+                return outputs.logits.sum(dim=1, keepdim=True)
             return outputs.logits if target == "logits" else _value(outputs)[:, None]
 
         height, width = chw.shape[1:]

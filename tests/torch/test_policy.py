@@ -70,7 +70,7 @@ def test_series_without_critic_have_no_value_or_td_error():
 
 def test_continuous_actions_are_refused_for_series():
     rollout = vector_episode(actions=np.zeros((6, 2)))
-    with pytest.raises(ValueError, match="discrete actions"):
+    with pytest.raises(ValueError, match="reads outputs per discrete action"):
         Policy(mlp()).series(rollout)
 
 

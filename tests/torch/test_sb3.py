@@ -82,11 +82,13 @@ def test_channel_last_observations_reach_a_cnn_policy_transposed_and_map_onto_th
     assert Saliency(model, method="perturbation")(step).shape == (210, 160)
 
 
-def test_an_algorithm_without_adapter_is_named():
-    with pytest.raises(ValueError, match="no adapter for SAC"):
+def test_q_values_of_a_continuous_actor_are_refused_naming_it():
+    with pytest.raises(ValueError, match="SAC acts in a Box of shape"):
         QValues(SAC("MlpPolicy", "Pendulum-v1", buffer_size=10))
 
 
-def test_continuous_actions_are_refused():
-    with pytest.raises(ValueError, match="discrete actions"):
-        Policy(PPO("MlpPolicy", "Pendulum-v1", n_steps=8, batch_size=8))
+def test_a_policy_it_cannot_read_is_refused_naming_its_distribution():
+    env = gym.make("CartPole-v1")
+    env.action_space = gym.spaces.MultiDiscrete([2, 2])
+    with pytest.raises(ValueError, match="MultiCategoricalDistribution"):
+        Policy(PPO("MlpPolicy", env, n_steps=8, batch_size=8))
