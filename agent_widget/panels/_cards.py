@@ -7,7 +7,8 @@ packed arrays or a map's compressed levels, never base64):
 result                                     kind       meta / buffers
 =========================================  =========  ==========================================
 1-D real array, or ``dict[str, number]``   bars       labels, highlight / values as float64 LE
-2-D real array                             heatmap    width, height, min, max, colormap,
+2-D uint8 array (a greyscale picture)      image      width, height, overlay / PNG
+2-D real array of another dtype            heatmap    width, height, min, max, colormap,
                                                       overlay / zlib levels (one byte per cell,
                                                       see :mod:`agent_widget.panels._heatmap`),
                                                       colormap (256 RGB bytes)
@@ -184,6 +185,9 @@ def _array(array: np.ndarray, what: str, step: Step, overlay: bool) -> Card:
     if array.ndim == 1:
         _check_bars(len(array), what)
         return _bars(array, _array_labels(len(array), step), _action_highlight(len(array), step))
+    if array.ndim == 2 and array.dtype == np.uint8:  # a stacked frame, a camera: grey as it is
+        _check_pixels(array.shape, what)
+        return _image(np.repeat(array[:, :, None], 3, axis=2), overlay)
     if array.ndim == 2:
         _check_pixels(array.shape, what)
         return _heatmap(array, overlay)

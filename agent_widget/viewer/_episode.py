@@ -17,6 +17,10 @@ from agent_widget.format import CHUNK_SIZE, ArrayFrames, Frames, ImageFrames
 from agent_widget.viewer import _summary
 from agent_widget.viewer._transport import action_text, pack_series, shows_actions
 
+# A vector extra's lines on the timeline: more than HalfCheetah's 6 action dimensions,
+# few enough to tell apart.
+MAX_LINES = 8
+
 
 class _GrowingColumn:
     """Per-step values that grow a step at a time in amortized O(1) (a training loop's
@@ -90,7 +94,9 @@ class ServedEpisode:
             "terminated": _GrowingColumn(rollout.terminated, "terminated"),
             "truncated": _GrowingColumn(rollout.truncated, "truncated"),
         }
-        self._extras = {name: _GrowingColumn(_scalar_extra(rollout, name), name) for name in extras}
+        self._extras = {
+            name: _GrowingColumn(_timeline_extra(rollout, name), name) for name in extras
+        }
         self._observations = rollout.observations
         self._new_observations: list[Any] = []  # one per appended position, None if not given
         self._other_extras = {k: v for k, v in rollout.extras.items() if k not in self._extras}
@@ -140,7 +146,7 @@ class ServedEpisode:
     @property
     def extras(self) -> dict[str, Any]:
         """The timeline's extras as grown, and the rollout's others (which do not grow)."""
-        return {**self._other_extras, **self.timeline_extras()}
+        return {**self._other_extras, **{name: c.values for name, c in self._extras.items()}}
 
     def action_text(self, t: int) -> str | None:
         actions = self._actions.values
@@ -162,8 +168,16 @@ class ServedEpisode:
         return self._returns
 
     def timeline_extras(self) -> dict[str, Any]:
-        """The scalar extras drawn on the timeline, as grown."""
-        return {name: column.values for name, column in self._extras.items()}
+        """The lines drawn on the timeline, as grown: a scalar extra's values, and each
+        component ``name[i]`` of a vector extra (a continuous action's mean, say)."""
+        lines = {}
+        for name, column in self._extras.items():
+            values = column.values
+            if values.ndim == 1:
+                lines[name] = values
+            else:
+                lines.update({f"{name}[{i}]": values[:, i] for i in range(values.shape[1])})
+        return lines
 
     def readout_values(self, positions: Sequence[int]) -> dict[str, Any] | None:
         """The readout's values of ``positions`` for a reply's index, when the series
@@ -176,8 +190,8 @@ class ServedEpisode:
         series = {name: pack_series(column.values) for name, column in self._flags.items()}
         if shows_actions(self._actions.values):
             series["actions"] = pack_series(self._actions.values)
-        for name, column in self._extras.items():
-            series[f"extra:{name}"] = pack_series(column.values)
+        for name, values in self.timeline_extras().items():
+            series[f"extra:{name}"] = pack_series(values)
         return series
 
     def section(self, start: int, stop: int) -> ServedEpisode:
@@ -269,15 +283,18 @@ def positions(start: int, stop: int | None, length: int) -> tuple[int, int]:
     return int(start), int(stop)
 
 
-def _scalar_extra(rollout: Rollout, name: str) -> Any:
+def _timeline_extra(rollout: Rollout, name: str) -> Any:
+    """An extra the timeline can draw: per-step numbers, one line each, or up to
+    ``MAX_LINES`` of them per step (shape (T, k), k lines)."""
     if name not in rollout.extras:
         known = ", ".join(sorted(rollout.extras)) or "none"
         raise ValueError(f"extras: the rollout has no extra {name!r} (it has: {known})")
     values = rollout.extras[name]
-    if len(values.shape) != 1 or values.dtype.kind not in "biuf":
+    lines = len(values.shape) == 1 or (len(values.shape) == 2 and values.shape[1] <= MAX_LINES)
+    if not lines or values.dtype.kind not in "biuf":
         raise ValueError(
-            f"extras: {name!r} is {values.dtype} of shape {values.shape}; only per-step "
-            "scalars (shape (T,)) go on the timeline"
+            f"extras: {name!r} is {values.dtype} of shape {values.shape}; the timeline draws "
+            f"per-step numbers: shape (T,) as a line, or (T, k) as k lines (k <= {MAX_LINES})"
         )
     return values
 

@@ -74,7 +74,9 @@ class EpisodeViewer(
             compact: the bytes that change between frames, deflated) or ``"raw"``.
             Frames loaded from a file travel as stored (a version-1 file's as
             zlib-runs, re-encoded a chunk at a time).
-        extras: names of scalar per-step extras of the rollout to draw on the timeline.
+        extras: names of per-step extras of the rollout to draw on the timeline: shape
+            ``(T,)`` as a line, ``(T, k)`` (k <= 8, e.g. a continuous action's mean) as
+            k lines named ``name[i]``.
         action_names: names of the discrete actions; defaults to the rollout's
             ``metadata["action_names"]``.
         title: text above the frame; defaults to the rollout's ``env_id``, ``algorithm``

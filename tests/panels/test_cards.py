@@ -194,6 +194,14 @@ def test_a_uint8_image_becomes_a_png_of_exactly_its_pixels(channels):
     np.testing.assert_array_equal(pixels(card.buffers[0]), image)
 
 
+def test_a_2d_uint8_array_is_a_greyscale_picture_and_a_float_one_a_heatmap():
+    stacked = np.random.default_rng(2).integers(0, 256, (84, 84), np.uint8)  # an Atari frame
+    card = card_of(stacked)
+    assert card.kind == "image"
+    np.testing.assert_array_equal(pixels(card.buffers[0]), np.stack([stacked] * 3, axis=2))
+    assert card_of(stacked.astype(float)).kind == "heatmap"  # how a heatmap is asked for
+
+
 def test_an_overlay_image_stays_at_its_own_size_for_the_page_to_scale():
     image = np.random.default_rng(1).integers(0, 256, (3, 4, 4), np.uint8)
     card = card_of(image, overlay=True)

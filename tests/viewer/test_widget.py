@@ -615,14 +615,45 @@ def test_named_scalar_extras_go_on_the_timeline():
     assert "extra:q" not in viewer.series
 
 
-def test_an_unknown_or_non_scalar_extra_is_refused():
+def test_a_vector_extra_is_drawn_as_one_line_per_component():
+    means = np.arange(12, dtype=np.float32).reshape(2, 6) / 10  # HalfCheetah's 6 dimensions
+    rollout = Rollout.from_arrays(frames=random_frames(3), actions=means, extras={"mean": means})
+    viewer = EpisodeViewer(rollout, extras=["mean"])
+    for i in range(6):
+        np.testing.assert_array_equal(series(viewer, f"extra:mean[{i}]"), means[:, i])
+    assert "extra:mean" not in viewer.series
+
+
+def test_a_long_episodes_vector_extra_is_summarized_per_component():
+    steps = 20_000
+    means = np.stack([np.linspace(-1, 1, steps), np.linspace(2, 3, steps)], axis=1)
+    rollout = Rollout.from_arrays(actions=means, extras={"mean": means})
+    viewer = EpisodeViewer(rollout, extras=["mean"])
+    assert summary_of(viewer, "extra:mean[0].min")[0] == -1
+    assert summary_of(viewer, "extra:mean[1].max")[-1] == 3
+
+
+def test_a_vector_extra_grows_with_the_episode(monkeypatch):
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    rollout = Rollout.from_arrays(frames=random_frames(2), actions=[0], extras={"mean": [[1, 2]]})
+    viewer = EpisodeViewer(rollout, extras=["mean"])
+    viewer.append(frame=random_frames(1)[0], action=1, extras={"mean": [3, 4]})
+    assert series(viewer, "extra:mean[1]").tolist() == [2, 4]
+    with pytest.raises(ValueError, match=r"mean at step 3: got int64 of shape \(3,\)"):
+        viewer.append(frame=random_frames(1)[0], action=1, extras={"mean": [5, 6, 7]})
+
+
+def test_an_unknown_or_undrawable_extra_is_refused():
     rollout = Rollout.from_arrays(
-        frames=random_frames(3), actions=[0, 1], extras={"q": [[1, 2], [3, 4]]}
+        frames=random_frames(3),
+        actions=[0, 1],
+        extras={"q": [[1, 2], [3, 4]], "wide": np.zeros((2, 9)), "image": np.zeros((2, 3, 3))},
     )
-    with pytest.raises(ValueError, match="no extra 'value' \\(it has: q\\)"):
+    with pytest.raises(ValueError, match="no extra 'value' \\(it has: image, q, wide\\)"):
         EpisodeViewer(rollout, extras=["value"])
-    with pytest.raises(ValueError, match="only per-step scalars"):
-        EpisodeViewer(rollout, extras=["q"])
+    for name in ("wide", "image"):
+        with pytest.raises(ValueError, match=r"\(T, k\) as k lines \(k <= 8\)"):
+            EpisodeViewer(rollout, extras=[name])
 
 
 # Input
