@@ -46,6 +46,18 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
     A Ctrl-C (Kernel → Interrupt) lands between two whole steps: a step's data and a
     chunk's write are finished first, so every step before it can be filed.
 
+    In a training loop, ``episode_trigger`` and ``step_trigger`` choose the episodes
+    kept, as for gymnasium's ``RecordVideo``: ``episode_trigger(episode_id)`` is asked
+    at each ``reset()`` (episodes counted from 0), ``step_trigger(step_id)`` after each
+    step (steps counted from 0 across episodes) and, when it says yes, the next episode
+    to start is kept: whole episodes only, so each can be replayed from its seed and
+    branched. Either saying yes keeps the episode; with neither given, every episode
+    is kept. An episode not kept is not rendered: it costs what the env costs.
+
+    In a vector env, give it to ``gym.make_vec(..., wrappers=[...])`` with a
+    ``directory``: each sub-env (in its own process, for ``AsyncVectorEnv``) writes
+    the episodes it keeps there, where :class:`RunLibrary` or :func:`load` read them.
+
     Examples:
         >>> import gymnasium as gym
         >>> from agent_widget import RecordRollout
@@ -71,6 +83,8 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         directory: str | os.PathLike[str] | None = None,
         path: str | os.PathLike[str] | None = None,
         states_every: int | None = None,
+        episode_trigger: Callable[[int], bool] | None = None,
+        step_trigger: Callable[[int], bool] | None = None,
     ) -> None:
         # As gymnasium's own wrappers: the env's spec lists this wrapper with its arguments.
         gym.utils.RecordConstructorArgs.__init__(
@@ -81,9 +95,16 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
             directory=directory,
             path=path,
             states_every=states_every,
+            episode_trigger=episode_trigger,
+            step_trigger=step_trigger,
         )
         gym.Wrapper.__init__(self, env)
         self.rollouts: list[Rollout] = []
+        self.episode_id = -1  # the episode in progress, counted from 0 at the first reset
+        self.step_id = 0  # steps taken through the wrapper, across episodes
+        self._episode_trigger = episode_trigger
+        self._step_trigger = step_trigger
+        self._step_fired = False  # the step trigger said yes since the last episode started
         self._renders = env.render_mode == "rgb_array"
         self._labels = labels(agent, algorithm, metadata)
         self._episode: EpisodeBuffer | None = None
@@ -116,13 +137,17 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Reset the env and start recording a new episode (filing one left unfinished)."""
+        """Reset the env and start recording a new episode (filing one left unfinished),
+        if the triggers keep it."""
         if self._episode is not None and self._episode.actions:
             self.end_episode()
         elif self._episode is not None:
             self._episode.discard()
         self._episode = None
+        self.episode_id += 1
         obs, info = self.env.reset(seed=seed, options=options)
+        if not self._kept():
+            return obs, info
         names = action_names(self.env)
         metadata = base_metadata(
             spec_id(self.env), seed, names, self.env.action_space, self._labels
@@ -140,17 +165,43 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         If the env raises, the episode so far stays :attr:`current` (the next ``reset()``
         files it, marked truncated).
         """
-        if self._episode is None:
+        if self.episode_id < 0:
             raise RuntimeError("call reset() before step(): recording starts with an episode")
+        if self._episode is None:  # an episode the triggers did not keep, or ended by hand
+            return self._step_unrecorded(action)
         extras, self._extras = self._extras, {}
         self._episode.check_extras(extras)
         obs, reward, terminated, truncated, info = self.env.step(action)
         frame = self.env.render() if self._renders else None
         self._episode.add(action, extras, obs, reward, terminated, truncated, info, frame)
         self._episode.save_state(self.env, self._states_every)
+        self._count_step()
         if terminated or truncated:
             self.end_episode()
         return obs, reward, terminated, truncated, info
+
+    def _step_unrecorded(
+        self, action: Any
+    ) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
+        self._extras = {}
+        result = self.env.step(action)
+        self._count_step()
+        return result
+
+    def _count_step(self) -> None:
+        """Counts a step; between kept episodes, asks the step trigger."""
+        between = self._episode is None
+        if between and self._step_trigger is not None and self._step_trigger(self.step_id):
+            self._step_fired = True
+        self.step_id += 1
+
+    def _kept(self) -> bool:
+        """Whether the episode starting now is recorded (see the class docstring)."""
+        if self._episode_trigger is None and self._step_trigger is None:
+            return True
+        fired, self._step_fired = self._step_fired, False
+        by_episode = self._episode_trigger is not None and self._episode_trigger(self.episode_id)
+        return fired or by_episode
 
     def end_episode(self, *, replace: bool = True) -> Rollout | None:
         """End the episode in progress here, e.g. when your loop stops at a step limit.
