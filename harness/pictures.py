@@ -8,6 +8,7 @@ import io
 
 import numpy as np
 from PIL import Image
+from playwright.sync_api import Locator
 
 
 def png_pixels(data: bytes | str) -> np.ndarray:
@@ -16,6 +17,24 @@ def png_pixels(data: bytes | str) -> np.ndarray:
     with Image.open(io.BytesIO(raw)) as image:
         assert image.format == "PNG", image.format
         return np.asarray(image.convert("RGB"))
+
+
+def shown_pixels(img: Locator, timeout: float = 30) -> np.ndarray:
+    """The RGB pixels an ``<img>`` shows, as the browser decoded them: drawn at its own
+    size on a canvas and read back (losslessly, as PNG)."""
+    img.wait_for(timeout=timeout * 1000)
+    loaded = "(img) => img.complete && img.naturalWidth > 0"
+    img.page.wait_for_function(loaded, arg=img.element_handle(), timeout=timeout * 1000)
+    url = img.evaluate(
+        """(img) => {
+            const canvas = document.createElement("canvas");
+            canvas.width = img.naturalWidth;
+            canvas.height = img.naturalHeight;
+            canvas.getContext("2d").drawImage(img, 0, 0);
+            return canvas.toDataURL("image/png");
+        }"""
+    )
+    return png_pixels(url.split(",", 1)[1])
 
 
 def holds(picture: np.ndarray, block: np.ndarray) -> bool:
