@@ -10,12 +10,15 @@ import numpy as np
 import pytest
 from IPython.core.formatters import DisplayFormatter
 
-from agent_widget import CompareViewer, EpisodeViewer, save
+from agent_widget import CompareViewer, EpisodeViewer, record, save, what_if
 from agent_widget.episodes import Rollout, load
 from agent_widget.library import RunLibrary
 from agent_widget.viewer._saved_copy import MAX_PNG_BYTES, shown_frame
 from harness.pictures import holds, png_pixels
+from tests.cartpole import balance, cartpole
 from tests.e2e.episodes import synthetic_episode, synthetic_frames
+from tests.panel_comm import deliver
+from tests.waiting import wait_for_trait
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 HOSTILE = "<img src=x onerror='window.__awInjected=1'>"
@@ -132,3 +135,16 @@ def test_a_leaderboard_output_holds_its_table_escaped_and_a_sentence(library):
     assert '{"note": "<b>x</b>"}' in parsed.cells
     assert data["text/plain"].startswith("Leaderboard of 1 run in ")
     assert "run the cell to sort, filter and open them." in data["text/plain"]
+
+
+def test_a_what_if_pictures_the_episode_and_its_branch_side_by_side():
+    episode = record(cartpole(), balance, seed=3, max_steps=80, agent="pd")
+    viewer = what_if(episode, env=cartpole, policy=balance)
+    deliver(viewer, {"type": "what-if", "step": 30, "action": 1 - int(episode.actions[30])})
+    wait_for_trait(viewer, "what_if", lambda state: not state["busy"])
+    viewer.step = 40
+    data = shown(viewer)
+    picture = png_pixels(data["image/png"])
+    for child in viewer.viewers:
+        assert holds(picture, shown_frame(child._episode.frames[min(40, child.length - 1)]))
+    assert data["text/plain"].startswith("CompareViewer of pd, ")
