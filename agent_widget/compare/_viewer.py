@@ -18,6 +18,7 @@ import anywidget
 import numpy as np
 import traitlets
 from ipywidgets import widget_serialization
+from PIL import Image
 
 from agent_widget.compare._alignment import Key, by_key
 from agent_widget.compare._divergence import first_divergence
@@ -30,8 +31,11 @@ from agent_widget.viewer import (
     KernelOwnedTraits,
     OpensOutsideMarimoCells,
     PlaybackChecks,
+    SavedCopy,
+    framed,
     page_state,
     render,
+    sentence,
     written,
 )
 
@@ -54,7 +58,12 @@ _PAGE_TRAITS = (
 
 
 class CompareViewer(
-    PanelDecorator, PlaybackChecks, KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidget
+    PanelDecorator,
+    PlaybackChecks,
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    SavedCopy,
+    anywidget.AnyWidget,
 ):
     """Step through several rollouts of one env together: one slider, one playback.
 
@@ -348,6 +357,29 @@ class CompareViewer(
             viewer.close()
         super().close()
 
+    def _saved_text(self) -> str:
+        title = f" ({self.title})" if self.title else ""
+        what = (
+            f"CompareViewer{title} of {', '.join(self.labels)}, "
+            f"shared step {self.step} of 0 to {self.length - 1}"
+        )
+        return sentence(what, "step through the episodes together")
+
+    def _saved_picture(self) -> Image.Image:
+        """Each rollout's frame and readout at the shared step, side by side."""
+        columns = [
+            viewer._still(self._position(i, self.step), label, beside=False)
+            for i, (viewer, label) in enumerate(zip(self.viewers, self.labels, strict=True))
+        ]
+        note = f"A saved picture of shared step {self.step}: run the cell to step through them."
+        return framed(columns, self.title, note)
+
+    def _position(self, i: int, shared: int) -> int:
+        """Rollout ``i``'s position at shared position ``shared``, as aligned."""
+        if not self.positions:
+            return min(shared, self.viewers[i].length - 1)
+        return int(np.frombuffer(self.positions[i], "<i4")[min(shared, self.length - 1)])
+
     def _pair(self, a: str | None, b: str | None) -> tuple[int, int]:
         """The indices of rollouts ``a`` and ``b``, checked; each defaults to the first other."""
         if len(self.labels) < 2:
@@ -365,10 +397,9 @@ class CompareViewer(
     def _counterpart(self, i: int, j: int, t: int) -> int:
         """Rollout ``i``'s position at the first shared position where rollout ``j`` is at ``t``."""
         if not self.positions:
-            return min(t, self.viewers[i].length - 1)
-        mine, theirs = (np.frombuffer(self.positions[k], "<i4") for k in (j, i))
-        shared = min(int(np.searchsorted(mine, t)), len(mine) - 1)
-        return int(theirs[shared])
+            return self._position(i, t)
+        mine = np.frombuffer(self.positions[j], "<i4")
+        return self._position(i, min(int(np.searchsorted(mine, t)), len(mine) - 1))
 
     @traitlets.validate("columns")
     def _check_columns(self, proposal: traitlets.Bunch) -> int:

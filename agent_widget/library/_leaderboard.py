@@ -9,9 +9,11 @@ the table.
 
 from __future__ import annotations
 
+import html
+import json
 import pathlib
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import anywidget
@@ -19,15 +21,33 @@ import traitlets
 from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.compare import CompareViewer
-from agent_widget.viewer import EpisodeViewer, KernelOwnedTraits, OpensOutsideMarimoCells
+from agent_widget.viewer import (
+    EpisodeViewer,
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    SavedCopy,
+    sentence,
+)
 
 if TYPE_CHECKING:  # the library imports this module when it is displayed
     from agent_widget.library._run_library import RunLibrary
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
+# The saved table's columns: header, and the text of a row's cell.
+_COLUMNS: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
+    ("env", lambda row: str(row["env_id"])),
+    ("algorithm", lambda row: str(row["algorithm"])),
+    ("run", lambda row: str(row["run"])),
+    ("episodes", lambda row: str(row["episodes"])),
+    ("return (mean ± std)", lambda row: _mean_std(row["return_mean"], row["return_std"])),
+    ("success", lambda row: _number(row["success_rate"])),
+    ("steps", lambda row: str(row["steps"])),
+    ("date", lambda row: str(row["created"] or "")),
+    ("params", lambda row: json.dumps(row["params"], default=str) if row["params"] else ""),
+)
 
 
-class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidget):
+class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.AnyWidget):
     """The runs of a :class:`RunLibrary` as a sortable, filterable table.
 
     Args:
@@ -119,6 +139,24 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWidge
             previous.close()
         return viewer
 
+    def _saved_text(self) -> str:
+        runs = f"{len(self.rows)} run{'' if len(self.rows) == 1 else 's'}"
+        what = f"Leaderboard of {runs} in {self.library.root}"
+        return sentence(what, "sort, filter and open them", page=False)
+
+    def _saved_html(self) -> str:
+        """The table, in the library's order; every user string escaped."""
+        head = "".join(f"<th>{html.escape(title)}</th>" for title, _ in _COLUMNS)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(cell(row))}</td>" for _, cell in _COLUMNS) + "</tr>"
+            for row in self.rows
+        )
+        note = html.escape(self._saved_text())
+        return (
+            f'<table class="aw-saved-leaderboard"><caption>{note}</caption>'
+            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        )
+
     def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
         if not isinstance(content, Mapping):
             return
@@ -154,3 +192,11 @@ def _title(rows: Sequence[Mapping[str, Any]], episode: int) -> str:
     if len(rows) == 1:
         parts.append(f"{rows[0]['algorithm']} / {rows[0]['run']}")
     return " · ".join([*parts, f"episode {episode}"])
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def _mean_std(mean: float | None, std: float | None) -> str:
+    return "-" if mean is None else f"{_number(mean)} ± {_number(std)}"

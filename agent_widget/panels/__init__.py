@@ -10,8 +10,15 @@ viewer.
 # For the layers above (the viewer draws cards, the grid world uses the heatmap's
 # colours); not the user API.
 from agent_widget.panels._card_cache import DEFAULT_CACHE_BYTES as DEFAULT_CACHE_BYTES
+from agent_widget.panels._card_image import BACKGROUND as BACKGROUND
+from agent_widget.panels._card_image import BORDER as BORDER
+from agent_widget.panels._card_image import MUTED as MUTED
+from agent_widget.panels._card_image import TEXT as TEXT
 from agent_widget.panels._card_image import card_image as card_image
+from agent_widget.panels._card_image import clip as clip
+from agent_widget.panels._card_image import number_text as number_text
 from agent_widget.panels._card_image import overlay_on as overlay_on
+from agent_widget.panels._card_image import text_font as text_font
 from agent_widget.panels._cards import Card as Card
 from agent_widget.panels._heatmap import LUT as LUT
 from agent_widget.panels._registry import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT

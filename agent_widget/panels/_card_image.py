@@ -53,8 +53,8 @@ def card_image(title: str, card: Card, width: int, height: int) -> Image.Image:
     image = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, width - 1, TITLE_HEIGHT - 1), fill=HEADER)
-    font = _font(FONT_SIZE + 1)
-    draw.text((PAD, TITLE_HEIGHT // 2), _clip(title, width - 2 * PAD, font), TEXT, font, "lm")
+    font = text_font(FONT_SIZE + 1)
+    draw.text((PAD, TITLE_HEIGHT // 2), clip(title, width - 2 * PAD, font), TEXT, font, "lm")
     body_width, body_height = width - 2 * PAD, height - TITLE_HEIGHT - 2 * PAD
     if body_width > 0 and body_height > 0:
         image.paste(_BODIES[card.kind](card, body_width, body_height), (PAD, TITLE_HEIGHT + PAD))
@@ -113,7 +113,7 @@ def _bars(card: Card, width: int, height: int) -> Image.Image:
     highlight, greedy = card.meta.get("highlight"), card.meta.get("greedy")
     rows_height = height - (ROW_HEIGHT if caption is not None else 0)
     row = max(1, min(ROW_HEIGHT, rows_height // len(values)))
-    font = _font(max(6, min(FONT_SIZE, row - 4)))
+    font = text_font(max(6, min(FONT_SIZE, row - 4)))
     left, right = round(width * LABEL_WIDTH), round(width * (1 - VALUE_WIDTH))
     finite = values[np.isfinite(values)]
     low, high = card.meta.get("scale") or (min(0.0, *finite), max(0.0, *finite))
@@ -132,14 +132,14 @@ def _bars(card: Card, width: int, height: int) -> Image.Image:
             draw.rectangle((x0, top, x1, bottom), fill=HIGHLIGHT if i == highlight else BAR)
         if i == greedy:
             draw.rectangle((left + 1, top - 1, right - 2, bottom + 1), outline=TEXT, width=2)
-        draw.text((left - 4, middle), _clip(label, left - 6, font), TEXT, font, "rm")
-        value_text = _clip(number_text(value), width - right - 4, font)
+        draw.text((left - 4, middle), clip(label, left - 6, font), TEXT, font, "rm")
+        value_text = clip(number_text(value), width - right - 4, font)
         draw.text((right + 4, middle), value_text, TEXT, font, "lm")
     draw.line((round(zero), 0, round(zero), len(values) * row - 1), fill=TEXT)
     if caption is not None:
-        caption_text = _clip(caption, width, _font(FONT_SIZE))
+        caption_text = clip(caption, width, text_font(FONT_SIZE))
         draw.text(
-            (0, len(values) * row + ROW_HEIGHT / 2), caption_text, MUTED, _font(FONT_SIZE), "lm"
+            (0, len(values) * row + ROW_HEIGHT / 2), caption_text, MUTED, text_font(FONT_SIZE), "lm"
         )
     return image
 
@@ -147,7 +147,7 @@ def _bars(card: Card, width: int, height: int) -> Image.Image:
 def _heatmap(card: Card, width: int, height: int) -> Image.Image:
     """The colour bar between the map's min and max, then the map with opaque cells."""
     image, draw = _canvas(width, height)
-    font = _font(FONT_SIZE)
+    font = text_font(FONT_SIZE)
     low, high = number_text(card.meta["min"]), number_text(card.meta["max"])
     low_width, high_width = draw.textlength(low, font), draw.textlength(high, font)
     strip_width = max(1, round(width - low_width - high_width - 8))
@@ -171,14 +171,17 @@ def _image(card: Card, width: int, height: int) -> Image.Image:
 def _text(card: Card, width: int, height: int) -> Image.Image:
     """Lines as written (the page shows them preformatted): cut at the edges, never wrapped."""
     image, draw = _canvas(width, height)
-    _lines(draw, str(card.meta["text"]).splitlines(), 0, width, height, _font(FONT_SIZE), TEXT)
+    _lines(draw, str(card.meta["text"]).splitlines(), 0, width, height, text_font(FONT_SIZE), TEXT)
     return image
 
 
 def _empty(card: Card, width: int, height: int) -> Image.Image:
     image, draw = _canvas(width, height)
     draw.text(
-        (0, 0), _clip("nothing for this step", width, _font(FONT_SIZE)), MUTED, _font(FONT_SIZE)
+        (0, 0),
+        clip("nothing for this step", width, text_font(FONT_SIZE)),
+        MUTED,
+        text_font(FONT_SIZE),
     )
     return image
 
@@ -186,11 +189,11 @@ def _empty(card: Card, width: int, height: int) -> Image.Image:
 def _error(card: Card, width: int, height: int) -> Image.Image:
     """The exception's type and message, wrapped, then the traceback's lines."""
     image, draw = _canvas(width, height)
-    font = _font(FONT_SIZE)
+    font = text_font(FONT_SIZE)
     title = _wrapped(f"{card.meta['error']}: {card.meta['message']}", width, font)
     top = _lines(draw, title, 0, width, height, font, ERROR)
     trace = str(card.meta.get("traceback") or "").splitlines()
-    _lines(draw, trace, top + PAD, width, height, _font(FONT_SIZE - 1), MUTED)
+    _lines(draw, trace, top + PAD, width, height, text_font(FONT_SIZE - 1), MUTED)
     return image
 
 
@@ -255,7 +258,7 @@ def _lines(
     for line in lines:
         if top + line_height > height:
             break
-        draw.text((0, top), _clip(line, width, font), fill, font)
+        draw.text((0, top), clip(line, width, font), fill, font)
         top += line_height
     return top
 
@@ -276,7 +279,7 @@ def _wrapped(text: str, width: int, font: Font) -> list[str]:
     return lines
 
 
-def _clip(text: str, width: float, font: Font) -> str:
+def clip(text: str, width: float, font: Font) -> str:
     """``text``, cut with an ellipsis to fit ``width`` pixels."""
     if font.getlength(text) <= width:
         return text
@@ -285,5 +288,6 @@ def _clip(text: str, width: float, font: Font) -> str:
 
 
 @cache
-def _font(size: int) -> Font:
+def text_font(size: int) -> Font:
+    """Pillow's own font at ``size`` px: nothing to install, the same on every machine."""
     return ImageFont.load_default(size=size)

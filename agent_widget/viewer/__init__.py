@@ -6,7 +6,8 @@ series. Above episodes and panels; the comparison, grid-world and library widget
 are built from it.
 """
 
-# For the layers above (the comparison and the leaderboard are built like the viewer);
+# For the layers above (the comparison, the leaderboard and the training viewer are built
+# like the viewer, their outputs' saved copies too);
 # not the user API.
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits as KernelOwnedTraits
 from agent_widget.viewer._marimo import OpensOutsideMarimoCells as OpensOutsideMarimoCells
@@ -16,6 +17,10 @@ from agent_widget.viewer._page import page_state as page_state
 from agent_widget.viewer._page import render as render
 from agent_widget.viewer._page import written as written
 from agent_widget.viewer._playback import PlaybackChecks as PlaybackChecks
+from agent_widget.viewer._saved_copy import SavedCopy as SavedCopy
+from agent_widget.viewer._saved_copy import framed as framed
+from agent_widget.viewer._saved_copy import sentence as sentence
+from agent_widget.viewer._saved_copy import still as still
 from agent_widget.viewer._widget import EpisodeViewer
 
 __all__ = ["EpisodeViewer"]

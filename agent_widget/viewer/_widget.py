@@ -16,6 +16,7 @@ from typing import Any
 import anywidget
 import numpy as np
 import traitlets
+from PIL import Image
 
 from agent_widget.episodes import Rollout
 from agent_widget.format import ENCODINGS
@@ -44,6 +45,7 @@ from agent_widget.viewer._page import (
     written,
 )
 from agent_widget.viewer._playback import PlaybackChecks
+from agent_widget.viewer._saved_copy import SavedCopy, framed, readout_lines, sentence, still
 from agent_widget.viewer._summary import range_reply, summary
 from agent_widget.viewer._transport import answer, frame_preview, growth_push, panel_request
 from agent_widget.viewer._viewer_traits import ViewerTraits
@@ -61,6 +63,7 @@ class EpisodeViewer(
     PlaybackChecks,
     KernelOwnedTraits,
     OpensOutsideMarimoCells,
+    SavedCopy,
     anywidget.AnyWidget,
 ):
     """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
@@ -96,6 +99,10 @@ class EpisodeViewer(
     Panels (:meth:`panel`, :meth:`add_panel`) show what Python computes for the
     current step beside the frame; those registered with
     :func:`agent_widget.panels.register` are included in every new viewer.
+
+    Its output also holds a picture of the step shown when it was made (frame and
+    readout) and a sentence, which a notebook saved without its widget state shows
+    on GitHub, in an nbconvert page or untrusted (:mod:`agent_widget.viewer._saved_copy`).
 
     Examples:
         >>> viewer = EpisodeViewer(np.zeros((5, 4, 6, 3), np.uint8))
@@ -376,6 +383,22 @@ class EpisodeViewer(
             name = proposal["trait"].name
             raise traitlets.TraitError(f"{name} must be >= 0 (0 = auto), got {proposal['value']}")
         return proposal["value"]
+
+    def _saved_text(self) -> str:
+        title = f": {self.title}" if self.title else ""
+        what = f"EpisodeViewer{title}, step {self.step} of 0 to {self.length - 1}"
+        return sentence(what, "step through the episode")
+
+    def _saved_picture(self) -> Image.Image:
+        note = f"A saved picture of step {self.step}: run the cell to step through the episode."
+        return framed([self._still(self.step)], self.title, note)
+
+    def _still(self, t: int, label: str = "", beside: bool = True) -> Image.Image:
+        """Position ``t`` as a picture: the frame with the readout beside it (or below)."""
+        with self._lock:
+            frames = self._episode.frames
+            frame = None if frames is None else frames[t]
+            return still(label, frame, readout_lines(self._episode, t, self.readout), beside)
 
     def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
         if isinstance(content, Mapping) and content.get("type") == "panel":

@@ -12,6 +12,7 @@
 import { BarsView } from "./bars-view.ts";
 import { button, el, input } from "../shared/dom.ts";
 import { NO_ANSWER } from "../shared/no-answer.ts";
+import { SAVED_COPY_CARD } from "../shared/saved-copy.ts";
 import { colourLevels, inflateLevels, levelColours, smoothScaling } from "./levels.ts";
 import type { CardData, PanelSpec, Progress } from "./state.ts";
 import { formatNumber } from "../shared/numbers.ts";
@@ -27,6 +28,12 @@ interface Size {
   width: number;
   height: number;
 }
+
+/**
+ * Why a card waits, as it says: asked and "computing…"; "late", the kernel has not
+ * answered in a while (it may be busy); "saved", a saved copy with no kernel at all.
+ */
+export type Wait = "asking" | "late" | "saved";
 
 export interface CardActions {
   move(delta: number): void;
@@ -44,8 +51,7 @@ export class CardView {
   private readonly opacity: HTMLInputElement | undefined;
   private card: CardData | undefined;
   private current = false;
-  /** The kernel has not acknowledged this view's last panel request in time. */
-  private noAnswer = false;
+  private wait: Wait = "asking";
   private renders = 0;
   /** Holds a map's pixels while they are scaled onto the overlay. */
   private scratch: HTMLCanvasElement | undefined;
@@ -140,22 +146,24 @@ export class CardView {
     const card = this.card;
     this.element.dataset.current = String(current);
     this.element.classList.toggle("aw-stale", !current);
-    const note = current ? "" : this.noAnswer ? " · no answer from the kernel" : " · updating";
+    const note = current ? "" : WAIT_NOTES[this.wait];
     this.stepLabel.textContent = card === undefined ? "" : `t = ${card.step}${note}`;
     this.applyOverlayOpacity();
   }
 
-  /** Says in words that the kernel leaves the card waiting (see `NoAnswer`), or takes it back. */
-  setNoAnswer(late: boolean): void {
-    this.noAnswer = late;
-    this.element.dataset.noAnswer = String(late);
+  /** Says in words why the card waits (see `Wait`). */
+  setWait(wait: Wait): void {
+    this.wait = wait;
+    this.element.dataset.noAnswer = String(wait === "late");
+    this.element.dataset.savedCopy = String(wait === "saved");
     const waiting = this.body.querySelector(".aw-waiting");
     if (waiting !== null) waiting.textContent = this.waitingText();
     this.setCurrent(this.current);
   }
 
   private waitingText(): string {
-    return this.noAnswer ? `${NO_ANSWER[0].toUpperCase()}${NO_ANSWER.slice(1)}.` : "computing…";
+    if (this.wait === "saved") return SAVED_COPY_CARD;
+    return this.wait === "late" ? `${NO_ANSWER[0].toUpperCase()}${NO_ANSWER.slice(1)}.` : "computing…";
   }
 
   setProgress(progress: Progress | undefined): void {
@@ -301,6 +309,13 @@ export class CardView {
     this.overlay.style.opacity = String(opacity);
   }
 }
+
+/** What the step label adds to a card that shows another step's result. */
+const WAIT_NOTES: Record<Wait, string> = {
+  asking: " · updating",
+  late: " · no answer from the kernel",
+  saved: " · saved copy",
+};
 
 /** The colormap as a strip, with the map's min and max at its ends. */
 function colorBar(card: CardData): HTMLDivElement {

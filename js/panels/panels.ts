@@ -10,10 +10,11 @@
  * ones without an overlay) are no longer computed.
  */
 import { arrange, move } from "./card-order.ts";
-import { CardView } from "./card-view.ts";
+import { CardView, type Wait } from "./card-view.ts";
 import { el, input } from "../shared/dom.ts";
 import { NoAnswer } from "../shared/no-answer.ts";
 import type { Outbox } from "../shared/outbox.ts";
+import { COMM_LIVE_EVENT, isSavedCopy } from "../shared/saved-copy.ts";
 import { PanelState, type PanelSpec } from "./state.ts";
 import type { Model } from "../shared/types.ts";
 
@@ -29,9 +30,13 @@ export class PanelCards {
   private order: string[] = [];
   private nextId = 1;
   private disposed = false;
-  private readonly noAnswer = new NoAnswer((late) => {
-    for (const view of this.views.values()) view.setNoAnswer(late);
-  });
+  private readonly noAnswer = new NoAnswer(() => this.showWait());
+  /** No kernel will ever answer: a saved copy (see shared/saved-copy.ts). */
+  private savedCopy = false;
+  private readonly onCommLive = () => {
+    this.savedCopy = isSavedCopy(this.model, this.element);
+    this.showWait();
+  };
   private readonly onMessage = (msg: unknown, buffers?: DataView[]) => {
     // Any message shows the kernel is there; "panel-queued" says it has our request.
     this.noAnswer.answered();
@@ -63,6 +68,8 @@ export class PanelCards {
     });
     model.on("msg:custom", this.onMessage);
     model.on("change:panels", this.onPanels);
+    model.on(COMM_LIVE_EVENT, this.onCommLive);
+    this.savedCopy = isSavedCopy(model, this.element);
     this.setPanels();
   }
 
@@ -84,6 +91,7 @@ export class PanelCards {
     this.noAnswer.dispose();
     this.model.off("msg:custom", this.onMessage);
     this.model.off("change:panels", this.onPanels);
+    this.model.off(COMM_LIVE_EVENT, this.onCommLive);
     for (const view of this.views.values()) this.removeView(view);
     this.element.remove();
   }
@@ -133,7 +141,19 @@ export class PanelCards {
     );
     // A card that keeps its DOM across a version change shows what the state holds.
     view.show(this.state.shown(name));
+    view.setWait(this.wait());
     return view;
+  }
+
+  /** Why the cards wait: a saved copy has no kernel; else the kernel is late, or asked. */
+  private wait(): Wait {
+    if (this.savedCopy) return "saved";
+    return this.noAnswer.isLate ? "late" : "asking";
+  }
+
+  private showWait(): void {
+    const wait = this.wait();
+    for (const view of this.views.values()) view.setWait(wait);
   }
 
   private removeView(view: CardView): void {

@@ -15,6 +15,7 @@ import { PanelCards } from "../panels/panels.ts";
 import { chunkOf, decodePlan, type Direction } from "../frames/prefetch.ts";
 import { Player } from "../shared/player.ts";
 import { Readout, readoutFields } from "../shared/readout.ts";
+import { isSavedCopy } from "../shared/saved-copy.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
 import { parseSummary, type TimelineColumns } from "../shared/columns.ts";
 import { ChunkSource, type Playhead } from "../frames/source.ts";
@@ -497,6 +498,11 @@ class EpisodeView {
     this.root.dataset.noAnswer = String(late);
     if (!late) {
       this.status.textContent = "";
+    } else if (this.paintedStep !== this.step && isSavedCopy(this.model, this.root)) {
+      // No kernel will ever send it: say what this copy holds and how to see the rest.
+      this.canvas.placeholder(`step ${this.step} is not in this saved copy`);
+      const held = this.savedPositions > 0 ? `steps 0 to ${this.savedPositions - 1}` : "no frames";
+      this.status.textContent = `The notebook saved ${held} with this view; this saved copy has no kernel to send the others: run the cell to see them.`;
     } else if (this.paintedStep !== this.step) {
       this.canvas.placeholder(`step ${this.step}: waiting for the kernel`);
       const saved =

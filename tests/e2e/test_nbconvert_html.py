@@ -4,7 +4,8 @@ shows the viewer's frames in Chromium with no kernel at all.
 nbconvert's page loads require.js and the widget manager from CDNs and anywidget's
 front end from beside the page (then a CDN): here the first two come from their npm
 packages (through the test's route) and anywidget's from its Python package, beside
-the page on a local HTTP server. Every other request is refused.
+the page on a local HTTP server. Every other request is refused. The widget wins over
+the output's saved picture, and its cards say it is a saved copy.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from playwright.sync_api import Page, Route
 from harness.lab import View, new_notebook, rgb_sha256
 from tests.e2e.episodes import synthetic_frames
 from tests.e2e.test_page_in_browser import OpenedPage
+from tests.e2e.test_saved_state import says_saved_copy
 
 pytestmark = pytest.mark.e2e
 
@@ -42,7 +44,9 @@ CELLS = [
 sys.path.insert(0, {str(E2E)!r})
 from episodes import synthetic_episode
 from agent_widget import EpisodeViewer""",
-    f"EpisodeViewer(synthetic_episode({N}))",
+    f"""viewer = EpisodeViewer(synthetic_episode({N}))
+viewer.add_panel("notes", lambda step: f"t = {{step.t}}")
+viewer""",
 ]
 
 
@@ -98,5 +102,7 @@ def test_an_nbconvert_export_shows_the_saved_frames(new_page, site):
         view.slide_to(saved - 1)
         view.wait_painted(saved - 1)
         assert view.canvas()["sha256"] == rgb_sha256(FRAMES[saved - 1])
+        says_saved_copy(view)
+        assert page.locator(".jp-OutputArea-output img").count() == 0
     finally:
         page.close()

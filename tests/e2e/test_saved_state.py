@@ -1,7 +1,8 @@
 """A notebook executed elsewhere (nbclient, as nbconvert --execute) and saved with its
 widget state, then opened in JupyterLab without running it: the viewer shows the
 frames the state carries, with no kernel that knows the widget, and says in words
-where the rest is."""
+where the rest is: its cards say that this is a saved copy, whose panels a running
+kernel computes."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from nbformat.sign import NotebookNotary
 
 from harness.lab import Notebook, Server, new_notebook, opened, rgb_sha256
+from harness.views import View
 from tests.e2e.episodes import synthetic_frames
 
 pytestmark = pytest.mark.e2e
@@ -24,8 +26,16 @@ CELLS = [
     f"""import sys
 sys.path.insert(0, {str(E2E)!r})
 from episodes import synthetic_episode
-from agent_widget import EpisodeViewer""",
-    f"viewer = EpisodeViewer(synthetic_episode({N}))\nviewer",
+from agent_widget import CompareViewer, EpisodeViewer
+
+def notes(step):
+    return f't = {{step.t}}'""",
+    f"""viewer = EpisodeViewer(synthetic_episode({N}))
+viewer.add_panel("notes", notes)
+viewer""",
+    """compare = CompareViewer({"a": synthetic_episode(30), "b": synthetic_episode(20)})
+compare.add_panel("notes", notes)
+compare""",
 ]
 
 
@@ -56,3 +66,28 @@ def test_a_saved_notebook_shows_its_frames_without_running(notebook):
     notebook.wait_for("(el) => el.dataset.noAnswer === 'true'", view.handle, what="the note")
     status = view.root.locator(".aw-status").inner_text()
     assert f"The notebook saved steps 0 to {saved - 1} with this view" in status
+    assert "this saved copy has no kernel to send the others: run the cell" in status
+
+
+def says_saved_copy(view: View) -> None:
+    """The panel card says it is a saved copy (not that the kernel is busy), at once."""
+    card = view.card("notes")
+    assert card.get_attribute("data-saved-copy") == "true"
+    text = card.locator(".aw-waiting").inner_text()
+    assert text == "A saved copy: a running kernel computes this panel. Run the cell to see it."
+
+
+def test_a_saved_copys_cards_say_a_running_kernel_computes_them(notebook):
+    says_saved_copy(notebook.view(1))
+    # The widget view wins over the output's picture where the state is saved.
+    output = notebook.page.locator(".jp-Cell").nth(1).locator(".jp-OutputArea-output")
+    assert output.locator("img").count() == 0
+
+
+def test_a_saved_comparisons_cards_say_so_too(notebook):
+    """A comparison's viewers are drawn from models the widget manager gives (with no
+    comm): each one's card says it is a saved copy."""
+    for nth in range(2):
+        view = notebook.view(2, nth)
+        view.card("notes").wait_for(timeout=30_000)
+        says_saved_copy(view)
