@@ -113,8 +113,10 @@ class EpisodeView {
       main,
       (t) => this.userGo(t),
       (from, to, columns) => this.ranges.fetch(from, to, columns),
+      (weight) => this.saveTrait("timeline_smoothing", weight),
     );
     this.timeline.setNames(this.traits.timelineNames);
+    this.showCurves();
     this.readout = new Readout(main);
     this.panels = new PanelCards(model, body, stage, this.outbox);
     this.status = this.root.appendChild(document.createElement("div"));
@@ -169,6 +171,8 @@ class EpisodeView {
     this.listen("change:series", () => this.onSeries());
     this.listen("change:summary", () => this.onSeries());
     this.listen("change:timeline_names", () => this.timeline.setNames(this.traits.timelineNames));
+    this.listen("change:timeline_rates", () => this.showCurves());
+    this.listen("change:timeline_smoothing", () => this.showCurves());
     this.listen("change:action_names", () => this.showReadout());
     this.listen("change:readout", () => this.showReadout());
     this.listen("change:has_frames", () => this.paint());
@@ -432,6 +436,10 @@ class EpisodeView {
     this.summary = parseSummary(this.traits.summary);
     const turned = series.rewards.length === 0 && this.series.rewards.length > 0 && this.summary !== undefined;
     if (!turned) this.series = series;
+  }
+
+  private showCurves(): void {
+    this.timeline.setCurves(this.traits.timelineRates, this.traits.timelineSmoothing);
   }
 
   private showTimeline(): void {
