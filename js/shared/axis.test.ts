@@ -48,10 +48,11 @@ describe("valueAxis", () => {
 
 describe("ticksWithin", () => {
   it("keeps to a fixed scale, ticks inside it only", () => {
-    expect(ticksWithin(-3, 7)).toEqual([0, 5]);
+    expect(ticksWithin(-3, 7)).toEqual([-2, 0, 2, 4, 6]);
+    expect(ticksWithin(-0.02, 0.06, 3)).toEqual([0, 0.025, 0.05]);
     expect(ticksWithin(0, 1, 3)).toEqual([0, 0.5, 1]);
     expect(ticksWithin(0.1, 0.15, 3)).toEqual([0.1, 0.125, 0.15]);
-    expect(ticksWithin(1.1, 1.9, 3)).toEqual([1.1, 1.9]);
+    expect(ticksWithin(1.1, 1.9, 3)).toEqual([1.25, 1.5, 1.75]);
     expect(ticksWithin(2, 2)).toEqual([2]);
   });
 });

@@ -75,12 +75,19 @@ export function valueAxis(lo: number, hi: number, most = 5): ValueAxis {
 
 /**
  * Nice ticks inside a fixed `lo .. hi` (a scale the user gave, or one several charts
- * share), at most `most`; the two ends themselves when no more than one nice tick fits.
+ * share): its own axis's ticks when they end at its ends, else the multiples of the
+ * finest nice step that gives at most `most` of them; the two ends themselves when no
+ * more than one nice tick fits.
  */
 export function ticksWithin(lo: number, hi: number, most = 5): number[] {
   if (!(hi > lo)) return [lo];
-  const inside = valueAxis(lo, hi, most).ticks.filter((t) => t >= lo - (hi - lo) * 1e-9 && t <= hi + (hi - lo) * 1e-9);
-  return inside.length >= 2 ? inside : [lo, hi];
+  const own = valueAxis(lo, hi, most);
+  if (own.lo === lo && own.hi === hi) return own.ticks;
+  const slack = (hi - lo) * 1e-9;
+  for (let step = niceStep((hi - lo) / (4 * most)); ; step = nextStep(step)) {
+    const inside = ticksOf(lo, hi, step).filter((t) => t >= lo - slack && t <= hi + slack);
+    if (inside.length <= most) return inside.length >= 2 ? inside : [lo, hi];
+  }
 }
 
 /** A rate's axis: 0 to 1 whatever its values, so that 0.03 reads as nearly never. */

@@ -109,8 +109,17 @@ export function drawBars(c: CanvasRenderingContext2D, bins: Bins, y: YOf, colors
   }
 }
 
-/** A line through each column's min..max. */
-export function drawLine(c: CanvasRenderingContext2D, bins: Bins, y: YOf, color: string, lineWidth: number): void {
+/** The colour of a halo that keeps a line readable over bars, in a theme. */
+export function haloColor(palette: Palette): string {
+  return palette.dark ? "rgba(0, 0, 0, 0.7)" : "rgba(255, 255, 255, 0.85)";
+}
+
+/**
+ * A line through each column's min..max; with a `halo` colour, over a wider stroke of
+ * it first, so that the line reads over a block of bars (CartPole's constant reward).
+ */
+export function drawLine(c: CanvasRenderingContext2D, bins: Bins, y: YOf, color: string, lineWidth: number, halo?: string): void {
+  if (halo !== undefined) drawLine(c, bins, y, halo, lineWidth * 3);
   c.strokeStyle = color;
   c.lineWidth = lineWidth;
   c.beginPath();

@@ -28,6 +28,7 @@ import {
   drawEndMarks,
   drawGrid,
   drawLine,
+  haloColor,
   range,
   seriesColors,
   type SeriesColors,
@@ -247,17 +248,17 @@ export class Timeline {
     if (smoothed !== undefined) c.globalAlpha = RAW_ALPHA;
     drawBars(c, columns.rewards, yReward, colors);
     c.globalAlpha = 1;
-    if (smoothed !== undefined) drawLine(c, smoothed.rewards, yReward, colors.reward, 2 * ratio);
+    if (smoothed !== undefined) drawLine(c, smoothed.rewards, yReward, colors.reward, 2 * ratio, haloColor(palette));
     [...columns.extras].forEach(([name, bins], i) => {
       const y = this.extraY(name, bins, ratio);
       const color = colors.extras[i % colors.extras.length];
-      const raw = smoothed?.extras.get(name);
-      if (raw !== undefined) c.globalAlpha = RAW_ALPHA;
+      const smooth = smoothed?.extras.get(name);
+      if (smooth !== undefined) c.globalAlpha = RAW_ALPHA;
       drawLine(c, bins, y, color, ratio);
       c.globalAlpha = 1;
-      if (raw !== undefined) drawLine(c, raw, y, color, 2 * ratio);
+      if (smooth !== undefined) drawLine(c, smooth, y, color, 2 * ratio, haloColor(palette));
     });
-    drawLine(c, columns.returns, yOnAxis(layout.main, axes.returns, ratio), colors.return, 1.5 * ratio);
+    drawLine(c, columns.returns, yOnAxis(layout.main, axes.returns, ratio), colors.return, 1.5 * ratio, haloColor(palette));
     c.fillStyle = colors.nonFinite;
     columns.nonFinite.forEach((mark, x) => mark && c.fillRect(x, 0, Math.ceil(ratio), c.canvas.height));
     drawEndMarks(c, columns, ratio, palette.text);
@@ -296,12 +297,10 @@ export class Timeline {
   private showLegend(columns: TimelineColumns, colors: SeriesColors, ends: string): void {
     const scale = range(columns.returns);
     const items: LegendItem[] = [
-      ["line", colors.return, Number.isFinite(scale.lo) ? `${this.names.return} ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : this.names.return],
       ["bar", colors.reward, this.names.reward],
+      ["line", colors.return, Number.isFinite(scale.lo) ? `${this.names.return} ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : this.names.return],
     ];
-    [...columns.extras.keys()].forEach((name, i) => {
-      items.push(["line", colors.extras[i % colors.extras.length], this.rates.has(name) ? `${name} (0 to 1)` : name]);
-    });
+    [...columns.extras.keys()].forEach((name, i) => items.push(["line", colors.extras[i % colors.extras.length], name]));
     if (columns.terminated.includes(1)) items.push(["terminated", ends, "terminated"]);
     if (columns.truncated.includes(1)) items.push(["truncated", ends, "truncated"]);
     if (columns.nonFinite.includes(1)) items.push(["bar", colors.nonFinite, "NaN or infinite reward"]);
