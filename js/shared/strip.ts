@@ -22,11 +22,7 @@ export function cursorX(t: number, width: number, length: number): number {
  */
 export type DrawBackground = (c: CanvasRenderingContext2D, width: number, height: number, ratio: number, palette: Palette) => void;
 
-/**
- * A canvas strip over `length` positions: its background is drawn when the data,
- * the width, the theme or the pixel ratio changes and cached, a cursor is drawn over
- * a copy of it, and a click or drag reports the position under the pointer.
- */
+/** A chart's canvas over positions, as the module says; `range` is what it shows. */
 export class Strip {
   readonly element: HTMLCanvasElement;
   private readonly background = document.createElement("canvas");

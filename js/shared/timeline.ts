@@ -68,8 +68,6 @@ interface Axes {
  * past the summary of a long episode, it asks the kernel for the range's exact columns.
  */
 export class Timeline {
-  /** The chart, its axes and its legend: what a widget hides to hide the timeline. */
-  readonly root: HTMLDivElement;
   private readonly frame: ChartFrame;
   private readonly strip: Strip;
   private readonly legend: TimelineLegend;
@@ -93,14 +91,15 @@ export class Timeline {
     /** The user moved the smoothing slider. */
     onSmoothing: (weight: number) => void = () => {},
   ) {
-    this.root = parent.appendChild(el("div", "aw-timeline-box"));
-    this.frame = new ChartFrame(this.root, "aw-timeline-chart");
+    // The chart, its axes and its legend in one box: a widget hides it to hide all of them.
+    const box = parent.appendChild(el("div", "aw-timeline-box"));
+    this.frame = new ChartFrame(box, "aw-timeline-chart");
     const cursor = (palette: Palette) => seriesColors(palette).cursor;
     this.strip = new Strip(this.frame.plot, "aw-timeline", this.layout.height, cursor, (c, width, _height, ratio, palette) => {
       const columns = this.columns(width, false);
       if (columns !== undefined) this.drawColumns(c, columns, width, ratio, palette);
     }, onSeek);
-    this.legend = new TimelineLegend(this.root, (weight) => {
+    this.legend = new TimelineLegend(box, (weight) => {
       this.smoothing = weight;
       this.strip.redraw();
       onSmoothing(weight);
