@@ -72,8 +72,8 @@ describe("fractionOf", () => {
 
 describe("tickLabels", () => {
   it("shortens thousands and millions past ten thousand", () => {
-    expect(tickLabels([0, 20_000, 40_000])).toEqual(["0k", "20k", "40k"]);
-    expect(tickLabels([0, 500_000, 1_500_000, 2_000_000])).toEqual(["0.0M", "0.5M", "1.5M", "2.0M"]);
+    expect(tickLabels([0, 20_000, 40_000])).toEqual(["0", "20k", "40k"]);
+    expect(tickLabels([0, 500_000, 1_500_000, 2_000_000])).toEqual(["0", "0.5M", "1.5M", "2.0M"]);
     expect(tickLabels([0, 2000, 4000])).toEqual(["0", "2000", "4000"]);
     expect(tickLabels([10_001, 10_002])).toEqual(["10001", "10002"]);
   });

@@ -107,7 +107,8 @@ export function fractionOf(axis: Pick<ValueAxis, "lo" | "hi">, value: number): n
 /**
  * Labels for ticks, all with one number of decimals (commonDecimals: as many as the
  * finest tick needs); multiples of a thousand from 10,000 on shortened (20k, 1.5M), as
- * a step axis of a long episode would be too wide to read otherwise (millions from 1M).
+ * a step axis of a long episode would be too wide to read otherwise (millions from 1M);
+ * zero is 0 there, as a plot's origin reads.
  */
 export function tickLabels(ticks: readonly number[]): string[] {
   const largest = Math.max(0, ...ticks.map(Math.abs));
@@ -118,7 +119,7 @@ export function tickLabels(ticks: readonly number[]): string[] {
     if (largest >= from && ticks.every((t) => Number.isInteger(t / (unit / 10)))) {
       const scaled = ticks.map((t) => clean(t / unit));
       const decimals = commonDecimals(scaled);
-      return scaled.map((t) => `${t.toFixed(decimals)}${suffix}`);
+      return scaled.map((t) => (t === 0 ? "0" : `${t.toFixed(decimals)}${suffix}`));
     }
   }
   const decimals = commonDecimals(ticks);
