@@ -24,7 +24,7 @@ export const DARK_PALETTE = ["#5fa8e8", "#ffa04d", "#5fd35f", "#ff6b6b", "#c0a0e
 export const DASHES: readonly (readonly number[])[] = [[], [7, 4], [2, 3], [9, 3, 2, 3]];
 const DIVERGENCE = { light: "#e91e63", dark: "#ff6fa5" };
 /** Where the value axis runs, CSS pixels from the plot's top. */
-export const CHART_BAND = { top: INSET, height: HEIGHT - 2 * INSET };
+const CHART_BAND = { top: INSET, height: HEIGHT - 2 * INSET };
 
 /** Episode `i`'s colour in a theme. */
 export function lineColor(i: number, palette: Palette): string {

@@ -72,7 +72,7 @@ export function barExtent(values: Float64Array, scale: BarOptions["scale"] = nul
 }
 
 /** The text of each value, all finite ones with the decimals the card needs (commonDecimals). */
-export function valueTexts(values: Float64Array): string[] {
+function valueTexts(values: Float64Array): string[] {
   const decimals = commonDecimals([...values]);
   return [...values].map((v) => (Number.isNaN(v) ? "nan" : Number.isFinite(v) ? v.toFixed(decimals) : formatNumber(v)));
 }
