@@ -141,6 +141,8 @@ class TrainingViewer(ipywidgets.VBox):
             title=f"{self._title} · training",
             readout="info",
             timeline_names=TIMELINE_NAMES,
+            timeline_rates=["success rate"],
+            timeline_smoothing=0.6,
         )
         self._play_button = ipywidgets.Button(
             description="Play greedy policy",

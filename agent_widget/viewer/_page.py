@@ -65,6 +65,9 @@ STATE_TRAITS = (
     "scale",
     "title",
     "readout",
+    "timeline_names",
+    "timeline_rates",
+    "timeline_smoothing",
 )
 # Only inline scripts and styles, and images made in the page; nothing is fetched.
 _POLICY = (

@@ -97,6 +97,22 @@ class ViewerTraits(traitlets.HasTraits):
         'that are not env steps (a TrainingViewer names them "episode returns", "total '
         'return", "positions").',
     ).tag(sync=True)
+    timeline_rates = traitlets.List(
+        traitlets.Unicode(),
+        help="list[str], default []. The extras that are rates (a success rate): drawn on a "
+        "0-1 axis of their own under the timeline's main band, so that 0.03 reads as nearly "
+        "never instead of sitting on the returns' axis.",
+    ).tag(sync=True)
+    timeline_smoothing = traitlets.Float(
+        None,
+        allow_none=True,
+        min=0.0,
+        max=0.99,
+        help="float or None, default None. The weight of the exponential moving average the "
+        "timeline draws over its rewards and extras (raw faint, smoothed bold, as "
+        "TensorBoard): a number shows a smoothing slider from 0 to 0.99 starting there; "
+        "None, no slider (an env's rewards are not training curves). Two-way.",
+    ).tag(sync=True)
     embedded = traitlets.List(
         traitlets.List(traitlets.Bytes()),
         read_only=True,

@@ -1,15 +1,20 @@
 /**
  * The comparison's shared timeline: each episode's return as a line in its own
- * colour and dash, all on one scale so that they compare, labelled with that scale's
- * ends, the cursor, and the first step where the actions differ marked. Clicking or
+ * colour and dash, all on one value axis of nice ticks so that they compare, a step
+ * axis under it, faint gridlines, the cursor, and the first step where the actions
+ * differ marked. The axes' labels are text beside the plot (js/shared/chart-frame.ts),
+ * so neither a line nor the divergence mark ever runs through them. Clicking or
  * dragging seeks.
  *
  * Lines that overlap (two agents that both score 0) stay apart: each draws with its
  * own dash pattern over the ones before, so the earlier line shows through the gaps.
  */
-import { formatNumber } from "../shared/numbers.ts";
+import { stepTicks, tickLabels, valueAxis, type ValueAxis } from "../shared/axis.ts";
+import { ChartFrame, valueLabels } from "../shared/chart-frame.ts";
+import { binMinMax } from "../shared/columns.ts";
+import { cursorX, Strip } from "../shared/strip.ts";
 import type { Palette } from "../shared/theme.ts";
-import { binMinMax, cursorX, drawLine, Strip } from "../shared/timeline.ts";
+import { drawGrid, drawLine, INSET, yOnAxis } from "../shared/timeline-draw.ts";
 
 const HEIGHT = 72;
 /** Each episode's colour (Tableau's ten), and lighter variants that keep their contrast on a dark theme. */
@@ -18,7 +23,8 @@ export const DARK_PALETTE = ["#5fa8e8", "#ffa04d", "#5fd35f", "#ff6b6b", "#c0a0e
 /** Each episode's dash pattern (CSS px): solid, dashed, dotted, dash-dot, then again. */
 export const DASHES: readonly (readonly number[])[] = [[], [7, 4], [2, 3], [9, 3, 2, 3]];
 const DIVERGENCE = { light: "#e91e63", dark: "#ff6fa5" };
-const LABEL_FONT_PX = 10;
+/** Where the value axis runs, CSS pixels from the plot's top. */
+const CHART_BAND = { top: INSET, height: HEIGHT - 2 * INSET };
 
 /** Episode `i`'s colour in a theme. */
 export function lineColor(i: number, palette: Palette): string {
@@ -67,26 +73,28 @@ export function drawSwatch(canvas: HTMLCanvasElement, i: number, palette: Palett
 }
 
 export class ReturnsChart {
+  private readonly frame: ChartFrame;
   private readonly strip: Strip;
   private lines: Float64Array[] = [];
   private length = 0;
   private divergence: number | null = null;
-  private scale = { lo: Number.POSITIVE_INFINITY, hi: Number.NEGATIVE_INFINITY };
+  private axis: ValueAxis = valueAxis(0, 1, 3);
 
   constructor(parent: HTMLElement, onSeek: (t: number) => void) {
+    this.frame = new ChartFrame(parent, "aw-compare-chart-frame");
     // The cursor in the theme's text colour: visible on light and dark alike.
     const cursor = (palette: Palette) => palette.text;
-    this.strip = new Strip(parent, "aw-compare-chart", HEIGHT, cursor, (c, width, height, ratio, palette) => {
+    this.strip = new Strip(this.frame.plot, "aw-compare-chart", HEIGHT, cursor, (c, width, _height, ratio, palette) => {
+      this.drawGridAndSteps(c, width, ratio, palette);
+      const y = yOnAxis(CHART_BAND, this.axis, ratio);
       this.lines.forEach((values, i) => {
-        const bins = binMinMax(values, this.length, width);
         c.setLineDash(lineDash(i, ratio));
-        drawLine(c, bins, height, lineColor(i, palette), 1.5 * ratio, this.scale);
+        drawLine(c, binMinMax(values, this.length, width), y, lineColor(i, palette), 1.5 * ratio);
       });
       c.setLineDash([]);
     }, onSeek, (c, width, height, ratio, palette) => {
-      // The scale's labels, then the divergence mark, over the cursor: the playhead
-      // hides neither (the mark dashed, so it reads apart from the solid cursor).
-      this.drawScale(c, height, ratio, palette);
+      // The divergence mark over the cursor (dashed, so it reads apart from the solid
+      // cursor): the playhead does not hide it, and the axes' labels sit outside the plot.
       if (this.divergence === null) return;
       c.fillStyle = divergenceColor(palette);
       const x = Math.round(cursorX(this.divergence, width, this.length) - ratio);
@@ -104,7 +112,9 @@ export class ReturnsChart {
     this.lines = lines;
     this.length = length;
     this.divergence = divergence;
-    this.scale = sharedRange(lines);
+    const { lo, hi } = sharedRange(lines);
+    this.axis = valueAxis(lo, hi, 3);
+    this.frame.setValues("left", valueLabels(this.axis, CHART_BAND));
     this.strip.setLength(length);
   }
 
@@ -116,29 +126,12 @@ export class ReturnsChart {
     this.strip.dispose();
   }
 
-  /**
-   * The scale's ends at the top and bottom left, in the theme's text colour, on a
-   * cleared box (the chart's own background shows) so that no line or cursor runs
-   * through them.
-   * The boxes are noted on the canvas (`data-labels`: x,y,w,h in canvas pixels), for tests.
-   */
-  private drawScale(c: CanvasRenderingContext2D, height: number, ratio: number, palette: Palette): void {
-    const scale = this.scale;
-    if (!Number.isFinite(scale.lo)) return;
-    c.font = `${LABEL_FONT_PX * ratio}px sans-serif`;
-    c.textAlign = "left";
-    const pad = Math.round(2 * ratio);
-    const boxHeight = Math.round((LABEL_FONT_PX + 3) * ratio);
-    const ends: [string, number][] = [[formatNumber(scale.hi), 0]];
-    if (scale.hi !== scale.lo) ends.push([formatNumber(scale.lo), height - boxHeight]);
-    const boxes = ends.map(([text, top]) => {
-      const box = [0, top, Math.ceil(c.measureText(text).width) + 2 * pad, boxHeight];
-      c.clearRect(box[0], box[1], box[2], box[3]);
-      c.fillStyle = palette.text;
-      c.textBaseline = "middle";
-      c.fillText(text, pad, top + boxHeight / 2);
-      return box.join(",");
-    });
-    this.strip.element.dataset.labels = boxes.join(";");
+  /** Faint gridlines at the value ticks and at nice steps, and the steps' labels under the plot. */
+  private drawGridAndSteps(c: CanvasRenderingContext2D, width: number, ratio: number, palette: Palette): void {
+    const ticks = stepTicks(0, this.length, width / ratio);
+    const xs = ticks.map((t) => cursorX(t, width, Math.max(1, this.length)));
+    drawGrid(c, this.axis.ticks.map(yOnAxis(CHART_BAND, this.axis, ratio)), xs, ratio, palette);
+    const labels = tickLabels(ticks);
+    this.frame.setSteps(ticks.map((_, i) => ({ label: labels[i], x: xs[i] / width })));
   }
 }

@@ -3,7 +3,8 @@
  * width it is shown at times the device pixel ratio, and drawn again when that
  * width, the theme or the ratio changes (a step change is not needed for it).
  * Inside a widget that shares scales (a comparison), it is drawn on the range all
- * cards of its panel share.
+ * cards of its panel share. The value axis's labels are DOM text under the canvas,
+ * each under its gridline: crisp, and readable by a screen reader and a test.
  */
 import { barExtent, drawBars, layoutBars, type BarOptions } from "./bars.ts";
 import { el } from "../shared/dom.ts";
@@ -15,6 +16,8 @@ const FALLBACK_WIDTH = 280;
 
 export class BarsView {
   readonly element: HTMLCanvasElement;
+  /** The value axis's labels, under the bars. */
+  private readonly axis: HTMLDivElement;
   readonly extent: [number, number];
   private readonly resizeObserver: ResizeObserver;
   private readonly stopWatching: () => void;
@@ -32,6 +35,7 @@ export class BarsView {
     private readonly options: BarOptions,
   ) {
     this.element = parent.appendChild(el("canvas", "aw-bars"));
+    this.axis = parent.appendChild(el("div", "aw-bars-axis"));
     this.extent = barExtent(values, options.scale);
     this.joinScales();
     this.draw();
@@ -50,7 +54,16 @@ export class BarsView {
     const palette = readPalette(this.element);
     const shared = this.scales?.range(this.name);
     const options = shared ? { ...this.options, scale: shared } : this.options;
-    drawBars(this.element, layoutBars(this.values, this.labels, width, options), palette.text, ratio);
+    const layout = layoutBars(this.values, this.labels, width, options);
+    drawBars(this.element, layout, palette, ratio);
+    this.axis.replaceChildren(
+      ...layout.ticks.map(({ label, x }) => {
+        const tick = el("span", "aw-axis-tick");
+        tick.textContent = label;
+        tick.style.left = `${x}px`;
+        return tick;
+      }),
+    );
     this.drawnWidth = width;
     this.element.dataset.theme = palette.dark ? "dark" : "light";
     this.element.dataset.scale = (shared ?? this.extent).join(",");

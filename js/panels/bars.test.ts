@@ -54,8 +54,23 @@ describe("layoutBars", () => {
     expect(layout.rows[1].x + layout.rows[1].width).toBe(layout.right);
   });
 
-  it("writes values as the readout does", () => {
-    expect(layoutBars(values(0.1 + 0.2, 5), ["a", "b"], 300).rows.map((r) => r.text)).toEqual(["0.3", "5"]);
+  it("writes every value of a card with one number of decimals, without float noise", () => {
+    expect(layoutBars(values(0.1 + 0.2, 5), ["a", "b"], 300).rows.map((r) => r.text)).toEqual(["0.3", "5.0"]);
+    expect(layoutBars(values(0.036, 0.0454), ["a", "b"], 300).rows.map((r) => r.text)).toEqual(["0.0360", "0.0454"]);
+    expect(layoutBars(values(Number.NaN, 2), ["a", "b"], 300).rows.map((r) => r.text)).toEqual(["nan", "2"]);
+  });
+
+  it("puts a value axis of nice ticks under the bars, its ends the bars' ends", () => {
+    const layout = layoutBars(values(0.609, -0.127), ["a", "b"], 1000);
+    expect(layout.ticks.map((t) => t.label)).toEqual(["-0.25", "0.00", "0.25", "0.50", "0.75"]);
+    expect(layout.ticks[0].x).toBe(layout.left);
+    expect(layout.ticks[layout.ticks.length - 1].x).toBe(layout.right);
+    expect(layout.ticks.find((t) => t.value === 0)!.x).toBeCloseTo(layout.zeroX);
+  });
+
+  it("keeps a fixed scale's ends and ticks inside it", () => {
+    const layout = layoutBars(values(5), ["a"], 1000, { scale: [-10, 10] });
+    expect(layout.ticks.map((t) => t.label)).toEqual(["-10", "-5", "0", "5", "10"]);
   });
 
   it("numbers rows that have no label", () => {

@@ -1,12 +1,16 @@
 /**
  * A bar chart of a panel's values: one horizontal bar per value, its label on
  * the left and its value on the right, the taken action's bar highlighted and
- * the greedy one (when the result names it) outlined.
+ * the greedy one (when the result names it) outlined, on a value axis of nice ticks
+ * (gridlines behind the bars, labels under them) whose values all print with one
+ * number of decimals (0.0360 beside 0.0454, not 0.036).
  * Horizontal rows keep long action names ("UPRIGHTFIRE") readable at any count.
  *
  * `layoutBars` is pure (tested); `drawBars` paints a layout on a canvas.
  */
-import { formatNumber } from "../shared/numbers.ts";
+import { tickLabels, ticksWithin, valueAxis } from "../shared/axis.ts";
+import { commonDecimals, formatNumber } from "../shared/numbers.ts";
+import { gridColor, type Palette } from "../shared/theme.ts";
 
 export const ROW_HEIGHT = 18;
 export const BAR_COLOR = "#90a4ae";
@@ -28,8 +32,16 @@ export interface BarRow {
   height: number;
 }
 
+/** A tick of the value axis: its value, its label and where it is, in CSS pixels from the left. */
+export interface BarTick {
+  value: number;
+  label: string;
+  x: number;
+}
+
 export interface BarLayout {
   rows: BarRow[];
+  ticks: BarTick[];
   /** Where zero is, in canvas pixels. */
   zeroX: number;
   /** Left and right edges of the bars' area. */
@@ -49,19 +61,26 @@ export interface BarOptions {
 }
 
 /**
- * The value axis a bar chart spans by itself: the given scale, else the values and zero
- * (NaN and infinities left out).
+ * The value axis a bar chart spans by itself: the given scale, else the nice ticks
+ * around the values and zero (NaN and infinities left out).
  */
 export function barExtent(values: Float64Array, scale: BarOptions["scale"] = null): [number, number] {
   if (scale) return [scale[0], scale[1]];
   const finite = [...values].filter(Number.isFinite);
-  return [Math.min(0, ...finite), Math.max(0, ...finite)];
+  const axis = valueAxis(Math.min(0, ...finite), Math.max(0, ...finite));
+  return [axis.lo, axis.hi];
+}
+
+/** The text of each value, all finite ones with the decimals the card needs (commonDecimals). */
+function valueTexts(values: Float64Array): string[] {
+  const decimals = commonDecimals([...values]);
+  return [...values].map((v) => (Number.isNaN(v) ? "nan" : Number.isFinite(v) ? v.toFixed(decimals) : formatNumber(v)));
 }
 
 /**
- * Rows of `ROW_HEIGHT` px on a canvas `width` px wide. The axis spans the values
- * and zero (or the given scale), so bars of positive values grow right from zero
- * and negative ones left.
+ * Rows of `ROW_HEIGHT` px on a canvas `width` px wide. The axis spans nice ticks around
+ * the values and zero (or the given scale), so bars of positive values grow right from
+ * zero and negative ones left.
  */
 export function layoutBars(values: Float64Array, labels: readonly string[], width: number, options: BarOptions = {}): BarLayout {
   const left = Math.round(width * LABEL_WIDTH);
@@ -71,12 +90,15 @@ export function layoutBars(values: Float64Array, labels: readonly string[], widt
   const clamp = (x: number) => Math.max(left, Math.min(right, x));
   const xOf = (value: number) => clamp(left + ((value - low) / span) * (right - left));
   const zeroX = xOf(0);
+  const texts = valueTexts(values);
+  const ticks = ticksWithin(low, high, right - left >= 200 ? 5 : 3);
+  const tickText = tickLabels(ticks);
   const rows = [...values].map((value, i): BarRow => {
     const end = Number.isFinite(value) ? xOf(value) : zeroX;
     return {
       label: labels[i] ?? String(i),
       value,
-      text: Number.isNaN(value) ? "nan" : formatNumber(value),
+      text: texts[i],
       highlight: i === options.highlight,
       greedy: i === options.greedy,
       x: Math.min(zeroX, end),
@@ -85,14 +107,18 @@ export function layoutBars(values: Float64Array, labels: readonly string[], widt
       height: ROW_HEIGHT - 4,
     };
   });
-  return { rows, zeroX, left, right, width, height: values.length * ROW_HEIGHT };
+  const axis = ticks.map((value, i) => ({ value, label: tickText[i], x: xOf(value) }));
+  return { rows, ticks: axis, zeroX, left, right, width, height: values.length * ROW_HEIGHT };
 }
 
 /**
  * Paints `layout` (in CSS pixels) on `canvas` at `ratio` device pixels per CSS pixel,
- * text and axis in `textColor`; the canvas's pixel size is the layout's times `ratio`.
+ * text and zero line in the theme's text colour, gridlines faint at the ticks; the
+ * canvas's pixel size is the layout's times `ratio`. The ticks' labels are the caller's
+ * (DOM text under the canvas, js/panels/bars-view.ts).
  */
-export function drawBars(canvas: HTMLCanvasElement, layout: BarLayout, textColor: string, ratio = 1): void {
+export function drawBars(canvas: HTMLCanvasElement, layout: BarLayout, palette: Palette, ratio = 1): void {
+  const textColor = palette.text;
   canvas.width = Math.max(1, Math.round(layout.width * ratio));
   canvas.height = Math.max(1, Math.round(layout.height * ratio));
   canvas.style.height = `${layout.height}px`;
@@ -102,6 +128,8 @@ export function drawBars(canvas: HTMLCanvasElement, layout: BarLayout, textColor
   c.setTransform(ratio, 0, 0, ratio, 0, 0);
   c.font = "11px sans-serif";
   c.textBaseline = "middle";
+  c.fillStyle = gridColor(palette);
+  for (const tick of layout.ticks) c.fillRect(Math.round(tick.x), 0, 1, layout.height);
   for (const row of layout.rows) {
     c.fillStyle = row.highlight ? HIGHLIGHT_COLOR : BAR_COLOR;
     if (Number.isFinite(row.value)) c.fillRect(Math.round(row.x), row.y, Math.max(1, Math.round(row.width)), row.height);

@@ -1,7 +1,9 @@
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { columnsOfSeries, markColumns, parseSummary, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
+import { binMinMax, columnsOfSeries, markColumns, parseSummary, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
 import { parseSeries } from "./series.ts";
+
+const f64 = (values: number[]) => Float64Array.from(values);
 
 /** A series value as the kernel packs it (`pack_series`), deflated as the summary holds it. */
 function packed(dtype: "|i1" | "<f4" | "|u1", values: number[]): Uint8Array {
@@ -118,5 +120,46 @@ describe("markColumns / columnsOfSeries", () => {
     expect([...columns.rewards.max]).toEqual([1, 0, 2]);
     expect([...columns.returns.max]).toEqual([1, 1, 3]);
     expect([...columns.terminated]).toEqual([0, 0, 1]);
+  });
+});
+
+describe("binMinMax", () => {
+  it("gives each pixel column the min and max of the steps it covers", () => {
+    const { min, max } = binMinMax(f64([1, -2, 5, 0, 3, 3]), 6, 3);
+    expect([...min]).toEqual([-2, 0, 3]);
+    expect([...max]).toEqual([1, 5, 3]);
+  });
+
+  it("repeats a step across the columns it spans when there are fewer steps than pixels", () => {
+    const { min, max } = binMinMax(f64([4, 7]), 2, 4);
+    expect([...min]).toEqual([4, 4, 7, 7]);
+    expect([...max]).toEqual([4, 4, 7, 7]);
+  });
+
+  it("keeps a single-step spike visible among 100,000 steps", () => {
+    const values = new Float64Array(100_000);
+    values[54_321] = 1;
+    const { max } = binMinMax(values, values.length, 800);
+    const column = Math.floor((54_321 * 800) / 100_000);
+    expect(max[column]).toBe(1);
+    expect(max.reduce((sum, v) => sum + v, 0)).toBe(1);
+  });
+
+  it("leaves columns past the end of a shorter series empty (rewards have one entry fewer than positions)", () => {
+    const { min } = binMinMax(f64([1, 2, 3]), 4, 4);
+    expect([...min.subarray(0, 3)]).toEqual([1, 2, 3]);
+    expect(Number.isNaN(min[3])).toBe(true);
+  });
+
+  it("leaves infinite values out of the range", () => {
+    const { min, max } = binMinMax(f64([Number.NEGATIVE_INFINITY, 2, 1, Number.POSITIVE_INFINITY]), 4, 2);
+    expect([...min]).toEqual([2, 1]);
+    expect([...max]).toEqual([2, 1]);
+  });
+
+  it("skips NaN values", () => {
+    const { min, max } = binMinMax(f64([Number.NaN, 2, Number.NaN, Number.NaN]), 4, 2);
+    expect([min[0], max[0]]).toEqual([2, 2]);
+    expect(Number.isNaN(min[1])).toBe(true);
   });
 });

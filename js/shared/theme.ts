@@ -19,6 +19,11 @@ export interface Palette {
 
 const LIGHT_TEXT = "rgba(0, 0, 0, 0.87)";
 
+/** The faint colour of a chart's gridlines in a theme. */
+export function gridColor(palette: Palette): string {
+  return palette.dark ? "rgba(255, 255, 255, 0.12)" : "rgba(0, 0, 0, 0.09)";
+}
+
 /** The theme's colours where `element` sits. */
 export function readPalette(element: Element): Palette {
   const style = getComputedStyle(element);

@@ -1,197 +1,46 @@
 /**
- * The timeline strip: rewards as bars (a column's min to max, so a constant reward
- * is a thin line, not a filled block), the running return as a line with its scale
- * at the left edge, any scalar extras as thinner lines, marks for terminations
- * (filled) and truncations (hollow) at the top, a pink mark at each step whose reward
- * is NaN or infinite (left out of the scales and the return), a cursor at the current
- * position, and a legend below naming what is drawn.
+ * The timeline strip, framed by its axes (js/shared/chart-frame.ts): the running return
+ * as a line on the left axis, rewards as bars from zero on the right axis, each on its
+ * own scale of 3 nice ticks with faint gridlines, positions on a step axis of nice
+ * ticks that follow the zoom; any scalar extras as thinner lines (each on its own range,
+ * or, declared rates, on a 0-1 axis of their own under the main band); marks for
+ * terminations (filled) and truncations (hollow) at the top, a pink mark at each step
+ * whose reward is NaN or infinite (left out of the scales and the return), a cursor at
+ * the current position, and a legend below naming what is drawn. Training curves get a
+ * smoothing slider: raw series faint, their exponential moving average bold.
  *
  * It draws per pixel column (js/shared/columns.ts): from the exact series of a short
  * episode, or the kernel's summary of a long one, rebinned to its width. Moving the
  * cursor only copies a cached background.
  */
+import { rateAxis, stepTicks, tickLabels, type ValueAxis, valueAxis } from "./axis.ts";
+import { ChartFrame, type TickLabel, valueLabels } from "./chart-frame.ts";
 import { type Bins, columnsOfSeries, positionsPerColumn, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
+import { el } from "./dom.ts";
 import { formatNumber } from "./numbers.ts";
 import { nonFiniteSteps, type Series } from "./series.ts";
-import { onAppearanceChange, type Palette, readPalette } from "./theme.ts";
+import { ema, emaOfBins } from "./smoothing.ts";
+import { cursorX, Strip } from "./strip.ts";
+import type { Palette } from "./theme.ts";
+import {
+  drawAxisEdge,
+  drawBars,
+  drawEndMarks,
+  drawGrid,
+  drawLine,
+  haloColor,
+  range,
+  seriesColors,
+  type SeriesColors,
+  timelineLayout,
+  yOnAxis,
+} from "./timeline-draw.ts";
+import { type LegendItem, TimelineLegend } from "./timeline-legend.ts";
 
-export { binMinMax, type Bins } from "./columns.ts";
-
-/** The position under pixel `x` of a strip `width` wide over `length` positions. */
-export function positionAt(x: number, width: number, length: number): number {
-  return Math.max(0, Math.min(length - 1, Math.floor((x / width) * length)));
-}
-
-/** The x (pixel centre) of position `t`. */
-export function cursorX(t: number, width: number, length: number): number {
-  return ((t + 0.5) / length) * width;
-}
-
-const HEIGHT = 48;
-
-/** The timeline's colours, each with a lighter variant that keeps its contrast on a dark theme. */
-export interface SeriesColors {
-  reward: string;
-  penalty: string;
-  return: string;
-  cursor: string;
-  nonFinite: string;
-  extras: readonly string[];
-}
-
-const LIGHT: SeriesColors = {
-  reward: "#4c9a2a",
-  penalty: "#c0392b",
-  return: "#1f5fbf",
-  cursor: "#e67e22",
-  nonFinite: "#d81b60",
-  extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d"],
-};
-
-const DARK: SeriesColors = {
-  reward: "#7cc35a",
-  penalty: "#ff7b6b",
-  return: "#7ab4ff",
-  cursor: "#ffa040",
-  nonFinite: "#ff6fa5",
-  extras: ["#c59be0", "#4fd1b5", "#ffa868", "#c0c6c9"],
-};
-
-/** The timeline's colours for a theme. */
-export function seriesColors(palette: Palette): SeriesColors {
-  return palette.dark ? DARK : LIGHT;
-}
-
-/**
- * Draws a strip's background into a context of `width` x `height` device pixels,
- * in the colours of the theme it sits in.
- */
-export type DrawBackground = (c: CanvasRenderingContext2D, width: number, height: number, ratio: number, palette: Palette) => void;
-
-/**
- * A canvas strip over `length` positions: its background is drawn when the data,
- * the width, the theme or the pixel ratio changes and cached, a cursor is drawn over
- * a copy of it, and a click or drag reports the position under the pointer.
- */
-export class Strip {
-  readonly element: HTMLCanvasElement;
-  private readonly background = document.createElement("canvas");
-  private readonly resizeObserver: ResizeObserver;
-  private readonly stopWatching: () => void;
-  private palette: Palette | undefined;
-  private length = 0;
-  private step = 0;
-  /** The positions shown, from .. to - 1, when zoomed in (`setRange`); all of them when undefined. */
-  private zoomed: [number, number] | undefined;
-
-  constructor(
-    parent: HTMLElement,
-    className: string,
-    private readonly height: number,
-    /** The cursor's colour in a theme. */
-    private readonly cursorColor: (palette: Palette) => string,
-    private readonly draw: DrawBackground,
-    onSeek: (t: number) => void,
-    /** Marks drawn over the cursor, so that it never hides them. */
-    private readonly drawOver?: DrawBackground,
-  ) {
-    this.element = parent.appendChild(document.createElement("canvas"));
-    this.element.className = className;
-    const seek = (event: PointerEvent) => {
-      const rect = this.element.getBoundingClientRect();
-      if (this.length > 0 && rect.width > 0) onSeek(this.from + positionAt(event.clientX - rect.left, rect.width, this.span));
-    };
-    this.element.addEventListener("pointerdown", (event) => {
-      this.element.setPointerCapture(event.pointerId);
-      seek(event);
-    });
-    this.element.addEventListener("pointermove", (event) => {
-      if (this.element.hasPointerCapture(event.pointerId)) seek(event);
-    });
-    this.resizeObserver = new ResizeObserver(() => this.redraw());
-    this.resizeObserver.observe(this.element);
-    this.stopWatching = onAppearanceChange(() => this.redraw());
-  }
-
-  /** The number of positions changed, or the data the background shows: draw it again. */
-  setLength(length: number): void {
-    this.length = length;
-    if (this.zoomed !== undefined && this.zoomed[1] > length) this.zoomed = undefined;
-    this.redraw();
-  }
-
-  /** Shows positions `from .. to - 1` across the strip (zoomed in), or all of them (undefined). */
-  setRange(range: [number, number] | undefined): void {
-    this.zoomed = range;
-    this.redraw();
-  }
-
-  /** The positions shown across the strip, from .. to - 1. */
-  get range(): [number, number] {
-    return this.zoomed ?? [0, this.length];
-  }
-
-  private get from(): number {
-    return this.range[0];
-  }
-
-  private get to(): number {
-    return this.range[1];
-  }
-
-  private get span(): number {
-    return Math.max(1, this.to - this.from);
-  }
-
-  setCursor(t: number): void {
-    this.step = t;
-    this.drawCursor();
-  }
-
-  dispose(): void {
-    this.resizeObserver.disconnect();
-    this.stopWatching();
-  }
-
-  /** Redraws the background for the current pixel width and theme into the cache. */
-  redraw(): void {
-    const ratio = window.devicePixelRatio || 1;
-    const width = Math.max(1, Math.round(this.element.clientWidth * ratio));
-    const height = Math.round(this.height * ratio);
-    for (const canvas of [this.element, this.background]) {
-      if (canvas.width !== width) canvas.width = width;
-      if (canvas.height !== height) canvas.height = height;
-    }
-    this.palette = readPalette(this.element);
-    this.element.dataset.theme = this.palette.dark ? "dark" : "light";
-    const c = this.background.getContext("2d")!;
-    c.clearRect(0, 0, width, height);
-    if (this.length > 0) this.draw(c, width, height, ratio, this.palette);
-    this.drawCursor();
-  }
-
-  private drawCursor(): void {
-    const c = this.element.getContext("2d")!;
-    const { width, height } = this.element;
-    c.clearRect(0, 0, width, height);
-    c.drawImage(this.background, 0, 0);
-    if (this.length <= 0) return;
-    this.palette ??= readPalette(this.element);
-    const ratio = window.devicePixelRatio || 1;
-    if (this.step >= this.from && this.step < this.to) {
-      c.fillStyle = this.cursorColor(this.palette);
-      const x = cursorX(this.step - this.from, width, this.span);
-      const w = Math.max(2, Math.round(ratio));
-      c.fillRect(Math.round(x - w / 2), 0, w, height);
-    }
-    this.drawOver?.(c, width, height, ratio, this.palette);
-  }
-}
-
-const LABEL_PX = 10;
-const MARK_PX = 6;
 /** The fewest positions a zoomed strip shows. */
 const MIN_SPAN = 16;
+/** How faint the raw series are under their smoothed curves. */
+const RAW_ALPHA = 0.3;
 /** What the legend calls what it draws: an env's rewards by default, anything summed along positions otherwise. */
 export interface TimelineNames {
   reward: string;
@@ -206,6 +55,12 @@ const RANGE_DELAY_MS = 120;
 /** Asks the kernel for positions `from .. to - 1` of a long episode's timeline in `columns` columns. */
 export type FetchRange = (from: number, to: number, columns: number) => Promise<TimelineColumns | undefined>;
 
+/** The axes a drawing of the timeline used. */
+interface Axes {
+  returns: ValueAxis;
+  rewards: ValueAxis;
+}
+
 /**
  * The viewer's timeline. Ctrl (or Cmd) + wheel, or a pinch, zooms in around the
  * pointer; Shift + wheel, or a sideways swipe, pans; a double click shows the whole
@@ -213,8 +68,9 @@ export type FetchRange = (from: number, to: number, columns: number) => Promise<
  * past the summary of a long episode, it asks the kernel for the range's exact columns.
  */
 export class Timeline {
+  private readonly frame: ChartFrame;
   private readonly strip: Strip;
-  private readonly legend: HTMLDivElement;
+  private readonly legend: TimelineLegend;
   private series: Series | undefined;
   private summary: TimelineColumns | undefined;
   private length = 0;
@@ -222,19 +78,32 @@ export class Timeline {
   private detail: { from: number; to: number; columns: TimelineColumns } | undefined;
   private rangeTimer: ReturnType<typeof setTimeout> | undefined;
   private names = NAMES;
+  /** The extras drawn on the 0-1 axis. */
+  private rates = new Set<string>();
+  /** The weight of the curves' moving average; null: no smoothing (and no slider). */
+  private smoothing: number | null = null;
+  private layout = timelineLayout(false);
 
   constructor(
     parent: HTMLElement,
     onSeek: (t: number) => void,
     private readonly fetchRange?: FetchRange,
+    /** The user moved the smoothing slider. */
+    onSmoothing: (weight: number) => void = () => {},
   ) {
+    // The chart, its axes and its legend in one box: a widget hides it to hide all of them.
+    const box = parent.appendChild(el("div", "aw-timeline-box"));
+    this.frame = new ChartFrame(box, "aw-timeline-chart");
     const cursor = (palette: Palette) => seriesColors(palette).cursor;
-    this.strip = new Strip(parent, "aw-timeline", HEIGHT, cursor, (c, width, height, ratio, palette) => {
-      const columns = this.columns(width);
-      if (columns !== undefined) this.drawColumns(c, columns, height, ratio, palette);
+    this.strip = new Strip(this.frame.plot, "aw-timeline", this.layout.height, cursor, (c, width, _height, ratio, palette) => {
+      const columns = this.columns(width, false);
+      if (columns !== undefined) this.drawColumns(c, columns, width, ratio, palette);
     }, onSeek);
-    this.legend = parent.appendChild(document.createElement("div"));
-    this.legend.className = "aw-timeline-legend";
+    this.legend = new TimelineLegend(box, (weight) => {
+      this.smoothing = weight;
+      this.strip.redraw();
+      onSmoothing(weight);
+    });
     this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
     this.element.addEventListener("dblclick", () => this.zoom(undefined));
   }
@@ -252,6 +121,7 @@ export class Timeline {
     if (summary === undefined) this.element.dataset.nonFiniteSteps = nonFiniteSteps(series.rewards).slice(0, 100).join(",");
     else delete this.element.dataset.nonFiniteSteps;
     this.element.dataset.summarized = String(summary !== undefined);
+    this.updateLayout();
     this.strip.setLength(length);
   }
 
@@ -259,6 +129,26 @@ export class Timeline {
   setNames(names: Partial<TimelineNames>): void {
     this.names = { ...NAMES, ...names };
     this.strip.redraw();
+  }
+
+  /**
+   * How the curves are drawn: `rates`, the extras that are rates (drawn on a 0-1 axis
+   * of their own); `smoothing`, the weight of their moving average, or null for none
+   * and no slider.
+   */
+  setCurves(rates: readonly string[], smoothing: number | null): void {
+    this.rates = new Set(rates);
+    this.smoothing = smoothing;
+    this.legend.setSmoothing(smoothing);
+    this.updateLayout();
+    this.strip.redraw();
+  }
+
+  /** A band for rates under the main one when an extra drawn is a rate, the strip's height to match. */
+  private updateLayout(): void {
+    const extras = this.summary?.extras ?? this.series?.extras ?? new Map<string, unknown>();
+    this.layout = timelineLayout([...extras.keys()].some((name) => this.rates.has(name)));
+    this.strip.setHeight(this.layout.height);
   }
 
   /** Moves the cursor; a zoomed strip the cursor leaves turns a page to keep it in view. */
@@ -306,22 +196,27 @@ export class Timeline {
     }
   }
 
-  /** The columns to draw `width` wide: of the exact series, or of the summary (the kernel's finer range when zoomed past it). */
-  private columns(width: number): TimelineColumns | undefined {
+  /**
+   * The columns to draw `width` wide: of the exact series, or of the summary (the
+   * kernel's finer range when zoomed past it); `smoothed`, of the curves' moving average.
+   */
+  private columns(width: number, smoothed: boolean): TimelineColumns | undefined {
     const [from, to] = this.strip.range;
+    const weight = smoothed ? (this.smoothing ?? 0) : 0;
     if (this.summary === undefined) {
-      return this.series === undefined ? undefined : columnsOfSeries(this.series, this.length, width, from, to);
+      return this.series === undefined ? undefined : columnsOfSeries(smoothSeries(this.series, weight), this.length, width, from, to);
     }
-    if (from === 0 && to === this.length) return rebin(this.summary, width);
+    const summary = smoothColumns(this.summary, weight);
+    if (from === 0 && to === this.length) return rebin(summary, width);
     const detail = this.detail;
     const wanted = Math.min(width, to - from);
     if (detail !== undefined && detail.from === from && detail.to === to && detail.columns.returns.min.length === wanted) {
       this.element.dataset.detail = "true";
-      return rebin(detail.columns, width);
+      return rebin(smoothColumns(detail.columns, weight), width);
     }
     this.element.dataset.detail = "false";
-    if ((to - from) / width < positionsPerColumn(this.summary, this.length)) this.askRange(from, to, wanted);
-    return rebin(sliceColumns(this.summary, this.length, from, to), width);
+    if ((to - from) / width < positionsPerColumn(summary, this.length)) this.askRange(from, to, wanted);
+    return rebin(sliceColumns(summary, this.length, from, to), width);
   }
 
   /** Asks the kernel for a zoomed range's columns once the zoom settles, and draws them when they come. */
@@ -338,30 +233,71 @@ export class Timeline {
     }, RANGE_DELAY_MS);
   }
 
-  private drawColumns(c: CanvasRenderingContext2D, columns: TimelineColumns, height: number, ratio: number, palette: Palette): void {
+  private drawColumns(c: CanvasRenderingContext2D, columns: TimelineColumns, width: number, ratio: number, palette: Palette): void {
+    const layout = this.layout;
     const colors = seriesColors(palette);
-    drawBars(c, columns.rewards, height, colors);
-    [...columns.extras.values()].forEach((bins, i) => {
-      drawLine(c, bins, height, colors.extras[i % colors.extras.length], ratio);
+    const rewardRange = range(columns.rewards);
+    const axes: Axes = {
+      returns: valueAxis(range(columns.returns).lo, range(columns.returns).hi, 3),
+      rewards: valueAxis(Math.min(rewardRange.lo, 0), Math.max(rewardRange.hi, 0), 3),
+    };
+    const steps = this.drawGrid(c, axes, width, ratio, palette);
+    const smoothed = this.smoothing ? this.columns(width, true) : undefined;
+    const yReward = yOnAxis(layout.main, axes.rewards, ratio);
+    if (smoothed !== undefined) c.globalAlpha = RAW_ALPHA;
+    drawBars(c, columns.rewards, yReward, colors);
+    c.globalAlpha = 1;
+    if (smoothed !== undefined) drawLine(c, smoothed.rewards, yReward, colors.reward, 2 * ratio, haloColor(palette));
+    [...columns.extras].forEach(([name, bins], i) => {
+      const y = this.extraY(name, bins, ratio);
+      const color = colors.extras[i % colors.extras.length];
+      const smooth = smoothed?.extras.get(name);
+      if (smooth !== undefined) c.globalAlpha = RAW_ALPHA;
+      drawLine(c, bins, y, color, ratio);
+      c.globalAlpha = 1;
+      if (smooth !== undefined) drawLine(c, smooth, y, color, 2 * ratio, haloColor(palette));
     });
-    const scale = range(columns.returns);
-    drawLine(c, columns.returns, height, colors.return, 1.5 * ratio, scale);
+    drawLine(c, columns.returns, yOnAxis(layout.main, axes.returns, ratio), colors.return, 1.5 * ratio, haloColor(palette));
     c.fillStyle = colors.nonFinite;
-    columns.nonFinite.forEach((mark, x) => mark && c.fillRect(x, 0, Math.ceil(ratio), height));
+    columns.nonFinite.forEach((mark, x) => mark && c.fillRect(x, 0, Math.ceil(ratio), c.canvas.height));
     drawEndMarks(c, columns, ratio, palette.text);
-    if (scale.hi > scale.lo) drawScale(c, scale, height, ratio, colors.return, palette);
-    this.showLegend(columns, scale, colors, palette.text);
+    drawAxisEdge(c, layout.main, "left", colors.return, ratio);
+    drawAxisEdge(c, layout.main, "right", colors.reward, ratio);
+    const rateIndex = [...columns.extras.keys()].findIndex((name) => this.rates.has(name));
+    if (layout.rates !== undefined) drawAxisEdge(c, layout.rates, "left", colors.extras[rateIndex % colors.extras.length], ratio);
+    this.frame.setValues("left", [...valueLabels(axes.returns, layout.main), ...(layout.rates ? valueLabels(rateAxis(), layout.rates) : [])]);
+    this.frame.setValues("right", valueLabels(axes.rewards, layout.main));
+    this.frame.setSteps(steps);
+    this.showLegend(columns, colors, palette.text);
   }
 
-  /** The legend: a swatch and a name for each thing drawn (user names as text, never HTML). */
-  private showLegend(columns: TimelineColumns, scale: { lo: number; hi: number }, colors: SeriesColors, ends: string): void {
-    const items: [string, string, string][] = [
+  /** Faint gridlines at the return's and the rates' ticks and at the step ticks; returns the step labels. */
+  private drawGrid(c: CanvasRenderingContext2D, axes: Axes, width: number, ratio: number, palette: Palette): TickLabel[] {
+    const [from, to] = this.strip.range;
+    const ticks = stepTicks(from, to, width / ratio);
+    const xs = ticks.map((t) => cursorX(t - from, width, Math.max(1, to - from)));
+    const returnY = yOnAxis(this.layout.main, axes.returns, ratio);
+    const ys = axes.returns.ticks.map(returnY);
+    const rates = this.layout.rates;
+    if (rates !== undefined) ys.push(...rateAxis().ticks.map(yOnAxis(rates, rateAxis(), ratio)));
+    drawGrid(c, ys, xs, ratio, palette);
+    const labels = tickLabels(ticks);
+    return ticks.map((_, i) => ({ label: labels[i], x: xs[i] / width }));
+  }
+
+  /** Where an extra's values go: a rate on the 0-1 axis of its band, any other on its own range in the main band. */
+  private extraY(name: string, bins: Bins, ratio: number): (value: number) => number {
+    if (this.rates.has(name) && this.layout.rates !== undefined) return yOnAxis(this.layout.rates, rateAxis(), ratio);
+    const { lo, hi } = range(bins);
+    return yOnAxis(this.layout.main, { lo, hi: hi > lo ? hi : lo + 1 }, ratio);
+  }
+
+  /** The legend: a swatch and a name for each thing drawn. */
+  private showLegend(columns: TimelineColumns, colors: SeriesColors, ends: string): void {
+    const scale = range(columns.returns);
+    const items: LegendItem[] = [
       ["bar", colors.reward, this.names.reward],
-      [
-        "line",
-        colors.return,
-        Number.isFinite(scale.lo) ? `${this.names.return} ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : this.names.return,
-      ],
+      ["line", colors.return, Number.isFinite(scale.lo) ? `${this.names.return} ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : this.names.return],
     ];
     [...columns.extras.keys()].forEach((name, i) => items.push(["line", colors.extras[i % colors.extras.length], name]));
     if (columns.terminated.includes(1)) items.push(["terminated", ends, "terminated"]);
@@ -369,141 +305,25 @@ export class Timeline {
     if (columns.nonFinite.includes(1)) items.push(["bar", colors.nonFinite, "NaN or infinite reward"]);
     const [from, to] = this.strip.range;
     if (to - from < this.length) items.push(["none", "", `${this.names.steps} ${from} to ${to - 1} (double-click: all)`]);
-    const key = JSON.stringify(items);
-    if (this.legend.dataset.key === key) return;
-    this.legend.dataset.key = key;
-    this.legend.replaceChildren(
-      ...items.map(([kind, color, name]) => {
-        const item = document.createElement("span");
-        item.className = "aw-timeline-key";
-        const swatch = item.appendChild(document.createElement("span"));
-        swatch.className = `aw-key-swatch aw-key-${kind}`;
-        swatch.style.setProperty("--aw-key-color", color);
-        item.append(name);
-        return item;
-      }),
-    );
+    this.legend.setItems(items);
     this.element.title = [
       items.map(([, , name]) => name).join(", "),
+      `left axis: ${this.names.return}; right axis: ${this.names.reward}; bottom: ${this.names.steps}`,
       "Ctrl+wheel: zoom; Shift+wheel: pan; double-click: the whole episode",
     ].join("\n");
   }
 }
 
-/**
- * Reward bars: each column from its lowest to its highest reward (at least a pixel),
- * green above zero and red below, on a scale from zero to the largest magnitude. A
- * column of zero rewards draws nothing, a constant reward a thin line at its level.
- */
-function drawBars(c: CanvasRenderingContext2D, bins: Bins, height: number, colors: SeriesColors): void {
-  const { lo, hi } = range(bins);
-  const top = Math.max(hi, 0);
-  const bottom = Math.min(lo, 0);
-  if (top === bottom) return;
-  const y = (v: number) => ((top - v) / (top - bottom)) * (height - 2) + 1;
-  for (let x = 0; x < bins.min.length; x++) {
-    const mn = bins.min[x];
-    const mx = bins.max[x];
-    if (Number.isNaN(mn) || (mn === 0 && mx === 0)) continue;
-    if (mx > 0) {
-      const from = Math.max(mn, 0);
-      c.fillStyle = colors.reward;
-      c.fillRect(x, y(mx), 1, Math.max(1, y(from) - y(mx)));
-    }
-    if (mn < 0) {
-      const from = Math.min(mx, 0);
-      c.fillStyle = colors.penalty;
-      c.fillRect(x, y(from), 1, Math.max(1, y(mn) - y(from)));
-    }
-  }
+/** `series` with its rewards and extras smoothed by `weight` (itself when 0). */
+function smoothSeries(series: Series, weight: number): Series {
+  if (weight <= 0) return series;
+  const extras = new Map([...series.extras].map(([name, values]) => [name, ema(values, weight)]));
+  return { ...series, rewards: ema(series.rewards, weight), extras };
 }
 
-/** A downward triangle at the top of each column where the episode ended: filled if terminated, hollow if truncated. */
-function drawEndMarks(c: CanvasRenderingContext2D, columns: TimelineColumns, ratio: number, color: string): void {
-  const size = MARK_PX * ratio;
-  const width = columns.terminated.length;
-  const triangle = (x: number) => {
-    const centre = Math.min(Math.max(x + 0.5, size / 2), width - size / 2);
-    c.beginPath();
-    c.moveTo(centre - size / 2, 0);
-    c.lineTo(centre + size / 2, 0);
-    c.lineTo(centre, size);
-    c.closePath();
-  };
-  c.fillStyle = color;
-  c.strokeStyle = color;
-  c.lineWidth = ratio;
-  columns.terminated.forEach((mark, x) => {
-    if (!mark) return;
-    triangle(x);
-    c.fill();
-  });
-  columns.truncated.forEach((mark, x) => {
-    if (!mark || columns.terminated[x]) return;
-    triangle(x);
-    c.stroke();
-  });
-}
-
-/** The return line's scale: its highest value at the top left, its lowest at the bottom left. */
-function drawScale(
-  c: CanvasRenderingContext2D,
-  scale: { lo: number; hi: number },
-  height: number,
-  ratio: number,
-  color: string,
-  palette: Palette,
-): void {
-  c.font = `${LABEL_PX * ratio}px sans-serif`;
-  const pad = 2 * ratio;
-  const labels: [string, number, CanvasTextBaseline][] = [
-    [formatNumber(scale.hi), pad, "top"],
-    [formatNumber(scale.lo), height - pad, "bottom"],
-  ];
-  for (const [text, y, baseline] of labels) {
-    c.textBaseline = baseline;
-    const w = c.measureText(text).width;
-    // A backing of the strip's own background, so the label reads over bars and lines.
-    c.fillStyle = palette.dark ? "rgba(0, 0, 0, 0.6)" : "rgba(255, 255, 255, 0.75)";
-    c.fillRect(pad, baseline === "top" ? y - ratio : y - LABEL_PX * ratio - ratio, w + 2 * pad, (LABEL_PX + 2) * ratio);
-    c.fillStyle = color;
-    c.fillText(text, 2 * pad, y);
-  }
-}
-
-/** A line through each column's min..max, scaled to `scale` (by default the series' own range). */
-export function drawLine(
-  c: CanvasRenderingContext2D,
-  bins: Bins,
-  height: number,
-  color: string,
-  lineWidth: number,
-  scale: { lo: number; hi: number } = range(bins),
-): void {
-  const { lo, hi } = scale;
-  if (!Number.isFinite(lo)) return;
-  const span = hi - lo || 1;
-  const y = (v: number) => height - 2 - ((v - lo) / span) * (height - 4);
-  c.strokeStyle = color;
-  c.lineWidth = lineWidth;
-  c.beginPath();
-  let started = false;
-  for (let x = 0; x < bins.min.length; x++) {
-    if (Number.isNaN(bins.min[x])) continue;
-    if (started) c.lineTo(x + 0.5, y(bins.min[x]));
-    else c.moveTo(x + 0.5, y(bins.min[x]));
-    c.lineTo(x + 0.5, y(bins.max[x]));
-    started = true;
-  }
-  c.stroke();
-}
-
-function range(bins: Bins): { lo: number; hi: number } {
-  let lo = Number.POSITIVE_INFINITY;
-  let hi = Number.NEGATIVE_INFINITY;
-  for (let i = 0; i < bins.min.length; i++) {
-    if (bins.min[i] < lo) lo = bins.min[i];
-    if (bins.max[i] > hi) hi = bins.max[i];
-  }
-  return { lo, hi };
+/** A summary's rewards and extras smoothed by `weight` (itself when 0). */
+function smoothColumns(columns: TimelineColumns, weight: number): TimelineColumns {
+  if (weight <= 0) return columns;
+  const extras = new Map([...columns.extras].map(([name, bins]) => [name, emaOfBins(bins, weight)]));
+  return { ...columns, rewards: emaOfBins(columns.rewards, weight), extras };
 }

@@ -62,6 +62,16 @@ export class Traits {
     if (names === null || typeof names !== "object") return {};
     return Object.fromEntries(Object.entries(names).filter(([, name]) => typeof name === "string"));
   }
+  /** The extras that are rates, drawn on a 0-1 axis of their own. */
+  get timelineRates(): string[] {
+    const rates = this.model.get("timeline_rates");
+    return Array.isArray(rates) ? rates.filter((name): name is string => typeof name === "string") : [];
+  }
+  /** The weight of the timeline's moving average (0 to 0.99); null: no smoothing, no slider. */
+  get timelineSmoothing(): number | null {
+    const weight = this.model.get("timeline_smoothing");
+    return typeof weight === "number" && Number.isFinite(weight) ? weight : null;
+  }
   get title(): string {
     return String(this.model.get("title") ?? "");
   }

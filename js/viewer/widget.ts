@@ -121,8 +121,10 @@ class EpisodeView {
       this.root,
       (t) => this.userGo(t),
       (from, to, columns) => this.ranges.fetch(from, to, columns),
+      (weight) => this.saveTrait("timeline_smoothing", weight),
     );
     this.timeline.setNames(this.traits.timelineNames);
+    this.showCurves();
     this.room = new FrameRoom(body, this.panels.element, () => this.onSize());
     this.status = this.root.appendChild(document.createElement("div"));
     this.status.className = "aw-status";
@@ -176,6 +178,8 @@ class EpisodeView {
     this.listen("change:series", () => this.onSeries());
     this.listen("change:summary", () => this.onSeries());
     this.listen("change:timeline_names", () => this.timeline.setNames(this.traits.timelineNames));
+    this.listen("change:timeline_rates", () => this.showCurves());
+    this.listen("change:timeline_smoothing", () => this.showCurves());
     this.listen("change:action_names", () => this.showReadout());
     this.listen("change:readout", () => this.showReadout());
     this.listen("change:has_frames", () => this.paint());
@@ -440,6 +444,10 @@ class EpisodeView {
     this.summary = parseSummary(this.traits.summary);
     const turned = series.rewards.length === 0 && this.series.rewards.length > 0 && this.summary !== undefined;
     if (!turned) this.series = series;
+  }
+
+  private showCurves(): void {
+    this.timeline.setCurves(this.traits.timelineRates, this.traits.timelineSmoothing);
   }
 
   private showTimeline(): void {

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.charts import axis_labels, chart_of
 from harness.lab import Notebook, Server, opened, rgb_sha256
 from tests.e2e.episodes import synthetic_frames
 
@@ -102,6 +103,9 @@ def test_zooming_into_a_long_timeline_brings_the_ranges_exact_columns_from_the_k
     double click shows the whole episode again."""
     view = notebook.view(0)
     timeline = view.root.locator("canvas.aw-timeline")
+    steps = axis_labels(chart_of(timeline))["steps"]
+    assert steps[0] == "0", steps
+    assert all(label.endswith("k") for label in steps[1:]), steps  # 20k, not 20000
     timeline.evaluate(
         """(el) => {
             const rect = el.getBoundingClientRect();
@@ -117,8 +121,12 @@ def test_zooming_into_a_long_timeline_brings_the_ranges_exact_columns_from_the_k
     legend = view.root.locator(".aw-timeline-legend").inner_text()
     assert f"return {start // 10} to {(stop - 1) // 10}" in legend, legend
     assert f"steps {start} to {stop - 1}" in legend, legend
+    zoomed = axis_labels(chart_of(timeline))["steps"]
+    assert zoomed != steps, zoomed  # finer ticks, inside the range
+    assert all(start <= float(label.rstrip("k")) * 1000 < stop for label in zoomed), zoomed
     timeline.dblclick()
     assert timeline.get_attribute("data-range") == ""
+    assert axis_labels(chart_of(timeline))["steps"] == steps
     assert "return 0 to 10000" in view.root.locator(".aw-timeline-legend").inner_text()
     view.press("Home")  # the double click also seeked; back to where the next test expects
     view.wait_painted(0)

@@ -94,6 +94,9 @@ def test_the_timeline_is_the_learning_curve(lake, viewers):
     assert series(viewer, "rewards").sum() == returns.sum()  # the timeline's last return
     moving = series(viewer, "extra:moving average")
     assert moving[-1] == pytest.approx(returns[-50:].mean())
+    # The success rate on a 0-1 axis of its own, the curves smoothed (raw faint) to start with.
+    assert viewer.timeline.timeline_rates == ["success rate"]
+    assert viewer.timeline.timeline_smoothing == 0.6
 
 
 def test_returns_of_episodes_between_positions_add_up_on_the_timeline(lake, viewers):

@@ -151,6 +151,18 @@ def test_a_title_with_lone_surrogates_is_written_with_replacement_characters(fra
     assert page_data(page)["state"]["title"] == "run \udcff of \U0001f600"
 
 
+def test_the_page_draws_the_timeline_as_the_widget_does(frames):
+    """Its names, its rates' 0-1 axis and its smoothing go with it (a training curve's page)."""
+    names = {"reward": "episode returns"}
+    viewer = EpisodeViewer(
+        frames, timeline_names=names, timeline_rates=["success rate"], timeline_smoothing=0.6
+    )
+    state = page_data(viewer.to_html(progress=False))["state"]
+    assert state["timeline_names"] == names
+    assert state["timeline_rates"] == ["success rate"]
+    assert state["timeline_smoothing"] == 0.6
+
+
 def test_panels_can_be_left_out_by_name(viewer):
     data = page_data(viewer.to_html(skip_panels=["q"], progress=False))
     assert list(data["blocks"][0]["cards"]) == ["notes"]

@@ -1075,3 +1075,16 @@ def test_the_timeline_names_only_the_rewards_return_and_steps():
         EpisodeViewer(frames, timeline_names={"rewards": "typo"})
     with pytest.raises(traitlets.TraitError):
         EpisodeViewer(frames, timeline_names={"reward": 3})
+
+
+def test_the_timeline_draws_declared_rates_on_0_to_1_and_smooths_only_when_asked():
+    frames = np.zeros((3, 2, 2, 3), np.uint8)
+    plain = EpisodeViewer(frames)
+    assert plain.timeline_rates == []
+    assert plain.timeline_smoothing is None
+    curves = EpisodeViewer(frames, timeline_rates=["success rate"], timeline_smoothing=0.6)
+    assert curves.timeline_rates == ["success rate"]
+    assert curves.timeline_smoothing == 0.6
+    for weight in (-0.1, 1.0):
+        with pytest.raises(traitlets.TraitError):
+            EpisodeViewer(frames, timeline_smoothing=weight)

@@ -1,0 +1,61 @@
+"""Reading a chart's scales in a browser: its axes' tick labels (DOM text beside the
+canvas, js/shared/chart-frame.ts) and how tall the bars of a colour are painted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from playwright.sync_api import Locator
+
+
+def axis_labels(chart: Locator) -> dict[str, list[str]]:
+    """The tick labels of a chart (an ``.aw-chart`` element), by axis: ``left``,
+    ``right`` (value axes, top to bottom) and ``steps`` (left to right), as shown."""
+    return dict(
+        chart.evaluate(
+            """(chart) => {
+            const texts = (axis) => [...chart.querySelectorAll(`.aw-axis-${axis} .aw-axis-tick`)]
+                .map((tick) => [tick.getBoundingClientRect(), tick.textContent])
+                .filter(([box]) => box.width > 0)
+                .sort(([a], [b]) => (axis === "steps" ? a.left - b.left : a.top - b.top))
+                .map(([, text]) => text);
+            return {left: texts("left"), right: texts("right"), steps: texts("steps")};
+        }"""
+        )
+    )
+
+
+def chart_of(canvas: Locator) -> Locator:
+    """The ``.aw-chart`` framing a chart's canvas."""
+    return canvas.locator("xpath=ancestor::div[contains(@class, 'aw-chart ')][1]")
+
+
+def tallest_run(canvas: Locator, colour: str, within: int = 3) -> dict[str, Any]:
+    """The tallest vertical run of opaque pixels of ``colour`` (``#rrggbb``, each channel
+    within ``within``) in any column of ``canvas``, in CSS pixels, and how many columns
+    hold such a pixel: how tall the bars of that colour are painted."""
+    return dict(
+        canvas.evaluate(
+            """(canvas, [colour, within]) => {
+            const rgb = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
+            const {width, height} = canvas;
+            const data = canvas.getContext("2d").getImageData(0, 0, width, height).data;
+            let tallest = 0, columns = 0;
+            for (let x = 0; x < width; x++) {
+                let run = 0, any = false;
+                for (let y = 0; y < height; y++) {
+                    const i = 4 * (y * width + x);
+                    const near = data[i + 3] > 250
+                        && rgb.every((v, k) => Math.abs(data[i + k] - v) <= within);
+                    run = near ? run + 1 : 0;
+                    any ||= near;
+                    tallest = Math.max(tallest, run);
+                }
+                columns += any ? 1 : 0;
+            }
+            const ratio = width / canvas.getBoundingClientRect().width;
+            return {tallest: tallest / ratio, columns};
+        }""",
+            [colour, within],
+        )
+    )

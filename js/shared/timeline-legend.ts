@@ -1,0 +1,63 @@
+/**
+ * The timeline's legend, under its chart: a swatch and a name for each thing drawn
+ * (user names as text, never HTML), and, for training curves, the smoothing slider
+ * (0 to 0.99, as TensorBoard's).
+ */
+import { el, input } from "./dom.ts";
+import { MAX_WEIGHT } from "./smoothing.ts";
+
+/** A legend entry: the swatch's kind ("bar", "line", "terminated", "truncated", "none"), its colour and the name. */
+export type LegendItem = [kind: string, color: string, name: string];
+
+export class TimelineLegend {
+  readonly element: HTMLDivElement;
+  private readonly keys: HTMLSpanElement;
+  private readonly smoothing: HTMLLabelElement;
+  private readonly slider: HTMLInputElement;
+  private readonly value: HTMLOutputElement;
+
+  constructor(
+    parent: HTMLElement,
+    /** The user moved the smoothing slider to a new weight. */
+    onSmoothing: (weight: number) => void,
+  ) {
+    this.element = parent.appendChild(el("div", "aw-timeline-legend"));
+    this.keys = this.element.appendChild(el("span", "aw-timeline-keys"));
+    this.smoothing = this.element.appendChild(el("label", "aw-smoothing"));
+    this.smoothing.append("smoothing ");
+    this.slider = this.smoothing.appendChild(input("aw-smoothing-slider", "range"));
+    Object.assign(this.slider, { min: "0", max: String(MAX_WEIGHT), step: "0.01" });
+    this.slider.title = "Exponential moving average of the curves: raw faint, smoothed bold (0: none)";
+    this.value = this.smoothing.appendChild(el("output", "aw-smoothing-value"));
+    this.slider.addEventListener("input", () => {
+      const weight = Number(this.slider.value);
+      this.value.textContent = weight.toFixed(2);
+      onSmoothing(weight);
+    });
+    this.setSmoothing(null);
+  }
+
+  /** Shows the smoothing slider at `weight`, or hides it (null: the curves are not training curves). */
+  setSmoothing(weight: number | null): void {
+    this.smoothing.hidden = weight === null;
+    if (weight === null) return;
+    this.slider.value = String(weight);
+    this.value.textContent = weight.toFixed(2);
+  }
+
+  /** Shows `items`; the same items again change nothing. */
+  setItems(items: readonly LegendItem[]): void {
+    const key = JSON.stringify(items);
+    if (this.keys.dataset.key === key) return;
+    this.keys.dataset.key = key;
+    this.keys.replaceChildren(
+      ...items.map(([kind, color, name]) => {
+        const item = el("span", "aw-timeline-key");
+        const swatch = item.appendChild(el("span", `aw-key-swatch aw-key-${kind}`));
+        swatch.style.setProperty("--aw-key-color", color);
+        item.append(name);
+        return item;
+      }),
+    );
+  }
+}
