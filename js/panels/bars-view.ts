@@ -6,7 +6,7 @@
  * cards of its panel share. The value axis's labels are DOM text under the canvas,
  * each under its gridline: crisp, and readable by a screen reader and a test.
  */
-import { barExtent, drawBars, layoutBars, type BarOptions } from "./bars.ts";
+import { barExtent, drawnBeside, drawBars, layoutBars, type BarOptions } from "./bars.ts";
 import { el } from "../shared/dom.ts";
 import { sharedScalesFor, type SharedScales } from "../shared/shared-scales.ts";
 import { onAppearanceChange, readPalette } from "../shared/theme.ts";
@@ -36,7 +36,7 @@ export class BarsView {
   ) {
     this.element = parent.appendChild(el("canvas", "aw-bars"));
     this.axis = parent.appendChild(el("div", "aw-bars-axis"));
-    this.extent = barExtent(values, options.scale);
+    this.extent = barExtent(values, options.scale, drawnBeside(options));
     this.joinScales();
     this.draw();
     this.resizeObserver = new ResizeObserver(() => {

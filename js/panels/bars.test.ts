@@ -100,6 +100,43 @@ describe("layoutBars", () => {
   });
 });
 
+describe("a continuous actor's bars", () => {
+  const xOn = (layout: ReturnType<typeof layoutBars>, value: number, [lo, hi]: [number, number]) =>
+    layout.left + ((value - lo) / (hi - lo)) * (layout.right - layout.left);
+
+  it("puts a whisker from low to high and the action taken as a mark on each bar", () => {
+    const scale: [number, number] = [-2, 2]; // Pendulum's torque bounds
+    const layout = layoutBars(values(0.5, -1), ["a[0]", "a[1]"], 1000, {
+      scale,
+      ranges: [
+        [0.25, 1],
+        [-1.5, -0.5],
+      ],
+      marks: [0.75, -1.25],
+    });
+    const [first, second] = layout.rows;
+    expect(first.whisker).toEqual([xOn(layout, 0.25, scale), xOn(layout, 1, scale)]);
+    expect(second.whisker).toEqual([xOn(layout, -1.5, scale), xOn(layout, -0.5, scale)]);
+    expect(first.mark).toBeCloseTo(xOn(layout, 0.75, scale));
+    expect(second.mark).toBeCloseTo(xOn(layout, -1.25, scale));
+  });
+
+  it("widens a free axis to hold the whiskers and marks", () => {
+    const layout = layoutBars(values(0.5), ["a[0]"], 1000, { ranges: [[0, 3.2]], marks: [-0.4] });
+    expect(layout.ticks[0].value).toBeLessThanOrEqual(-0.4);
+    expect(layout.ticks.at(-1)!.value).toBeGreaterThanOrEqual(3.2);
+  });
+
+  it("draws no whisker or mark where the card gives none, or gives NaN", () => {
+    const layout = layoutBars(values(1, 2), ["a", "b"], 300, { ranges: [[NaN, NaN], [1, 3]], marks: [NaN, 2] });
+    expect(layout.rows.map((r) => [r.whisker === null, r.mark === null])).toEqual([
+      [true, true],
+      [false, false],
+    ]);
+    expect(layoutBars(values(1), ["a"], 300).rows[0]).toMatchObject({ whisker: null, mark: null });
+  });
+});
+
 describe("the bars' colours", () => {
   it("are the same in both themes and read on either background", () => {
     for (const theme of Object.values(THEMES)) {

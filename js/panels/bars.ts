@@ -5,6 +5,8 @@
  * (gridlines behind the bars, labels under them) whose values all print with one
  * number of decimals (0.0360 beside 0.0454, not 0.036).
  * Horizontal rows keep long action names ("UPRIGHTFIRE") readable at any count.
+ * A continuous actor's card (one bar per action dimension, its mean) adds a whisker
+ * per bar (one standard deviation either side) and the action taken as a mark.
  *
  * `layoutBars` is pure (tested); `drawBars` paints a layout on a canvas.
  */
@@ -30,6 +32,10 @@ export interface BarRow {
   width: number;
   y: number;
   height: number;
+  /** The whisker's ends (x), where the card gives a range for this bar. */
+  whisker: [number, number] | null;
+  /** Where the mark (the value taken) is (x), where the card gives one. */
+  mark: number | null;
 }
 
 /** A tick of the value axis: its value, its label and where it is, in CSS pixels from the left. */
@@ -58,15 +64,19 @@ export interface BarOptions {
   greedy?: number | null;
   /** A value axis fixed across steps; values outside it are cut at its ends. */
   scale?: [number, number] | null;
+  /** A (low, high) whisker per bar: a Gaussian actor's mean +- one standard deviation. */
+  ranges?: readonly (readonly [number, number])[] | null;
+  /** A value marked on each bar: the continuous action taken. */
+  marks?: readonly number[] | null;
 }
 
 /**
  * The value axis a bar chart spans by itself: the given scale, else the nice ticks
  * around the values and zero (NaN and infinities left out).
  */
-export function barExtent(values: Float64Array, scale: BarOptions["scale"] = null): [number, number] {
+export function barExtent(values: Float64Array, scale: BarOptions["scale"] = null, extra: readonly number[] = []): [number, number] {
   if (scale) return [scale[0], scale[1]];
-  const finite = [...values].filter(Number.isFinite);
+  const finite = [...values, ...extra].filter(Number.isFinite);
   const axis = valueAxis(Math.min(0, ...finite), Math.max(0, ...finite));
   return [axis.lo, axis.hi];
 }
@@ -77,6 +87,15 @@ function valueTexts(values: Float64Array): string[] {
   return [...values].map((v) => (Number.isNaN(v) ? "nan" : Number.isFinite(v) ? v.toFixed(decimals) : formatNumber(v)));
 }
 
+/** The whiskers' ends and the marks: the axis spans them too. */
+export function drawnBeside(options: BarOptions): number[] {
+  return [...(options.ranges ?? []).flat(), ...(options.marks ?? [])];
+}
+
+function finitePair(pair: readonly [number, number] | undefined, xOf: (v: number) => number): [number, number] | null {
+  return pair && Number.isFinite(pair[0]) && Number.isFinite(pair[1]) ? [xOf(pair[0]), xOf(pair[1])] : null;
+}
+
 /**
  * Rows of `ROW_HEIGHT` px on a canvas `width` px wide. The axis spans nice ticks around
  * the values and zero (or the given scale), so bars of positive values grow right from
@@ -85,7 +104,7 @@ function valueTexts(values: Float64Array): string[] {
 export function layoutBars(values: Float64Array, labels: readonly string[], width: number, options: BarOptions = {}): BarLayout {
   const left = Math.round(width * LABEL_WIDTH);
   const right = Math.round(width * (1 - VALUE_WIDTH));
-  const [low, high] = barExtent(values, options.scale);
+  const [low, high] = barExtent(values, options.scale, drawnBeside(options));
   const span = high - low || 1;
   const clamp = (x: number) => Math.max(left, Math.min(right, x));
   const xOf = (value: number) => clamp(left + ((value - low) / span) * (right - left));
@@ -105,6 +124,8 @@ export function layoutBars(values: Float64Array, labels: readonly string[], widt
       width: Math.abs(end - zeroX),
       y: i * ROW_HEIGHT + 2,
       height: ROW_HEIGHT - 4,
+      whisker: finitePair(options.ranges?.[i], xOf),
+      mark: Number.isFinite(options.marks?.[i]) ? xOf(options.marks![i]) : null,
     };
   });
   const axis = ticks.map((value, i) => ({ value, label: tickText[i], x: xOf(value) }));
@@ -133,6 +154,7 @@ export function drawBars(canvas: HTMLCanvasElement, layout: BarLayout, palette: 
   for (const row of layout.rows) {
     c.fillStyle = row.highlight ? HIGHLIGHT_COLOR : BAR_COLOR;
     if (Number.isFinite(row.value)) c.fillRect(Math.round(row.x), row.y, Math.max(1, Math.round(row.width)), row.height);
+    drawWhiskerAndMark(c, row, textColor);
     c.fillStyle = textColor;
     if (row.greedy) {
       c.strokeStyle = textColor;
@@ -147,4 +169,26 @@ export function drawBars(canvas: HTMLCanvasElement, layout: BarLayout, palette: 
   }
   c.fillStyle = textColor;
   c.fillRect(Math.round(layout.zeroX), 0, 1, layout.height);
+}
+
+/** A whisker (a line with end caps, in the text colour) and a mark (a diamond, in the highlight colour). */
+function drawWhiskerAndMark(c: CanvasRenderingContext2D, row: BarRow, textColor: string): void {
+  const middle = row.y + row.height / 2;
+  if (row.whisker) {
+    const [x0, x1] = row.whisker;
+    c.fillStyle = textColor;
+    c.fillRect(Math.round(Math.min(x0, x1)), Math.round(middle) - 1, Math.max(1, Math.round(Math.abs(x1 - x0))), 2);
+    for (const x of row.whisker) c.fillRect(Math.round(x) - 1, row.y + 2, 2, row.height - 4);
+  }
+  if (row.mark !== null) {
+    const half = row.height / 2;
+    c.fillStyle = HIGHLIGHT_COLOR;
+    c.beginPath();
+    c.moveTo(row.mark, middle - half);
+    c.lineTo(row.mark + half * 0.7, middle);
+    c.lineTo(row.mark, middle + half);
+    c.lineTo(row.mark - half * 0.7, middle);
+    c.closePath();
+    c.fill();
+  }
 }

@@ -213,9 +213,13 @@ export class CardView {
     const highlight = index(card.meta.highlight);
     const greedy = index(card.meta.greedy);
     const scale = Array.isArray(card.meta.scale) ? (card.meta.scale.map(Number) as [number, number]) : null;
+    // A continuous actor's whiskers and the action taken (odd entries read as NaN: not drawn).
+    const pair = (r: unknown): [number, number] => (Array.isArray(r) ? [Number(r[0]), Number(r[1])] : [NaN, NaN]);
+    const ranges = Array.isArray(card.meta.ranges) ? card.meta.ranges.map(pair) : null;
+    const marks = Array.isArray(card.meta.marks) ? card.meta.marks.map(Number) : null;
     this.element.dataset.highlight = highlight === null ? "" : String(highlight);
     if (greedy !== null) this.element.dataset.greedy = String(greedy);
-    this.bars = new BarsView(this.body, this.spec.name, values, labels, { highlight, greedy, scale });
+    this.bars = new BarsView(this.body, this.spec.name, values, labels, { highlight, greedy, scale, ranges, marks });
     if (typeof card.meta.caption === "string") this.body.append(text("div", "aw-caption", card.meta.caption));
   }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { contrast, THEMES } from "./test-helpers.ts";
 import { isLightColor } from "./theme.ts";
 import { valueAxis } from "./axis.ts";
-import { drawBars, INSET, seriesColors, timelineLayout, yOnAxis } from "./timeline-draw.ts";
+import { drawBars, extraRanges, INSET, seriesColors, timelineLayout, yOnAxis } from "./timeline-draw.ts";
 
 describe("seriesColors", () => {
   const inTheme = (theme: keyof typeof THEMES) => {
@@ -75,5 +75,21 @@ describe("drawBars", () => {
       [colors.penalty, 0, y(0), 1, band.height / 2],
       [colors.reward, 2, band.top, 1, band.height / 2],
     ]);
+  });
+});
+
+describe("extraRanges", () => {
+  const bins = (...values: number[]) => ({ min: Float64Array.from(values), max: Float64Array.from(values) });
+
+  it("draws the components of a vector extra on one range, other extras on their own", () => {
+    const extras = new Map([
+      ["mean[0]", bins(-0.5, 0)],
+      ["mean[1]", bins(0.2, 0.9)],
+      ["value", bins(10, 20)],
+    ]);
+    const ranges = extraRanges(extras);
+    expect(ranges.get("mean[0]")).toEqual({ lo: -0.5, hi: 0.9 });
+    expect(ranges.get("mean[1]")).toEqual({ lo: -0.5, hi: 0.9 });
+    expect(ranges.get("value")).toEqual({ lo: 10, hi: 20 });
   });
 });

@@ -58,7 +58,8 @@ const LIGHT: SeriesColors = {
   return: "#1f5fbf",
   cursor: "#e67e22",
   nonFinite: "#d81b60",
-  extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d"],
+  // Eight: a continuous action's dimensions (up to 8, agent_widget/viewer/_episode.py) each its own.
+  extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d", "#b7950b", "#6d4c41", "#0097a7", "#827717"],
 };
 
 const DARK: SeriesColors = {
@@ -67,7 +68,7 @@ const DARK: SeriesColors = {
   return: "#7ab4ff",
   cursor: "#ffa040",
   nonFinite: "#ff6fa5",
-  extras: ["#c59be0", "#4fd1b5", "#ffa868", "#c0c6c9"],
+  extras: ["#c59be0", "#4fd1b5", "#ffa868", "#c0c6c9", "#f1d36b", "#c8a08a", "#5fd3e0", "#c5d86d"],
 };
 
 /** The timeline's colours for a theme. */
@@ -84,6 +85,22 @@ export function range(bins: Bins): { lo: number; hi: number } {
     if (bins.max[i] > hi) hi = bins.max[i];
   }
   return { lo, hi };
+}
+
+/**
+ * The range each extra is drawn on: its own, or, for the components `name[i]` of a
+ * vector extra (a continuous action's means), the range of all of them, so that the
+ * lines of one quantity compare.
+ */
+export function extraRanges(extras: ReadonlyMap<string, Bins>): Map<string, { lo: number; hi: number }> {
+  const group = (name: string) => name.replace(/\[\d+\]$/, "");
+  const shared = new Map<string, { lo: number; hi: number }>();
+  for (const [name, bins] of extras) {
+    const { lo, hi } = range(bins);
+    const known = shared.get(group(name));
+    shared.set(group(name), known ? { lo: Math.min(known.lo, lo), hi: Math.max(known.hi, hi) } : { lo, hi });
+  }
+  return new Map([...extras.keys()].map((name) => [name, shared.get(group(name))!]));
 }
 
 /**

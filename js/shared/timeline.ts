@@ -3,7 +3,8 @@
  * as a line on the left axis, rewards as bars from zero on the right axis, each on its
  * own scale of 3 nice ticks with faint gridlines, positions on a step axis of nice
  * ticks that follow the zoom; any scalar extras as thinner lines (each on its own range,
- * or, declared rates, on a 0-1 axis of their own under the main band); marks for
+ * the components `name[i]` of a vector extra on one range together, or, declared
+ * rates, on a 0-1 axis of their own under the main band); marks for
  * terminations (filled) and truncations (hollow) at the top, a pink mark at each step
  * whose reward is NaN or infinite (left out of the scales and the return), a cursor at
  * the current position, and a legend below naming what is drawn. Training curves get a
@@ -15,7 +16,7 @@
  */
 import { rateAxis, stepTicks, tickLabels, type ValueAxis, valueAxis } from "./axis.ts";
 import { ChartFrame, type TickLabel, valueLabels } from "./chart-frame.ts";
-import { type Bins, columnsOfSeries, positionsPerColumn, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
+import { columnsOfSeries, positionsPerColumn, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
 import { el } from "./dom.ts";
 import { formatNumber } from "./numbers.ts";
 import { nonFiniteSteps, type Series } from "./series.ts";
@@ -28,6 +29,7 @@ import {
   drawEndMarks,
   drawGrid,
   drawLine,
+  extraRanges,
   haloColor,
   range,
   seriesColors,
@@ -248,12 +250,13 @@ export class Timeline {
     drawBars(c, columns.rewards, yReward, colors);
     c.globalAlpha = 1;
     if (smoothed !== undefined) drawLine(c, smoothed.rewards, yReward, colors.reward, 2 * ratio, haloColor(palette));
+    const ranges = extraRanges(columns.extras);
     [...columns.extras].forEach(([name, bins], i) => {
-      const y = this.extraY(name, bins, ratio);
+      const y = this.extraY(name, ranges.get(name) ?? range(bins), ratio);
       const color = colors.extras[i % colors.extras.length];
       const smooth = smoothed?.extras.get(name);
       if (smooth !== undefined) c.globalAlpha = RAW_ALPHA;
-      drawLine(c, bins, y, color, ratio);
+      drawLine(c, bins, y, color, 1.5 * ratio);
       c.globalAlpha = 1;
       if (smooth !== undefined) drawLine(c, smooth, y, color, 2 * ratio, haloColor(palette));
     });
@@ -286,9 +289,8 @@ export class Timeline {
   }
 
   /** Where an extra's values go: a rate on the 0-1 axis of its band, any other on its own range in the main band. */
-  private extraY(name: string, bins: Bins, ratio: number): (value: number) => number {
+  private extraY(name: string, { lo, hi }: { lo: number; hi: number }, ratio: number): (value: number) => number {
     if (this.rates.has(name) && this.layout.rates !== undefined) return yOnAxis(this.layout.rates, rateAxis(), ratio);
-    const { lo, hi } = range(bins);
     return yOnAxis(this.layout.main, { lo, hi: hi > lo ? hi : lo + 1 }, ratio);
   }
 
