@@ -10,7 +10,7 @@ DEMO_PORT ?= 8888
 # A count on each line of dots ([ 120/1040]), and the slowest tests at the end.
 PYTEST_PROGRESS := -q -o console_output_style=count --durations=15
 
-.PHONY: demo test setup lint build docs bench screenshot theme-screenshots
+.PHONY: demo test setup test-system egl lint build docs bench screenshot theme-screenshots
 
 # JupyterLab on the quickstart notebook: the URL it prints (with its token) is the
 # notebook's own; no browser is opened (servers have none). How to reach it from
@@ -30,7 +30,7 @@ demo: setup
 
 # The wheel test (a fresh venv installed from PyPI: mostly network waits) runs in the
 # background beside the rest of pytest; its log is printed when both are done.
-test: setup build lint docs
+test: setup test-system build lint docs
 	@echo "==> typecheck, vitest"
 	npm run typecheck
 	npx vitest run
@@ -41,7 +41,11 @@ test: setup build lint docs
 	echo "==> the wheel test:"; cat .venv/wheel-test.log; \
 	[ $$status -eq 0 ] && [ $$wheel_status -eq 0 ]
 
-setup: .venv/.installed node_modules/.installed /usr/bin/chromium
+# What the demo needs: the venv and the front end. The tests need a browser and
+# MuJoCo's renderer from the system too (test-system), which the demo does not.
+setup: .venv/.installed node_modules/.installed
+
+test-system: /usr/bin/chromium egl
 
 # npm first: installing the package builds the front end (hatch_build.py).
 # torch==2.13.0: the CPU build on this machine's disk (an unpinned torch pulls the CUDA
@@ -64,6 +68,12 @@ APT := $(SUDO) apt-get -o DPkg::Lock::Timeout=600
 	@echo "==> apt-get install chromium (waits for another apt to finish, if one runs)"
 	$(APT) update -q
 	$(APT) install -y -q chromium
+
+# MuJoCo renders offscreen (HalfCheetah's frames, MUJOCO_GL=egl) with Mesa's EGL.
+egl:
+	@dpkg -s libegl1 libegl-mesa0 libgl1-mesa-dri >/dev/null 2>&1 || { \
+		echo "==> apt-get install Mesa's EGL (MuJoCo's offscreen rendering)"; \
+		$(APT) update -q && $(APT) install -y -q libegl1 libegl-mesa0 libgl1-mesa-dri; }
 
 build: node_modules/.installed
 	npm run build
@@ -99,9 +109,9 @@ bench: setup build
 	$(PY) -m benchmarks.hostile
 	$(PY) -m benchmarks.recording_faults
 
-screenshot: setup build
+screenshot: setup test-system build
 	$(PY) docs/screenshot.py
 
 # The pictures of docs/guides/appearance.md: each widget in JupyterLab's light and dark themes.
-theme-screenshots: setup build
+theme-screenshots: setup test-system build
 	$(PY) docs/theme_screenshots.py

@@ -4,6 +4,7 @@ factories, policies) live in modules of their own beside this one: ``cartpole``,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import gymnasium as gym
@@ -11,6 +12,10 @@ import pytest
 
 from agent_widget.panels import register, registered, unregister
 from tests.stuck_panel import Stuck
+
+# MuJoCo renders offscreen through Mesa's EGL (the Makefile's egl target): there is no
+# display. Set before any env is made; kernels the browser tests start inherit it.
+os.environ.setdefault("MUJOCO_GL", "egl")
 
 
 @pytest.fixture

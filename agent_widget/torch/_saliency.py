@@ -3,7 +3,8 @@
 Gradient, integrated gradients and SmoothGrad are Captum's (``Saliency``,
 ``IntegratedGradients``, ``NoiseTunnel``); perturbation is Greydanus et al. 2018
 (:mod:`agent_widget.torch._perturbation`). Image observations give a 2-D map of
-magnitudes at the rendered frame's resolution (stacked frames summed onto it);
+magnitudes placed on the rendered frame (stacked frames summed, or one of them; a
+cropped observation on its box of the frame: :mod:`agent_widget.torch._spatial`);
 vector observations give one signed attribution per feature (a bar chart).
 """
 
@@ -22,7 +23,14 @@ from agent_widget.panels import Step
 from agent_widget.torch._bars import taken_action
 from agent_widget.torch._model import AgentModel, Outputs, Preprocess, observation
 from agent_widget.torch._perturbation import perturbation_scores
-from agent_widget.torch._spatial import channel_axis, resized, spatial_map
+from agent_widget.torch._spatial import (
+    Crop,
+    ToFrame,
+    channel_axis,
+    on_frame,
+    resized,
+    spatial_map,
+)
 
 METHODS = ("gradient", "integrated_gradients", "smoothgrad", "perturbation")
 TARGETS = ("taken", "argmax", "value", "logits", "sum")
@@ -58,6 +66,14 @@ class Saliency:
         preprocess: builds the model's input from a batch of observations; defaults to
             their float32 values (an SB3 model: its own conversion).
         channel_axis: 0 for CxHxW inputs, -1 for HxWxC; guessed when ``None``.
+        stacked: for stacked frames (the channel axis), the stacked frame whose map is
+            shown (``-1``: the newest); ``None`` sums them all into one map. One panel
+            per stacked frame shows each its own map.
+        crop: the rows and columns of the rendered frame the observation shows, e.g.
+            ``(slice(34, 194), slice(None))`` for Pong cropped to its playing field:
+            the map is stretched over that box only. ``None`` stretches it over the
+            whole frame (right for Atari preprocessing, which shrinks the whole screen).
+        to_frame: any other mapping, ``to_frame(map, (height, width)) -> map``.
         feature_names: labels of a vector observation's features.
         **options: passed on to Captum's ``attribute`` (e.g. ``n_steps=50`` for
             integrated gradients, ``nt_samples``/``stdevs`` for SmoothGrad) or, for
@@ -80,6 +96,9 @@ class Saliency:
         preprocess: Preprocess | None = None,
         action_space: gym.Space[Any] | None = None,
         channel_axis: int | None = None,
+        stacked: int | None = None,
+        crop: Crop | None = None,
+        to_frame: ToFrame | None = None,
         feature_names: Sequence[str] | None = None,
         **options: Any,
     ) -> None:
@@ -93,10 +112,18 @@ class Saliency:
             )
         if target == "logits" and method != "perturbation":
             raise ValueError('target="logits" is for method="perturbation" only')
+        if stacked is not None and method == "perturbation":
+            raise ValueError("stacked= picks a frame's map of a gradient method; perturbation "
+                             "blurs all stacked frames at once")  # fmt: skip
+        if crop is not None and to_frame is not None:
+            raise ValueError("give crop (a box of the frame) or to_frame (a function), not both")
         self.model = AgentModel(model, preprocess, action_space)
         self.method = method
         self.target = target
         self.channel_axis = channel_axis
+        self.stacked = stacked
+        self.crop = crop
+        self.to_frame = to_frame
         self.feature_names = None if feature_names is None else list(feature_names)
         self.options = options
 
@@ -111,12 +138,15 @@ class Saliency:
                 return None
             if self.method == "perturbation":
                 values, size = self._perturbation(inputs[0], target)
-                return resized(values, _frame_size(step) or size)
+                if _frame_size(step) is None:
+                    return resized(values, size)
+                return on_frame(values, _frame_size(step), self.crop, self.to_frame)
             attribution = self._captum(inputs, target)[0].detach().double().cpu().numpy()
         if attribution.ndim == 1:
             return self._features(attribution)
-        values = spatial_map(attribution, channel_axis(attribution.shape, self.channel_axis))
-        return resized(values, _frame_size(step) or values.shape)
+        axis = channel_axis(attribution.shape, self.channel_axis)
+        values = spatial_map(attribution, axis, self.stacked)
+        return on_frame(values, _frame_size(step), self.crop, self.to_frame)
 
     def _resolved(self, step: Step, outputs: Outputs) -> int | str | None:
         count = outputs.logits.shape[1]

@@ -2,12 +2,18 @@
 
 An image observation is HxW, CxHxW (torch's layout, stacked Atari frames 4x84x84)
 or HxWxC (gymnasium's); the channel axis is the shorter of the first and the last
-unless given. A saliency map keeps the spatial axes and is resized to the rendered
-frame: Atari preprocessing shrinks the whole screen to 84x84, so stretching the map
-back over the 210x160 frame puts each value over the pixels it came from.
+unless given. A saliency map keeps the spatial axes and is placed on the rendered
+frame. By default it is stretched over the whole frame: Atari preprocessing
+(gymnasium's ``AtariPreprocessing``, SB3's ``AtariWrapper``) shrinks the whole screen
+to 84x84, so stretching the map back over the 210x160 frame puts each value over the
+pixels it came from. An observation cropped from the frame (Pong's rows 34:194, the
+score and borders cut) says so once with ``crop``: the map is stretched over that box
+only; any other mapping is a function ``to_frame(map, frame_shape) -> map``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 from PIL import Image
@@ -29,10 +35,55 @@ def channel_axis(shape: tuple[int, ...], axis: int | None = None) -> int | None:
     return axis % 3
 
 
-def spatial_map(attribution: np.ndarray, axis: int | None) -> np.ndarray:
-    """A 2-D map of an image attribution: magnitudes summed over the channels."""
+Crop = tuple[slice, slice]
+"""The rows and columns of the rendered frame an observation shows, e.g.
+``(slice(34, 194), slice(None))``."""
+
+ToFrame = Callable[[np.ndarray, tuple[int, int]], np.ndarray]
+"""Maps an observation's 2-D map onto a frame of shape (height, width)."""
+
+
+def spatial_map(
+    attribution: np.ndarray, axis: int | None, stacked: int | None = None
+) -> np.ndarray:
+    """A 2-D map of an image attribution: magnitudes summed over the channels (stacked
+    frames included), or those of stacked frame ``stacked`` alone (-1: the newest)."""
     magnitude = np.abs(attribution)
-    return magnitude if axis is None else magnitude.sum(axis=axis)
+    if axis is None:
+        return magnitude
+    if stacked is None:
+        return magnitude.sum(axis=axis)
+    count = magnitude.shape[axis]
+    if not -count <= stacked < count:
+        raise ValueError(f"stacked={stacked}: the observation stacks {count} frames")
+    return np.take(magnitude, stacked, axis=axis)
+
+
+def on_frame(
+    values: np.ndarray,
+    frame_size: tuple[int, int] | None,
+    crop: Crop | None = None,
+    to_frame: ToFrame | None = None,
+) -> np.ndarray:
+    """A 2-D map of the observation placed on the frame (see the module docstring);
+    the map itself where there is no frame. Outside a crop the map is 0."""
+    if frame_size is None:
+        return values
+    if to_frame is not None:
+        placed = np.asarray(to_frame(values, frame_size), dtype=np.float64)
+        if placed.shape != frame_size:
+            raise ValueError(
+                f"to_frame returned a map of shape {placed.shape}; the frame is {frame_size}"
+            )
+        return placed
+    if crop is None:
+        return resized(values, frame_size)
+    full = np.zeros(frame_size)
+    box = full[crop]
+    if box.ndim != 2 or box.size == 0:
+        raise ValueError(f"crop={crop!r} selects nothing of a frame of shape {frame_size}")
+    full[crop] = resized(values, box.shape)
+    return full
 
 
 def resized(values: np.ndarray, size: tuple[int, int]) -> np.ndarray:

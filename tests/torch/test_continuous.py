@@ -161,3 +161,39 @@ def test_sb3_td3_shows_its_deterministic_action():
     np.testing.assert_allclose(bars.heights, expected, rtol=1e-5)
     assert bars.ranges is None
     assert "entropy" not in bars.stats
+
+
+def half_cheetah() -> gym.Env:
+    return gym.make("HalfCheetah-v5", render_mode="rgb_array")
+
+
+def test_half_cheetah_with_a_torch_gaussian_actor():
+    actor = GaussianActor(17, 6)
+
+    def act(obs):
+        with torch.no_grad():
+            mean, _ = actor(torch.as_tensor(obs, dtype=torch.float32))
+        return mean.numpy()
+
+    rollout = record(half_cheetah(), act, seed=0, max_steps=30)
+    assert rollout.frames[0].shape == (480, 480, 3)
+    assert rollout.metadata["action_space"]["shape"] == [6]
+    step = Step(rollout, 17)
+    bars = Policy(actor)(step)
+    np.testing.assert_allclose(bars.heights, act(step.obs), rtol=1e-6)
+    np.testing.assert_allclose(bars.marks, act(step.obs), rtol=1e-6)  # it took its mean
+    assert bars.scale == (-1.0, 1.0)
+    assert len(Saliency(actor, target=5)(step)) == 17  # one attribution per feature
+
+
+def test_half_cheetah_with_sb3_ppo_after_a_few_hundred_steps():
+    model = PPO("MlpPolicy", half_cheetah(), seed=0, n_steps=128, batch_size=64)
+    model.learn(256)
+    rollout = record(half_cheetah(), model, seed=0, max_steps=20)
+    step = Step(rollout, 9)
+    bars = Policy(model)(step)
+    distribution = model.policy.get_distribution(torch.as_tensor(step.obs[None])).distribution
+    np.testing.assert_allclose(bars.heights, distribution.mean.detach().numpy()[0], rtol=1e-5)
+    np.testing.assert_allclose(
+        bars.ranges[:, 1] - bars.heights, distribution.stddev.detach().numpy()[0], rtol=1e-5
+    )
