@@ -261,5 +261,14 @@ def is_q_network(model: Any) -> bool:
     return sb3.is_q_network(model)
 
 
+def has_critics(model: Any) -> bool:
+    """Whether ``model`` is an SB3 continuous actor-critic with Q critics (SAC, TD3, DDPG)."""
+    if not _is_sb3(model):
+        return False
+    from agent_widget.torch import _sb3 as sb3
+
+    return sb3.has_critics(model)
+
+
 def _is_sb3(model: Any) -> bool:
     return any(cls.__module__.startswith("stable_baselines3.") for cls in type(model).__mro__)

@@ -8,7 +8,15 @@ import numpy as np
 
 from agent_widget.panels import EpisodeData, Step
 from agent_widget.torch._bars import ActionBars, action_labels, taken_action
-from agent_widget.torch._model import BATCH_SIZE, AgentModel, Preprocess, observation, positions
+from agent_widget.torch._critic import Critics
+from agent_widget.torch._model import (
+    BATCH_SIZE,
+    AgentModel,
+    Preprocess,
+    has_critics,
+    observation,
+    positions,
+)
 from agent_widget.torch._scale import EpisodeRange
 from agent_widget.torch._series import per_action, taken_actions, td_errors
 
@@ -23,7 +31,9 @@ class QValues:
 
     Args:
         model: an ``nn.Module`` mapping observations (batch first) to Q-values
-            ``(batch, actions)``, or a Stable-Baselines3 DQN model.
+            ``(batch, actions)``, or a Stable-Baselines3 DQN model; or an SB3 SAC,
+            TD3 or DDPG model, whose critics' Q of the action taken and of the
+            actor's own action are shown instead (:mod:`agent_widget.torch._critic`).
         preprocess: builds the model's input from a batch of observations; defaults to
             their float32 values (an SB3 model: its own conversion).
         epsilon: exploration rate of the policy whose value V is shown:
@@ -56,10 +66,12 @@ class QValues:
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         self.model = AgentModel(model, preprocess)
-        if self.model.box is not None:  # an SB3 model that acts in a Box
+        # An SB3 SAC/TD3/DDPG: its critics score the action taken and the actor's own.
+        self._critics = Critics(model) if has_critics(model) else None
+        if self.model.box is not None and self._critics is None:
             raise ValueError(
                 f"QValues reads Q-values per discrete action; {type(model).__name__} acts in "
-                f"a Box of shape {self.model.box}: use Policy for its actions"
+                f"a Box of shape {self.model.box} and has no critic: use Policy for its actions"
             )
         self.epsilon = epsilon
         self.advantages = advantages
@@ -67,7 +79,9 @@ class QValues:
         self._range = EpisodeRange(self._episode_shown) if scale == "episode" else None
         self._scale = None if scale == "episode" else _checked_scale(scale)
 
-    def __call__(self, step: Step) -> ActionBars:
+    def __call__(self, step: Step) -> ActionBars | None:
+        if self._critics is not None:
+            return self._critics(step)
         self.model.require_discrete(step.rollout, "QValues")
         q, _ = self.model.step_outputs(observation(step))
         value = float(self.values(q))

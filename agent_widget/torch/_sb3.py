@@ -135,6 +135,11 @@ def is_q_network(model: Any) -> bool:
     return isinstance(model, DQN)
 
 
+def has_critics(model: Any) -> bool:
+    """Whether an SB3 model's critics score (observation, action) pairs: SAC, TD3, DDPG."""
+    return isinstance(model, (SAC, TD3, DDPG))
+
+
 def _unscaled(space: spaces.Box) -> Callable[[torch.Tensor], torch.Tensor]:
     """SB3's ``unscale_action``: [-1, 1] -> [low, high], on tensors."""
     low = torch.as_tensor(space.low, dtype=torch.float32).reshape(-1)

@@ -115,6 +115,25 @@ def test_an_episode_without_a_kept_space_is_read_from_its_actions_or_not_at_all(
     assert Policy(GaussianActor(3, 1), action_space=space)(Step(unknown, 0)).ranges is not None
 
 
+@pytest.mark.parametrize("algorithm", [SAC, TD3])
+def test_q_values_of_sac_and_td3_are_their_critics_at_the_action_taken_and_their_own(algorithm):
+    model = algorithm("MlpPolicy", gym.make("Pendulum-v1"), seed=0)
+    rollout = record(gym.make("Pendulum-v1"), lambda obs: np.array([1.5], np.float32), seed=0,
+                     max_steps=5)  # fmt: skip
+    step = Step(rollout, 2)
+    bars = QValues(model)(step)
+    obs = torch.as_tensor(step.obs[None])
+    own, _ = model.predict(step.obs, deterministic=True)
+    with torch.no_grad():
+        taken = [float(q) for q in model.critic(obs, torch.tensor([[0.75]]))]  # 1.5 of 2
+        mine = [float(q) for q in model.critic(obs, torch.as_tensor(own[None] / 2))]
+    assert bars.labels == ("Q1(s, a)", "Q2(s, a)", "Q1(s, π)", "Q2(s, π)")
+    np.testing.assert_allclose(bars.heights, taken + mine, rtol=1e-5)
+    assert bars.stats["min Q(s, a)"] == pytest.approx(min(taken))
+    last = QValues(model)(Step(rollout, rollout.num_steps))  # no action taken: the actor's only
+    assert last.labels == ("Q1(s, π)", "Q2(s, π)")
+
+
 def test_q_values_refuse_continuous_actions():
     with pytest.raises(ValueError, match="QValues reads outputs per discrete action"):
         QValues(nn.Linear(3, 1))(Step(pendulum_episode(), 0))

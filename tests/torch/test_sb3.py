@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
-from stable_baselines3 import A2C, DQN, PPO, SAC
+from stable_baselines3 import A2C, DQN, PPO
 
 from agent_widget.episodes import Rollout
 from agent_widget.panels import Step
@@ -82,9 +82,9 @@ def test_channel_last_observations_reach_a_cnn_policy_transposed_and_map_onto_th
     assert Saliency(model, method="perturbation")(step).shape == (210, 160)
 
 
-def test_q_values_of_a_continuous_actor_are_refused_naming_it():
-    with pytest.raises(ValueError, match="SAC acts in a Box of shape"):
-        QValues(SAC("MlpPolicy", "Pendulum-v1", buffer_size=10))
+def test_q_values_of_a_continuous_actor_without_critics_are_refused_naming_it():
+    with pytest.raises(ValueError, match=r"PPO acts in a Box of shape .* no critic"):
+        QValues(PPO("MlpPolicy", "Pendulum-v1", n_steps=8, batch_size=8))
 
 
 def test_a_policy_it_cannot_read_is_refused_naming_its_distribution():
