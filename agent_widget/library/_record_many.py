@@ -3,8 +3,9 @@
 Each worker makes its env once, receives the policy once (a function or a torch
 module, serialized with cloudpickle so notebook lambdas travel too) and records its
 seeds one by one, each straight to a file (``record(path=...)``), then into the run
-of a :class:`RunLibrary` (whose writers need no lock, in a folder or a bucket) or
-into a folder. The workers
+of a :class:`RunLibrary` (whose writers need no lock, in a folder or a bucket), into a
+folder, or, with neither, back to the caller (a user evaluating a handful of seeds
+wants the episodes, not files). The workers
 are Ray actors when Ray is installed (a local cluster, or the one ``ray.init`` joined)
 or processes of this machine. A seed whose recording raised, or whose worker died,
 is reported in :attr:`Recorded.failed`, never silently missing.
@@ -12,6 +13,7 @@ is reported in :attr:`Recorded.failed`, never silently missing.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import tempfile
@@ -47,14 +49,18 @@ class Recorded:
     """The library's run after the last episode was added, when a library was given."""
     storage_options: dict[str, Any] | None = field(default=None, repr=False)
     """The bucket's filesystem options, for loading the episodes from their URLs."""
+    kept: dict[int, Rollout] = field(default_factory=dict, repr=False)
+    """seed -> the episode, when neither a library nor a folder was given."""
 
     @property
     def rollouts(self) -> list[Rollout]:
-        """The recorded episodes in seed order, each loaded from its file."""
-        return [
-            load(self.paths[seed], storage_options=self.storage_options)
-            for seed in sorted(self.paths)
-        ]
+        """The recorded episodes in seed order: loaded from their files, or as kept."""
+        loaded = {
+            seed: load(path, storage_options=self.storage_options)
+            for seed, path in self.paths.items()
+        }
+        episodes = {**loaded, **self.kept}
+        return [episodes[seed] for seed in sorted(episodes)]
 
 
 def record_many(
@@ -82,7 +88,11 @@ def record_many(
         seeds: one episode per seed.
         library: a :class:`RunLibrary` (or its folder, or its URL): each episode is
             added to ``run`` as it finishes, by the worker that recorded it. Else
-            ``directory`` gets ``seed-<seed>.rollout`` files.
+            ``directory`` gets ``seed-<seed>.rollout`` files. With neither, the
+            episodes come back in :attr:`Recorded.rollouts`: each sent back whole and
+            held in a temporary file that is already deleted (the rollout reads it
+            through its open descriptor; the system frees it with the rollout), so
+            their frames stay encoded and out of memory.
         run: the run's name, as for :meth:`RunLibrary.add` (default: a new name).
         algorithm: the run's algorithm, as for :meth:`RunLibrary.add`.
         agent: the agent's name, kept in each episode's metadata.
@@ -97,12 +107,11 @@ def record_many(
         ...                    algorithm="dqn", run="eval")  # doctest: +SKIP
         >>> done.failed, len(done.paths)  # doctest: +SKIP
         ({}, 200)
+        >>> episodes = record_many(make_env, policy, range(8)).rollouts  # doctest: +SKIP
     """
     seeds = list(dict.fromkeys(int(seed) for seed in seeds))
     if not seeds:
         raise ValueError("record_many needs at least one seed")
-    if library is None and directory is None:
-        raise ValueError("record_many needs a library (its run) or a directory to write to")
     if library is not None and not isinstance(library, RunLibrary):
         library = RunLibrary(library)
     if library is not None and run is None:
@@ -115,11 +124,14 @@ def record_many(
     options = None if library is None else library.storage_options
     recorded = Recorded(paths={}, storage_options=options)
     run_id = None
-    for seed, outcome in tqdm(results, total=len(seeds), disable=not progress, unit="episode"):
-        if isinstance(outcome, _Done):
-            run_id, recorded.paths[seed] = outcome
-        else:
-            recorded.failed[seed] = outcome
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as scratch:
+        for seed, outcome in tqdm(results, total=len(seeds), disable=not progress, unit="episode"):
+            if isinstance(outcome, _Done):
+                run_id, recorded.paths[seed] = outcome
+            elif isinstance(outcome, _Sent):
+                recorded.kept[seed] = _held(outcome.data, Path(scratch) / f"seed-{seed}.rollout")
+            else:
+                recorded.failed[seed] = outcome
     if library is not None and run_id is not None:
         recorded.run = library.open(run_id).run  # this run alone, not the whole library
     return recorded
@@ -138,6 +150,21 @@ class _Done(NamedTuple):
 
     run_id: str | None
     path: Path | str
+
+
+class _Sent(NamedTuple):
+    """A recorded seed with no destination: its ``.rollout`` file's bytes."""
+
+    data: bytes
+
+
+def _held(data: bytes, path: Path) -> Rollout:
+    """The episode of a file's ``data``, read through a descriptor of a deleted file."""
+    path.write_bytes(data)
+    rollout = load(path)  # holds the file open: unlinking keeps it readable
+    with contextlib.suppress(OSError):  # Windows: an open file stays until the folder goes
+        path.unlink()
+    return rollout
 
 
 @dataclass
@@ -162,7 +189,7 @@ class _Worker:
         self.job: _WorkerJob = cloudpickle.loads(job)
         self.env = self.job.make_env()
 
-    def record(self, seed: int) -> _Done | str:
+    def record(self, seed: int) -> _Done | _Sent | str:
         """Where the episode went, or why it could not be recorded."""
         job = self.job
         try:
@@ -180,6 +207,8 @@ class _Worker:
                     algorithm=job.algorithm,
                     path=path,
                 )
+                if job.library is None and job.folder is None:
+                    return _Sent(path.read_bytes())
                 if job.library is None:
                     return _Done(None, path)
                 library = job.library
@@ -199,7 +228,7 @@ def _start_worker(job: bytes) -> None:
     _WORKER = _Worker(job)
 
 
-def _record_here(seed: int) -> _Done | str:
+def _record_here(seed: int) -> _Done | _Sent | str:
     assert _WORKER is not None
     return _WORKER.record(seed)
 
@@ -210,7 +239,7 @@ def _on_processes(job: bytes, seeds: Sequence[int], workers: int) -> Iterable[tu
     its seeds left, said so."""
     context = get_context("spawn")
     with ProcessPoolExecutor(workers, context, initializer=_start_worker, initargs=(job,)) as pool:
-        pending: dict[Future[_Done | str], int] = {
+        pending: dict[Future[_Done | _Sent | str], int] = {
             pool.submit(_record_here, seed): seed for seed in seeds
         }
         while pending:

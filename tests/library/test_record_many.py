@@ -1,10 +1,11 @@
 """``record_many``: one episode per seed, recorded by parallel workers (processes of this
-machine, or Ray actors) straight into a library run or a folder; a seed that fails,
-or whose worker dies, is reported."""
+machine, or Ray actors) straight into a library run or a folder, or back to the caller;
+a seed that fails, or whose worker dies, is reported."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 
 import gymnasium as gym
 import numpy as np
@@ -95,10 +96,24 @@ def test_ray_actors_record_into_a_library_run(tmp_path):
     assert_recorded_as_alone(done.paths)
 
 
-def test_record_many_needs_seeds_and_somewhere_to_write(tmp_path):
+def test_with_nowhere_to_write_the_episodes_come_back_and_no_file_stays(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))  # where the workers put their scratch...
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # ...and this process its own
+    done = record_many(
+        cartpole, balance, range(4), engine="processes", workers=2, max_steps=60, progress=False
+    )
+    assert done.failed == {}
+    assert done.paths == {}
+    rollouts = done.rollouts
+    for seed, got in enumerate(rollouts):
+        want = record(cartpole(), balance, seed=seed, max_steps=60)
+        np.testing.assert_array_equal(got.actions, want.actions)
+        np.testing.assert_array_equal(got.frames[got.num_positions - 1], want.frames[-1])
+    assert list(tmp_path.rglob("*.rollout")) == []  # held open, deleted from the disk
+
+
+def test_record_many_needs_seeds_and_a_known_engine(tmp_path):
     with pytest.raises(ValueError, match="at least one seed"):
         record_many(cartpole, balance, [], directory=tmp_path)
-    with pytest.raises(ValueError, match=r"a library \(its run\) or a directory"):
-        record_many(cartpole, balance, [0])
     with pytest.raises(ValueError, match="engine must be"):
         record_many(cartpole, balance, [0], directory=tmp_path, engine="dask")
