@@ -1,5 +1,7 @@
 """A continuous actor's view of one step: per action dimension, the mean action, one
-standard deviation either side (a Gaussian actor's), and the action taken.
+standard deviation either side (a Gaussian actor's), and the action taken; and its
+series over an episode, from one batched run (the cheap way to put the actor's means
+on the timeline: no cost while recording).
 
 Shown in the env's action space: where the network's numbers are mapped before the
 env gets them (SAC's tanh, SAC's and TD3's scaling to the bounds), the mean and
@@ -15,7 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agent_widget.panels import Step
+from agent_widget.panels import EpisodeData, Step
 from agent_widget.torch._bars import ActionBars
 from agent_widget.torch._model import AgentModel, observation
 
@@ -45,6 +47,23 @@ def continuous_bars(model: AgentModel, step: Step) -> ActionBars:
         ranges=ranges,
         marks=_taken(step, len(values)),
     )
+
+
+def continuous_series(model: AgentModel, episode: EpisodeData, batch_size: int) -> dict[str, Any]:
+    """``"mean"`` (T, k): the actor's action at each step, in the action space; and, for a
+    Gaussian actor, ``"entropy"`` (T,) in nats."""
+    to_space = getattr(model.module, "to_action_space", None) or (lambda x: x)
+    means, entropies = [], []
+    for out in model.episode_batches(episode, batch_size=batch_size):
+        means.append(to_space(out.logits).double().cpu().numpy())
+        if out.log_std is not None:
+            entropy = out.log_std + 0.5 * np.log(2 * np.pi * np.e)
+            entropies.append(entropy.sum(dim=1).double().cpu().numpy())
+    steps = len(episode.actions)
+    series: dict[str, Any] = {"mean": np.concatenate(means)[:steps]}
+    if entropies:
+        series["entropy"] = np.concatenate(entropies)[:steps]
+    return series
 
 
 def _taken(step: Step, size: int) -> np.ndarray | None:

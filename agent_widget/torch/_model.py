@@ -177,19 +177,28 @@ class AgentModel:
         Returns ``(logits, value)``: float64 arrays ``(n - start, A)`` and
         ``(n - start,)`` (``None`` without a value head).
         """
+        batches = list(self.episode_batches(episode, start, batch_size))
+        if not batches:
+            return np.zeros((0, 0)), None
+        logits = np.concatenate([_numbers(out.logits) for out in batches])
+        values = [_numbers(out.value) for out in batches if out.value is not None]
+        return logits, np.concatenate(values) if values else None
+
+    def episode_batches(
+        self, episode: EpisodeData, start: int = 0, batch_size: int = BATCH_SIZE
+    ) -> Iterator[Outputs]:
+        """The outputs of positions ``start ..`` of an episode, a batch at a time, run
+        without gradients in eval mode."""
         count = positions(episode)
-        logits, values = [], []
         with self.evaluating(), torch.no_grad():
             for first in range(start, count, batch_size):
                 stop = min(first + batch_size, count)
                 batch = [observation(Step(episode, t, ())) for t in range(first, stop)]
-                out = self.outputs(self.inputs(batch))
-                logits.append(out.logits.double().cpu().numpy())
-                if out.value is not None:
-                    values.append(out.value.double().cpu().numpy())
-        if not logits:
-            return np.zeros((0, 0)), None
-        return np.concatenate(logits), np.concatenate(values) if values else None
+                yield self.outputs(self.inputs(batch))
+
+
+def _numbers(tensor: torch.Tensor) -> np.ndarray:
+    return tensor.double().cpu().numpy()
 
 
 def _space_of(actions: Any) -> dict[str, Any] | None:

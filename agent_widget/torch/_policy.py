@@ -9,7 +9,7 @@ import numpy as np
 
 from agent_widget.panels import EpisodeData, Step
 from agent_widget.torch._bars import ActionBars, action_labels, taken_action
-from agent_widget.torch._continuous import continuous_bars
+from agent_widget.torch._continuous import continuous_bars, continuous_series
 from agent_widget.torch._model import BATCH_SIZE, AgentModel, Preprocess, is_q_network, observation
 from agent_widget.torch._series import entropy, per_action, softmax, taken_actions, td_errors
 
@@ -87,8 +87,14 @@ class Policy:
         Returns float64 arrays of length ``T``: ``"entropy"`` (nats) and
         ``"prob_taken"`` (probability of the action taken); with a value head also
         ``"value"`` and ``"td_error"`` (``r + gamma V(s') - V(s)``, 0 bootstrap after
-        termination, NaN where the next observation is missing).
+        termination, NaN where the next observation is missing). For continuous
+        actions: ``"mean"`` (T, k), the actor's action in the action space (for the
+        timeline: ``EpisodeViewer(rollout, extras=["mean"])``), and, for a Gaussian
+        actor, ``"entropy"``.
         """
+        self.model.resolve(episode)
+        if self.model.box is not None:
+            return continuous_series(self.model, episode, self.batch_size)
         self.model.require_discrete(episode, "Policy.series")
         actions = taken_actions(episode)
         logits, value = self.model.episode_outputs(episode, batch_size=self.batch_size)

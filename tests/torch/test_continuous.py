@@ -13,7 +13,7 @@ import torch
 from stable_baselines3 import DQN, PPO, SAC, TD3
 from torch import nn
 
-from agent_widget import record
+from agent_widget import EpisodeViewer, record
 from agent_widget.episodes import Rollout
 from agent_widget.panels import Step
 from agent_widget.panels._cards import to_card
@@ -76,6 +76,19 @@ def test_a_gaussian_actor_shows_its_means_spread_and_the_taken_action():
     assert "V" not in bars.stats  # no log-std read as a value
     expected_entropy = float(actor.log_std.sum()) + 0.5 * np.log(2 * np.pi * np.e)
     assert bars.stats["entropy"] == pytest.approx(expected_entropy)
+
+
+def test_the_series_of_a_continuous_actor_are_its_means_for_the_timeline():
+    actor = GaussianActor(3, 6)
+    rollout = six_dimensional_episode()
+    series = Policy(actor).series(rollout)
+    with torch.no_grad():
+        expected = actor.mean(torch.as_tensor(rollout.observations[:-1])).double().numpy()
+    np.testing.assert_allclose(series["mean"], expected, rtol=1e-6)
+    assert series["entropy"].shape == (rollout.num_steps,)
+    rollout.extras.update(series)
+    viewer = EpisodeViewer(rollout, extras=["mean"])
+    assert {f"extra:mean[{i}]" for i in range(6)} <= set(viewer.series)
 
 
 def test_the_card_carries_the_whiskers_and_marks():

@@ -68,10 +68,10 @@ def test_series_without_critic_have_no_value_or_td_error():
     assert set(Policy(mlp()).series(vector_episode())) == {"entropy", "prob_taken"}
 
 
-def test_continuous_actions_are_refused_for_series():
+def test_continuous_actions_need_an_actor_of_their_shape_for_series():
     rollout = vector_episode(actions=np.zeros((6, 2)))
-    with pytest.raises(ValueError, match="reads outputs per discrete action"):
-        Policy(mlp()).series(rollout)
+    with pytest.raises(ValueError, match=r"for actions of shape \(2,\) expected \(batch, 2\)"):
+        Policy(mlp()).series(rollout)  # a discrete policy's 3 logits are no 2-d action
 
 
 def test_a_model_with_an_odd_output_is_refused_with_what_to_return():
