@@ -34,7 +34,7 @@ def expected_digests() -> list[str]:
     QLearning(env, seed=0).train(EPISODES + MORE, callback=snapshots.append)
     value_map = ValueMap(env, cell_size=CELL_SIZE)
     tables = [snapshots[k] for k in range(len(snapshots))]
-    return [rgb_sha256(value_map.image(table)) for table in [np.zeros((16, 4)), *tables]]
+    return [rgb_sha256(value_map.grid(table)[0]) for table in [np.zeros((16, 4)), *tables]]
 
 
 DIGESTS = expected_digests()
@@ -119,9 +119,15 @@ def test_play_opens_the_greedy_episode_of_the_shown_snapshot(notebook):
     view = notebook.view(VIEWER)
     view.press("End")
     assert_shows(view, EPISODES + MORE)
-    view.root.locator("xpath=ancestor::div[contains(@class, 'widget-vbox')][1]").locator(
-        "button", has_text="Play greedy policy"
-    ).click()
-    played = notebook.view(VIEWER, nth=1)
+    training = view.root.locator("xpath=ancestor::div[@class='aw-training']")
+    play = training.locator("button.aw-play-greedy")
+    assert play.inner_text() == "Play greedy policy"
+    play.click()
+    played = View(notebook, training.locator(".aw-played .agent-widget"))
     played.wait_painted(0)
     assert f"after episode {EPISODES + MORE - 1}" in played.root.inner_text()
+    play.click()  # again: the new episode replaces the last, one viewer below
+    notebook.wait_until(
+        lambda: training.locator(".aw-played .agent-widget").count() == 1 and play.is_enabled(),
+        what="the second played episode to replace the first",
+    )

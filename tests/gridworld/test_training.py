@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from PIL import Image
@@ -62,7 +63,30 @@ def test_with_no_interval_every_snapshot_is_a_position_showing_its_value_map(lak
     frames = viewer.timeline._episode.frames  # what the front end is sent
     for position, k in [(0, None), (1, 0), (30, 29)]:
         table = np.zeros((16, 4)) if k is None else viewer.snapshots[k]
-        assert np.array_equal(frames[position], ValueMap(lake, cell_size=20).image(table))
+        assert np.array_equal(frames[position], ValueMap(lake, cell_size=20).grid(table)[0])
+
+
+def test_each_position_carries_its_colour_scales_ends_for_the_front_end_to_write(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=30, interval=0)
+    scales = np.frombuffer(viewer.scales, "<f8").reshape(-1, 2)
+    assert len(scales) == viewer.num_positions == 31
+    for position in (0, 10, 30):
+        _, ends = ValueMap(lake, cell_size=20).grid(viewer.table(position))
+        assert tuple(scales[position]) == ends
+    assert scales[30][1] > scales[30][0]  # a trained table's values spread
+
+
+def test_the_frames_hold_no_text_the_front_end_writes_s_and_g(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=3, interval=0)
+    assert viewer.grid == {"rows": 4, "cols": 4, "cell": CELL_SIZE}
+    assert viewer.labels == [
+        {"row": 0, "col": 0, "text": "S", "corner": True},
+        {"row": 3, "col": 3, "text": "G", "corner": False},
+    ]
+    frame = viewer.timeline._episode.frames[0]
+    goal = frame[3 * CELL_SIZE + 1 : 4 * CELL_SIZE, 3 * CELL_SIZE + 1 : 4 * CELL_SIZE]
+    assert len(np.unique(goal.reshape(-1, 3), axis=0)) == 1  # a plain tile: no "G" in pixels
+    assert frame.shape == (4 * CELL_SIZE + 1, 4 * CELL_SIZE + 1, 3)  # no colour bar either
 
 
 def test_snapshots_faster_than_the_interval_share_a_position(lake, viewers):
@@ -124,6 +148,28 @@ def test_play_records_the_greedy_policy_of_a_position_with_value_maps(lake, view
     assert rows.max() < 40  # the agent ringed in the start cell, (0, 0)
     assert cols.max() < 40
     assert played.title == "FrozenLake-v1 · greedy policy at position 300 (after episode 299)"
+
+
+def test_the_play_button_shows_the_shown_positions_episode_below_and_closes_the_last(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=20, interval=0)
+    wait_for_trait(viewer.timeline, "step", lambda step: step == 20)  # following the newest
+    viewer._on_message(viewer, {"type": "play"}, [])
+    first = viewer.played
+    assert isinstance(first, EpisodeViewer)
+    assert "(after episode 19)" in first.title
+    viewer._on_message(viewer, {"type": "play"}, [])
+    assert viewer.played is not first
+    assert first.comm is None  # closed
+    assert viewer.message == ""
+
+
+def test_a_play_that_fails_says_why_under_the_button(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=3, interval=0)
+    viewer.env = gym.make("CliffWalking-v1")  # swapped for a bigger world: its start is state 36
+    for _ in range(2):  # the same failure twice is said twice (the message is cleared first)
+        viewer._on_message(viewer, {"type": "play"}, [])
+        assert viewer.message.startswith("could not play: IndexError: "), viewer.message
+    assert viewer.played is None
 
 
 def test_a_position_out_of_range_is_refused(lake, viewers):
