@@ -120,7 +120,9 @@ export class ValueMapText {
     if (context === null) return;
     context.setTransform(1, 0, 0, 1, 0, 0);
     context.clearRect(0, 0, width, height);
-    if (!shown || this.grid === undefined || box.width === 0) return;
+    const drawn = shown && this.grid !== undefined && box.width > 0;
+    canvas.dataset.labels = String(drawn ? this.labels.length : 0); // how many are written, for tests
+    if (!drawn || this.grid === undefined) return;
     // CSS pixels from here on: the canvas may be a fraction of a pixel off the ratio.
     context.setTransform(width / box.width, 0, 0, height / box.height, 0, 0);
     context.lineJoin = "round";
@@ -134,6 +136,5 @@ export class ValueMapText {
       context.fillStyle = INK;
       context.fillText(label.text, label.x, label.y);
     }
-    canvas.dataset.labels = String(this.labels.length);
   }
 }
