@@ -70,6 +70,9 @@ TIMELINE_NAMES = {"reward": "episode returns", "return": "total return", "steps"
 CELL_SIZE = 20
 INTERVAL = 0.25  # seconds between new positions while training runs
 PLAY_STEPS = 1_000  # at most, in an episode played
+# Seconds between sends of ``scales`` (all of it each time), as the timeline sends its
+# new positions: with interval=0, a send per position would grow as their square.
+SCALES_INTERVAL = 0.1
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 
 
@@ -161,6 +164,8 @@ class TrainingViewer(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWi
         self._lock = threading.Lock()  # snapshots and the running sums
         self._timer: threading.Timer | None = None
         self._scales = bytearray()  # what ``scales`` holds, grown a position at a time
+        self._scales_timer: threading.Timer | None = None
+        self._scales_sent_at = 0.0
         if not 0 <= interval < float("inf"):
             raise ValueError(f"interval must be a number of seconds >= 0, got {interval}")
         if int(window) < 1:
@@ -184,7 +189,7 @@ class TrainingViewer(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWi
         self._show_lock = threading.Lock()  # one new position at a time, in order
         self._shown_at = 0.0
         frame, scale = self.value_map.grid(self._initial)
-        self._scales += np.array(scale, "<f8").tobytes()
+        self._scales += _packed(scale)
         timeline = EpisodeViewer(
             Rollout.from_arrays(
                 frames=[frame],
@@ -300,9 +305,11 @@ class TrainingViewer(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWi
     def close(self) -> None:
         """Close the viewer, its timeline and played episode, and cancel a pending new position."""
         with self._lock:
-            timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()
+            timers = [self._timer, self._scales_timer]
+            self._timer = self._scales_timer = None
+        for timer in timers:
+            if timer is not None:
+                timer.cancel()
         # Neither is there when __init__ refused its arguments.
         for name in ("timeline", "played"):
             child = getattr(self, name) if self.trait_has_value(name) else None
@@ -335,13 +342,32 @@ class TrainingViewer(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWi
             since, self._since = self._since, 0.0
             self._shown_at = time.monotonic()
         frame, scale = self.value_map.grid(table)
-        # The scale first: the front end labels the new frame as soon as it paints it.
-        self._scales += np.array(scale, "<f8").tobytes()
-        self.set_trait("scales", bytes(self._scales))
+        with self._lock:
+            self._scales += _packed(scale)
+        self._send_scales_soon()  # before the frame: the front end writes them as it paints it
         extras = {name: info[name] for name in self._extras}
         self.timeline.append(frame=frame, reward=since, info=info, extras=extras)
         self._positions.append(k)
         self._infos.append(info)
+
+    def _send_scales_soon(self) -> None:
+        """Send ``scales`` now if the last send is old enough, else once it is."""
+        with self._lock:
+            wait = self._scales_sent_at + SCALES_INTERVAL - time.monotonic()
+            if wait > 0:
+                if self._scales_timer is None:
+                    self._scales_timer = threading.Timer(wait, self._send_scales)
+                    self._scales_timer.daemon = True
+                    self._scales_timer.start()
+                return
+        self._send_scales()
+
+    def _send_scales(self) -> None:
+        with self._lock:
+            self._scales_timer = None
+            self._scales_sent_at = time.monotonic()
+            scales = bytes(self._scales)
+        self.set_trait("scales", scales)
 
     def _newest_info(self) -> dict[str, Any]:
         """The newest snapshot's readout (lock held): its episode, return, running figures."""
@@ -368,11 +394,16 @@ class TrainingViewer(KernelOwnedTraits, OpensOutsideMarimoCells, anywidget.AnyWi
             self.set_trait("message", f"could not play: {type(error).__name__}: {error}")
             return
         previous = self.played
-        ends = b"" if scale is None else np.array(scale, "<f8").tobytes()
+        ends = b"" if scale is None else _packed(scale)
         self.set_trait("played_scale", ends)  # before the viewer, which the front end then labels
         self.set_trait("played", played)
         if previous is not None:
             previous.close()
+
+
+def _packed(scale: tuple[float, float]) -> bytes:
+    """A colour scale's ends as the front end reads them: two little-endian float64."""
+    return np.array(scale, "<f8").tobytes()
 
 
 def _env_id(env: gym.Env[Any, Any]) -> str | None:

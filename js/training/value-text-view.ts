@@ -39,6 +39,7 @@ export class ValueMapText {
     this.labelsCanvas.setAttribute("aria-hidden", "true"); // the cells' letters are in the frame's label
     this.bar = stage.appendChild(el("div", "aw-colour-bar"));
     this.bar.setAttribute("role", "img");
+    this.bar.hidden = true; // until a position's ends are known
     this.ramp = this.bar.appendChild(el("canvas", "aw-colour-ramp"));
     const ends = this.bar.appendChild(el("div", "aw-colour-ends"));
     this.high = ends.appendChild(el("span", "aw-scale-high"));
@@ -94,10 +95,16 @@ export class ValueMapText {
 
   private draw(): void {
     const step = this.shownPosition();
-    const scale = step === undefined ? undefined : this.scaleOf(step);
-    this.bar.hidden = scale === undefined;
-    this.drawLabels(scale !== undefined);
+    this.drawLabels(step !== undefined);
+    if (step === undefined) {
+      this.bar.hidden = true;
+      return;
+    }
+    // A new position's ends come at most 0.1 s after it (agent_widget/gridworld/_training.py
+    // SCALES_INTERVAL): meanwhile the bar keeps the last ones (data-position says whose).
+    const scale = this.scaleOf(step);
     if (scale === undefined) return;
+    this.bar.hidden = false;
     const [low, high] = scale;
     this.high.textContent = scaleText(high);
     this.low.textContent = scaleText(low);

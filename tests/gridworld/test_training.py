@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import time
 
 import gymnasium as gym
 import numpy as np
@@ -12,7 +13,7 @@ from PIL import Image
 from agent_widget.agents import QLearning
 from agent_widget.gridworld import TrainingViewer, ValueMap
 from agent_widget.gridworld._glyphs import AGENT
-from agent_widget.gridworld._training import CELL_SIZE
+from agent_widget.gridworld._training import CELL_SIZE, SCALES_INTERVAL
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import unpack_series
 from tests.waiting import wait_for_trait, wait_until
@@ -68,12 +69,27 @@ def test_with_no_interval_every_snapshot_is_a_position_showing_its_value_map(lak
 
 def test_each_position_carries_its_colour_scales_ends_for_the_front_end_to_write(lake, viewers):
     viewer, _ = trained(lake, viewers, episodes=30, interval=0)
+    # Sent at most every SCALES_INTERVAL, the last ones from a timer.
+    wait_for_trait(viewer, "scales", lambda scales: len(scales) == 31 * 16)
     scales = np.frombuffer(viewer.scales, "<f8").reshape(-1, 2)
     assert len(scales) == viewer.num_positions == 31
     for position in (0, 10, 30):
         _, ends = ValueMap(lake, cell_size=20).grid(viewer.table(position))
         assert tuple(scales[position]) == ends
     assert scales[30][1] > scales[30][0]  # a trained table's values spread
+
+
+def test_scales_are_sent_at_most_every_scales_interval_not_once_a_position(lake, viewers):
+    viewer = TrainingViewer(lake, interval=0)
+    viewers.append(viewer)
+    sends = []
+    viewer.observe(lambda change: sends.append(len(change["new"])), "scales")
+    started = time.monotonic()
+    QLearning(lake, seed=0).train(300, callback=viewer.snapshot)
+    wait_for_trait(viewer, "scales", lambda scales: len(scales) == 301 * 16)
+    elapsed = time.monotonic() - started
+    assert len(sends) <= elapsed / SCALES_INTERVAL + 2, (len(sends), elapsed)
+    assert len(sends) < 300
 
 
 def test_the_frames_hold_no_text_the_front_end_writes_s_and_g(lake, viewers):
