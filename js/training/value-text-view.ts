@@ -1,13 +1,14 @@
 /**
- * The text over and beside the timeline's value map: the cells' letters on a canvas
+ * The text over and beside a value map: the cells' letters on a canvas
  * laid over the frame, at the frame's shown size times the device pixel ratio, and the
  * colour bar beside it, its ends written as DOM text in the theme's colours on the
  * page's own background. Both follow the painted position (its scale's ends), the
  * frame's shown size, the theme and the pixel ratio.
  *
- * They are placed in a child viewer's stage (the timeline's, the played episode's), where overlays go (js/viewer/widget.css
- * `.aw-stage`), and read its frame canvas and painted step, the same attributes tests
- * read; nothing is shown over a frame that is not a value map (a placeholder message).
+ * They are placed in a child viewer's stage (the timeline's, the played episode's),
+ * where overlays go (js/viewer/widget.css `.aw-stage`), and read its frame canvas and
+ * painted step, the same attributes tests read; nothing is written over a frame that
+ * is not a value map (a placeholder message).
  */
 import { el } from "../shared/dom.ts";
 import { onAppearanceChange } from "../shared/theme.ts";
@@ -36,7 +37,8 @@ export class ValueMapText {
     private readonly frame: HTMLCanvasElement,
   ) {
     this.labelsCanvas = stage.appendChild(el("canvas", "aw-overlay aw-cell-labels"));
-    this.labelsCanvas.setAttribute("aria-hidden", "true"); // the cells' letters are in the frame's label
+    // Part of the frame's picture, which the frame canvas names for screen readers.
+    this.labelsCanvas.setAttribute("aria-hidden", "true");
     this.bar = stage.appendChild(el("div", "aw-colour-bar"));
     this.bar.setAttribute("role", "img");
     this.bar.hidden = true; // until a position's ends are known
