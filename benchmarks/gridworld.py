@@ -8,11 +8,13 @@ Q-learning on FrozenLake 8x8 slippery (alpha 0.1, gamma 0.99, epsilon 0.1, seed 
   every call timed: most calls only keep the table, one every 0.25 s also draws and
   appends a position (no browser is attached, so its messages go nowhere);
 - value maps appended live, one position at a time, each followed by handing out the
-  growing chunk as the viewer's growth push does: the time of each, the bytes held;
+  growing chunk as the viewer's growth push does: the time of each, the bytes held
+  (the frames a TrainingViewer draws: the grid alone, ``CELL_SIZE`` px cells, its
+  text written by the browser);
 - the training loop with no callback, with ``Snapshots.append`` and with
   ``TrainingViewer.snapshot``, side by side: the same seeded run (so the same
   episodes and steps) on each side, interleaved repetitions, CPU time;
-- ``ValueMap.image`` of an 8x8 table (what drawing one position costs).
+- ``ValueMap.grid`` of an 8x8 table (what drawing one position costs).
 
     .venv/bin/python -m benchmarks.gridworld            # prints and updates RESULTS.md
 """
@@ -96,11 +98,11 @@ def viewer_run(episodes: int) -> dict:
 def live_frames(positions: int) -> dict:
     """Value maps of a run, appended one by one, each followed by the newest chunk handed out
     (what a growth push costs the kernel); then the bytes the frames hold."""
-    learner, value_map = agent(), ValueMap(lake())
+    learner, value_map = agent(), ValueMap(lake(), cell_size=CELL_SIZE)
     maps = []
     for _ in range(positions):
         learner.train(LIVE_EVERY)
-        maps.append(value_map.image(learner.q_table))
+        maps.append(value_map.grid(learner.q_table)[0])
     frames = ArrayFrames()
     times = []
     for frame in maps:
@@ -136,11 +138,12 @@ def side_by_side(episodes: int, repetitions: int) -> dict[str, list[float]]:
 
 
 def draw_time(q_table: np.ndarray, repetitions: int = 200) -> float:
-    value_map = ValueMap(lake())
-    value_map.image(q_table)  # glyphs are drawn once, then cached
+    """Seconds to draw one position's frame, as a TrainingViewer does."""
+    value_map = ValueMap(lake(), cell_size=CELL_SIZE)
+    value_map.grid(q_table)  # glyphs are drawn once, then cached
     start = time.perf_counter()
     for _ in range(repetitions):
-        value_map.image(q_table)
+        value_map.grid(q_table)
     return (time.perf_counter() - start) / repetitions
 
 
@@ -170,7 +173,7 @@ def main(argv: list[str] | None = None) -> None:
     trained = agent()
     trained.train(args.episodes)
     draw = draw_time(trained.q_table)
-    height, width = ValueMap(lake()).image(trained.q_table).shape[:2]
+    height, width = ValueMap(lake(), cell_size=CELL_SIZE).grid(trained.q_table)[0].shape[:2]
     lake_rows, lake_cols = ValueMap(lake()).layout.shape
     table_shape = "x".join(map(str, trained.q_table.shape))
     seconds = side_by_side(args.episodes, args.repetitions)
@@ -221,7 +224,7 @@ def main(argv: list[str] | None = None) -> None:
         f"every {INTERVAL} s, frames of {CELL_SIZE} px cells, no browser): `snapshot()` "
         f"{calls(live['times'])}; the slow calls "
         f"are those that draw a value map and append a position ({live['positions']} "
-        f"positions). Drawing one {lake_rows}x{lake_cols} value map (`ValueMap.image`, "
+        f"positions). Drawing one {lake_rows}x{lake_cols} value map (`ValueMap.grid`, "
         f"{width}x{height} px): "
         f"{draw * 1e3:.2f} ms.\n\n"
         f"**Value maps appended live** ({args.positions} positions, one every {LIVE_EVERY} "

@@ -67,7 +67,7 @@ WIDGETS = {
     "viewer": (1, ".agent-widget"),
     "compare": (2, ".aw-compare"),
     "leaderboard": (3, ".aw-leaderboard"),
-    "training": (4, ".agent-widget"),
+    "training": (4, ".aw-training"),
 }
 
 

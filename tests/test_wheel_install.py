@@ -61,7 +61,14 @@ def test_the_wheel_carries_the_front_end_bundles(wheel):
     import zipfile
 
     names = set(zipfile.ZipFile(wheel).namelist())
-    for bundle in ("widget.js", "widget.css", "compare.js", "leaderboard.js", "page.js"):
+    for bundle in (
+        "widget.js",
+        "widget.css",
+        "compare.js",
+        "leaderboard.js",
+        "training.js",
+        "page.js",
+    ):
         assert f"agent_widget/static/{bundle}" in names
 
 

@@ -112,8 +112,10 @@ def letter(size: int, text: str, corner: bool) -> Glyph:
 
 
 @lru_cache(maxsize=16)
-def tile(size: int, kind: str) -> Glyph:
-    """A cell with no value: a hole or cliff (a dark pit), the goal (a ``G``), or no state."""
+def tile(size: int, kind: str, lettered: bool = True) -> Glyph:
+    """A cell with no value: a hole or cliff (a dark pit), the goal (a ``G`` when
+    ``lettered``; else its plain tile, for a view that writes the letter as text), or
+    no state."""
     rgb = np.empty((size, size, 3), np.uint8)
     rgb[:] = TILE_COLOURS[kind]
     if kind in (HOLE, CLIFF):
@@ -121,7 +123,7 @@ def tile(size: int, kind: str) -> Glyph:
         inset = 0.2 * size
         draw.ellipse((inset, inset, size - 1 - inset, size - 1 - inset), fill=255)
         rgb[np.asarray(image) > 127] = INK
-    elif kind == GOAL:
+    elif kind == GOAL and lettered:
         mark = letter(size, "G", corner=False)
         np.copyto(rgb, mark.rgb, where=mark.mask[..., None])
     return Glyph(rgb, np.ones((size, size), bool))

@@ -25,28 +25,51 @@ therefore only keeps the table (a few microseconds, in
 :attr:`TrainingViewer.snapshots`, every one of them), and a new position shows the
 newest snapshot once ``interval`` has passed since the last. ``interval=0`` gives
 every snapshot its own position. The measured cost is in benchmarks/RESULTS.md.
+
+Why the frames hold no text: a frame is drawn small (``cell_size`` pixels a cell) so
+that a live update stays cheap, and the viewer scales it up pixel by pixel, which
+would turn letters into blocks. So a frame is the grid alone (:meth:`ValueMap.grid`),
+and this widget's front end writes the cells' letters over it and draws the colour
+bar beside it, as text at the screen's pixel ratio in the theme's colours, from the
+scale's ends of each position (``scales``, 16 bytes a position).
+
+An anywidget of its own, not an ipywidgets box: its front end draws its timeline and
+played episode from their models (js/shared/children.ts), so it shows wherever
+anywidget does, marimo's ``mo.ui.anywidget`` included.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import pathlib
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+import anywidget
 import gymnasium as gym
-import ipywidgets
 import numpy as np
-from IPython.display import display
+import traitlets
+from ipywidgets import widget_serialization
+from PIL import Image
 
 from agent_widget.agents import greedy_policy
 from agent_widget.episodes import Rollout, record
 from agent_widget.format import ArrayFrames
 from agent_widget.gridworld._snapshots import DEFAULT_TOLERANCE, Snapshots
 from agent_widget.gridworld._value_map import ValueMap
-from agent_widget.viewer import EpisodeViewer
+from agent_widget.panels import LUT, number_text
+from agent_widget.viewer import (
+    EpisodeViewer,
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    SavedCopy,
+    framed,
+    sentence,
+    still,
+)
 
 EXTRAS = ("moving average", "success rate")
 # The timeline's bars are the returns of the episodes between two positions, its line their sum.
@@ -55,6 +78,11 @@ TIMELINE_NAMES = {"reward": "episode returns", "return": "total return", "steps"
 # for the live update, a cost that grows with its size.
 CELL_SIZE = 20
 INTERVAL = 0.25  # seconds between new positions while training runs
+PLAY_STEPS = 1_000  # at most, in an episode played
+# Seconds between sends of ``scales`` (all of it each time), as the timeline sends its
+# new positions: with interval=0, a send per position would grow as their square.
+SCALES_INTERVAL = 0.1
+_STATIC = pathlib.Path(__file__).parent.parent / "static"
 
 
 def reached_goal(ret: float) -> bool:
@@ -62,7 +90,7 @@ def reached_goal(ret: float) -> bool:
     return ret > 0
 
 
-class TrainingViewer(ipywidgets.VBox):
+class TrainingViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.AnyWidget):
     """The value map and greedy policy of a tabular agent over training, live.
 
     Args:
@@ -93,6 +121,42 @@ class TrainingViewer(ipywidgets.VBox):
         (20, 21)
     """
 
+    _esm = _STATIC / "training.js"
+    _css = _STATIC / "training.css"
+
+    timeline = traitlets.Instance(
+        EpisodeViewer, read_only=True, help="EpisodeViewer. The positions, shown first."
+    ).tag(sync=True, **widget_serialization)
+    played = traitlets.Instance(
+        EpisodeViewer,
+        allow_none=True,
+        read_only=True,
+        help="EpisodeViewer | None. The episode the Play button recorded last, shown below.",
+    ).tag(sync=True, **widget_serialization)
+    grid = traitlets.Dict(
+        read_only=True, help='dict. The frames\' grid: {"rows", "cols", "cell"} (pixels a cell).'
+    ).tag(sync=True)
+    labels = traitlets.List(
+        traitlets.Dict(),
+        read_only=True,
+        help='list[dict]. Letters written over cells: {"row", "col", "text", "corner"}.',
+    ).tag(sync=True)
+    lut = traitlets.Bytes(
+        read_only=True, help="bytes. The colour scale: 256 RGB colours, low to high."
+    ).tag(sync=True)
+    scales = traitlets.Bytes(
+        read_only=True,
+        help="bytes. Each position's colour scale ends, (low, high) as little-endian float64.",
+    ).tag(sync=True)
+    played_scale = traitlets.Bytes(
+        read_only=True,
+        help="bytes. The played episode's colour scale ends (low, high) as little-endian "
+        "float64 when its frames are value maps, else empty.",
+    ).tag(sync=True)
+    message = traitlets.Unicode(
+        "", read_only=True, help="str. Why the last Play failed, or empty."
+    ).tag(sync=True)
+
     def __init__(
         self,
         env: gym.Env[Any, Any],
@@ -108,6 +172,9 @@ class TrainingViewer(ipywidgets.VBox):
     ) -> None:
         self._lock = threading.Lock()  # snapshots and the running sums
         self._timer: threading.Timer | None = None
+        self._scales = bytearray()  # what ``scales`` holds, grown a position at a time
+        self._scales_timer: threading.Timer | None = None
+        self._scales_sent_at = 0.0
         if not 0 <= interval < float("inf"):
             raise ValueError(f"interval must be a number of seconds >= 0, got {interval}")
         if int(window) < 1:
@@ -130,9 +197,11 @@ class TrainingViewer(ipywidgets.VBox):
         self._newest: tuple[int, float | None] = (-1, None)  # episode and return of the newest
         self._show_lock = threading.Lock()  # one new position at a time, in order
         self._shown_at = 0.0
-        self.timeline = EpisodeViewer(
+        frame, scale = self.value_map.grid(self._initial)
+        self._scales += _packed(scale)
+        timeline = EpisodeViewer(
             Rollout.from_arrays(
-                frames=[self.value_map.image(self._initial)],
+                frames=[frame],
                 infos=self._infos,
                 extras={name: np.zeros(0) for name in self._extras},
                 metadata={"env_id": _env_id(env)},
@@ -144,13 +213,21 @@ class TrainingViewer(ipywidgets.VBox):
             timeline_rates=["success rate"],
             timeline_smoothing=0.6,
         )
-        self._play_button = ipywidgets.Button(
-            description="Play greedy policy",
-            tooltip="Record one episode with the greedy policy of the snapshot shown",
+        rows, cols = layout.shape
+        # Set before the widget opens its comm, so that its first state carries them.
+        self.set_trait("timeline", timeline)
+        self.set_trait("grid", {"rows": rows, "cols": cols, "cell": self.value_map.cell_size})
+        self.set_trait(
+            "labels",
+            [
+                {"row": r, "col": c, "text": text, "corner": corner}
+                for r, c, text, corner in self.value_map.labels
+            ],
         )
-        self._play_button.on_click(lambda _: self._play_shown())
-        self._played = ipywidgets.Output()
-        super().__init__([self.timeline, self._play_button, self._played])
+        self.set_trait("lut", LUT.tobytes())
+        self.set_trait("scales", bytes(self._scales))
+        super().__init__()
+        self.on_msg(self._on_message)
 
     def snapshot(self, q_table: Any, episode: int | None = None, ret: float | None = None) -> None:
         """Keep ``q_table`` (copied) as it is after ``episode``, which returned ``ret``.
@@ -194,7 +271,7 @@ class TrainingViewer(ipywidgets.VBox):
             return self.snapshots[k]
 
     def play(
-        self, position: int | None = None, seed: int | None = None, max_steps: int = 1_000
+        self, position: int | None = None, seed: int | None = None, max_steps: int = PLAY_STEPS
     ) -> EpisodeViewer:
         """Record one episode of the greedy policy of ``position`` (default: the one shown).
 
@@ -202,12 +279,25 @@ class TrainingViewer(ipywidgets.VBox):
         Its frames are the env's own when it renders ``rgb_array``, else value maps
         with the agent ringed; a "values" panel shows the value map at every step.
         """
+        return self._play(position, seed, max_steps, lettered=True)[0]
+
+    def _play(
+        self, position: int | None, seed: int | None, max_steps: int, *, lettered: bool
+    ) -> tuple[EpisodeViewer, tuple[float, float] | None]:
+        """:meth:`play`, its value maps drawn with their letters and colour bar or, for this
+        widget's front end to write them (``lettered=False``), as grids; with the grids'
+        scale ends (None when the frames are the env's own)."""
         position = self.timeline.step if position is None else int(position)
         table = self.table(position)
         rollout = record(self.env, greedy_policy(table, seed), seed=seed, max_steps=max_steps)
+        scale = None
         if rollout.frames is None:
-            states = np.asarray(rollout.observations)
-            maps = [self.value_map.image(table, int(state)) for state in states]
+            states = np.asarray(rollout.observations).astype(int).tolist()
+            if lettered:
+                maps = [self.value_map.image(table, state) for state in states]
+            else:
+                grids = [self.value_map.grid(table, state) for state in states]
+                maps, scale = [grid for grid, _ in grids], grids[0][1]
             rollout = dataclasses.replace(rollout, frames=ArrayFrames(maps))
         episode = self._infos[position]["episode"]
         title = f"{self._title} · greedy policy at position {position}"
@@ -217,20 +307,25 @@ class TrainingViewer(ipywidgets.VBox):
         # The frames' colour scale: the card's colours mean what the map's do.
         values = ValueMap(self.value_map.layout, table, value_range=self.value_map.value_range)
         viewer.add_panel("values", values)
-        return viewer
+        return viewer, scale
 
     def info(self, position: int) -> dict[str, Any]:
         """What the readout shows of ``position``: episode, return, moving average, ..."""
         return dict(self._infos[position])
 
     def close(self) -> None:
-        """Close the viewer and cancel a pending new position."""
+        """Close the viewer, its timeline and played episode, and cancel a pending new position."""
         with self._lock:
-            timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()
-        for child in self.children:  # none when __init__ refused its arguments
-            child.close()
+            timers = [self._timer, self._scales_timer]
+            self._timer = self._scales_timer = None
+        for timer in timers:
+            if timer is not None:
+                timer.cancel()
+        # Neither is there when __init__ refused its arguments.
+        for name in ("timeline", "played"):
+            child = getattr(self, name) if self.trait_has_value(name) else None
+            if child is not None:
+                child.close()
         super().close()
 
     def _show_later(self, wait: float) -> None:
@@ -257,11 +352,33 @@ class TrainingViewer(ipywidgets.VBox):
             info = self._newest_info()
             since, self._since = self._since, 0.0
             self._shown_at = time.monotonic()
-        frame = self.value_map.image(table)
+        frame, scale = self.value_map.grid(table)
+        with self._lock:
+            self._scales += _packed(scale)
+        self._send_scales_soon()  # before the frame: the front end writes them as it paints it
         extras = {name: info[name] for name in self._extras}
         self.timeline.append(frame=frame, reward=since, info=info, extras=extras)
         self._positions.append(k)
         self._infos.append(info)
+
+    def _send_scales_soon(self) -> None:
+        """Send ``scales`` now if the last send is old enough, else once it is."""
+        with self._lock:
+            wait = self._scales_sent_at + SCALES_INTERVAL - time.monotonic()
+            if wait > 0:
+                if self._scales_timer is None:
+                    self._scales_timer = threading.Timer(wait, self._send_scales)
+                    self._scales_timer.daemon = True
+                    self._scales_timer.start()
+                return
+        self._send_scales()
+
+    def _send_scales(self) -> None:
+        with self._lock:
+            self._scales_timer = None
+            self._scales_sent_at = time.monotonic()
+            scales = bytes(self._scales)
+        self.set_trait("scales", scales)
 
     def _newest_info(self) -> dict[str, Any]:
         """The newest snapshot's readout (lock held): its episode, return, running figures."""
@@ -277,11 +394,44 @@ class TrainingViewer(ipywidgets.VBox):
             info["success rate"] = float(np.mean(successes)) if successes else 0.0
         return info
 
-    def _play_shown(self) -> None:
-        """The button: play the shown position's greedy policy, below the timeline."""
-        with self._played:
-            self._played.clear_output()
-            display(self.play())
+    def _saved_text(self) -> str:
+        position = self.timeline.step
+        what = f"TrainingViewer: {self.timeline.title}, snapshot {position} of 0 to "
+        return sentence(f"{what}{self.num_positions - 1}", "watch the agent learn", page=False)
+
+    def _saved_picture(self) -> Image.Image:
+        """The shown snapshot's value map as drawn whole (its letters and colour bar in
+        pixels: a saved picture is not enlarged), with the readout below it."""
+        position = self.timeline.step
+        lines = [
+            f"{key}: {number_text(value) if isinstance(value, float) else value}"
+            for key, value in self.info(position).items()
+        ]
+        value_map = still("", self.value_map.image(self.table(position)), lines, beside=True)
+        note = f"A saved picture of snapshot {position}: run the cell to watch the agent learn."
+        return framed([value_map], self.timeline.title, note)
+
+    def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
+        """The Play button: record the shown position's greedy policy, shown below."""
+        if not isinstance(content, dict) or content.get("type") != "play":
+            return
+        self.set_trait("message", "")  # so that the same failure again is a change, said again
+        try:
+            played, scale = self._play(None, None, PLAY_STEPS, lettered=False)
+        except Exception as error:  # a message handler's exception is lost: show it
+            self.set_trait("message", f"could not play: {type(error).__name__}: {error}")
+            return
+        previous = self.played
+        ends = b"" if scale is None else _packed(scale)
+        self.set_trait("played_scale", ends)  # before the viewer, which the front end then labels
+        self.set_trait("played", played)
+        if previous is not None:
+            previous.close()
+
+
+def _packed(scale: tuple[float, float]) -> bytes:
+    """A colour scale's ends as the front end reads them: two little-endian float64."""
+    return np.array(scale, "<f8").tobytes()
 
 
 def _env_id(env: gym.Env[Any, Any]) -> str | None:

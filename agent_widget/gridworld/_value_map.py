@@ -35,7 +35,7 @@ from agent_widget.gridworld._glyphs import (
     ring,
     tile,
 )
-from agent_widget.gridworld._layout import EMPTY, ENDS, Cells, Layout, layout_of
+from agent_widget.gridworld._layout import EMPTY, ENDS, GOAL, Cells, Layout, layout_of
 from agent_widget.panels import LUT, Step
 
 Values = np.ndarray | Callable[[Step], Any]
@@ -125,6 +125,50 @@ class ValueMap:
         Raises ValueError when the table does not fit the env (naming both shapes) or
         ``state`` is not one of its states.
         """
+        grid, low, high = self._grid(values, state, letters=True)
+        height, width = self.size
+        rows, cols = grid.shape[:2]
+        image = np.full((height, width, 3), 255, np.uint8)
+        image[:rows, :cols] = grid
+        left = cols + _GAP
+        labels = _colour_bar(image, left, low, high)
+        if not transparent:
+            return image
+        opaque = np.zeros((height, width), bool)
+        opaque[:rows, :cols] = True
+        opaque[:, left : left + _BAR] = True
+        opaque[:, left + _BAR + 3 : left + _LABELS + _BAR] |= labels
+        return np.dstack([image, np.where(opaque, 255, 0).astype(np.uint8)])
+
+    def grid(self, values: Any, state: int | None = None) -> tuple[np.ndarray, tuple[float, float]]:
+        """The grid of ``values`` alone, the agent ringed at ``state`` (or none), without
+        text or colour bar, and its scale's ends.
+
+        For a view that writes the cells' letters (:attr:`labels`) and the colour bar
+        itself, as text at the screen's pixel ratio: the TrainingViewer's front end. The
+        image, ``(rows * cell_size + 1, cols * cell_size + 1, 3)``, is smaller than
+        :meth:`image`'s, so a live update compresses and sends less.
+        """
+        grid, low, high = self._grid(values, state, letters=False)
+        return grid, (low, high)
+
+    @property
+    def labels(self) -> list[tuple[int, int, str, bool]]:
+        """The letters :meth:`image` writes in cells, ``(row, col, text, corner)``: the
+        layout's marks (the start "S", Taxi's stands) in the cell's corner, "G" centred
+        on a goal tile. :meth:`grid` leaves them out."""
+        states = self.layout.states(None)
+        tiles = self.layout.tiles
+        valued = (states >= 0) & ~np.isin(tiles, list(ENDS))
+        goals = [(int(r), int(c), "G", False) for r, c in np.argwhere(tiles == GOAL)]
+        marks = [(r, c, text, True) for (r, c), text in self.layout.marks.items() if valued[r, c]]
+        return sorted(marks + goals)
+
+    def _grid(
+        self, values: Any, state: int | None, *, letters: bool
+    ) -> tuple[np.ndarray, float, float]:
+        """The grid of ``values`` (its letters written in pixels or not), the agent ringed
+        at ``state``, and the ends of its colour scale."""
         q = self._checked(values)
         if state is not None:
             state = self.layout.checked_state(state)
@@ -134,29 +178,20 @@ class ValueMap:
         cell_values = np.where(valued, v[np.maximum(states, 0)], np.nan)
         low, high = self._range(cell_values)
 
-        height, width = self.size
         size = self.cell_size
         rows, cols = self.layout.shape
-        image = np.full((height, width, 3), 255, np.uint8)
+        image = np.empty((rows * size + 1, cols * size + 1, 3), np.uint8)
         colours = _colours(cell_values, low, high)
         cells = image[: rows * size, : cols * size].reshape(rows, size, cols, size, 3)
         cells[...] = colours[:, None, :, None]
-        image[: rows * size + 1 : size, : cols * size + 1] = GRID
-        image[: rows * size + 1, : cols * size + 1 : size] = GRID
-        self._tiles_and_marks(image, valued)
+        image[::size] = GRID
+        image[:, ::size] = GRID
+        self._tiles_and_marks(image, valued, letters)
         if q.ndim == 2:
             self._arrows(image, q, states, valued)
         if state is not None:
             ring(size - 1).paint(image, *self._corner(self.layout.cell(state)))
-        left = cols * size + 1 + _GAP
-        labels = _colour_bar(image, left, low, high)
-        if not transparent:
-            return image
-        opaque = np.zeros((height, width), bool)
-        opaque[: rows * size + 1, : cols * size + 1] = True
-        opaque[:, left : left + _BAR] = True
-        opaque[:, left + _BAR + 3 : left + _LABELS + _BAR] |= labels
-        return np.dstack([image, np.where(opaque, 255, 0).astype(np.uint8)])
+        return image, low, high
 
     def _checked(self, values: Any) -> np.ndarray:
         q = np.asarray(values, dtype=np.float64)
@@ -178,14 +213,14 @@ class ValueMap:
         """Top-left pixel inside the grid lines of ``cell``."""
         return cell[0] * self.cell_size + 1, cell[1] * self.cell_size + 1
 
-    def _tiles_and_marks(self, image: np.ndarray, valued: np.ndarray) -> None:
+    def _tiles_and_marks(self, image: np.ndarray, valued: np.ndarray, letters: bool) -> None:
         inner = self.cell_size - 1
         tiles = self.layout.tiles
         for r, c in np.argwhere(~valued):
             kind = tiles[r, c] if tiles[r, c] in ENDS else EMPTY
-            tile(inner, kind).paint(image, *self._corner((r, c)))
+            tile(inner, kind, lettered=letters).paint(image, *self._corner((r, c)))
         for (r, c), text in self.layout.marks.items():
-            if valued[r, c]:
+            if letters and valued[r, c]:
                 letter(inner, text, corner=True).paint(image, *self._corner((r, c)))
         walls = self.layout.walls
         if walls is not None:

@@ -19,7 +19,7 @@ import traitlets
 from PIL import Image
 
 from agent_widget.episodes import Rollout
-from agent_widget.format import ENCODINGS
+from agent_widget.format import CHUNK_SIZE, ENCODINGS
 from agent_widget.panels import (
     DEFAULT_CACHE_BYTES,
     DEFAULT_TIMEOUT,
@@ -47,7 +47,13 @@ from agent_widget.viewer._page import (
 from agent_widget.viewer._playback import PlaybackChecks
 from agent_widget.viewer._saved_copy import SavedCopy, framed, readout_lines, sentence, still
 from agent_widget.viewer._summary import range_reply, summary
-from agent_widget.viewer._transport import answer, frame_preview, growth_push, panel_request
+from agent_widget.viewer._transport import (
+    answer,
+    chunk_reply,
+    frame_preview,
+    growth_push,
+    panel_request,
+)
 from agent_widget.viewer._viewer_traits import ViewerTraits
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
@@ -450,6 +456,17 @@ class EpisodeViewer(
             self._timer.daemon = True
             self._timer.start()
 
+    def _embed_grown(self, old: int) -> None:
+        """Embed again the chunk the positions after the first ``old`` grew, if the state
+        carries it: a view opened later takes an embedded chunk as the whole of it, so one
+        cut short would show "no frame" for the positions added since (a TrainingViewer
+        shown after training). Other chunks are as they were; new ones are not embedded."""
+        k = old // CHUNK_SIZE
+        if k < len(self.embedded):
+            embedded = list(self.embedded)
+            embedded[k] = chunk_reply({"id": None, "chunks": [k]}, self._episode)[1]
+            self.set_trait("embedded", embedded)
+
     def _sync(self) -> None:
         """Send the grown episode: its newest chunks, then length and series, and the
         newest step when following.
@@ -463,11 +480,13 @@ class EpisodeViewer(
         with self._lock:
             self._timer = None
             self._synced_at = time.monotonic()
+            grown_from = self._pushed
             if self._episode.num_positions > self._pushed:
                 self.send(*growth_push(self._episode, self._pushed))
                 self._pushed = self._episode.num_positions
             following = self.step == self.length - 1
             with self.hold_sync():
+                self._embed_grown(grown_from)
                 self.set_trait("length", self._episode.num_positions)
                 self._set_series()
                 if following:

@@ -1,12 +1,21 @@
 """The widgets every anywidget host is tested with (Voila, marimo): a viewer with a
 text panel, a comparison of two episodes, and a run library's leaderboard, built
 from synthetic episodes whose frames name their position (so a canvas checksum says
-which frame is painted)."""
+which frame is painted); and a TrainingViewer of Q-learning on FrozenLake, whose
+frames the test trains the same seeded agent to know."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+import gymnasium as gym
+import numpy as np
+
+from agent_widget.agents import QLearning
+from agent_widget.gridworld import ValueMap
+from agent_widget.gridworld._snapshots import Snapshots
+from agent_widget.gridworld._training import CELL_SIZE
 from tests.e2e.episodes import frame_digests, synthetic_frames
 
 E2E = Path(__file__).parent
@@ -14,6 +23,7 @@ N = 60  # the viewer's positions
 LONG, SHORT = 40, 25  # the comparison's episodes
 FAST, SLOW = 20, 30  # the library's runs
 SHORT_FROM, SLOW_FROM = 1000, 2000  # where their frames start in the synthetic sequence
+TRAINED = 200  # episodes of the training shown
 
 SETUP = f"""import sys
 sys.path.insert(0, {str(E2E)!r})
@@ -40,7 +50,14 @@ slow = episode(synthetic_frames({SLOW_FROM + SLOW})[{SLOW_FROM}:], 0.5)
 lib.add(slow, algorithm="ppo", run="slow")
 board = lib.leaderboard()"""
 
-SHOWN = ["viewer", "compare", "board"]
+TRAINING = f"""import gymnasium as gym
+from agent_widget.agents import QLearning
+from agent_widget.gridworld import TrainingViewer
+lake = gym.make("FrozenLake-v1", map_name="4x4")
+training = TrainingViewer(lake, interval=0, value_range=(0, 1), algorithm="scene")
+QLearning(lake, seed=0).train({TRAINED}, callback=training.snapshot)"""
+
+SHOWN = ["viewer", "compare", "board", "training"]
 
 # SHA-256 of each frame's RGB bytes -> its position, per episode.
 VIEWER_DIGESTS = frame_digests(synthetic_frames(N))
@@ -57,9 +74,24 @@ SHORT_DIGESTS = _from(SHORT_FROM, SHORT)
 SLOW_DIGESTS = _from(SLOW_FROM, SLOW)
 
 
+def _training_digests() -> list[str]:
+    """SHA-256 of the RGB bytes of each training position's frame, in order: the grid of
+    the table before training, then of each snapshot as the viewer keeps it."""
+    lake = gym.make("FrozenLake-v1", map_name="4x4")
+    snapshots = Snapshots()
+    QLearning(lake, seed=0).train(TRAINED, callback=snapshots.append)
+    value_map = ValueMap(lake, cell_size=CELL_SIZE, value_range=(0, 1))
+    tables = [np.zeros((16, 4)), *(snapshots[k] for k in range(len(snapshots)))]
+    return [hashlib.sha256(value_map.grid(table)[0].tobytes()).hexdigest() for table in tables]
+
+
+TRAINING_DIGESTS = _training_digests()
+
+
 def voila_cells() -> list[str]:
-    return [SETUP, *SHOWN]
+    return [SETUP, TRAINING, *SHOWN]
 
 
 def marimo_cells() -> list[str]:
-    return ["import marimo as mo", SETUP, *(f"mo.ui.anywidget({name})" for name in SHOWN)]
+    shown = (f"mo.ui.anywidget({name})" for name in SHOWN)
+    return ["import marimo as mo", SETUP, TRAINING, *shown]

@@ -361,7 +361,7 @@ WIDGETS = {
     "viewer": (VIEWER, ".agent-widget"),
     "compare": (COMPARE, ".aw-compare"),
     "leaderboard": (BOARD, ".aw-leaderboard"),
-    "training": (TRAINING, ".jp-OutputArea-output:has(.agent-widget)"),
+    "training": (TRAINING, ".aw-training"),
     "shared scales": (SHARED, ".aw-compare"),
 }
 
@@ -519,9 +519,36 @@ def test_the_training_viewer_reads_out_episode_return_and_success_rate(notebook)
     assert title == "FrozenLake-v1 · Q-learning · training"
 
 
+def test_in_the_dark_theme_the_training_maps_colour_bar_sits_on_the_page_not_a_light_slab(
+    notebook,
+):
+    view = notebook.view(TRAINING)
+    bar = view.root.locator(".aw-colour-bar")
+    set_theme(notebook, DARK)
+    try:
+        notebook.wait_until(bar.is_visible, what="the colour bar")
+        bar.scroll_into_view_if_needed()
+        box, ramp = bar.bounding_box(), bar.locator(".aw-colour-ramp").bounding_box()
+        assert box is not None
+        assert ramp is not None
+        assert box["height"] > 200  # beside the whole map
+        shot = Image.open(io.BytesIO(notebook.page.screenshot(clip=box))).convert("L")
+        pixels = np.asarray(shot.resize((round(box["width"]), round(box["height"]))))
+        # Beside the colour ramp: its ends' text on the page's own (dark) background.
+        beside = pixels[:, round(ramp["x"] + ramp["width"] - box["x"]) + 1 :]
+        assert beside.shape[1] >= 10, beside.shape
+        light = float((beside > 128).mean())
+        assert light < 0.1, f"{light:.0%} of the colour bar's label column is light"
+        assert float(np.median(beside)) < 80
+        text = parse_rgb(bar.evaluate("(el) => getComputedStyle(el).color"))
+        assert min(text) > 150  # the ends in the dark theme's light text
+    finally:
+        set_theme(notebook, LIGHT)
+
+
 # Last in the module: closing its notebook shuts down every kernel of the server, the
 # module notebook's too.
-def test_at_twice_the_pixel_ratio_the_bars_are_drawn_at_twice_their_shown_size(
+def test_at_twice_the_pixel_ratio_bars_and_letters_are_drawn_at_twice_their_shown_size(
     server: Server, browser: Browser
 ):
     context = browser.new_context(viewport={"width": 1100, "height": 1000}, device_scale_factor=2)
@@ -539,6 +566,20 @@ def test_at_twice_the_pixel_ratio_the_bars_are_drawn_at_twice_their_shown_size(
             assert size["height"] == round(2 * size["shownHeight"])
             timeline = canvas_size(cell(notebook, VIEWER, "canvas.aw-timeline"))
             assert timeline["width"] == round(2 * timeline["shownWidth"])
+            # The training map's letters: written at the screen's pixels, over a frame
+            # whose own pixels are shown several device pixels wide.
+            letters = cell(notebook, TRAINING, "canvas.aw-cell-labels")
+            notebook.wait_for(
+                "(el) => el.dataset.labels === '2'",  # drawn: "S" and "G"
+                letters.element_handle(),
+                what="the training map's letters to be written",
+            )
+            size = canvas_size(letters)
+            assert size["width"] == round(2 * size["shownWidth"]) > 0
+            assert size["height"] == round(2 * size["shownHeight"])
+            frame = canvas_size(cell(notebook, TRAINING, "canvas.aw-frame"))
+            assert frame["shownWidth"] == size["shownWidth"]
+            assert size["width"] >= 4 * frame["width"]
     finally:
         context.close()
 

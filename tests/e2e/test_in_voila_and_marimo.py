@@ -2,9 +2,10 @@
 the editor, ``marimo edit``; widgets shown with ``mo.ui.anywidget``), in Chromium: the
 viewer paints the right frame and follows keys and its slider, a panel card shows the
 text Python computed, a CompareViewer paints both columns on one slider, and the
-leaderboard opens runs in a viewer and side by side. marimo's widget manager has no
-``create_view``: the comparison and the leaderboard draw their children from their
-models.
+leaderboard opens runs in a viewer and side by side, and the TrainingViewer paints
+its value maps, writes their text and plays an episode. marimo's widget manager has
+no ``create_view``: the comparison, the leaderboard and the TrainingViewer draw their
+children from their models.
 
 Each host serves the same widgets (tests/e2e/scene.py), one server per session and
 one page per host for this module; each test moves the widgets where it needs them.
@@ -12,11 +13,13 @@ one page per host for this module; each test moves the widgets where it needs th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Locator
 
+from harness.appearance import canvas_size
 from harness.hosts import HostServer
 from harness.views import View, WatchedPage
 from tests.e2e import scene
@@ -37,6 +40,11 @@ class HostPage(WatchedPage):
     def compare(self) -> Locator:
         root = self.page.locator(".aw-compare").filter(has_text="side by side")
         root.wait_for(timeout=60_000)
+        return root
+
+    def training(self) -> Locator:
+        root = self.page.locator(".aw-training")
+        root.locator(".agent-widget").first.wait_for(timeout=60_000)
         return root
 
     def board(self) -> Locator:
@@ -161,11 +169,48 @@ def test_the_leaderboard_opens_two_ticked_runs_side_by_side(app):
     assert sorted(order) == ["fast", "slow"]
 
 
+def test_the_training_viewer_paints_its_value_maps_and_writes_their_text(app):
+    root = app.training()
+    view = View(app, root.locator(".aw-training-timeline .agent-widget"))
+    for t in (scene.TRAINED, 1):
+        slide(view.slider(), t)
+        view.wait_painted(t, timeout=60)
+        canvas = view.canvas()
+        assert canvas["step"] == t
+        assert canvas["sha256"] == scene.TRAINING_DIGESTS[t], f"position {t}'s map not painted"
+        assert canvas["opaque"]
+    letters = view.root.locator("canvas.aw-cell-labels")
+    app.wait_for(
+        "(el) => el.dataset.labels === '2'", letters.element_handle(), what="S and G written"
+    )
+    size = canvas_size(letters)
+    # Rounded as the page rounds (Math.round: halves up), a fitted frame's width may be x.5.
+    assert size["width"] == math.floor(size["shownWidth"] * size["ratio"] + 0.5) > 0
+    bar = view.root.locator(".aw-colour-bar")
+    ends = [bar.locator(f".aw-scale-{end}").inner_text() for end in ("low", "high")]
+    assert ends == ["0", "1"]  # the scale fixed by value_range
+
+
+def test_the_training_viewers_play_button_shows_the_episode_inside_the_widget(app):
+    root = app.training()
+    root.locator("button.aw-play-greedy").click()
+    played = View(app, root.locator(".aw-played .agent-widget"))
+    played.root.wait_for(timeout=60_000)
+    played.wait_painted(0, timeout=60)
+    assert "greedy policy at position" in played.root.locator(".aw-title").inner_text()
+    assert played.canvas()["opaque"]
+    assert root.locator(".aw-message").inner_text() == ""
+
+
 def test_buttons_and_inputs_carry_their_own_borders_and_padding(app):
     controls = app.viewer().root.locator(".aw-controls")
-    for selector in ("button.aw-prev", "button.aw-play", "input.aw-fps"):
-        style = controls.locator(selector).evaluate(
+    controls = {
+        s: controls.locator(s) for s in ("button.aw-prev", "button.aw-play", "input.aw-fps")
+    }
+    controls["Play greedy policy"] = app.training().locator("button.aw-play-greedy")
+    for name, control in controls.items():
+        style = control.evaluate(
             """(el) => { const s = getComputedStyle(el);
                 return [s.borderTopStyle, s.borderTopWidth, s.paddingLeft]; }"""
         )
-        assert style == ["solid", "1px", "8px"], selector
+        assert style == ["solid", "1px", "8px"], name

@@ -26,18 +26,21 @@ MORE = 20
 VIEWER = 1  # cell index
 
 
-def expected_digests() -> list[str]:
-    """The RGB digest of every position's frame: the value map before training, then of
-    each snapshot as the viewer keeps it (to the snapshots' tolerance)."""
+def expected_maps() -> list[tuple[str, tuple[str, str]]]:
+    """The RGB digest of every position's frame, the grid of the value map before
+    training, then of each snapshot as the viewer keeps it (to the snapshots'
+    tolerance), and the ends of its colour scale as the colour bar writes them."""
     env = gym.make("FrozenLake-v1", map_name="4x4")
     snapshots = Snapshots()
     QLearning(env, seed=0).train(EPISODES + MORE, callback=snapshots.append)
     value_map = ValueMap(env, cell_size=CELL_SIZE)
     tables = [snapshots[k] for k in range(len(snapshots))]
-    return [rgb_sha256(value_map.image(table)) for table in [np.zeros((16, 4)), *tables]]
+    grids = [value_map.grid(table) for table in [np.zeros((16, 4)), *tables]]
+    return [(rgb_sha256(grid), (f"{low:.3g}", f"{high:.3g}")) for grid, (low, high) in grids]
 
 
-DIGESTS = expected_digests()
+MAPS = expected_maps()
+DIGESTS = [digest for digest, _ in MAPS]
 
 CELLS = [
     """import time
@@ -115,13 +118,77 @@ def test_the_timeline_legend_names_episode_returns_not_rewards(notebook):
     assert "reward" not in keys
 
 
+def written_text(view: View) -> dict:
+    """What the widget writes over and beside the frame: the letters canvas's pixel and
+    shown sizes, its inked pixels in and out of the start and goal cells, the colour
+    bar's ends and the position they are of."""
+    return view.root.evaluate(
+        """(root) => {
+            const frame = root.querySelector("canvas.aw-frame");
+            const labels = root.querySelector("canvas.aw-cell-labels");
+            const box = labels.getBoundingClientRect();
+            const {width, height} = labels;
+            const rgba = labels.getContext("2d").getImageData(0, 0, width, height).data;
+            // Cells of a 4x4 grid: S at (0, 0), G at (3, 3).
+            const ink = {start: 0, goal: 0, elsewhere: 0};
+            for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
+                const i = 4 * (y * width + x);
+                if (rgba[i + 3] < 200 || rgba[i] > 60) continue;  // not opaque dark ink
+                const [row, col] = [Math.floor(4 * y / height), Math.floor(4 * x / width)];
+                const start = row === 0 && col === 0, goal = row === 3 && col === 3;
+                ink[start ? "start" : goal ? "goal" : "elsewhere"] += 1;
+            }
+            const bar = root.querySelector(".aw-colour-bar");
+            return {
+                width, height, ratio: devicePixelRatio, shown: [box.width, box.height],
+                frame: [frame.width, frame.getBoundingClientRect().width], ink,
+                ends: [bar.querySelector(".aw-scale-low").textContent,
+                       bar.querySelector(".aw-scale-high").textContent],
+                position: Number(bar.dataset.position), hidden: bar.hidden,
+            };
+        }"""
+    )
+
+
+def test_the_letters_and_the_scale_are_written_as_text_at_the_shown_size(notebook):
+    view = notebook.view(VIEWER)
+    for t in (EPISODES + MORE, 1):  # ends that differ: the first snapshot's barely spread
+        view.slide_to(t)
+        assert_shows(view, t)
+        notebook.wait_until(
+            lambda t=t: written_text(view)["position"] == t, what=f"the scale of position {t}"
+        )
+        text = written_text(view)
+        assert text["ends"] == list(MAPS[t][1]), f"position {t}'s scale is {MAPS[t][1]}"
+        assert not text["hidden"]
+    assert MAPS[EPISODES + MORE][1] != MAPS[1][1]
+    # Crisp: a device pixel of the letters' canvas per device pixel shown, though the
+    # frame under it is enlarged (its pixels are 5 CSS px wide).
+    frame_pixels, frame_shown = text["frame"]
+    assert frame_shown >= 4 * frame_pixels
+    assert text["width"] == round(text["shown"][0] * text["ratio"])
+    assert text["height"] == round(text["shown"][1] * text["ratio"])
+    ink = text["ink"]
+    assert ink["start"] > 30, ink  # "S" written
+    assert ink["goal"] > 30, ink  # and "G"
+    assert ink["elsewhere"] == 0, ink
+
+
 def test_play_opens_the_greedy_episode_of_the_shown_snapshot(notebook):
     view = notebook.view(VIEWER)
     view.press("End")
     assert_shows(view, EPISODES + MORE)
-    view.root.locator("xpath=ancestor::div[contains(@class, 'widget-vbox')][1]").locator(
-        "button", has_text="Play greedy policy"
-    ).click()
-    played = notebook.view(VIEWER, nth=1)
+    training = view.root.locator("xpath=ancestor::div[@class='aw-training']")
+    play = training.locator("button.aw-play-greedy")
+    assert play.inner_text() == "Play greedy policy"
+    play.click()
+    played = View(notebook, training.locator(".aw-played .agent-widget"))
     played.wait_painted(0)
     assert f"after episode {EPISODES + MORE - 1}" in played.root.inner_text()
+    notebook.wait_until(lambda: written_text(played)["position"] == 0, what="the played map's text")
+    assert written_text(played)["ends"] == list(MAPS[EPISODES + MORE][1])  # the table played
+    play.click()  # again: the new episode replaces the last, one viewer below
+    notebook.wait_until(
+        lambda: training.locator(".aw-played .agent-widget").count() == 1 and play.is_enabled(),
+        what="the second played episode to replace the first",
+    )

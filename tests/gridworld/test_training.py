@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import io
+import time
 
+import gymnasium as gym
 import numpy as np
 import pytest
 from PIL import Image
@@ -11,7 +14,7 @@ from PIL import Image
 from agent_widget.agents import QLearning
 from agent_widget.gridworld import TrainingViewer, ValueMap
 from agent_widget.gridworld._glyphs import AGENT
-from agent_widget.gridworld._training import CELL_SIZE
+from agent_widget.gridworld._training import CELL_SIZE, SCALES_INTERVAL
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import unpack_series
 from tests.waiting import wait_for_trait, wait_until
@@ -62,7 +65,45 @@ def test_with_no_interval_every_snapshot_is_a_position_showing_its_value_map(lak
     frames = viewer.timeline._episode.frames  # what the front end is sent
     for position, k in [(0, None), (1, 0), (30, 29)]:
         table = np.zeros((16, 4)) if k is None else viewer.snapshots[k]
-        assert np.array_equal(frames[position], ValueMap(lake, cell_size=20).image(table))
+        assert np.array_equal(frames[position], ValueMap(lake, cell_size=20).grid(table)[0])
+
+
+def test_each_position_carries_its_colour_scales_ends_for_the_front_end_to_write(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=30, interval=0)
+    # Sent at most every SCALES_INTERVAL, the last ones from a timer.
+    wait_for_trait(viewer, "scales", lambda scales: len(scales) == 31 * 16)
+    scales = np.frombuffer(viewer.scales, "<f8").reshape(-1, 2)
+    assert len(scales) == viewer.num_positions == 31
+    for position in (0, 10, 30):
+        _, ends = ValueMap(lake, cell_size=20).grid(viewer.table(position))
+        assert tuple(scales[position]) == ends
+    assert scales[30][1] > scales[30][0]  # a trained table's values spread
+
+
+def test_scales_are_sent_at_most_every_scales_interval_not_once_a_position(lake, viewers):
+    viewer = TrainingViewer(lake, interval=0)
+    viewers.append(viewer)
+    sends = []
+    viewer.observe(lambda change: sends.append(len(change["new"])), "scales")
+    started = time.monotonic()
+    QLearning(lake, seed=0).train(300, callback=viewer.snapshot)
+    wait_for_trait(viewer, "scales", lambda scales: len(scales) == 301 * 16)
+    elapsed = time.monotonic() - started
+    assert len(sends) <= elapsed / SCALES_INTERVAL + 2, (len(sends), elapsed)
+    assert len(sends) < 300
+
+
+def test_the_frames_hold_no_text_the_front_end_writes_s_and_g(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=3, interval=0)
+    assert viewer.grid == {"rows": 4, "cols": 4, "cell": CELL_SIZE}
+    assert viewer.labels == [
+        {"row": 0, "col": 0, "text": "S", "corner": True},
+        {"row": 3, "col": 3, "text": "G", "corner": False},
+    ]
+    frame = viewer.timeline._episode.frames[0]
+    goal = frame[3 * CELL_SIZE + 1 : 4 * CELL_SIZE, 3 * CELL_SIZE + 1 : 4 * CELL_SIZE]
+    assert len(np.unique(goal.reshape(-1, 3), axis=0)) == 1  # a plain tile: no "G" in pixels
+    assert frame.shape == (4 * CELL_SIZE + 1, 4 * CELL_SIZE + 1, 3)  # no colour bar either
 
 
 def test_snapshots_faster_than_the_interval_share_a_position(lake, viewers):
@@ -129,6 +170,28 @@ def test_play_records_the_greedy_policy_of_a_position_with_value_maps(lake, view
     assert played.title == "FrozenLake-v1 · greedy policy at position 300 (after episode 299)"
 
 
+def test_the_play_button_shows_the_shown_positions_episode_below_and_closes_the_last(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=20, interval=0)
+    wait_for_trait(viewer.timeline, "step", lambda step: step == 20)  # following the newest
+    viewer._on_message(viewer, {"type": "play"}, [])
+    first = viewer.played
+    assert isinstance(first, EpisodeViewer)
+    assert "(after episode 19)" in first.title
+    viewer._on_message(viewer, {"type": "play"}, [])
+    assert viewer.played is not first
+    assert first.comm is None  # closed
+    assert viewer.message == ""
+
+
+def test_a_play_that_fails_says_why_under_the_button(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=3, interval=0)
+    viewer.env = gym.make("CliffWalking-v1")  # swapped for a bigger world: its start is state 36
+    for _ in range(2):  # the same failure twice is said twice (the message is cleared first)
+        viewer._on_message(viewer, {"type": "play"}, [])
+        assert viewer.message.startswith("could not play: IndexError: "), viewer.message
+    assert viewer.played is None
+
+
 def test_a_position_out_of_range_is_refused(lake, viewers):
     viewer, _ = trained(lake, viewers, episodes=3, interval=0)
     with pytest.raises(IndexError, match="position 4 out of range: there are 4"):
@@ -166,3 +229,28 @@ def test_the_titles_name_the_env_and_the_algorithm(lake, viewers):
     viewer, _ = trained(lake, viewers, episodes=3, interval=0, algorithm="Q-learning")
     assert viewer.timeline.title == "FrozenLake-v1 · Q-learning · training"
     assert viewer.play(3, seed=0).title.startswith("FrozenLake-v1 · Q-learning · greedy policy")
+
+
+def test_its_output_carries_a_picture_of_the_shown_snapshot_and_a_sentence(lake, viewers):
+    """Where the widget cannot run (GitHub, an nbconvert page, an untrusted notebook)."""
+    viewer, _ = trained(lake, viewers, episodes=30, interval=0)
+    synced(viewer, 31)
+    viewer.timeline.step = 12
+    data, _ = viewer._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert "snapshot 12 of 0 to 30" in data["text/plain"]
+    assert "run the cell" in data["text/plain"]
+    png = base64.b64decode(data["image/png"])
+    assert len(png) <= 100_000
+    picture = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    drawn = ValueMap(lake, cell_size=20).image(viewer.table(12))
+    # The value map of snapshot 12 is in the picture, pixel for pixel (grown in blocks).
+    factor = max(1, 192 // max(drawn.shape[:2]))
+    grown = drawn.repeat(factor, axis=0).repeat(factor, axis=1)
+    rows, cols = grown.shape[:2]
+    found = any(
+        np.array_equal(picture[y : y + rows, x : x + cols], grown)
+        for y in range(picture.shape[0] - rows + 1)
+        for x in range(0, 40)
+    )
+    assert found

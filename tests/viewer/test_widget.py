@@ -1021,6 +1021,18 @@ def test_the_state_carries_the_first_chunks_within_embed_bytes():
         EpisodeViewer(frames, embed_bytes=-1)
 
 
+def test_an_embedded_chunk_that_grows_is_embedded_again_whole(monkeypatch):
+    """A view opened after the growth takes the embedded chunk for all of it."""
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    frames = random_frames(CHUNK_SIZE + 4)
+    viewer = EpisodeViewer(frames[:3])
+    for frame in frames[3:]:
+        viewer.append(frame=frame)
+    first, *others = viewer.embedded
+    assert first == EpisodeViewer(frames).embedded[0]  # every position of chunk 0
+    assert others == []  # chunk 1 came later: asked for, not embedded
+
+
 def test_a_chunk_asked_for_twice_in_a_request_is_sent_once(monkeypatch):
     viewer = EpisodeViewer(random_frames(40))
     [(reply, buffers)] = exchange(

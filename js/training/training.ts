@@ -1,0 +1,151 @@
+/**
+ * The anywidget entry point of TrainingViewer: its timeline (an EpisodeViewer over
+ * training snapshots, drawn from its model with the viewer's own render function,
+ * js/shared/children.ts says why), the value map's text written over and beside its
+ * frame (value-text-view.ts), a Play button, and the episode it played, shown below.
+ * Every string is written with textContent.
+ */
+import { type ChildView, childModel, mountChild } from "../shared/children.ts";
+import { button, el } from "../shared/dom.ts";
+import { bytesOf } from "../shared/series.ts";
+import type { Model } from "../shared/types.ts";
+import viewer from "../viewer/widget.ts";
+import { readGrid, readLabels, readScales } from "./value-text.ts";
+import { ValueMapText } from "./value-text-view.ts";
+
+class TrainingView {
+  private readonly root: HTMLDivElement;
+  private readonly timelineSlot: HTMLDivElement;
+  private readonly play: HTMLButtonElement;
+  private readonly message: HTMLSpanElement;
+  private readonly played: HTMLDivElement;
+  private readonly listeners: [string, () => void][] = [];
+  private timeline: ChildView | undefined;
+  private text: ValueMapText | undefined;
+  private playedView: ChildView | undefined;
+  private playedText: ValueMapText | undefined;
+  /** Bumped on each change of a child, so a slow model lookup never shows a stale one. */
+  private versions = { timeline: 0, played: 0 };
+  private disposed = false;
+
+  constructor(
+    private readonly model: Model,
+    parent: HTMLElement,
+  ) {
+    this.root = parent.appendChild(el("div", "aw-training"));
+    this.timelineSlot = this.root.appendChild(el("div", "aw-training-timeline"));
+    const bar = this.root.appendChild(el("div", "aw-toolbar"));
+    this.play = bar.appendChild(
+      button("aw-play-greedy", "Play greedy policy", "Record one episode with the greedy policy of the snapshot shown"),
+    );
+    this.message = bar.appendChild(el("span", "aw-message"));
+    this.message.setAttribute("role", "status");
+    this.played = this.root.appendChild(el("div", "aw-played"));
+    this.play.addEventListener("click", () => {
+      this.play.disabled = true; // until the kernel answers with the played episode or why not
+      this.message.textContent = "";
+      model.send({ type: "play" });
+    });
+
+    this.listen("change:timeline", () => void this.showTimeline());
+    this.listen("change:played", () => void this.showPlayed());
+    this.listen("change:message", () => this.showMessage());
+    for (const name of ["grid", "labels", "scales", "played_scale"]) this.listen(`change:${name}`, () => this.setText());
+    this.listen("change:lut", () => this.setLut());
+    void this.showTimeline();
+    void this.showPlayed();
+    this.showMessage();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    this.text?.dispose();
+    this.playedText?.dispose();
+    this.timeline?.remove();
+    this.playedView?.remove();
+    this.root.remove();
+  }
+
+  private listen(event: string, callback: () => void): void {
+    this.model.on(event, callback);
+    this.listeners.push([event, callback]);
+  }
+
+  /** A child model named by trait `name`, or undefined when it names none or a newer change came meanwhile. */
+  private async child(name: "timeline" | "played"): Promise<Model | null | undefined> {
+    const version = ++this.versions[name];
+    const ref = this.model.get(name);
+    const found = typeof ref === "string" ? await childModel(this.model, ref) : null;
+    return this.disposed || version !== this.versions[name] ? undefined : found;
+  }
+
+  private async showTimeline(): Promise<void> {
+    const child = await this.child("timeline");
+    if (child === undefined) return;
+    this.text?.dispose();
+    this.timeline?.remove();
+    this.text = undefined;
+    this.timeline = child === null ? undefined : mountChild(child, viewer.render);
+    if (this.timeline === undefined) return;
+    this.timelineSlot.appendChild(this.timeline.el);
+    this.text = textOver(this.timeline);
+    this.setLut();
+    this.setText();
+  }
+
+  private async showPlayed(): Promise<void> {
+    const child = await this.child("played");
+    if (child === undefined) return;
+    this.playedText?.dispose();
+    this.playedView?.remove();
+    this.playedView = child === null ? undefined : mountChild(child, viewer.render);
+    this.playedText = undefined;
+    if (this.playedView !== undefined) {
+      this.played.appendChild(this.playedView.el);
+      // Value maps to write over; the env's own frames (it renders rgb_array) are left alone.
+      if (readScales(this.model.get("played_scale")).length > 0) this.playedText = textOver(this.playedView);
+      this.setLut();
+      this.setText();
+    }
+    this.play.disabled = false;
+  }
+
+  private showMessage(): void {
+    const text = String(this.model.get("message") ?? "");
+    this.message.textContent = text;
+    if (text !== "") this.play.disabled = false;
+  }
+
+  private setLut(): void {
+    const lut = bytesOf(this.model.get("lut"));
+    if (lut === undefined) return;
+    this.text?.setLut(lut);
+    this.playedText?.setLut(lut);
+  }
+
+  /** The letters, and the scale of each timeline position; the played episode's one scale (none: the env's frames). */
+  private setText(): void {
+    const grid = readGrid(this.model.get("grid"));
+    const labels = readLabels(this.model.get("labels"));
+    const scales = readScales(this.model.get("scales"));
+    this.text?.set(grid, labels, (t) => scales[t]);
+    const [played] = readScales(this.model.get("played_scale"));
+    this.playedText?.set(grid, labels, () => played);
+  }
+}
+
+/** The value map's text over a child viewer's frame, or undefined when it has no frame canvas. */
+function textOver(child: ChildView): ValueMapText | undefined {
+  const root = child.el.querySelector<HTMLElement>(".agent-widget");
+  const stage = root?.querySelector<HTMLElement>(".aw-stage");
+  const frame = stage?.querySelector<HTMLCanvasElement>("canvas.aw-frame");
+  return root == null || stage == null || frame == null ? undefined : new ValueMapText(root, stage, frame);
+}
+
+function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
+  const view = new TrainingView(model, el);
+  return () => view.dispose();
+}
+
+export default { render };
