@@ -1,5 +1,6 @@
 """Reading how a widget looks in JupyterLab: switching its theme, the colours of a
-canvas's text pixels, a canvas's pixel size against its shown size."""
+canvas's text pixels, a canvas's pixel size against its shown size, a cell narrowed to
+a given width and what overflows it."""
 
 from __future__ import annotations
 
@@ -74,6 +75,37 @@ def canvas_size(canvas: Locator) -> dict[str, float]:
             return {width: canvas.width, height: canvas.height, shownWidth: rect.width,
                     shownHeight: rect.height, ratio: window.devicePixelRatio};
         }"""
+        )
+    )
+
+
+def set_cell_width(page: WatchedPage, element: Locator, width: int) -> None:
+    """Resizes the page so that the output area holding ``element`` is ``width`` px
+    wide (a notebook's cells follow the window's width, less its side bars and the
+    prompt), and waits until JupyterLab has laid it out so."""
+    area = "(el) => Math.round(el.closest('.jp-OutputArea-output').getBoundingClientRect().width)"
+    viewport = page.page.viewport_size
+    assert viewport is not None
+    grow = width - int(element.evaluate(area))
+    page.page.set_viewport_size({"width": viewport["width"] + grow, "height": viewport["height"]})
+    page.wait_for(
+        f"([el, width]) => ({area})(el) === width",
+        [element.element_handle(), width],
+        what=f"the cell to be {width} px wide",
+    )
+
+
+def horizontal_overflow(element: Locator) -> dict[str, float]:
+    """How ``element`` fits its output area across: its own scroll and client widths
+    (what its children push past its edge), its width and the output area's."""
+    return dict(
+        element.evaluate(
+            """(el) => ({
+            scrollWidth: el.scrollWidth,
+            clientWidth: el.clientWidth,
+            width: el.getBoundingClientRect().width,
+            cell: el.closest(".jp-OutputArea-output").getBoundingClientRect().width,
+        })"""
         )
     )
 
