@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Locator
+from playwright.sync_api import Locator, ViewportSize
 
 from harness.views import WatchedPage
 
@@ -81,18 +81,24 @@ def canvas_size(canvas: Locator) -> dict[str, float]:
 
 def set_cell_width(page: WatchedPage, element: Locator, width: int) -> None:
     """Resizes the page so that the output area holding ``element`` is ``width`` px
-    wide (a notebook's cells follow the window's width, less its side bars and the
-    prompt), and waits until JupyterLab has laid it out so."""
+    wide. A notebook's cells follow the window's width, less its side bars and the
+    prompt, by parts (JupyterLab narrows its side bars below some width): each step
+    resizes by what is missing and waits until JupyterLab has laid the cell out anew."""
     area = "(el) => Math.round(el.closest('.jp-OutputArea-output').getBoundingClientRect().width)"
-    viewport = page.page.viewport_size
-    assert viewport is not None
-    grow = width - int(element.evaluate(area))
-    page.page.set_viewport_size({"width": viewport["width"] + grow, "height": viewport["height"]})
-    page.wait_for(
-        f"([el, width]) => ({area})(el) === width",
-        [element.element_handle(), width],
-        what=f"the cell to be {width} px wide",
-    )
+    for _ in range(4):
+        shown = int(element.evaluate(area))
+        if shown == width:
+            return
+        viewport = page.page.viewport_size
+        assert viewport is not None
+        grown = ViewportSize(width=viewport["width"] + width - shown, height=viewport["height"])
+        page.page.set_viewport_size(grown)
+        page.wait_for(
+            f"([el, shown]) => ({area})(el) !== shown",
+            [element.element_handle(), shown],
+            what=f"the cell to be laid out again at a window {grown['width']} px wide",
+        )
+    raise AssertionError(f"the cell is {element.evaluate(area)} px wide, not {width}")
 
 
 def horizontal_overflow(element: Locator) -> dict[str, float]:
@@ -110,17 +116,31 @@ def horizontal_overflow(element: Locator) -> dict[str, float]:
     )
 
 
-def axe_violations(page: WatchedPage, element: Locator) -> list[str]:
+def canvas_names(element: Locator) -> list[dict[str, str | None]]:
+    """Each canvas in ``element``: its class, role and aria-label. A canvas is a picture
+    to a screen reader only with ``role="img"`` and a name (axe does not ask for either
+    on a bare canvas)."""
+    return list(
+        element.locator("canvas").evaluate_all(
+            """(canvases) => canvases.map((c) => ({
+            class: c.className, role: c.getAttribute("role"), label: c.getAttribute("aria-label"),
+        }))"""
+        )
+    )
+
+
+def axe_violations(element: Locator) -> list[str]:
     """What axe-core (injected from node_modules) finds wrong in ``element``: one line
-    per violation and element, with axe's rule, impact and summary.
+    per violation and element, with axe's rule, impact and summary. Any page will do
+    (a notebook, an exported page): axe goes in as an inline script.
 
     JupyterLab's body is 0 px tall with ``overflow: hidden`` (its shell is positioned
     absolutely), which axe takes for a clip hiding all text, so that it checks no text
     contrast at all; the body gets the window's height while axe runs. Only what is
     scrolled into view is checked, so the element is scrolled to first. An axe that
     checked no text's contrast fails, rather than passing for having seen nothing."""
-    if not page.page.evaluate("() => typeof window.axe === 'object'"):
-        page.page.add_script_tag(path=str(AXE))
+    if not element.page.evaluate("() => typeof window.axe === 'object'"):
+        element.page.add_script_tag(path=str(AXE))
     result = element.evaluate(
         """async (root) => {
             root.scrollIntoView({block: "start"});
