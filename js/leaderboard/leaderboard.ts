@@ -1,9 +1,10 @@
 /**
  * The anywidget entry point of Leaderboard: a run library's table in the order of
  * the column sorted by, grouped by env or algorithm when the user picks it, filtered
- * as you type. It scrolls inside its own box, so a narrow cell never cuts it off. Ticked runs open
- * (in the kernel) in an EpisodeViewer or a CompareViewer, shown under the table.
- * Every string from the library is written with textContent, never as HTML.
+ * as you type. It scrolls inside its own box, so a narrow cell never cuts it off.
+ * Ticked runs open (in the kernel) in an EpisodeViewer or a CompareViewer, shown
+ * under the table. Every string from the library is written with textContent, never
+ * as HTML.
  */
 import compare from "../compare/compare.ts";
 import { type ChildView, childModel, mountChild, type Render } from "../shared/children.ts";
