@@ -294,6 +294,31 @@ def test_the_series_are_painted_in_the_themes_own_colours(notebook, strip):
         set_theme(notebook, LIGHT)
 
 
+def test_each_comparison_column_is_marked_in_its_runs_line_colour(notebook):
+    """A column's top edge and its title's dot are its line's colour in the chart and
+    the legend, in either theme."""
+    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+    root = cell(notebook, COMPARE, ".aw-compare")
+    try:
+        for theme, name in [(DARK, "dark"), (LIGHT, "light")]:
+            set_theme(notebook, theme)
+            lines = SERIES["comparison chart"][name]
+            expected = [
+                f"rgb({', '.join(str(int(c[i : i + 2], 16)) for i in (1, 3, 5))})"
+                for c in (lines["long"], lines["short"])
+            ]
+            notebook.wait_for(
+                """([root, expected]) => [...root.querySelectorAll(".aw-compare-grid > .aw-cell")]
+                    .every((cell, i) => getComputedStyle(cell).borderTopColor === expected[i]
+                        && getComputedStyle(cell.querySelector(".aw-title"), "::before")
+                            .backgroundColor === expected[i])""",
+                [root.element_handle(), expected],
+                what=f"the columns marked {expected} in the {name} theme",
+            )
+    finally:
+        set_theme(notebook, LIGHT)
+
+
 def test_the_readout_prints_numbers_to_a_readable_precision(notebook):
     """Rewards of 1/3 and 2/3: three significant digits of the smallest, at every step."""
     view = notebook.view(THIRDS)
