@@ -116,6 +116,33 @@ def horizontal_overflow(element: Locator) -> dict[str, float]:
     )
 
 
+def broken_words(element: Locator, selector: str) -> list[str]:
+    """The words of the text in ``element``'s ``selector`` parts (shown ones) that are
+    split across lines: each word's rectangles, one per line it is on."""
+    return list(
+        element.evaluate(
+            """(root, selector) => {
+            const broken = [];
+            for (const part of root.querySelectorAll(selector)) {
+                if (part.getClientRects().length === 0) continue;  // not shown
+                const walker = document.createTreeWalker(part, NodeFilter.SHOW_TEXT);
+                for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                    for (const match of node.data.matchAll(/\\S+/g)) {
+                        const range = document.createRange();
+                        range.setStart(node, match.index);
+                        range.setEnd(node, match.index + match[0].length);
+                        const lines = [...range.getClientRects()].map((r) => Math.round(r.top));
+                        if (new Set(lines).size > 1) broken.push(match[0]);
+                    }
+                }
+            }
+            return broken;
+        }""",
+            selector,
+        )
+    )
+
+
 def canvas_names(element: Locator) -> list[dict[str, str | None]]:
     """Each canvas in ``element``: its class, role and aria-label. A canvas is a picture
     to a screen reader only with ``role="img"`` and a name (axe does not ask for either

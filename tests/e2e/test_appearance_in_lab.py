@@ -27,6 +27,7 @@ from harness.appearance import (
     DARK,
     LIGHT,
     axe_violations,
+    broken_words,
     canvas_names,
     canvas_size,
     horizontal_overflow,
@@ -48,14 +49,18 @@ VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN, FRAMELESS, NOISY,
 )
 ROOT = Path(__file__).resolve().parents[2]  # where the kernel finds tests.cartpole
 Q = {"NOOP": 0.1, "FIRE": 1 / 3, "UPRIGHTFIRE": -0.25, "LEFT": 0.6}
+WHY = (
+    "pole angle exceeded twelve degrees: episode terminated although the cart velocity "
+    "remained comfortably within its documented limits throughout"
+)
 GREEDY_Q, RANDOM_Q = {"LEFT": 0.609, "RIGHT": 0.2}, {"LEFT": 0.127, "RIGHT": 0.05}
 CELLS = [
     scene.SETUP + f"\nviewer.add_panel('Q', lambda step: {Q!r})",
     "viewer",
     "compare",
     "board.selected = [board.rows[0]['id']]\nboard",  # a ticked row, for its contrast
-    """EpisodeViewer(Rollout.from_arrays(frames=synthetic_frames(3), actions=[0, 1],
-    rewards=[1 / 3, 2 / 3], infos=[{"prob": 1 / 3}] * 3))""",
+    f"""EpisodeViewer(Rollout.from_arrays(frames=synthetic_frames(3), actions=[0, 1],
+    rewards=[1 / 3, 2 / 3], infos=[{{"prob": 1 / 3, "why": {WHY!r}}}] * 3))""",
     """import gymnasium as gym
 from agent_widget.agents import QLearning
 from agent_widget.gridworld import TrainingViewer
@@ -324,7 +329,7 @@ def test_the_readout_prints_numbers_to_a_readable_precision(notebook):
     view = notebook.view(THIRDS)
     view.wait_painted(0)
     notebook.wait_until(lambda: '"prob"' in view.readout(), what="the info to arrive")
-    assert 'info: {"prob":0.3333}' in view.readout()
+    assert 'info: {"prob":0.3333,"why":"' in view.readout()
     assert "0.33333" not in view.readout()
     assert "reward: 0.333\nreturn: 0.000\n" in view.readout()
     view.press("ArrowRight")
@@ -338,13 +343,13 @@ def test_the_readouts_info_is_a_tree_that_stays_open_from_step_to_step(notebook)
     view.wait_painted(0)
     tree = view.root.locator(".aw-readout details.aw-tree")
     tree.locator("summary").click()
-    leaf = tree.locator(".aw-readout-row")
+    leaf = tree.locator(".aw-readout-row").first
     assert leaf.locator("dt").inner_text() == "prob"
     assert leaf.locator("dd").inner_text() == "0.3333"
     view.press("ArrowRight")
     view.wait_painted(1)
     assert view.root.locator(".aw-readout details.aw-tree[open]").count() == 1
-    assert view.root.locator(".aw-readout .aw-readout-row dd").last.is_visible()
+    assert view.root.locator(".aw-readout .aw-readout-row dd").last.inner_text() == WHY
 
 
 def test_the_step_slider_is_named_and_the_keys_are_listed_in_a_help_tooltip(notebook):
@@ -444,18 +449,30 @@ def test_axe_finds_no_accessibility_violation_in_any_widget(notebook, theme, wid
     assert not found, "\n".join(found)
 
 
-def test_in_a_420_px_cell_no_widget_sticks_out(notebook):
+def test_in_a_420_px_cell_no_widget_sticks_out_nor_breaks_a_word(notebook):
     """A widget fits its cell across: nothing pushes past its edge (wide tables scroll
-    inside their own box), nor is it wider than the cell."""
+    inside their own box), nor is it wider than the cell. The readouts wrap between
+    words, an info's long sentence (opened in its tree) included."""
     size = notebook.page.viewport_size
+    thirds = notebook.view(THIRDS).root
+    tree = thirds.locator(".aw-readout details.aw-tree")
+    if tree.get_attribute("open") is None:
+        tree.locator("summary").click()
+    widgets = {**WIDGETS, "thirds": (THIRDS, ".agent-widget")}
     try:
         set_cell_width(notebook, cell(notebook, VIEWER, ".agent-widget"), 420)
         fits = {
             widget: horizontal_overflow(cell(notebook, index, selector))
-            for widget, (index, selector) in WIDGETS.items()
+            for widget, (index, selector) in widgets.items()
         }
+        broken = {
+            widget: broken_words(cell(notebook, index, selector), ".aw-readout")
+            for widget, (index, selector) in widgets.items()
+        }
+        assert thirds.locator(".aw-readout .aw-tree dd").last.inner_text() == WHY
     finally:
         notebook.page.set_viewport_size(size)
+    assert not any(broken.values()), broken
     out = {
         widget: fit
         for widget, fit in fits.items()
