@@ -1,12 +1,13 @@
 """Reading how a widget looks in JupyterLab: switching its theme, the colours of a
-canvas's text pixels, a canvas's pixel size against its shown size."""
+canvas's text pixels, a canvas's pixel size against its shown size, a cell narrowed to
+a given width and what overflows it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Locator
+from playwright.sync_api import Locator, ViewportSize
 
 from harness.views import WatchedPage
 
@@ -78,17 +79,95 @@ def canvas_size(canvas: Locator) -> dict[str, float]:
     )
 
 
-def axe_violations(page: WatchedPage, element: Locator) -> list[str]:
+def set_cell_width(page: WatchedPage, element: Locator, width: int) -> None:
+    """Resizes the page so that the output area holding ``element`` is ``width`` px
+    wide. A notebook's cells follow the window's width, less its side bars and the
+    prompt, by parts (JupyterLab narrows its side bars below some width): each step
+    resizes by what is missing and waits until JupyterLab has laid the cell out anew."""
+    area = "(el) => Math.round(el.closest('.jp-OutputArea-output').getBoundingClientRect().width)"
+    for _ in range(4):
+        shown = int(element.evaluate(area))
+        if shown == width:
+            return
+        viewport = page.page.viewport_size
+        assert viewport is not None
+        grown = ViewportSize(width=viewport["width"] + width - shown, height=viewport["height"])
+        page.page.set_viewport_size(grown)
+        page.wait_for(
+            f"([el, shown]) => ({area})(el) !== shown",
+            [element.element_handle(), shown],
+            what=f"the cell to be laid out again at a window {grown['width']} px wide",
+        )
+    raise AssertionError(f"the cell is {element.evaluate(area)} px wide, not {width}")
+
+
+def horizontal_overflow(element: Locator) -> dict[str, float]:
+    """How ``element`` fits its output area across: its own scroll and client widths
+    (what its children push past its edge), its width and the output area's."""
+    return dict(
+        element.evaluate(
+            """(el) => ({
+            scrollWidth: el.scrollWidth,
+            clientWidth: el.clientWidth,
+            width: el.getBoundingClientRect().width,
+            cell: el.closest(".jp-OutputArea-output").getBoundingClientRect().width,
+        })"""
+        )
+    )
+
+
+def broken_words(element: Locator, selector: str) -> list[str]:
+    """The words of the text in ``element``'s ``selector`` parts (shown ones) that are
+    split across lines: each word's rectangles, one per line it is on."""
+    return list(
+        element.evaluate(
+            """(root, selector) => {
+            const broken = [];
+            for (const part of root.querySelectorAll(selector)) {
+                if (part.getClientRects().length === 0) continue;  // not shown
+                const walker = document.createTreeWalker(part, NodeFilter.SHOW_TEXT);
+                for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                    for (const match of node.data.matchAll(/\\S+/g)) {
+                        const range = document.createRange();
+                        range.setStart(node, match.index);
+                        range.setEnd(node, match.index + match[0].length);
+                        const lines = [...range.getClientRects()].map((r) => Math.round(r.top));
+                        if (new Set(lines).size > 1) broken.push(match[0]);
+                    }
+                }
+            }
+            return broken;
+        }""",
+            selector,
+        )
+    )
+
+
+def canvas_names(element: Locator) -> list[dict[str, str | None]]:
+    """Each canvas in ``element``: its class, role and aria-label. A canvas is a picture
+    to a screen reader only with ``role="img"`` and a name (axe does not ask for either
+    on a bare canvas)."""
+    return list(
+        element.locator("canvas").evaluate_all(
+            """(canvases) => canvases.map((c) => ({
+            class: c.className, role: c.getAttribute("role"), label: c.getAttribute("aria-label"),
+        }))"""
+        )
+    )
+
+
+def axe_violations(element: Locator) -> list[str]:
     """What axe-core (injected from node_modules) finds wrong in ``element``: one line
-    per violation and element, with axe's rule, impact and summary.
+    per violation and element, with axe's rule, impact and summary. Any page will do
+    (a notebook, an exported page): axe goes in as an inline script.
 
     JupyterLab's body is 0 px tall with ``overflow: hidden`` (its shell is positioned
     absolutely), which axe takes for a clip hiding all text, so that it checks no text
     contrast at all; the body gets the window's height while axe runs. Only what is
     scrolled into view is checked, so the element is scrolled to first. An axe that
     checked no text's contrast fails, rather than passing for having seen nothing."""
-    if not page.page.evaluate("() => typeof window.axe === 'object'"):
-        page.page.add_script_tag(path=str(AXE))
+    if not element.page.evaluate("() => typeof window.axe === 'object'"):
+        element.page.add_script_tag(path=str(AXE))
     result = element.evaluate(
         """async (root) => {
             root.scrollIntoView({block: "start"});

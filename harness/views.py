@@ -136,4 +136,19 @@ class View:
             self.root.press(key)
 
     def readout(self) -> str:
-        return self.root.locator("pre.aw-readout").inner_text()
+        """The readout's rows as ``key: value`` lines, a tree (the info) as the JSON its
+        summary previews; its text when it has no rows ("empty episode")."""
+        return str(
+            self.root.locator(".aw-readout").evaluate(
+                """(readout) => {
+                const rows = [...readout.querySelectorAll(":scope > dl > .aw-readout-row")];
+                if (rows.length === 0) return readout.textContent;
+                return rows.map((row) => {
+                    const value = row.querySelector(":scope > dd");
+                    const tree = value.querySelector(":scope > details > summary");
+                    const key = row.querySelector(":scope > dt").textContent;
+                    return `${key}: ${(tree ?? value).textContent}`;
+                }).join("\\n");
+            }"""
+            )
+        )

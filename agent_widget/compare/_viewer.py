@@ -145,7 +145,7 @@ class CompareViewer(
         "range from the cards it shows.",
     ).tag(sync=True)
     what_if = traitlets.Dict(
-        None,
+        default_value=None,  # Dict's first positional is value_trait: None there means {}
         allow_none=True,
         read_only=True,
         help='dict | None. The "What if…" bar of :func:`what_if`: the actions offered, '

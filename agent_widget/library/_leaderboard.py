@@ -1,10 +1,10 @@
 """``Leaderboard``: a run library's table as a widget; selected runs open in a viewer.
 
-The table (one row per run, grouped by env and algorithm, sortable and filterable)
-is drawn by the front end from :meth:`RunLibrary.table` rows, with text only. The
-user ticks runs and presses Open: one run opens in an :class:`EpisodeViewer`,
-several in a :class:`CompareViewer` (the same episode number of each), shown under
-the table.
+The table (one row per run, in the order of the column sorted by, grouped by env or
+algorithm only when asked, filterable) is drawn by the front end from
+:meth:`RunLibrary.table` rows, with text only. The user ticks runs and presses Open:
+one run opens in an :class:`EpisodeViewer`, several in a :class:`CompareViewer` (the
+same episode number of each), shown under the table.
 """
 
 from __future__ import annotations
@@ -52,6 +52,10 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidg
 
     Args:
         library: the library to show; ``display(library)`` shows this widget too.
+        group_by: ``None`` (the default: the rows follow the sorted column across the
+            whole table), ``"env"`` or ``"algorithm"`` (a header row per group, the
+            sorted order within each). Grouping by default made a "return ▼" column
+            read 9, 150, 16: the order the arrow claims is kept unless asked otherwise.
 
     Examples:
         >>> board = Leaderboard(RunLibrary("runs/"))  # doctest: +SKIP
@@ -83,6 +87,13 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidg
         read_only=True,
         help="EpisodeViewer | CompareViewer | None. What Open showed last, under the table.",
     ).tag(sync=True, **widget_serialization)
+    group_by = traitlets.Enum(
+        ["env", "algorithm"],
+        default_value=None,
+        allow_none=True,
+        help='"env" | "algorithm" | None, default None. What the rows are grouped by; '
+        "None: one table in the sorted column's order. Two-way (the table has a control).",
+    ).tag(sync=True)
     message = traitlets.Unicode(
         "", read_only=True, help="str. Why the last Open (or Refresh) failed, or empty."
     ).tag(sync=True)

@@ -254,12 +254,13 @@ class RunLibrary:
             raise ValueError(why[0] if why else f"{self.root}/{run}: no such run (no episodes)")
         return Episodes(found[0], self.storage_options)
 
-    def leaderboard(self) -> Leaderboard:
-        """This library as a widget: the table, sortable and filterable; ticked runs open
-        in an EpisodeViewer or a CompareViewer. ``display(lib)`` shows it too."""
+    def leaderboard(self, group_by: Literal["env", "algorithm"] | None = None) -> Leaderboard:
+        """This library as a widget: the table, sortable and filterable, grouped by
+        ``group_by`` (see :class:`Leaderboard`); ticked runs open in an EpisodeViewer or
+        a CompareViewer. ``display(lib)`` shows it too."""
         from agent_widget.library._leaderboard import Leaderboard
 
-        return Leaderboard(self)
+        return Leaderboard(self, group_by=group_by)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.leaderboard()._repr_mimebundle_(**kwargs)

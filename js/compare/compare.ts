@@ -12,7 +12,7 @@
 import { type ChildView, childModel, mountChild } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
 import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
-import { drawSwatch, ReturnsChart } from "./chart.ts";
+import { drawSwatch, lineColor, ReturnsChart } from "./chart.ts";
 import { Controls, keyAction } from "../shared/controls.ts";
 import { button, el } from "../shared/dom.ts";
 import { Player } from "../shared/player.ts";
@@ -31,6 +31,8 @@ const MIN_CELL_PX = 280;
 interface Child {
   model: Model;
   view: ChildView;
+  /** The child's cell, edged in its line's colour. */
+  cell: HTMLDivElement;
   series: Series;
   length: number;
   ended: HTMLDivElement;
@@ -84,6 +86,7 @@ class CompareView {
       setLoop: (loop) => this.saveTrait("loop", loop),
     });
     this.chart = new ReturnsChart(shared, (t) => this.userGo(t));
+    this.chart.element.setAttribute("role", "img");
     const footer = shared.appendChild(el("div", "aw-compare-footer"));
     this.legend = footer.appendChild(el("div", "aw-legend"));
     this.jump = footer.appendChild(button("aw-jump-divergence", "", "Go to the first step where the actions differ"));
@@ -174,7 +177,7 @@ class CompareView {
       cell.appendChild(views[i].el);
       const ended = cell.appendChild(el("div", "aw-ended"));
       const length = Math.max(0, Math.floor(Number(model.get("length")) || 0));
-      return { model, view: views[i], series: parseSeries(model.get("series"), length), length, ended };
+      return { model, view: views[i], cell, series: parseSeries(model.get("series"), length), length, ended };
     });
     const maps = (this.model.get("positions") as unknown[]).map(toInt32);
     this.alignment = new Alignment(
@@ -197,18 +200,26 @@ class CompareView {
     const labels = (this.model.get("labels") as string[]) ?? [];
     this.legend.textContent = "";
     this.children.forEach((child, i) => {
+      const label = labels[i] ?? String(i);
       const item = this.legend.appendChild(el("span", "aw-legend-item"));
-      item.appendChild(el("canvas", "aw-swatch")).setAttribute("aria-hidden", "true");
+      const swatch = item.appendChild(el("canvas", "aw-swatch"));
+      swatch.setAttribute("role", "img");
+      swatch.setAttribute("aria-label", `Line of ${label} in the returns chart`);
       const total = child.series.returns[child.series.returns.length - 1] ?? 0;
-      item.append(`${labels[i] ?? i}: return ${Number.parseFloat(total.toFixed(4))}`);
+      item.append(`${label}: return ${Number.parseFloat(total.toFixed(4))}`);
     });
+    this.chart.element.setAttribute("aria-label", `Returns of ${labels.join(", ")} by step (click to go to a step)`);
     this.colorLegend();
   }
 
-  /** Each swatch a stretch of its line, colour and dash, in the current theme. */
+  /**
+   * Each swatch a stretch of its line, colour and dash, in the current theme, and each
+   * cell edged in that colour: one colour per run in the chart, the legend and the grid.
+   */
   private colorLegend(): void {
     const palette = readPalette(this.root);
     this.legend.querySelectorAll<HTMLCanvasElement>(".aw-swatch").forEach((swatch, i) => drawSwatch(swatch, i, palette));
+    this.children.forEach((child, i) => child.cell.style.setProperty("--aw-run-color", lineColor(i, palette)));
   }
 
   private layout(): void {

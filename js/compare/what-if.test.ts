@@ -12,6 +12,12 @@ describe("parseState", () => {
     expect(parseState(undefined)).toBeNull();
   });
 
+  it("is null without actions to offer: a plain comparison's empty state shows no bar", () => {
+    expect(parseState({})).toBeNull();
+    expect(parseState({ actions: [], busy: false, done: 0, total: 0, status: "" })).toBeNull();
+    expect(parseState({ actions: "LEFT" })).toBeNull();
+  });
+
   it("makes odd values harmless: text as text, counts as numbers", () => {
     expect(parseState({ actions: [1, "<b>x</b>"], busy: "yes", done: "2", total: NaN })).toEqual({
       actions: ["1", "<b>x</b>"],

@@ -18,11 +18,16 @@ export interface WhatIfState {
 
 export const EVERY = "every";
 
-/** The trait's value checked, or null when the comparison has no bar. */
+/**
+ * The trait's value checked, or null when the comparison has no bar: only `what_if()`
+ * offers actions, and a bar with nothing to pick would promise a branching that was
+ * never asked for (an empty `{}` from an older kernel included).
+ */
 export function parseState(value: unknown): WhatIfState | null {
   if (value === null || typeof value !== "object") return null;
   const v = value as Record<string, unknown>;
-  const actions = Array.isArray(v.actions) ? v.actions.map(String) : [];
+  if (!Array.isArray(v.actions) || v.actions.length === 0) return null;
+  const actions = v.actions.map(String);
   const count = (x: unknown): number => (typeof x === "number" && Number.isFinite(x) ? x : 0);
   return { actions, busy: v.busy === true, done: count(v.done), total: count(v.total), status: String(v.status ?? "") };
 }

@@ -1,14 +1,16 @@
 /**
- * The anywidget entry point of Leaderboard: a run library's table, grouped by env
- * and algorithm, sortable by any column and filtered as you type. Ticked runs open
- * (in the kernel) in an EpisodeViewer or a CompareViewer, shown under the table.
- * Every string from the library is written with textContent, never as HTML.
+ * The anywidget entry point of Leaderboard: a run library's table in the order of
+ * the column sorted by, grouped by env or algorithm when the user picks it, filtered
+ * as you type. It scrolls inside its own box, so a narrow cell never cuts it off.
+ * Ticked runs open (in the kernel) in an EpisodeViewer or a CompareViewer, shown
+ * under the table. Every string from the library is written with textContent, never
+ * as HTML.
  */
 import compare from "../compare/compare.ts";
 import { type ChildView, childModel, mountChild, type Render } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
 import { button, el, input } from "../shared/dom.ts";
-import { asRows, cellTexts, COLUMNS, groupRows, returnDecimals, type Row, type Sort } from "./table.ts";
+import { asRows, cellTexts, COLUMNS, GROUP_BY, groupRows, parseGroupBy, returnDecimals, type Row, type Sort } from "./table.ts";
 import type { Model } from "../shared/types.ts";
 
 class LeaderboardView {
@@ -17,6 +19,7 @@ class LeaderboardView {
   private readonly count: HTMLSpanElement;
   private readonly episode: HTMLInputElement;
   private readonly open: HTMLButtonElement;
+  private readonly groupBy: HTMLSelectElement;
   private readonly head: HTMLTableRowElement;
   private readonly body: HTMLTableSectionElement;
   private readonly errors: HTMLDivElement;
@@ -44,9 +47,17 @@ class LeaderboardView {
     this.episode = episodeLabel.appendChild(input("aw-episode", "number"));
     this.episode.min = "0";
     this.episode.step = "1";
+    const groupLabel = bar.appendChild(el("label", "aw-group-label"));
+    groupLabel.append("group by ");
+    this.groupBy = groupLabel.appendChild(el("select", "aw-group-by"));
+    this.groupBy.append(new Option("nothing", ""), ...GROUP_BY.map((g) => new Option(g, g)));
     this.open = bar.appendChild(button("aw-open", "Open", "Show the ticked runs (several: side by side)"));
     const refresh = bar.appendChild(button("aw-refresh", "Refresh", "Read the library again"));
-    const table = this.root.appendChild(el("table", "aw-runs"));
+    const scroll = this.root.appendChild(el("div", "aw-table-scroll"));
+    scroll.tabIndex = 0; // a box that scrolls is reachable by keys
+    scroll.setAttribute("role", "region");
+    scroll.setAttribute("aria-label", "Runs");
+    const table = scroll.appendChild(el("table", "aw-runs"));
     this.head = table.createTHead().insertRow();
     this.body = table.createTBody();
     this.errors = this.root.appendChild(el("div", "aw-errors"));
@@ -58,6 +69,7 @@ class LeaderboardView {
       const k = this.episode.valueAsNumber;
       if (Number.isInteger(k)) this.save({ episode: k });
     });
+    this.groupBy.addEventListener("change", () => this.save({ group_by: parseGroupBy(this.groupBy.value) }));
     this.open.addEventListener("click", () => model.send({ type: "open" }));
     refresh.addEventListener("click", () => model.send({ type: "refresh" }));
     // The notebook must not take keys typed into the filter or the episode box.
@@ -66,6 +78,7 @@ class LeaderboardView {
 
     this.listen("change:rows", () => this.onRows());
     this.listen("change:selected", () => this.draw());
+    this.listen("change:group_by", () => this.draw());
     this.listen("change:episode", () => (this.episode.value = String(model.get("episode") ?? 0)));
     this.listen("change:errors", () => this.showErrors());
     this.listen("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
@@ -111,7 +124,9 @@ class LeaderboardView {
 
   private draw(): void {
     this.drawHead();
-    const groups = groupRows(this.rows, this.filter.value.trim(), this.sort);
+    const groupBy = parseGroupBy(this.model.get("group_by"));
+    this.groupBy.value = groupBy ?? "";
+    const groups = groupRows(this.rows, this.filter.value.trim(), this.sort, groupBy);
     const selected = this.selected;
     const shown = groups.reduce((n, g) => n + g.rows.length, 0);
     this.count.textContent = `${shown} of ${this.rows.length} runs, ${selected.size} ticked`;
@@ -119,12 +134,14 @@ class LeaderboardView {
     this.body.textContent = "";
     const decimals = returnDecimals(groups.flatMap((g) => g.rows));
     for (const group of groups) {
-      const header = this.body.insertRow();
-      header.className = "aw-group";
-      const cell = header.insertCell();
-      cell.colSpan = COLUMNS.length + 1;
-      const runs = group.rows.length;
-      cell.textContent = `${group.env} · ${group.algorithm} (${runs} run${runs === 1 ? "" : "s"})`;
+      if (group.name !== null) {
+        const header = this.body.insertRow();
+        header.className = "aw-group";
+        const cell = header.insertCell();
+        cell.colSpan = COLUMNS.length + 1;
+        const runs = group.rows.length;
+        cell.textContent = `${group.name} (${runs} run${runs === 1 ? "" : "s"})`;
+      }
       for (const row of group.rows) this.drawRow(row, selected.has(row.id), decimals);
     }
   }
@@ -136,14 +153,21 @@ class LeaderboardView {
     for (const column of COLUMNS) {
       const th = this.head.appendChild(el("th", column.numeric ? "aw-sortable aw-number" : "aw-sortable"));
       const sorted = this.sort.key === column.key;
-      th.textContent = column.title + (sorted ? (this.sort.descending ? " ▼" : " ▲") : "");
       th.setAttribute("aria-sort", sorted ? (this.sort.descending ? "descending" : "ascending") : "none");
       th.dataset.key = column.key;
-      th.addEventListener("click", () => {
-        // A new column sorts numbers best-first (descending), text alphabetically.
-        const descending = sorted ? !this.sort.descending : column.key !== "run" && column.key !== "params";
+      // A button, so that keys sort too; the arrow is the aria-sort's picture, hidden from readers.
+      const sort = th.appendChild(button("aw-sort", column.title, `Sort by ${column.title}`));
+      if (sorted) {
+        const arrow = sort.appendChild(el("span", "aw-sort-arrow"));
+        arrow.textContent = this.sort.descending ? " ▼" : " ▲";
+        arrow.setAttribute("aria-hidden", "true");
+      }
+      sort.addEventListener("click", () => {
+        // A new column sorts numbers best-first (descending), dates newest first, text alphabetically.
+        const descending = sorted ? !this.sort.descending : column.numeric || column.key === "created";
         this.sort = { key: column.key, descending };
         this.draw();
+        this.head.querySelector<HTMLButtonElement>(`th[data-key="${column.key}"] button`)?.focus();
       });
     }
   }

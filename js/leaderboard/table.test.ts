@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asRows, cellTexts, compareRows, groupRows, matches, paramsText, returnDecimals, type Row } from "./table.ts";
+import { asRows, cellTexts, compareRows, type Group, groupRows, matches, paramsText, parseGroupBy, returnDecimals, type Row } from "./table.ts";
 
 function row(fields: Partial<Row>): Row {
   return asRows([
@@ -58,46 +58,61 @@ describe("compareRows", () => {
 });
 
 describe("groupRows", () => {
-  it("groups by env then algorithm and sorts each group, best return first", () => {
-    const rows = [
-      row({ env_id: "B-v0", algorithm: "x", run: "1", return_mean: 5 }),
-      row({ env_id: "A-v0", algorithm: "y", run: "2", return_mean: 1 }),
-      row({ env_id: "A-v0", algorithm: "x", run: "3", return_mean: 2 }),
-      row({ env_id: "A-v0", algorithm: "x", run: "4", return_mean: 9 }),
-    ];
-    const groups = groupRows(rows, "", { key: "return_mean", descending: true });
-    expect(groups.map((g) => [g.env, g.algorithm, g.rows.map((r) => r.run)])).toEqual([
-      ["A-v0", "x", ["4", "3"]],
-      ["A-v0", "y", ["2"]],
-      ["B-v0", "x", ["1"]],
+  const rows = [
+    row({ env_id: "B-v0", algorithm: "x", run: "1", return_mean: 150 }),
+    row({ env_id: "A-v0", algorithm: "y", run: "2", return_mean: 9 }),
+    row({ env_id: "A-v0", algorithm: "x", run: "3", return_mean: 16 }),
+    row({ env_id: "A-v0", algorithm: "x", run: "4", return_mean: 200 }),
+  ];
+  const best = { key: "return_mean", descending: true } as const;
+  const runs = (groups: Group[]) => groups.map((g) => [g.name, g.rows.map((r) => r.run)]);
+
+  it("ungrouped, follows the sorted column across the whole table", () => {
+    expect(runs(groupRows(rows, "", best, null))).toEqual([[null, ["4", "1", "3", "2"]]]);
+  });
+
+  it("grouped by env or algorithm, names the groups alphabetically and keeps the order in each", () => {
+    expect(runs(groupRows(rows, "", best, "env"))).toEqual([
+      ["A-v0", ["4", "3", "2"]],
+      ["B-v0", ["1"]],
+    ]);
+    expect(runs(groupRows(rows, "", best, "algorithm"))).toEqual([
+      ["x", ["4", "1", "3"]],
+      ["y", ["2"]],
     ]);
   });
 
   it("leaves out the rows the filter does not match, and then empty groups", () => {
-    const rows = [row({ algorithm: "dqn", run: "1" }), row({ algorithm: "ppo", run: "2" })];
-    expect(groupRows(rows, "ppo", { key: "run", descending: false }).map((g) => g.algorithm)).toEqual(["ppo"]);
+    expect(runs(groupRows(rows, "y", best, "algorithm"))).toEqual([["y", ["2"]]]);
+    expect(groupRows(rows, "nothing", best, null)).toEqual([]);
+  });
+});
+
+describe("parseGroupBy", () => {
+  it("reads env and algorithm, and anything else as no grouping", () => {
+    expect(["env", "algorithm", null, "run", 3].map(parseGroupBy)).toEqual(["env", "algorithm", null, null, null]);
   });
 });
 
 describe("cellTexts", () => {
   it("formats a row for the table", () => {
     const r = row({ run: "alpha0.1", return_mean: 0.74, return_std: 0.1234567, success_rate: 0.745, steps: 12345 });
-    expect(cellTexts(r)).toEqual(["alpha0.1", "10", "0.74 ± 0.1235", "75%", "12,345", "2026-11-29", ""]);
+    expect(cellTexts(r)).toEqual(["alpha0.1", "E-v0", "a", "10", "0.74 ± 0.1235", "75%", "12,345", "2026-11-29", ""]);
   });
 
   it("prints every return to the same decimals, so the column lines up", () => {
     const rows = [row({ return_mean: 102.66666666, return_std: 14.72714 }), row({ return_mean: 98, return_std: 9.79796 })];
     const decimals = returnDecimals(rows);
-    expect(rows.map((r) => cellTexts(r, decimals)[2])).toEqual(["102.67 ± 14.73", "98.00 ± 9.80"]);
+    expect(rows.map((r) => cellTexts(r, decimals)[4])).toEqual(["102.67 ± 14.73", "98.00 ± 9.80"]);
   });
 
   it("prints integer returns as integers", () => {
     const rows = [row({ return_mean: 19, return_std: 0 }), row({ return_mean: 200, return_std: 3 })];
-    expect(rows.map((r) => cellTexts(r, returnDecimals(rows))[2])).toEqual(["19 ± 0", "200 ± 3"]);
+    expect(rows.map((r) => cellTexts(r, returnDecimals(rows))[4])).toEqual(["19 ± 0", "200 ± 3"]);
   });
 
   it("shows a dash for what a run does not have", () => {
-    expect(cellTexts(row({ return_mean: null, return_std: null }))[2]).toBe("-");
-    expect(cellTexts(row({ success_rate: null }))[3]).toBe("-");
+    expect(cellTexts(row({ return_mean: null, return_std: null }))[4]).toBe("-");
+    expect(cellTexts(row({ success_rate: null }))[5]).toBe("-");
   });
 });

@@ -1,6 +1,8 @@
 /**
  * The leaderboard's rows: read from the kernel defensively, filtered by a query,
- * grouped by env and algorithm, sorted within each group, formatted as text.
+ * sorted by the chosen column across the whole table, grouped (by env or by
+ * algorithm) only when the user asks for it, formatted as text. A table grouped
+ * by default reads 9, 150, 16 under a "return ▼" header: the arrow would lie.
  */
 import { commonDecimals, formatNumber } from "../shared/numbers.ts";
 
@@ -18,22 +20,34 @@ export interface Row {
   params: Record<string, unknown>;
 }
 
-export type SortKey = "run" | "episodes" | "return_mean" | "success_rate" | "steps" | "created" | "params";
+export type SortKey = "run" | "env_id" | "algorithm" | "episodes" | "return_mean" | "success_rate" | "steps" | "created" | "params";
 
 export interface Sort {
   key: SortKey;
   descending: boolean;
 }
 
+/** What rows are grouped by: nothing (one table in the sorted column's order), env or algorithm. */
+export type GroupBy = "env" | "algorithm" | null;
+
+export const GROUP_BY: readonly Exclude<GroupBy, null>[] = ["env", "algorithm"];
+
+/** The `group_by` trait checked: anything but "env" or "algorithm" groups nothing. */
+export function parseGroupBy(value: unknown): GroupBy {
+  return GROUP_BY.find((g) => g === value) ?? null;
+}
+
+/** A group of rows and its name; `name` is null for the one group of an ungrouped table (no header row). */
 export interface Group {
-  env: string;
-  algorithm: string;
+  name: string | null;
   rows: Row[];
 }
 
 /** The columns after the selection box: header text, what sorts them, whether they hold numbers (right-aligned). */
 export const COLUMNS: readonly { title: string; key: SortKey; numeric: boolean }[] = [
   { title: "run", key: "run", numeric: false },
+  { title: "env", key: "env_id", numeric: false },
+  { title: "algorithm", key: "algorithm", numeric: false },
   { title: "episodes", key: "episodes", numeric: true },
   { title: "return (mean ± std)", key: "return_mean", numeric: true },
   { title: "success", key: "success_rate", numeric: true },
@@ -94,19 +108,22 @@ export function compareRows(a: Row, b: Row, sort: Sort): number {
   return sort.descending ? -order : order;
 }
 
-/** The rows matching `query`, grouped by env then algorithm, each group sorted by `sort`. */
-export function groupRows(rows: readonly Row[], query: string, sort: Sort): Group[] {
-  const groups = new Map<string, Group>();
-  for (const row of rows) {
-    if (!matches(row, query)) continue;
-    const key = JSON.stringify([row.env_id, row.algorithm]);
-    let group = groups.get(key);
-    if (group === undefined) groups.set(key, (group = { env: row.env_id, algorithm: row.algorithm, rows: [] }));
-    group.rows.push(row);
+/**
+ * The rows matching `query` in `sort`'s order (ties by run), in one group, or in
+ * groups by `groupBy` named alphabetically, each group keeping that order.
+ */
+export function groupRows(rows: readonly Row[], query: string, sort: Sort, groupBy: GroupBy): Group[] {
+  const shown = rows.filter((row) => matches(row, query));
+  shown.sort((a, b) => compareRows(a, b, sort) || a.run.localeCompare(b.run));
+  if (groupBy === null) return shown.length === 0 ? [] : [{ name: null, rows: shown }];
+  const groups = new Map<string, Row[]>();
+  for (const row of shown) {
+    const name = groupBy === "env" ? row.env_id : row.algorithm;
+    const members = groups.get(name);
+    if (members === undefined) groups.set(name, [row]);
+    else members.push(row);
   }
-  const ordered = [...groups.values()].sort((a, b) => a.env.localeCompare(b.env) || a.algorithm.localeCompare(b.algorithm));
-  for (const group of ordered) group.rows.sort((a, b) => compareRows(a, b, sort) || a.run.localeCompare(b.run));
-  return ordered;
+  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, members]) => ({ name, rows: members }));
 }
 
 /** The decimals every row's return is printed with (means and stds alike), so the column lines up. */
@@ -125,6 +142,8 @@ export function cellTexts(row: Row, decimals?: number): string[] {
   const success = row.success_rate === null ? "-" : `${Math.round(row.success_rate * 100)}%`;
   return [
     row.run,
+    row.env_id,
+    row.algorithm,
     String(row.episodes),
     mean + std,
     success,

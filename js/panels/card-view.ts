@@ -69,15 +69,20 @@ export class CardView {
     this.element = el("div", "aw-card");
     this.element.dataset.name = spec.name;
     const header = this.element.appendChild(el("div", "aw-card-header"));
-    this.collapseButton = header.appendChild(button("aw-collapse", "▾", "Collapse / expand"));
+    this.collapseButton = header.appendChild(button("aw-collapse", "▾", ""));
     this.title = header.appendChild(el("span", "aw-card-title"));
     this.title.textContent = spec.name;
     this.stepLabel = header.appendChild(el("span", "aw-card-step"));
     this.progressBar = header.appendChild(el("progress", "aw-progress"));
     this.progressBar.hidden = true;
-    const up = header.appendChild(button("aw-up", "↑", "Move up"));
-    const down = header.appendChild(button("aw-down", "↓", "Move down"));
-    const hide = header.appendChild(button("aw-hide", "×", "Hide (show it again from the Panels menu)"));
+    // Each button named for what it does to which panel: its arrow or cross says neither.
+    const up = header.appendChild(button("aw-up", "↑", `Move panel ${spec.name} up`));
+    const down = header.appendChild(button("aw-down", "↓", `Move panel ${spec.name} down`));
+    const hide = header.appendChild(button("aw-hide", "×", `Hide panel ${spec.name} (show it again from the Panels menu)`));
+    up.setAttribute("aria-label", up.title);
+    down.setAttribute("aria-label", down.title);
+    hide.setAttribute("aria-label", `Hide panel ${spec.name}`);
+    this.nameCollapse(false);
     this.body = this.element.appendChild(el("div", "aw-card-body"));
     if (overlay !== undefined) {
       const label = this.element.appendChild(el("label", "aw-opacity-label"));
@@ -89,7 +94,7 @@ export class CardView {
     this.collapseButton.addEventListener("click", () => {
       const collapsed = !this.element.classList.contains("aw-collapsed");
       this.element.classList.toggle("aw-collapsed", collapsed);
-      this.collapseButton.textContent = collapsed ? "▸" : "▾";
+      this.nameCollapse(collapsed);
       actions.collapse(collapsed);
     });
     up.addEventListener("click", () => actions.move(-1));
@@ -100,6 +105,14 @@ export class CardView {
 
   get name(): string {
     return this.spec.name;
+  }
+
+  /** The collapse button's arrow, and its name for what a click does now. */
+  private nameCollapse(collapsed: boolean): void {
+    const name = `${collapsed ? "Expand" : "Collapse"} panel ${this.spec.name}`;
+    this.collapseButton.textContent = collapsed ? "▸" : "▾";
+    this.collapseButton.title = name;
+    this.collapseButton.setAttribute("aria-label", name);
   }
 
   get hasOverlay(): boolean {
@@ -220,6 +233,7 @@ export class CardView {
     this.element.dataset.highlight = highlight === null ? "" : String(highlight);
     if (greedy !== null) this.element.dataset.greedy = String(greedy);
     this.bars = new BarsView(this.body, this.spec.name, values, labels, { highlight, greedy, scale, ranges, marks });
+    this.nameCanvas(this.bars.element, "Bars", card);
     if (typeof card.meta.caption === "string") this.body.append(text("div", "aw-caption", card.meta.caption));
   }
 
@@ -259,8 +273,9 @@ export class CardView {
 
   /** The overlay, or a new canvas in the card's body, sized at once so the card keeps its place. */
   private canvasFor(card: CardData): HTMLCanvasElement {
-    if (this.isOverlay(card)) return this.overlay!;
-    const canvas = this.body.appendChild(el("canvas", "aw-image"));
+    const kind = card.kind === "heatmap" ? "Heatmap" : "Image";
+    if (this.isOverlay(card)) return this.nameCanvas(this.overlay!, `${kind} over the frame`, card);
+    const canvas = this.nameCanvas(this.body.appendChild(el("canvas", "aw-image")), kind, card);
     const width = Number(card.meta.width);
     canvas.width = width;
     canvas.height = Number(card.meta.height);
@@ -290,6 +305,13 @@ export class CardView {
     canvas.dataset.step = String(card.step);
     if (onFrame) canvas.hidden = this.element.hidden;
     this.element.dataset.painted = String(card.step);
+  }
+
+  /** Names a canvas for screen readers: what it shows, of which panel, at which step. */
+  private nameCanvas(canvas: HTMLCanvasElement, what: string, card: CardData): HTMLCanvasElement {
+    canvas.setAttribute("role", "img");
+    canvas.setAttribute("aria-label", `${what} of panel ${this.spec.name} at step ${card.step}`);
+    return canvas;
   }
 
   private scratchWith(pixels: ImageData): HTMLCanvasElement {
@@ -325,6 +347,8 @@ const WAIT_NOTES: Record<Wait, string> = {
 function colorBar(card: CardData): HTMLDivElement {
   const bar = el("div", "aw-colorbar");
   const strip = bar.appendChild(el("canvas", "aw-colorbar-strip"));
+  strip.setAttribute("role", "img");
+  strip.setAttribute("aria-label", `Colour scale from ${formatNumber(Number(card.meta.min))} to ${formatNumber(Number(card.meta.max))}`);
   const lut = card.buffers[1] ?? new Uint8Array(0);
   const entries = Math.floor(lut.byteLength / 3);
   strip.width = Math.max(1, entries);

@@ -196,6 +196,7 @@ export class PanelCards {
         const label = el("label", "aw-panel-menu-item");
         const box = label.appendChild(input("aw-show", "checkbox"));
         box.dataset.name = name;
+        box.setAttribute("aria-label", `Show panel ${name}`);
         box.checked = !this.hidden.has(name);
         box.addEventListener("change", () => this.setHidden(name, !box.checked));
         label.append(` ${name}`);

@@ -46,4 +46,10 @@ describe("commonDecimals", () => {
     expect(commonDecimals([Number.NaN, 2.5])).toBe(1);
     expect(commonDecimals([])).toBe(0);
   });
+
+  it("reads a whole episode's series, more values than a call takes arguments", () => {
+    const rewards = new Float64Array(500_000).fill(1);
+    rewards[7] = 0.25;
+    expect(commonDecimals(rewards)).toBe(2);
+  });
 });

@@ -29,12 +29,17 @@ const MAX_DECIMALS = 4;
  * digits of its smallest non-zero magnitude, no more than any value needs (a column of
  * integers has none), at most 4.
  */
-export function commonDecimals(values: readonly number[]): number {
-  const finite = values.filter((v) => Number.isFinite(v));
-  const needed = Math.max(0, ...finite.map(decimalsOf));
-  const magnitudes = finite.map(Math.abs).filter((v) => v > 0);
-  if (magnitudes.length === 0) return 0;
-  const smallest = Math.min(...magnitudes);
+export function commonDecimals(values: ArrayLike<number>): number {
+  // Loops, not Math.max(...values): an episode's rewards are too many arguments for a call.
+  let needed = 0;
+  let smallest = Infinity;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (!Number.isFinite(v)) continue;
+    if (needed < MAX_DECIMALS) needed = Math.max(needed, decimalsOf(v));
+    if (v !== 0) smallest = Math.min(smallest, Math.abs(v));
+  }
+  if (smallest === Infinity) return 0;
   const forThreeDigits = Math.max(0, 2 - Math.floor(Math.log10(smallest)));
   return Math.min(MAX_DECIMALS, needed, forThreeDigits);
 }

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { formatInfoReadout, formatReadout, Readout, readoutFields } from "./readout.ts";
+import { describe, expect, it } from "vitest";
+import { infoReadoutRows, type ReadoutFields, type ReadoutRow, readoutFields, readoutRows } from "./readout.ts";
 import type { Series } from "./series.ts";
 
 const series = (over: Partial<Series> = {}): Series => ({
@@ -12,13 +12,14 @@ const series = (over: Partial<Series> = {}): Series => ({
   ...over,
 });
 
-afterEach(() => {
-  vi.unstubAllGlobals();
-});
+/** The rows as "key: value" lines, as a reader reads them (a tree as its JSON preview). */
+const lines = (rows: ReadoutRow[]): string =>
+  rows.map(({ key, value }) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`).join("\n");
+const formatReadout = (fields: ReadoutFields): string => lines(readoutRows(fields));
 
-describe("formatReadout", () => {
-  it("writes the contract's lines: t / T, action, reward, return, flags, info as JSON", () => {
-    const text = formatReadout({
+describe("readoutRows", () => {
+  it("has the contract's rows: t / T, action, reward, return, each flag, the info as it is", () => {
+    const rows = readoutRows({
       t: 12,
       T: 200,
       action: "2 (RIGHT)",
@@ -29,20 +30,33 @@ describe("formatReadout", () => {
       info: { lives: 3 },
       infoLoaded: true,
     });
-    expect(text).toBe(
-      't = 12 / 200\naction: 2 (RIGHT)\nreward: 1\nreturn: 5\nterminated: false  truncated: false\ninfo: {"lives":3}',
+    expect(rows).toEqual([
+      { key: "t", value: "12 / 200" },
+      { key: "action", value: "2 (RIGHT)" },
+      { key: "reward", value: "1" },
+      { key: "return", value: "5" },
+      { key: "terminated", value: "false" },
+      { key: "truncated", value: "false" },
+      { key: "info", value: { lives: 3 } },
+    ]);
+  });
+
+  it("prints reward and return to one precision across the episode", () => {
+    const rewards = Float64Array.from([0.036, 0.0454, 1]);
+    const returns = Float64Array.from([0, 0.036, 0.0814, 1.0814]);
+    const at = (t: number) => formatReadout(readoutFields(t, series({ rewards, returns }), { info: {} }, [], 4));
+    expect(at(0)).toContain("reward: 0.0360\nreturn: 0.0000\n");
+    expect(at(1)).toContain("reward: 0.0454\nreturn: 0.0360\n");
+    expect(at(2)).toContain("reward: 1.0000\nreturn: 0.0814\n");
+    expect(at(3)).toContain("reward: -\nreturn: 1.0814\n");
+  });
+
+  it("prints integer rewards as integers", () => {
+    expect(formatReadout(readoutFields(1, series({ rewards: Float64Array.from([1, 1, 1]), returns: Float64Array.from([0, 1, 2, 3]) }), { info: {} }, [], 4))).toContain(
+      "reward: 1\nreturn: 1\n",
     );
   });
 
-  it("prints the info's numbers to a readable precision", () => {
-    const fields = readoutFields(1, series(), { action: "1", info: { prob: 0.33333333333333337 } }, [], 4);
-    expect(formatReadout(fields)).toContain('info: {"prob":0.3333}');
-  });
-
-  it("keeps <script> in an info string as literal text", () => {
-    const fields = readoutFields(1, series(), { action: "1", info: { note: "<script>alert(1)</script>" } }, [], 4);
-    expect(formatReadout(fields)).toContain('info: {"note":"<script>alert(1)</script>"}');
-  });
 
   it("says a NaN or infinite reward is not a number and not in the return", () => {
     const fields = { t: 3, T: 9, action: "0", return: 2, terminated: false, truncated: false, info: {}, infoLoaded: true };
@@ -51,10 +65,11 @@ describe("formatReadout", () => {
     );
     expect(formatReadout({ ...fields, reward: Number.NEGATIVE_INFINITY })).toContain("reward: -Infinity (not a finite");
     expect(formatReadout({ ...fields, reward: 0.5 })).toContain("reward: 0.5\n");
+    expect(formatReadout({ ...fields, reward: Number.NaN, decimals: { reward: 2, return: 2 } })).toContain("reward: NaN (not");
   });
 
   it("shows an ellipsis for the info until the position's chunk has arrived", () => {
-    expect(formatReadout(readoutFields(1, series(), undefined, [], 4))).toMatch(/\ninfo: …$/);
+    expect(readoutRows(readoutFields(1, series(), undefined, [], 4)).at(-1)).toEqual({ key: "info", value: "…" });
   });
 });
 
@@ -67,7 +82,7 @@ describe("readoutFields", () => {
   it("has no reward at the last position and tells how the episode ended", () => {
     const f = readoutFields(3, series(), { action: "", info: {} }, [], 4);
     expect(f).toMatchObject({ t: 3, T: 3, action: "", reward: undefined, return: 1.5, terminated: true });
-    expect(formatReadout(f)).toContain("reward: -\nreturn: 1.5\nterminated: true  truncated: false");
+    expect(formatReadout(f)).toContain("action: -\nreward: -\nreturn: 1.5\nterminated: true\ntruncated: false");
   });
 
   it("prefers the kernel's action text, else names the scalar action from the series", () => {
@@ -82,24 +97,6 @@ describe("readoutFields", () => {
   });
 });
 
-describe("Readout", () => {
-  it("writes textContent and never innerHTML", () => {
-    const element = {
-      className: "",
-      textContent: "",
-      set innerHTML(_: string) {
-        throw new Error("innerHTML must not be used");
-      },
-    };
-    vi.stubGlobal("document", { createElement: () => element });
-    const parent = { appendChild: <T>(child: T) => child } as unknown as HTMLElement;
-    const readout = new Readout(parent);
-    readout.show(readoutFields(0, series(), { action: "0", info: { html: "<b>x</b>" } }, [], 4));
-    expect(element.className).toBe("aw-readout");
-    expect(element.textContent).toContain('"<b>x</b>"');
-  });
-});
-
 describe("readoutFields of a long episode", () => {
   const empty = series({ rewards: new Float64Array(0), returns: new Float64Array(0), actions: undefined });
   const values = { steps: 50_000, reward: -1, return: 7, terminated: false, truncated: true, action: 2 };
@@ -107,7 +104,7 @@ describe("readoutFields of a long episode", () => {
   it("reads the values its chunk brought, the state holding only the timeline's summary", () => {
     const fields = readoutFields(40_000, empty, { info: {}, values }, ["NOOP", "FIRE", "RIGHT"], 50_001);
     expect(formatReadout(fields)).toBe(
-      "t = 40000 / 50000\naction: 2 (RIGHT)\nreward: -1\nreturn: 7\nterminated: false  truncated: true\ninfo: {}",
+      "t: 40000 / 50000\naction: 2 (RIGHT)\nreward: -1\nreturn: 7\nterminated: false\ntruncated: true\ninfo: {}",
     );
   });
 
@@ -117,21 +114,24 @@ describe("readoutFields of a long episode", () => {
   });
 });
 
-describe("formatInfoReadout", () => {
-  it("writes the position and each info entry, numbers rounded, null as -", () => {
-    const info = { episode: 811, return: 1, "moving average": 0.33333333333333337, note: "ok", window: [1, 2] };
-    expect(formatInfoReadout(12, 41, info, true)).toBe(
-      "position 12 / 40\nepisode: 811\nreturn: 1\nmoving average: 0.3333\nnote: ok\nwindow: [1,2]",
-    );
-    expect(formatInfoReadout(0, 41, { episode: null }, true)).toBe("position 0 / 40\nepisode: -");
+describe("infoReadoutRows", () => {
+  it("has the position and each info entry as it is", () => {
+    const info = { episode: 811, "moving average": 0.33333333333333337, note: "ok", window: [1, 2] };
+    expect(infoReadoutRows(12, 41, info, true)).toEqual([
+      { key: "position", value: "12 / 40" },
+      { key: "episode", value: 811 },
+      { key: "moving average", value: 0.33333333333333337 },
+      { key: "note", value: "ok" },
+      { key: "window", value: [1, 2] },
+    ]);
   });
 
   it("says nothing of actions, rewards or returns", () => {
-    const text = formatInfoReadout(3, 10, { episode: 2 }, true);
+    const text = lines(infoReadoutRows(3, 10, { episode: 2 }, true));
     expect(text).not.toMatch(/action|reward|return|terminated/);
   });
 
   it("waits for the position's info", () => {
-    expect(formatInfoReadout(3, 10, undefined, false)).toBe("position 3 / 9\n…");
+    expect(lines(infoReadoutRows(3, 10, undefined, false))).toBe("position: 3 / 9\ninfo: …");
   });
 });

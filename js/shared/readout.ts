@@ -1,8 +1,13 @@
 /**
- * The text readout of the current position. Written with `textContent` only:
- * infos and action names come from user data and must never become HTML.
+ * The readout of the current position: key-value rows (a definition list laid out as
+ * two columns), the info dict as a tree that opens (`<details>`) with a one-line
+ * preview. Written with `textContent` only: infos and action names come from user
+ * data and must never become HTML. Reward and return are printed to one precision
+ * across the episode (`commonDecimals` of their series), so that stepping never
+ * changes the number of decimals (0.036 beside 0.0454).
  */
-import { formatNumber, roundedJson } from "./numbers.ts";
+import { el } from "./dom.ts";
+import { commonDecimals, formatNumber, roundedJson } from "./numbers.ts";
 import type { Series } from "./series.ts";
 import type { StepMeta } from "./types.ts";
 
@@ -19,19 +24,35 @@ export interface ReadoutFields {
   info: unknown;
   /** False while the position's chunk (which carries its info) has not arrived. */
   infoLoaded: boolean;
+  /** The decimals of the reward and return across the episode, where its series are known. */
+  decimals?: { reward: number; return: number };
+}
+
+/** A row of the readout: a key and its value, text or an object drawn as a tree (an info). */
+export interface ReadoutRow {
+  key: string;
+  value: unknown;
 }
 
 const flag = (value: boolean | undefined): string => (value === undefined ? "-" : String(value));
 
-export function formatReadout(f: ReadoutFields): string {
+function fixed(x: number | undefined, decimals: number | undefined): string {
+  if (x === undefined || decimals === undefined || !Number.isFinite(x)) return formatNumber(x);
+  return x.toFixed(decimals);
+}
+
+/** The rows of an env step: t / T, action, reward, return, how it ended, its info. */
+export function readoutRows(f: ReadoutFields): ReadoutRow[] {
+  const nonFinite = f.reward !== undefined && !Number.isFinite(f.reward);
   return [
-    `t = ${f.t} / ${f.T}`,
-    `action: ${f.action}`,
-    `reward: ${formatNumber(f.reward)}${f.reward !== undefined && !Number.isFinite(f.reward) ? " (not a finite number: left out of the return)" : ""}`,
-    `return: ${formatNumber(f.return)}`,
-    `terminated: ${flag(f.terminated)}  truncated: ${flag(f.truncated)}`,
-    `info: ${f.infoLoaded ? roundedJson(f.info) : "…"}`,
-  ].join("\n");
+    { key: "t", value: `${f.t} / ${f.T}` },
+    { key: "action", value: f.action === "" ? "-" : f.action },
+    { key: "reward", value: `${fixed(f.reward, f.decimals?.reward)}${nonFinite ? " (not a finite number: left out of the return)" : ""}` },
+    { key: "return", value: fixed(f.return, f.decimals?.return) },
+    { key: "terminated", value: flag(f.terminated) },
+    { key: "truncated", value: flag(f.truncated) },
+    { key: "info", value: f.infoLoaded ? f.info : "…" },
+  ];
 }
 
 /**
@@ -70,6 +91,7 @@ export function readoutFields(
     return { t, T, action: actionText(t, meta, series, names), reward, return: values.return, terminated, truncated, info: meta?.info, infoLoaded: true };
   }
   const T = series.rewards.length > 0 ? series.rewards.length : Math.max(0, length - 1);
+  const decimals = series.rewards.length > 0 ? { reward: columnDecimals(series.rewards), return: columnDecimals(series.returns) } : undefined;
   const outcome = Math.min(t, T - 1);
   const bool = (values: Float64Array) => (outcome >= 0 && outcome < values.length ? values[outcome] !== 0 : undefined);
   return {
@@ -82,44 +104,85 @@ export function readoutFields(
     truncated: bool(series.truncated),
     info: meta?.info,
     infoLoaded: meta !== undefined,
+    decimals,
   };
 }
 
-/**
- * The readout of a position that is not an env step (a training snapshot): the
- * position, then its info's entries one a line (numbers rounded, null as "-"), so
- * that it says nothing of actions or rewards that are not there. "…" until the
- * position's chunk (which carries its info) arrives.
- */
-export function formatInfoReadout(t: number, length: number, info: unknown, infoLoaded: boolean): string {
-  const lines = [`position ${t} / ${Math.max(0, length - 1)}`];
-  if (!infoLoaded) lines.push("…");
-  else if (info !== null && typeof info === "object" && !Array.isArray(info)) {
-    for (const [key, value] of Object.entries(info)) lines.push(`${key}: ${entryText(value)}`);
-  } else if (info !== undefined) lines.push(entryText(info));
-  return lines.join("\n");
+/** Each series' decimals, worked out once (a series is replaced, never changed, when it grows). */
+const decimalsOf = new WeakMap<Float64Array, number>();
+
+function columnDecimals(values: Float64Array): number {
+  let decimals = decimalsOf.get(values);
+  if (decimals === undefined) decimalsOf.set(values, (decimals = commonDecimals(values)));
+  return decimals;
 }
 
-function entryText(value: unknown): string {
-  if (value === null) return "-";
+/**
+ * The rows of a position that is not an env step (a training snapshot): the position,
+ * then its info's entries (numbers rounded, null as "-"), so that it says nothing of
+ * actions or rewards that are not there. "…" until the position's chunk (which carries
+ * its info) arrives.
+ */
+export function infoReadoutRows(t: number, length: number, info: unknown, infoLoaded: boolean): ReadoutRow[] {
+  const rows: ReadoutRow[] = [{ key: "position", value: `${t} / ${Math.max(0, length - 1)}` }];
+  if (!infoLoaded) rows.push({ key: "info", value: "…" });
+  else if (isRecord(info)) rows.push(...Object.entries(info).map(([key, value]) => ({ key, value })));
+  else if (info !== undefined) rows.push({ key: "info", value: info });
+  return rows;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
+
+/** A leaf of the tree as text: numbers rounded, strings as they are, null as "-". */
+function leafText(value: unknown): string {
+  if (value === null || value === undefined) return "-";
   if (typeof value === "number") return formatNumber(value);
   return typeof value === "string" ? value : roundedJson(value);
 }
 
 export class Readout {
-  readonly element: HTMLPreElement;
+  readonly element: HTMLDivElement;
+  /** The paths of the tree's branches the user opened: kept open from step to step. */
+  private readonly opened = new Set<string>();
 
   constructor(parent: HTMLElement) {
-    this.element = parent.appendChild(document.createElement("pre"));
-    this.element.className = "aw-readout";
+    this.element = parent.appendChild(el("div", "aw-readout"));
   }
 
   show(fields: ReadoutFields): void {
-    this.element.textContent = formatReadout(fields);
+    this.draw(readoutRows(fields));
   }
 
-  /** Position `t`'s info alone (see `formatInfoReadout`). */
+  /** Position `t`'s info alone (see `infoReadoutRows`). */
   showInfo(t: number, length: number, meta: StepMeta | undefined): void {
-    this.element.textContent = formatInfoReadout(t, length, meta?.info, meta !== undefined);
+    this.draw(infoReadoutRows(t, length, meta?.info, meta !== undefined));
+  }
+
+  private draw(rows: ReadoutRow[]): void {
+    const list = el("dl", "aw-readout-rows");
+    for (const row of rows) list.append(this.row(row.key, row.value, row.key));
+    this.element.replaceChildren(list);
+  }
+
+  /** A key and its value: text, or a branch that opens on the value's entries. */
+  private row(key: string, value: unknown, path: string): HTMLDivElement {
+    const row = el("div", "aw-readout-row");
+    row.appendChild(el("dt", "")).textContent = key;
+    const cell = row.appendChild(el("dd", ""));
+    const entries = value === null || typeof value !== "object" ? [] : Object.entries(value);
+    if (entries.length === 0) cell.textContent = leafText(value);
+    else cell.appendChild(this.branch(value, entries, path));
+    return row;
+  }
+
+  private branch(value: unknown, entries: [string, unknown][], path: string): HTMLDetailsElement {
+    const details = el("details", "aw-tree");
+    details.open = this.opened.has(path);
+    details.addEventListener("toggle", () => (details.open ? this.opened.add(path) : this.opened.delete(path)));
+    details.appendChild(el("summary", "aw-tree-preview")).textContent = roundedJson(value);
+    const list = details.appendChild(el("dl", "aw-readout-rows"));
+    for (const [key, item] of entries) list.append(this.row(key, item, `${path}.${key}`));
+    return details;
   }
 }

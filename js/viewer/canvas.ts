@@ -77,6 +77,7 @@ export class FrameCanvas {
   constructor(parent: HTMLElement) {
     this.element = parent.appendChild(document.createElement("canvas"));
     this.element.className = "aw-frame";
+    this.element.setAttribute("role", "img");
     this.context = this.element.getContext("2d")!;
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
     this.stopWatching = onAppearanceChange(() => {
@@ -93,10 +94,11 @@ export class FrameCanvas {
     this.applyCss();
   }
 
-  paint(frame: Frame): void {
+  /** Paints `frame`; `name` says which it is ("Frame at step 3 of 20"), for screen readers and tests. */
+  paint(frame: Frame, name: string): void {
     const wasMessage = this.message !== undefined;
     this.message = undefined;
-    this.element.setAttribute("aria-label", "the frame");
+    this.element.setAttribute("aria-label", name);
     this.resize(frame.width, frame.height);
     if (wasMessage) this.applyCss();
     this.context.putImageData(new ImageData(frame.rgba as Uint8ClampedArray<ArrayBuffer>, frame.width, frame.height), 0, 0);

@@ -123,7 +123,8 @@ class EpisodeView {
       (from, to, columns) => this.ranges.fetch(from, to, columns),
       (weight) => this.saveTrait("timeline_smoothing", weight),
     );
-    this.timeline.setNames(this.traits.timelineNames);
+    this.timeline.element.setAttribute("role", "img");
+    this.nameTimeline();
     this.showCurves();
     this.room = new FrameRoom(body, this.panels.element, () => this.onSize());
     this.status = this.root.appendChild(document.createElement("div"));
@@ -177,7 +178,7 @@ class EpisodeView {
     this.listen("change:length", () => this.onLength());
     this.listen("change:series", () => this.onSeries());
     this.listen("change:summary", () => this.onSeries());
-    this.listen("change:timeline_names", () => this.timeline.setNames(this.traits.timelineNames));
+    this.listen("change:timeline_names", () => this.nameTimeline());
     this.listen("change:timeline_rates", () => this.showCurves());
     this.listen("change:timeline_smoothing", () => this.showCurves());
     this.listen("change:action_names", () => this.showReadout());
@@ -273,7 +274,7 @@ class EpisodeView {
       this.canvas.placeholder(`no frame at step ${t}`);
       this.painted(t);
     } else if (frame !== undefined) {
-      this.canvas.paint(frame);
+      this.canvas.paint(frame, `Frame at step ${t} of ${this.traits.length - 1}`);
       if (frame.rgba.byteLength !== this.frameBytes) {
         this.frameBytes = frame.rgba.byteLength;
         this.store.fitPlayback(this.traits.fps, this.frameBytes);
@@ -310,6 +311,14 @@ class EpisodeView {
     this.paintedStep = t;
     // Requests held back so as not to slow this paint go now.
     if (this.source.held) this.plan();
+  }
+
+  /** The timeline's names for its series, in its legend and in its name for screen readers. */
+  private nameTimeline(): void {
+    const names = this.traits.timelineNames;
+    this.timeline.setNames(names);
+    const [reward, total, steps] = [names.reward ?? "reward", names.return ?? "return", names.steps ?? "steps"];
+    this.timeline.element.setAttribute("aria-label", `Timeline of ${reward} and ${total} over the ${steps} (click to go to one)`);
   }
 
   private showReadout(): void {

@@ -262,3 +262,10 @@ def test_a_comparison_keeps_every_step_of_its_long_episodes_for_its_shared_chart
 def test_bars_cards_share_one_scale_across_the_columns_unless_turned_off():
     assert CompareViewer([episode([0]), episode([1])]).shared_scales is True
     assert CompareViewer([episode([0]), episode([1])], shared_scales=False).shared_scales is False
+
+
+def test_a_plain_comparison_has_no_what_if_bar():
+    """Only ``what_if()`` sets the bar's state; a plain comparison's is None, not ``{}``."""
+    compare = CompareViewer({"a": episode([0, 1]), "b": episode([0, 2])})
+    assert compare.what_if is None
+    assert compare.get_state()["what_if"] is None

@@ -5,7 +5,9 @@ names and keys, and axe-core finds no accessibility violation in light or dark.
 
 One notebook shows a viewer with a bars panel, a comparison and a leaderboard (the
 scene every host is tested with), a viewer whose infos hold thirds, a TrainingViewer,
-a comparison whose columns' bars share a scale and a viewer of rewards of either sign.
+a comparison whose columns' bars share a scale, a viewer of rewards of either sign and
+a what-if comparison. Each widget is also looked at in a 420 px cell, where nothing
+may stick out of it.
 JupyterLab keeps the theme in its user settings, which the session's server shares:
 the module always leaves it light again.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +27,12 @@ from harness.appearance import (
     DARK,
     LIGHT,
     axe_violations,
+    broken_words,
+    canvas_names,
     canvas_size,
+    horizontal_overflow,
     parse_rgb,
+    set_cell_width,
     set_theme,
     text_pixels,
 )
@@ -37,16 +44,23 @@ from tests.e2e import scene
 pytestmark = pytest.mark.e2e
 
 # The cells:
-VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN, FRAMELESS, NOISY = range(1, 11)
+VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN, FRAMELESS, NOISY, WHAT_IF = range(
+    1, 12
+)
+ROOT = Path(__file__).resolve().parents[2]  # where the kernel finds tests.cartpole
 Q = {"NOOP": 0.1, "FIRE": 1 / 3, "UPRIGHTFIRE": -0.25, "LEFT": 0.6}
+WHY = (
+    "pole angle exceeded twelve degrees: episode terminated although the cart velocity "
+    "remained comfortably within its documented limits throughout"
+)
 GREEDY_Q, RANDOM_Q = {"LEFT": 0.609, "RIGHT": 0.2}, {"LEFT": 0.127, "RIGHT": 0.05}
 CELLS = [
     scene.SETUP + f"\nviewer.add_panel('Q', lambda step: {Q!r})",
     "viewer",
     "compare",
     "board.selected = [board.rows[0]['id']]\nboard",  # a ticked row, for its contrast
-    """EpisodeViewer(Rollout.from_arrays(frames=synthetic_frames(3), actions=[0, 1],
-    rewards=[1 / 3, 2 / 3], infos=[{"prob": 1 / 3}] * 3))""",
+    f"""EpisodeViewer(Rollout.from_arrays(frames=synthetic_frames(3), actions=[0, 1],
+    rewards=[1 / 3, 2 / 3], infos=[{{"prob": 1 / 3, "why": {WHY!r}}}] * 3))""",
     """import gymnasium as gym
 from agent_widget.agents import QLearning
 from agent_widget.gridworld import TrainingViewer
@@ -71,6 +85,12 @@ EpisodeViewer(track, height=250)""",
     # spans several rewards, drawn as a bar from their least to their greatest.
     """EpisodeViewer(Rollout.from_arrays(observations=np.zeros((2001, 2)), actions=[0] * 2000,
     rewards=np.random.default_rng(0).normal(0.1, 1, 2000)))""",
+    f"""sys.path.insert(0, {str(ROOT)!r})
+from agent_widget import record, what_if
+from tests.cartpole import balance, cartpole
+branching = what_if(record(cartpole(), balance, seed=3, max_steps=40, agent="pd"),
+                    env=cartpole, policy=balance)
+branching""",
 ]
 WIDTHS = [1400, 700]  # the page's width, px
 
@@ -279,12 +299,57 @@ def test_the_series_are_painted_in_the_themes_own_colours(notebook, strip):
         set_theme(notebook, LIGHT)
 
 
+def test_each_comparison_column_is_marked_in_its_runs_line_colour(notebook):
+    """A column's top edge and its title's dot are its line's colour in the chart and
+    the legend, in either theme."""
+    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
+    root = cell(notebook, COMPARE, ".aw-compare")
+    try:
+        for theme, name in [(DARK, "dark"), (LIGHT, "light")]:
+            set_theme(notebook, theme)
+            lines = SERIES["comparison chart"][name]
+            expected = [
+                f"rgb({', '.join(str(int(c[i : i + 2], 16)) for i in (1, 3, 5))})"
+                for c in (lines["long"], lines["short"])
+            ]
+            notebook.wait_for(
+                """([root, expected]) => [...root.querySelectorAll(".aw-compare-grid > .aw-cell")]
+                    .every((cell, i) => getComputedStyle(cell).borderTopColor === expected[i]
+                        && getComputedStyle(cell.querySelector(".aw-title"), "::before")
+                            .backgroundColor === expected[i])""",
+                [root.element_handle(), expected],
+                what=f"the columns marked {expected} in the {name} theme",
+            )
+    finally:
+        set_theme(notebook, LIGHT)
+
+
 def test_the_readout_prints_numbers_to_a_readable_precision(notebook):
+    """Rewards of 1/3 and 2/3: three significant digits of the smallest, at every step."""
     view = notebook.view(THIRDS)
     view.wait_painted(0)
     notebook.wait_until(lambda: '"prob"' in view.readout(), what="the info to arrive")
-    assert 'info: {"prob":0.3333}' in view.readout()
+    assert 'info: {"prob":0.3333,"why":"' in view.readout()
     assert "0.33333" not in view.readout()
+    assert "reward: 0.333\nreturn: 0.000\n" in view.readout()
+    view.press("ArrowRight")
+    view.wait_painted(1)
+    assert "reward: 0.667\nreturn: 0.333\n" in view.readout()
+
+
+def test_the_readouts_info_is_a_tree_that_stays_open_from_step_to_step(notebook):
+    view = notebook.view(THIRDS)
+    view.press("Home")
+    view.wait_painted(0)
+    tree = view.root.locator(".aw-readout details.aw-tree")
+    tree.locator("summary").click()
+    leaf = tree.locator(".aw-readout-row").first
+    assert leaf.locator("dt").inner_text() == "prob"
+    assert leaf.locator("dd").inner_text() == "0.3333"
+    view.press("ArrowRight")
+    view.wait_painted(1)
+    assert view.root.locator(".aw-readout details.aw-tree[open]").count() == 1
+    assert view.root.locator(".aw-readout .aw-readout-row dd").last.inner_text() == WHY
 
 
 def test_the_step_slider_is_named_and_the_keys_are_listed_in_a_help_tooltip(notebook):
@@ -363,6 +428,7 @@ WIDGETS = {
     "leaderboard": (BOARD, ".aw-leaderboard"),
     "training": (TRAINING, ".aw-training"),
     "shared scales": (SHARED, ".aw-compare"),
+    "what-if": (WHAT_IF, ".aw-compare"),
 }
 
 
@@ -374,13 +440,80 @@ def test_axe_finds_no_accessibility_violation_in_any_widget(notebook, theme, wid
     set_theme(notebook, theme)
     try:
         violations = {
-            widget: axe_violations(notebook, cell(notebook, index, selector))
+            widget: axe_violations(cell(notebook, index, selector))
             for widget, (index, selector) in WIDGETS.items()
         }
     finally:
         set_theme(notebook, LIGHT)
     found = [f"{widget}: {line}" for widget, lines in violations.items() for line in lines]
     assert not found, "\n".join(found)
+
+
+def test_in_a_420_px_cell_no_widget_sticks_out_nor_breaks_a_word(notebook):
+    """A widget fits its cell across: nothing pushes past its edge (wide tables scroll
+    inside their own box), nor is it wider than the cell. The readouts wrap between
+    words, an info's long sentence (opened in its tree) included."""
+    size = notebook.page.viewport_size
+    thirds = notebook.view(THIRDS).root
+    tree = thirds.locator(".aw-readout details.aw-tree")
+    if tree.get_attribute("open") is None:
+        tree.locator("summary").click()
+    widgets = {**WIDGETS, "thirds": (THIRDS, ".agent-widget")}
+    try:
+        set_cell_width(notebook, cell(notebook, VIEWER, ".agent-widget"), 420)
+        fits = {
+            widget: horizontal_overflow(cell(notebook, index, selector))
+            for widget, (index, selector) in widgets.items()
+        }
+        broken = {
+            widget: broken_words(cell(notebook, index, selector), ".aw-readout")
+            for widget, (index, selector) in widgets.items()
+        }
+        assert thirds.locator(".aw-readout .aw-tree dd").last.inner_text() == WHY
+    finally:
+        notebook.page.set_viewport_size(size)
+    assert not any(broken.values()), broken
+    out = {
+        widget: fit
+        for widget, fit in fits.items()
+        if fit["scrollWidth"] > fit["clientWidth"] or fit["width"] > fit["cell"]
+    }
+    assert not out, out
+
+
+def test_every_canvas_is_a_named_picture(notebook):
+    """Frames, timelines, bars, charts and legend swatches say what they show."""
+    view = notebook.view(VIEWER)
+    view.wait_card("Q", view.painted_step(), "bars")
+    unnamed = {
+        widget: [
+            c
+            for c in canvas_names(cell(notebook, index, selector))
+            if c["role"] != "img" or not c["label"]
+        ]
+        for widget, (index, selector) in WIDGETS.items()
+    }
+    assert not any(unnamed.values()), unnamed
+    step = view.painted_step()
+    names = {c["class"]: c["label"] for c in canvas_names(view.root)}
+    assert names["aw-frame"] == f"Frame at step {step} of {scene.N - 1}"
+    assert names["aw-bars"] == f"Bars of panel Q at step {step}"
+    timeline = "Timeline of reward and return over the steps (click to go to one)"
+    assert names["aw-timeline"] == timeline
+
+
+def test_card_buttons_and_the_panels_menu_say_what_they_do_to_which_panel(notebook):
+    card = notebook.view(VIEWER).card("Q")
+    for action in ["Move panel Q up", "Move panel Q down", "Collapse panel Q", "Hide panel Q"]:
+        assert card.get_by_role("button", name=action, exact=True).count() == 1, action
+    card.get_by_role("button", name="Collapse panel Q").click()
+    expand = card.get_by_role("button", name="Expand panel Q", exact=True)
+    assert expand.get_attribute("title") == "Expand panel Q"
+    expand.click()
+    menu = notebook.view(VIEWER).root.get_by_role(
+        "checkbox", name="Show panel Q", exact=True, include_hidden=True
+    )
+    assert menu.count() == 1
 
 
 def painted_bar_widths(canvas: Locator) -> list[int]:
@@ -511,7 +644,7 @@ def test_the_training_viewer_reads_out_episode_return_and_success_rate(notebook)
     view.wait_painted(100)
     notebook.wait_until(lambda: "episode:" in view.readout(), what="the info to arrive")
     readout = view.readout()
-    assert readout.startswith("position 100 / 200\nepisode: 99\nreturn: ")
+    assert readout.startswith("position: 100 / 200\nepisode: 99\nreturn: ")
     assert "success rate: " in readout
     for field in ["action:", "reward:", "terminated:"]:
         assert field not in readout

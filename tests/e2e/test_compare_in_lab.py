@@ -184,3 +184,10 @@ def test_a_diff_panel_compares_both_episodes_at_each_shared_step(notebook, root,
         assert views[0].card("actions").count() == 0  # the card is in b's viewer only
     finally:
         notebook.execute('compare.remove_panel("actions")')
+
+
+def test_a_plain_comparison_shows_no_what_if_bar(root):
+    """The bar is what_if()'s alone (test_what_if_in_lab sees it there)."""
+    bar = root.locator(".aw-what-if")
+    assert bar.count() == 1
+    assert not bar.is_visible()

@@ -1,5 +1,6 @@
-"""The run library's leaderboard in a real JupyterLab: text-only table, sorting, filtering,
-and ticked runs opening side by side."""
+"""The run library's leaderboard in a real JupyterLab: text-only table, rows in the
+sorted column's order (grouped only when asked), filtering, and ticked runs opening
+side by side."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator
 
+from harness.appearance import horizontal_overflow, set_cell_width
 from harness.lab import Notebook, Server, opened
 from tests.e2e.episodes import frame_digests, synthetic_frames
 
@@ -34,6 +36,7 @@ def episode(n, reward):
 lib = RunLibrary(tempfile.mkdtemp())
 lib.add([episode(20, 1.0)], algorithm="dqn", run="fast", params={{"lr": 0.01}})
 lib.add([episode(30, 0.5)], algorithm="dqn", run="slow", params={{"lr": 0.001}})
+lib.add([episode(25, 0.7)], algorithm="ppo", run="mid")
 lib.add([episode(10, 0.0)], algorithm="random", run={MARKUP!r})
 board = lib.leaderboard()""",
     "board",
@@ -60,13 +63,42 @@ def table(root: Locator) -> list[list[str]]:
     )
 
 
-def test_runs_are_listed_grouped_by_env_and_algorithm_best_return_first(notebook):
-    rows = table(board(notebook))
-    assert rows[0] == ["Synthetic-v0 · dqn (2 runs)"]
-    assert [r[1] for r in rows[1:3]] == ["fast", "slow"]  # returns 19 and 14.5
-    assert rows[1][1:5] == ["fast", "1", "19.0 ± 0.0", "-"]  # one decimal, as 14.5 needs
-    assert rows[2][3] == "14.5 ± 0.0"
-    assert rows[3] == ["Synthetic-v0 · random (1 run)"]
+def sorted_by(root: Locator) -> dict[str, str]:
+    """Each header's text and its aria-sort."""
+    return dict(
+        root.locator("thead th.aw-sortable").evaluate_all(
+            "(ths) => ths.map((th) => [th.textContent, th.getAttribute('aria-sort')])"
+        )
+    )
+
+
+def test_rows_follow_the_sorted_column_across_the_whole_table(notebook):
+    """Best return first whatever the algorithm: 19 (dqn), 16.8 (ppo), 14.5 (dqn), 0."""
+    root = board(notebook)
+    rows = table(root)
+    assert [r[1] for r in rows] == ["fast", "mid", "slow", MARKUP]
+    # run, env, algorithm, episodes, return (one decimal, as 14.5 needs), success
+    assert rows[0][1:7] == ["fast", "Synthetic-v0", "dqn", "1", "19.0 ± 0.0", "-"]
+    assert [r[5] for r in rows[1:3]] == ["16.8 ± 0.0", "14.5 ± 0.0"]
+    headers = sorted_by(root)
+    assert headers.pop("return (mean ± std) ▼") == "descending"
+    assert set(headers.values()) == {"none"}
+
+
+def test_grouping_is_a_choice_of_the_table_and_of_python(notebook):
+    root = board(notebook)
+    root.locator("select.aw-group-by").select_option("algorithm")
+    notebook.wait_until(
+        lambda: notebook.python("board.group_by") == "algorithm", what="board.group_by"
+    )
+    rows = table(root)
+    assert [r[0] if len(r) == 1 else r[1] for r in rows] == [
+        *["dqn (2 runs)", "fast", "slow"],
+        *["ppo (1 run)", "mid", "random (1 run)", MARKUP],
+    ]
+    notebook.execute("board.group_by = None")
+    notebook.wait_until(lambda: len(table(root)) == 4, what="the groups' headers to go")
+    assert root.locator("select.aw-group-by").input_value() == ""
 
 
 def test_numbers_are_right_aligned_and_every_control_has_a_name(notebook):
@@ -74,8 +106,8 @@ def test_numbers_are_right_aligned_and_every_control_has_a_name(notebook):
     aligns = root.locator("tbody tr.aw-run").first.evaluate(
         "(tr) => [...tr.cells].map((c) => getComputedStyle(c).textAlign)"
     )
-    assert aligns[2:6] == ["right"] * 4  # episodes, return, success, steps
-    assert aligns[1] in ("left", "start")
+    assert aligns[4:8] == ["right"] * 4  # episodes, return, success, steps
+    assert {*aligns[1:4]} <= {"left", "start"}  # run, env, algorithm
     assert root.locator("input.aw-filter").get_attribute("aria-label")
     names = root.locator("input.aw-tick").evaluate_all(
         "(boxes) => boxes.map((b) => b.getAttribute('aria-label'))"
@@ -85,30 +117,33 @@ def test_numbers_are_right_aligned_and_every_control_has_a_name(notebook):
 
 def test_names_from_the_library_are_shown_as_text_never_as_markup(notebook):
     rows = table(board(notebook))
-    assert rows[4][1] == MARKUP
+    assert rows[3][1] == MARKUP
     assert board(notebook).locator("tbody img").count() == 0
     assert notebook.page.evaluate("() => window.__awInjected") is None
 
 
 def test_clicking_a_column_header_sorts_by_it(notebook):
+    """Steps 29 (slow), 24 (mid), 19 (fast), 9; the header's button takes keys too."""
     root = board(notebook)
-    steps = root.locator("th", has_text="steps")
+    steps = root.get_by_role("button", name="steps", exact=True)
     steps.click()  # numbers sort largest first
-    assert [r[1] for r in table(root)[1:3]] == ["slow", "fast"]
-    assert steps.get_attribute("aria-sort") == "descending"
-    steps.click()
-    assert [r[1] for r in table(root)[1:3]] == ["fast", "slow"]
+    assert [r[1] for r in table(root)] == ["slow", "mid", "fast", MARKUP]
+    assert sorted_by(root)["steps ▼"] == "descending"
+    root.get_by_role("button", name="steps", exact=True).press("Enter")
+    assert [r[1] for r in table(root)] == [MARKUP, "fast", "mid", "slow"]
+    headers = sorted_by(root)
+    assert headers.pop("steps ▲") == "ascending"
+    assert set(headers.values()) == {"none"}
+    root.get_by_role("button", name="return (mean ± std)", exact=True).click()
 
 
 def test_the_filter_keeps_matching_runs_only(notebook):
     root = board(notebook)
     root.locator("input.aw-filter").fill("lr=0.001")
     rows = table(root)
-    assert len(rows) == 2
-    assert rows[0] == ["Synthetic-v0 · dqn (1 run)"]
-    assert rows[1][1] == "slow"
+    assert [r[1] for r in rows] == ["slow"]
     root.locator("input.aw-filter").fill("")
-    assert len(table(root)) == 5
+    assert len(table(root)) == 4
 
 
 def test_ticked_runs_open_side_by_side_under_the_table(notebook):
@@ -143,4 +178,19 @@ def test_ticked_runs_open_side_by_side_under_the_table(notebook):
 
 
 def test_displaying_the_library_shows_its_leaderboard(notebook):
-    assert len(table(board(notebook, DISPLAYED))) == 5
+    assert len(table(board(notebook, DISPLAYED))) == 4
+
+
+def test_in_a_420_px_cell_the_table_scrolls_inside_its_own_box(notebook):
+    root = board(notebook)
+    size = notebook.page.viewport_size
+    try:
+        set_cell_width(notebook, root, 420)
+        fit = horizontal_overflow(root)
+        assert fit["scrollWidth"] <= fit["clientWidth"], fit
+        assert fit["width"] <= fit["cell"], fit
+        scroll = root.locator(".aw-table-scroll")
+        widths = scroll.evaluate("(el) => [el.scrollWidth, el.clientWidth]")
+        assert widths[0] > widths[1]  # the table is wider: its box scrolls
+    finally:
+        notebook.page.set_viewport_size(size)

@@ -11,7 +11,7 @@ import pytest
 from harness.lab import Notebook, Server, opened
 from tests.e2e.test_leaderboard_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
-    test_runs_are_listed_grouped_by_env_and_algorithm_best_return_first,
+    test_rows_follow_the_sorted_column_across_the_whole_table,
     test_ticked_runs_open_side_by_side_under_the_table,
 )
 

@@ -92,7 +92,7 @@ def test_a_long_episode_sends_its_timeline_as_a_summary_and_its_readout_with_its
     view.wait_painted(43_219)
     notebook.wait_until(lambda: "return: 4321" in view.readout(), what="the readout's return")
     readout = view.readout()
-    assert "t = 43219 / 100000" in readout, readout
+    assert "t: 43219 / 100000" in readout, readout
     assert "reward: 1" in readout, readout
     assert "action: 3 (FIRE)" in readout, readout  # 43219 % 4, with its name
 

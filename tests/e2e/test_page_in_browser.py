@@ -18,6 +18,7 @@ import pytest
 from playwright.sync_api import Page, Route
 
 from agent_widget import CompareViewer, EpisodeViewer, Rollout, record
+from harness.appearance import axe_violations, canvas_names
 from harness.lab import View, rgb_sha256
 from tests.e2e.episodes import SCRIPT_NOTE, frame_digests, synthetic_episode, synthetic_frames
 
@@ -296,5 +297,66 @@ def test_what_went_wrong_at_a_step_is_shown_at_that_step(new_page, tmp_path):
         canvas = view.canvas()
         assert (canvas["width"], canvas["height"]) == (30, 20)
         assert canvas["sha256"] == rgb_sha256(frames[9])
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("widget", ["viewer", "comparison"])
+def test_the_page_plays_at_the_widgets_own_speed(new_page, tmp_path, widget):
+    """A page of a viewer set to 12 fps starts at 12 fps, not at a default."""
+    rollout = synthetic_episode(20)
+    made = EpisodeViewer(rollout) if widget == "viewer" else CompareViewer([rollout])
+    made.fps = 12  # as a user sets it after display: the page reads the trait as it is
+    path = made.to_html(tmp_path / "speed.html", progress=False)
+    page = new_page()
+    try:
+        opened = OpenedPage(page, path.as_uri())
+        # The comparison's own box: its children's are hidden, driven by it.
+        shown = "div.aw-shared input.aw-fps" if widget == "comparison" else "input.aw-fps"
+        fps = page.locator(shown)
+        fps.wait_for()
+        opened.wait_for("(el) => el.value !== ''", fps.element_handle(), what="the fps box")
+        assert fps.input_value() == "12"
+    finally:
+        page.close()
+
+
+def test_axe_finds_no_violation_and_every_control_and_picture_is_named(opened):
+    """The page has one theme of its own (light): axe over the whole viewer, then the
+    names a screen reader reads for the card buttons, the panels menu and the canvases."""
+    page, view, _ = opened
+    view.wait_card("q", 0, "bars")
+    assert axe_violations(view.root) == []
+    for action in ["Move panel q up", "Move panel q down", "Collapse panel q", "Hide panel q"]:
+        assert view.card("q").get_by_role("button", name=action, exact=True).count() == 1
+    menu = view.root.get_by_role("checkbox", name="Show panel q", exact=True, include_hidden=True)
+    assert menu.count() == 1
+    canvases = {c["class"]: c for c in canvas_names(view.root)}
+    assert all(c["role"] == "img" and c["label"] for c in canvases.values()), canvases
+    assert canvases["aw-frame"]["label"] == f"Frame at step 0 of {N - 1}"
+    assert canvases["aw-bars"]["label"] == "Bars of panel q at step 0"
+    assert canvases["aw-timeline"]["label"].startswith("Timeline of reward and return")
+    assert page.requests() == []
+
+
+def test_a_comparison_page_has_no_axe_violation_and_names_its_lines(new_page, tmp_path):
+    frames = synthetic_frames(20)
+    runs = {name: Rollout.from_arrays(frames=frames, actions=np.zeros(19, int)) for name in "ab"}
+    path = CompareViewer(runs).to_html(tmp_path / "compare.html", progress=False)
+    page = new_page()
+    try:
+        opened = OpenedPage(page, path.as_uri())
+        View(opened, page.locator("div.agent-widget").nth(1)).wait_painted(0)
+        root = page.locator("div.aw-compare")
+        assert axe_violations(root) == []
+        shared = {c["class"]: c for c in canvas_names(root.locator(".aw-shared"))}
+        assert shared["aw-compare-chart"]["role"] == "img"
+        chart = shared["aw-compare-chart"]["label"]
+        assert chart == "Returns of a, b by step (click to go to a step)"
+        swatches = root.locator(".aw-legend").get_by_role("img")
+        assert swatches.evaluate_all("(s) => s.map((e) => e.getAttribute('aria-label'))") == [
+            "Line of a in the returns chart",
+            "Line of b in the returns chart",
+        ]
     finally:
         page.close()

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import traitlets
 
 from agent_widget.compare import CompareViewer
 from agent_widget.episodes import Rollout
@@ -32,6 +33,17 @@ def test_the_rows_are_the_library_table(lib):
     board = Leaderboard(lib)
     assert board.rows == lib.table()
     assert [r["id"] for r in board.rows] == ["Grid-v0/random/b", "Grid-v0/sarsa/a"]
+
+
+def test_rows_are_grouped_only_when_asked_and_the_front_end_may_change_it(lib):
+    """Ungrouped by default: the rows follow the sorted column across the table."""
+    assert Leaderboard(lib).group_by is None
+    assert lib.leaderboard(group_by="env").group_by == "env"
+    board = Leaderboard(lib, group_by="algorithm")
+    board.set_state({"group_by": None})
+    assert board.group_by is None
+    with pytest.raises(traitlets.TraitError):
+        Leaderboard(lib, group_by="run")
 
 
 def test_runs_that_cannot_be_read_are_listed_not_hidden(lib):
