@@ -43,7 +43,7 @@ def assert_same_episode(rollout: Rollout, single: Rollout, *, last_frame: bool =
         np.testing.assert_array_equal(rollout.frames[t], single.frames[t])
     if not last_frame:
         assert rollout.frames[-1].shape == (0, 0, 3)  # missing, as the format keeps it
-        assert rollout.infos[-1]["no_frame"].startswith("terminal observation, no frame")
+        assert rollout.infos[-1]["no_frame"].startswith("terminal observation: ")
 
 
 def sb3_cartpoles(kind: type, num_envs: int):
