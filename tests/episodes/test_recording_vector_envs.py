@@ -102,6 +102,10 @@ def test_five_episodes_over_two_sb3_sub_envs_are_split_two_and_three():
     for rollout, single in zip(rollouts, singles, strict=True):
         assert rollout.terminated[-1]  # whole episodes, none cut
         assert_same_episode(rollout, single, last_frame=False)
+    with pytest.raises(ValueError, match="has no seed"):  # a later episode: no seed to replay
+        rollouts[1].branch(2, 0, env=cartpole(), policy=lean)
+    first_branched = rollouts[0].branch(2, 0, env=cartpole(), policy=lean)
+    np.testing.assert_array_equal(first_branched.observations[:3], rollouts[0].observations[:3])
 
 
 @pytest.mark.parametrize(
