@@ -11,9 +11,15 @@ import pytest
 from gymnasium.vector import AutoresetMode
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_atari_env
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecFrameStack
+from stable_baselines3.common.vec_env import (
+    DummyVecEnv,
+    SubprocVecEnv,
+    VecFrameStack,
+    VecTransposeImage,
+)
 
-from agent_widget.episodes import Rollout, record, record_vector
+from agent_widget.episodes import Rollout, load, record, record_vector
+from agent_widget.format._lazy_columns import StoredFrames
 from tests.cartpole import cartpole, lean
 
 gym.register_envs(ale_py)
@@ -106,6 +112,23 @@ def test_five_episodes_over_two_sb3_sub_envs_are_split_two_and_three():
         rollouts[1].branch(2, 0, env=cartpole(), policy=lean)
     first_branched = rollouts[0].branch(2, 0, env=cartpole(), policy=lean)
     np.testing.assert_array_equal(first_branched.observations[:3], rollouts[0].observations[:3])
+
+
+def test_sb3_episodes_written_to_files_keep_the_missing_last_frame(tmp_path):
+    """Each episode in its own file as it is recorded; longer than a chunk (16
+    positions), so the missing frame is written by the chunked writer."""
+    venv = sb3_cartpoles(DummyVecEnv, 2)
+
+    rollouts = record_vector(venv, lean_rows, seed=30, episodes=3, directory=tmp_path)
+
+    files = sorted(tmp_path.glob("episode-*.rollout"))  # numbered as the episodes began
+    assert [p.name for p in files] == [f"episode-00{k}.rollout" for k in range(3)]
+    assert any(r.num_positions > 16 for r in rollouts)
+    singles = single_env_episodes(lean, 30, 1) + single_env_episodes(lean, 31, 2)
+    for rollout, file, single in zip(rollouts, files, singles, strict=True):
+        assert isinstance(rollout.frames, StoredFrames)  # read back from its file
+        assert_same_episode(rollout, single, last_frame=False)
+        assert_same_episode(load(file), single, last_frame=False)
 
 
 @pytest.mark.parametrize(
@@ -212,3 +235,36 @@ def test_atari_frames_are_the_screen_and_observations_the_stacked_ones():
         np.testing.assert_array_equal(first.frames[t], screens[1][t])
     assert first.frames[n].shape == (0, 0, 3)
     np.testing.assert_array_equal(second.frames[0], screens[1][n])  # the next start's
+
+
+def test_a_transposed_image_vec_env_records_the_same_episode_channels_first():
+    def policy(obs):
+        return np.full(len(obs), 2)
+
+    plain = record_vector(pong(2), policy, episodes=1)
+    transposed = record_vector(VecTransposeImage(pong(2)), policy, episodes=1)
+
+    assert [r.metadata["sub_env"] for r in transposed] == [1]  # (1 + i) // 2: [0, 1]
+    channels_first = np.asarray(transposed[0].observations)
+    assert channels_first.shape[1:] == (4, 84, 84)
+    np.testing.assert_array_equal(
+        channels_first, np.moveaxis(np.asarray(plain[0].observations), -1, 1)
+    )
+    np.testing.assert_array_equal(transposed[0].actions, plain[0].actions)
+
+
+def test_an_error_in_the_policy_keeps_the_sb3_episodes_so_far():
+    calls = []
+
+    def failing(obs):
+        calls.append(obs)
+        if len(calls) == 5:
+            raise RuntimeError("policy broke")
+        return lean_rows(obs)
+
+    with pytest.raises(RuntimeError, match="policy broke") as caught:
+        record_vector(sb3_cartpoles(DummyVecEnv, 2), failing, seed=0)
+
+    kept = caught.value.rollouts
+    assert [r.num_steps for r in kept] == [4, 4]
+    assert all(r.truncated[-1] and r.frames[-1].shape == (400, 600, 3) for r in kept)
