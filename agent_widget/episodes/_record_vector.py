@@ -161,7 +161,7 @@ class _Recording:
     def _start(self, i: int, start: Start) -> None:
         """Sub-env ``i``'s next episode, if it is to give one more."""
         n = len(self.finished[i])
-        if self.current[i] is not None or n >= self.targets[i]:
+        if n >= self.targets[i]:
             return
         episode_metadata = base_metadata(
             self.env_id,
