@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displaySize } from "./canvas.ts";
+import { displaySize, missingFrameMessage } from "./canvas.ts";
 
 describe("displaySize", () => {
   it("scales small frames up by a whole factor to about 400 px tall", () => {
@@ -62,5 +62,18 @@ describe("displaySize at a device pixel ratio", () => {
   it("keeps a height or a fractional scale as asked", () => {
     expect(displaySize(160, 210, { height: 105, scale: 0 }, 1.25)).toEqual({ width: 80, height: 105 });
     expect(displaySize(160, 210, { height: 0, scale: 1.5 }, 1.25)).toEqual({ width: 240, height: 315 });
+  });
+});
+
+describe("missingFrameMessage", () => {
+  it("says why a frame is missing when the position's info tells", () => {
+    const info = { no_frame: "terminal observation: the vector env reset this sub-env in the step", lives: 0 };
+    expect(missingFrameMessage(12, info)).toBe("terminal observation, no frame at step 12");
+  });
+
+  it("says only that it is missing otherwise", () => {
+    for (const info of [undefined, null, {}, { no_frame: 3 }, { no_frame: "" }, "text"]) {
+      expect(missingFrameMessage(6, info)).toBe("no frame at step 6");
+    }
   });
 });

@@ -65,6 +65,18 @@ export function displaySize(width: number, height: number, options: SizeOptions,
   return { width: width * factor, height: height * factor };
 }
 
+/**
+ * What the canvas says at a position with no frame. A recorder that knows why puts a
+ * reason in the position's info as `no_frame`, "<what>: <why>" (SB3's vector envs: the
+ * terminal observation, whose frame is the next episode's start); the canvas says the
+ * <what> in one short line, and the readout shows the whole info.
+ */
+export function missingFrameMessage(t: number, info: unknown): string {
+  const reason = info !== null && typeof info === "object" ? (info as Record<string, unknown>).no_frame : undefined;
+  const what = typeof reason === "string" ? reason.split(":", 1)[0].trim() : "";
+  return what === "" ? `no frame at step ${t}` : `${what}, no frame at step ${t}`;
+}
+
 export class FrameCanvas {
   readonly element: HTMLCanvasElement;
   private readonly context: CanvasRenderingContext2D;

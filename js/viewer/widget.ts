@@ -6,7 +6,7 @@
  * Example (what anywidget does with this module):
  *   const cleanup = widget.render({ model, el });  // ... later: cleanup()
  */
-import { FrameCanvas } from "./canvas.ts";
+import { FrameCanvas, missingFrameMessage } from "./canvas.ts";
 import { Controls } from "../shared/controls.ts";
 import { DecodeAhead } from "../frames/decoding.ts";
 import { NO_ANSWER, NoAnswer } from "../shared/no-answer.ts";
@@ -271,7 +271,7 @@ class EpisodeView {
     }
     const frame = this.store.frameNow(t);
     if (frame === null) {
-      this.canvas.placeholder(`no frame at step ${t}`);
+      this.canvas.placeholder(missingFrameMessage(t, this.store.meta(t)?.info));
       this.painted(t);
     } else if (frame !== undefined) {
       this.canvas.paint(frame, `Frame at step ${t} of ${this.traits.length - 1}`);
