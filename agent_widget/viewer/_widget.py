@@ -87,8 +87,10 @@ class EpisodeViewer(
         panel_cache_bytes: bound of the cache of panel results (per viewer).
         embed_bytes: how much of the first frames the widget's state carries (the
             ``embedded`` trait), for notebooks saved with their widget state to show
-            without a kernel (64 KiB: 1,000 Pong steps; the first chunk goes up to
-            1 MiB whatever the budget); 0 carries none.
+            without a kernel (16 KiB: ~250 Pong steps; the first chunk goes up to
+            256 KiB whatever the budget); 0 carries none. A saved notebook holds
+            this for each viewer: raise it (``embed_bytes=2**20``) for one that
+            should play further without a kernel, or share ``to_html()`` instead.
         full_series: send every step's series with the widget's state whatever the
             episode's length (a comparison's shared chart needs them); by default an
             episode of more than 4,096 steps sends a summary of its timeline instead, so
