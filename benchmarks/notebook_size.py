@@ -88,6 +88,7 @@ def sizes(notebook: nbformat.NotebookNode) -> dict[str, Any]:
     return {
         "total": len(nbformat.writes(notebook).encode()),
         "state": len(json.dumps(state)),
+        "bundles": sum(len(json.dumps(m["state"].get("_esm", ""))) for m in models),
         "embedded": embedded,
         "outputs": [len(json.dumps(cell.outputs)) for cell in notebook.cells[1:]],
     }
@@ -102,16 +103,17 @@ def main() -> None:
     load = os.getloadavg()[0]
     measured = sizes(executed())
     rows = "\n".join(
-        f"| {name} | {mb(size)} |"
-        for name, size in zip(CELLS, measured["outputs"], strict=True)
+        f"| {name} | {mb(size)} |" for name, size in zip(CELLS, measured["outputs"], strict=True)
     )
-    body = f"""`{command("benchmarks.notebook_size")}` ({today()}, code {code_version()}, {machine(load)}).
+    head = f"`{command('benchmarks.notebook_size')}` ({today()}, code {code_version()}, "
+    body = f"""{head}{machine(load)}).
 {__doc__.split(chr(10) + chr(10))[1]}
 
 | saved notebook | bytes |
 |---|---:|
 | whole .ipynb | {mb(measured["total"])} |
 | widget state (metadata.widgets) | {mb(measured["state"])} |
+| of which the widgets' bundles (`_esm`, one per viewer model) | {mb(measured["bundles"])} |
 | of which the viewers' `embedded` frames | {mb(measured["embedded"])} |
 
 | cell's outputs (view reference, saved picture, sentence) | bytes |
