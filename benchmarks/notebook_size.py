@@ -10,18 +10,22 @@ temporary folder, then written with nbformat as JupyterLab would save it:
 
 The notebook's bytes are split into the widget state (``metadata.widgets``: each
 model's state, the ``embedded`` frames among it) and the cells' outputs (the widget
-view reference, the saved copy's picture and sentence). The kernel imports
-agent_widget from ``PYTHONPATH``, so another checkout can be measured with the same
-script (``PYTHONPATH=/path/to/other:. .venv/bin/python -m benchmarks.notebook_size``).
+view reference, the saved copy's picture and sentence). With ``--before PATH``
+the same notebook is also run in a kernel importing agent_widget from the checkout at
+PATH (e.g. a worktree of the commit before a change), and both are shown.
 
-    .venv/bin/python -m benchmarks.notebook_size   # ~1 min; prints and updates RESULTS.md
+    .venv/bin/python -m benchmarks.notebook_size [--before PATH]   # ~1 min a notebook
 """
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import nbclient
@@ -30,6 +34,7 @@ import nbformat
 from benchmarks.results import arguments, code_version, command, machine, publish, today
 
 TITLE = "Notebook size with viewers"
+ROOT = Path(__file__).resolve().parent.parent
 SETUP = """import sys
 from benchmarks import scenes
 from agent_widget import CompareViewer, EpisodeViewer
@@ -57,13 +62,15 @@ training""",
 }
 
 
-def executed() -> nbformat.NotebookNode:
-    """The notebook, run by nbclient in a fresh kernel with its widget state stored."""
+def executed(code: Path = ROOT) -> nbformat.NotebookNode:
+    """The notebook, run by nbclient in a fresh kernel importing agent_widget from the
+    checkout at ``code``, with its widget state stored."""
     notebook = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_code_cell(source) for source in [SETUP, *CELLS.values()]],
         metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"}},
     )
-    with tempfile.TemporaryDirectory() as folder:
+    path = os.pathsep.join(map(str, dict.fromkeys([code, ROOT])))  # benchmarks from here
+    with tempfile.TemporaryDirectory() as folder, _environment("PYTHONPATH", path):
         client = nbclient.NotebookClient(
             notebook,
             timeout=600,
@@ -72,6 +79,20 @@ def executed() -> nbformat.NotebookNode:
         )
         client.execute()
     return notebook
+
+
+@contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    """``os.environ[name]`` set to ``value`` meanwhile (the kernel inherits it)."""
+    old = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if old is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = old
 
 
 def sizes(notebook: nbformat.NotebookNode) -> dict[str, Any]:
@@ -99,27 +120,52 @@ def mb(size: int) -> str:
 
 
 def main() -> None:
-    args = arguments(__doc__.splitlines()[0]).parse_args()
+    parser = arguments(__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, help="a checkout measured beside this one")
+    args = parser.parse_args()
     load = os.getloadavg()[0]
-    measured = sizes(executed())
-    rows = "\n".join(
-        f"| {name} | {mb(size)} |" for name, size in zip(CELLS, measured["outputs"], strict=True)
+    runs = {f"now ({code_version()})": sizes(executed())}
+    if args.before is not None:
+        runs = {f"before ({_commit(args.before)})": sizes(executed(args.before)), **runs}
+    names = list(runs)
+    measured = list(runs.values())
+
+    def row(label: str, key: str, index: int | None = None) -> str:
+        cells = [mb(m[key] if index is None else m[key][index]) for m in measured]
+        return f"| {label} | " + " | ".join(cells) + " |"
+
+    rows = [
+        row("whole .ipynb", "total"),
+        row("widget state (metadata.widgets)", "state"),
+        row("of which the widgets' bundles (`_esm`, one per viewer model)", "bundles"),
+        row("of which the viewers' `embedded` frames", "embedded"),
+        *(row(f"outputs of the cell: {name}", "outputs", i) for i, name in enumerate(CELLS)),
+    ]
+    table = "\n".join(
+        [
+            "| saved notebook | " + " | ".join(names) + " |",
+            "|---|" + "---:|" * len(names),
+            *rows,
+        ]
     )
-    head = f"`{command('benchmarks.notebook_size')}` ({today()}, code {code_version()}, "
-    body = f"""{head}{machine(load)}).
-{__doc__.split(chr(10) + chr(10))[1]}
+    head = f"`{command('benchmarks.notebook_size')}` ({today()}, {machine(load)})."
+    body = f"""{head}
+{(chr(10) * 2).join(__doc__.split(chr(10) * 2)[1:3])}
 
-| saved notebook | bytes |
-|---|---:|
-| whole .ipynb | {mb(measured["total"])} |
-| widget state (metadata.widgets) | {mb(measured["state"])} |
-| of which the widgets' bundles (`_esm`, one per viewer model) | {mb(measured["bundles"])} |
-| of which the viewers' `embedded` frames | {mb(measured["embedded"])} |
+{table}
 
-| cell's outputs (view reference, saved picture, sentence) | bytes |
-|---|---:|
-{rows}"""
+A cell's outputs are the widget view's reference, the saved copy's picture
+(``image/png``) and its sentence. Every viewer model's state holds the widget's
+bundle (anywidget's ``_esm``): the bundles grow with the number of viewers (a
+comparison holds one for itself and one per column), the frames with ``embed_bytes``
+(16 KiB by default, the first chunk up to 256 KiB whatever the budget)."""
     publish(TITLE, body, not args.no_write)
+
+
+def _commit(checkout: Path) -> str:
+    """The short commit of the checkout at ``checkout``."""
+    git = ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"]
+    return subprocess.run(git, capture_output=True, text=True, check=True).stdout.strip()
 
 
 if __name__ == "__main__":
