@@ -142,8 +142,10 @@ class Options:
 
 
 class Column:
-    """One episode filmed from ``start`` to ``stop - 1``: its layout, fixed at creation,
-    and :meth:`draw`, the column's picture at a position."""
+    """One episode filmed from ``start`` to ``stop - 1``: its layout, fixed at creation
+    (the frame's size from the first frame there is, the readout's from its longest,
+    each card's height from its card at ``start``), and :meth:`draw`, the column's
+    picture at a position."""
 
     def __init__(
         self,
@@ -159,7 +161,6 @@ class Column:
         shown = first_shape(episode, start, stop)
         self.episode, self.runner, self.options = episode, runner, options
         self.start, self.stop, self.title, self.readout_kind = start, stop, title, readout_kind
-        self.frame_size = shown[:2]
         described = runner.describe()
         self.overlays = [str(p["name"]) for p in described if options.overlay and p["overlay"]]
         self.beside = list(beside)
@@ -171,10 +172,11 @@ class Column:
         self.frame_box = (frame_height, frame_width)
         self.text_width = max(frame_width, MIN_TEXT_WIDTH * zoom) - 2 * PAD * zoom
         self.header_height = self._lines_height(max(self._header_counts(), default=0))
-        readouts = max((len(self._readout(t)) for t in range(start, stop)), default=0)
-        self.readout_height = self._lines_height(readouts) if options.readout else 0
+        # Wrapped once: the longest sets the space they get, and each is drawn as it is.
+        self._readouts = {t: self._readout(t) for t in range(start, stop)}
+        most = max(map(len, self._readouts.values()), default=0)
+        self.readout_height = self._lines_height(most) if options.readout else 0
         self.timeline_height = TIMELINE_HEIGHT * zoom if options.timeline else 0
-        self.frame_top = self.header_height  # the frame's top left corner is (frame_top, 0)
         left_height = self.header_height + frame_height + self.readout_height
         self.card_width = CARD_WIDTH * zoom if self.beside else 0
         needed = [needed_height(runner.card_now(n, start)[1], CARD_WIDTH) for n in self.beside]
@@ -202,7 +204,7 @@ class Column:
                 draw.text((PAD * zoom, top), line, TEXT, self.font)
                 top += self.line
         frame = self.episode.frames[t]  # type: ignore[index]
-        frame_top = self.frame_top
+        frame_top = self.header_height  # the frame's top left corner is (frame_top, 0)
         picture = np.zeros((*self.frame_box, 3), np.uint8)
         if frame.size:
             for name in self.overlays:
@@ -212,7 +214,7 @@ class Column:
         image.paste(Image.fromarray(picture), (0, frame_top))
         if self.options.readout:
             top = frame_top + self.frame_box[0] + PAD * zoom
-            for line in self._readout(t):
+            for line in self._readouts[t]:
                 draw.text((PAD * zoom, top), line, TEXT, self.font)
                 top += self.line
         for i, name in enumerate(self.beside):
@@ -285,14 +287,10 @@ class Column:
         span = max(1, self.stop - 1 - self.start)
         return PAD + (t - self.start) / span * (self.width - 1 - 2 * PAD)
 
-    def cursor_x(self, t: int) -> int:
-        """The column of pixels of the timeline's cursor at position ``t``."""
-        return round(self._x_of(t))
-
     def _draw_timeline(self, image: Image.Image, t: int) -> None:
         assert self._strip is not None
         top = self.height - self.timeline_height
         image.paste(self._strip, (0, top))
-        x = self.cursor_x(t)
+        x = round(self._x_of(t))
         zoom = self.options.zoom
         ImageDraw.Draw(image).line((x, top + 1, x, self.height - 1), HIGHLIGHT, width=zoom)
