@@ -23,8 +23,9 @@ METHOD = (
     "Pong scene: ours after its fill, the uncached viewer (every jump a miss), (a) and the "
     "echo (e). First frame by length: the viewer built and shown in one cell, lengths "
     "alternating. The fill: from the 1,001-position viewer's first paint until it held "
-    "every chunk (its `data-cached-chunks`), as displayed (its first 64 KiB of chunks in "
-    "the widget's state: all of them) and with none there (`embed_bytes=0`: the first "
+    "every chunk (its `data-cached-chunks`), as displayed (its first 16 KiB of chunks in "
+    "the widget's state, the default embed_bytes since 2026-12-04; 64 KiB, all of them, "
+    "before) and with none there (`embed_bytes=0`: the first "
     "frame waits for a request); then the 100,000-step viewer's, with the bytes the page's "
     "websockets received meanwhile; requests are the widget's custom messages "
     "with an id, seen leaving and answered at the page's websocket; a request starts a "
@@ -255,7 +256,7 @@ def far_targets(links: dict[str, Any]) -> list[str]:
     lat = s["results"]["latency"]
     times = first_frames(s)
     ratio = times["long"] / times["1000"]
-    f = fill(s, "fill_unembedded_log")  # with the chunks in the state, there is nothing to fill
+    f = fill(s, "fill_unembedded_log")  # from no chunk in the state: the longest fill
     echo = median(lat["echo"]["jump"])
     steps = max(median(lat["ours"]["step"]), median(lat["uncached"]["step"]))
     plays = [s["results"]["playback"][key] for key in ("ours", "uncached")]

@@ -9,8 +9,12 @@ const scripts = { page: "js/page/page" };
 
 const options = { outdir: "agent_widget/static", bundle: true, format: "esm", target: "es2022", logLevel: "info" };
 
+// Minified too: every widget model carries its bundle in its state (anywidget's `_esm`),
+// so a saved notebook holds one copy per viewer (a comparison's columns included);
+// minified, each copy is 46% smaller (benchmarks/RESULTS.md, "Notebook size with viewers").
 await build({
   ...options,
+  minify: true,
   entryPoints: Object.entries(widgets).flatMap(([out, path]) => [
     { in: `${path}.ts`, out },
     { in: `${path}.css`, out },

@@ -32,10 +32,15 @@ from agent_widget.viewer import (
     OpensOutsideMarimoCells,
     PlaybackChecks,
     SavedCopy,
+    checked_video,
+    film,
+    first_shape,
     framed,
     page_state,
+    positions,
     render,
     sentence,
+    video_options,
     written,
 )
 
@@ -351,6 +356,75 @@ class CompareViewer(
         # compare.css holds widget.css (the children's stylesheet) too.
         return written(render(data, self.title or "comparison", ("compare",)), path)
 
+    def save_video(
+        self,
+        path: str | os.PathLike[str],
+        start: int = 0,
+        stop: int | None = None,
+        fps: float | None = None,
+        *,
+        scale: float | None = None,
+        step_counter: bool = True,
+        readout: bool = False,
+        timeline: bool = False,
+        panels: bool | str | Sequence[str] = False,
+        overlay: bool = True,
+        progress: bool = True,
+    ) -> pathlib.Path:
+        """Film shared positions ``start .. stop - 1`` as an MP4 or a GIF: the rollouts
+        side by side, each under its label and its own step counter, lined up as the
+        comparison lines them up (by step, or by the key of ``align``). A rollout that
+        has ended holds its last frame, its counter marked "ended".
+
+        The options are :meth:`EpisodeViewer.save_video`'s; ``scale=None`` makes the
+        tallest first frame at least 400 px tall, and every column takes that scale.
+        ``panels`` names panels of any rollout (each column shows those it has).
+
+        Examples:
+            >>> compare.save_video("race.mp4", readout=True)  # doctest: +SKIP
+        """
+        fps = self.fps if fps is None else fps
+        path = checked_video(path, fps)
+        start, stop = positions(start, stop, self.length)
+        held = [[str(p["name"]) for p in viewer.panels] for viewer in self.viewers]
+        if not isinstance(panels, bool):
+            wanted = [panels] if isinstance(panels, str) else list(panels)
+            unknown = [name for name in wanted if not any(name in names for names in held)]
+            if unknown:
+                known = ", ".join(map(repr, sorted({n for names in held for n in names})))
+                raise KeyError(
+                    f"panels: no rollout has a panel {unknown[0]!r} (they have: {known or 'none'})"
+                )
+        ranges = [
+            (self._position(i, start), self._position(i, stop - 1) + 1)
+            for i in range(len(self.viewers))
+        ]
+        heights = [
+            first_shape(v._episode, *r)[0] for v, r in zip(self.viewers, ranges, strict=True)
+        ]
+        options = video_options(
+            scale,
+            max(heights),
+            step_counter=step_counter,
+            readout=readout,
+            timeline=timeline,
+            overlay=overlay,
+        )
+        columns = [
+            viewer._column(
+                *ranges[i],
+                panels if isinstance(panels, bool) else [n for n in wanted if n in held[i]],
+                options,
+                label,
+            )
+            for i, (viewer, label) in enumerate(zip(self.viewers, self.labels, strict=True))
+        ]
+        shots = (
+            [(self._position(i, p), self._ended(i, p)) for i in range(len(columns))]
+            for p in range(start, stop)
+        )
+        return film(path, fps, columns, shots, stop - start, progress)
+
     def close(self) -> None:
         """Close the comparison and its child viewers."""
         for viewer in self.viewers:
@@ -379,6 +453,15 @@ class CompareViewer(
         if not self.positions:
             return min(shared, self.viewers[i].length - 1)
         return int(np.frombuffer(self.positions[i], "<i4")[min(shared, self.length - 1)])
+
+    def _ended(self, i: int, shared: int) -> bool:
+        """Whether rollout ``i`` has ended by shared position ``shared``: it holds its last
+        position, reached at an earlier shared position."""
+        last = self.viewers[i].length - 1
+        if not self.positions:
+            return shared > last
+        mine = np.frombuffer(self.positions[i], "<i4")
+        return bool(mine[shared] == last and shared > int(np.searchsorted(mine, last)))
 
     def _pair(self, a: str | None, b: str | None) -> tuple[int, int]:
         """The indices of rollouts ``a`` and ``b``, checked; each defaults to the first other."""

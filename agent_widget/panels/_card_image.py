@@ -109,9 +109,14 @@ def _bars(card: Card, width: int, height: int) -> Image.Image:
     """Horizontal bars from zero, the taken action's highlighted, the greedy one outlined."""
     image, draw = _canvas(width, height)
     values = np.frombuffer(card.buffers[0], "<f8")
-    labels, caption = card.meta["labels"], card.meta.get("caption")
-    highlight, greedy = card.meta.get("highlight"), card.meta.get("greedy")
-    rows_height = height - (ROW_HEIGHT if caption is not None else 0)
+    labels, highlight, greedy = (
+        card.meta["labels"],
+        card.meta.get("highlight"),
+        card.meta.get("greedy"),
+    )
+    caption_font = text_font(FONT_SIZE)
+    caption = _caption_lines(card, width)
+    rows_height = height - ROW_HEIGHT * len(caption)
     row = max(1, min(ROW_HEIGHT, rows_height // len(values)))
     font = text_font(max(6, min(FONT_SIZE, row - 4)))
     left, right = round(width * LABEL_WIDTH), round(width * (1 - VALUE_WIDTH))
@@ -136,12 +141,30 @@ def _bars(card: Card, width: int, height: int) -> Image.Image:
         value_text = clip(number_text(value), width - right - 4, font)
         draw.text((right + 4, middle), value_text, TEXT, font, "lm")
     draw.line((round(zero), 0, round(zero), len(values) * row - 1), fill=TEXT)
-    if caption is not None:
-        caption_text = clip(caption, width, text_font(FONT_SIZE))
-        draw.text(
-            (0, len(values) * row + ROW_HEIGHT / 2), caption_text, MUTED, text_font(FONT_SIZE), "lm"
-        )
+    for i, line in enumerate(caption):  # wrapped: a caption is read whole, never cut
+        draw.text((0, len(values) * row + ROW_HEIGHT * (i + 0.5)), line, MUTED, caption_font, "lm")
     return image
+
+
+def _caption_lines(card: Card, width: int) -> list[str]:
+    """A bars card's caption wrapped to ``width`` (none without a caption)."""
+    caption = card.meta.get("caption")
+    return [] if caption is None else wrapped(str(caption), width, text_font(FONT_SIZE))
+
+
+def needed_height(card: Card, width: int) -> int:
+    """The height a card of ``width`` px needs to show all of itself at full size: for
+    bars, every row and every line of the wrapped caption; other kinds fit any box.
+
+    Examples:
+        >>> card = Card("bars", {"labels": ["a", "b"], "caption": "greedy a"}, [b""])
+        >>> needed_height(card, 200)
+        86
+    """
+    if card.kind != "bars":
+        return 0
+    lines = len(card.meta["labels"]) + len(_caption_lines(card, width - 2 * PAD))
+    return TITLE_HEIGHT + 2 * PAD + ROW_HEIGHT * lines
 
 
 def _heatmap(card: Card, width: int, height: int) -> Image.Image:
@@ -190,7 +213,7 @@ def _error(card: Card, width: int, height: int) -> Image.Image:
     """The exception's type and message, wrapped, then the traceback's lines."""
     image, draw = _canvas(width, height)
     font = text_font(FONT_SIZE)
-    title = _wrapped(f"{card.meta['error']}: {card.meta['message']}", width, font)
+    title = wrapped(f"{card.meta['error']}: {card.meta['message']}", width, font)
     top = _lines(draw, title, 0, width, height, font, ERROR)
     trace = str(card.meta.get("traceback") or "").splitlines()
     _lines(draw, trace, top + PAD, width, height, text_font(FONT_SIZE - 1), MUTED)
@@ -263,18 +286,31 @@ def _lines(
     return top
 
 
-def _wrapped(text: str, width: int, font: Font) -> list[str]:
-    """``text`` broken at spaces into lines no wider than ``width`` where words allow."""
+def wrapped(text: str, width: float, font: Font) -> list[str]:
+    """``text`` broken into lines no wider than ``width`` px: at spaces, and a word wider
+    than a line alone between its characters, so that nothing is ever cut.
+
+    Examples:
+        >>> wrapped("greedy UP · taken DOWN", 80, text_font(11))
+        ['greedy UP ·', 'taken DOWN']
+    """
     lines = []
     for paragraph in text.splitlines() or [""]:
         line = ""
         for word in paragraph.split(" "):
             candidate = f"{line} {word}" if line else word
-            if line and font.getlength(candidate) > width:
-                lines.append(line)
-                line = word
-            else:
+            if font.getlength(candidate) <= width:
                 line = candidate
+                continue
+            if line:
+                lines.append(line)
+            while len(word) > 1 and font.getlength(word) > width:
+                fits = bisect_right(
+                    range(1, len(word)), width, key=lambda n: font.getlength(word[:n])
+                )
+                lines.append(word[: max(1, fits)])
+                word = word[max(1, fits) :]
+            line = word
         lines.append(line)
     return lines
 

@@ -7,8 +7,11 @@ are built from it.
 """
 
 # For the layers above (the comparison, the leaderboard and the training viewer are built
-# like the viewer, their outputs' saved copies too);
+# like the viewer, their outputs' saved copies and videos too);
 # not the user API.
+from agent_widget.viewer._episode import positions as positions
+from agent_widget.viewer._film import first_shape as first_shape
+from agent_widget.viewer._film import video_options as video_options
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits as KernelOwnedTraits
 from agent_widget.viewer._marimo import OpensOutsideMarimoCells as OpensOutsideMarimoCells
 from agent_widget.viewer._page import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
@@ -21,6 +24,8 @@ from agent_widget.viewer._saved_copy import SavedCopy as SavedCopy
 from agent_widget.viewer._saved_copy import framed as framed
 from agent_widget.viewer._saved_copy import sentence as sentence
 from agent_widget.viewer._saved_copy import still as still
+from agent_widget.viewer._video import checked_video as checked_video
+from agent_widget.viewer._video import film as film
 from agent_widget.viewer._widget import EpisodeViewer
 
 __all__ = ["EpisodeViewer"]

@@ -41,13 +41,16 @@ DEFAULT_MAX_BYTES = 100 * 2**20
 # chunk of 1,000 steps in one), small enough to parse in a few ms as the viewer asks.
 BLOCK_BYTES = 256 * 2**10
 BLOCK_CHUNKS = 64
-# What a viewer's state carries of its frames (first_chunks): 1,000 Pong steps whole, and
+# What a viewer's state carries of its frames (first_chunks), by default: ~250 Pong steps,
 # the same size whatever the length, so that it never makes a long episode's first frame
-# wait (256 KiB took 0.2 s more than a short episode's 64 KiB over a 10 Mbit link,
-# benchmarks/RESULTS.md).
-DEFAULT_EMBED_BYTES = 64 * 2**10
-# The first chunk goes past a smaller embed_bytes up to this: its frames show at once.
-FIRST_CHUNK_BYTES = 2**20
+# wait, and small, since a saved notebook holds it for every viewer in it (a notebook of
+# a Pong viewer, a comparison and a training viewer: benchmarks/RESULTS.md, "Notebook
+# size with viewers"). More is a viewer's embed_bytes away.
+DEFAULT_EMBED_BYTES = 16 * 2**10
+# The first chunk goes past a smaller embed_bytes up to this, so that a saved notebook
+# shows its first frames and a live view paints without a round trip (a 480x480
+# render's chunk is ~150 KB).
+FIRST_CHUNK_BYTES = 256 * 2**10
 FORMAT = "agent-widget.page"
 VERSION = 1
 

@@ -1,118 +1,80 @@
 """A range of an episode's positions filmed as an MP4 or a GIF, for slides and papers.
 
-Each video frame is the episode's frame with the overlay panels drawn over it and,
-when asked, the panels' cards in a column to its right (drawn by
+Each video frame is one :class:`~agent_widget.viewer._film.Column` per episode, side by
+side (one for a viewer, one per rollout for a comparison): the step counter, the frame
+enlarged by ``scale`` with the overlay panels drawn over it, optionally the readout and
+a timeline strip, and, when asked, the panels' cards to its right (drawn by
 :mod:`agent_widget.panels._card_image`). The layout is fixed by the first frame, so
-every video frame has one size: a frame of another size is placed at the top left,
-cut or padded with black, never scaled. MP4 is H.264 through imageio's ffmpeg plugin
-(the ffmpeg binary comes in the imageio-ffmpeg wheel); GIF goes through Pillow. The
-file is written under a temporary name beside ``path`` and renamed into place, so a
-failed or interrupted export never leaves a partial video behind.
+every video frame has one size: a frame of another size is placed at the top left, cut
+or padded with black. MP4 is H.264 through imageio's ffmpeg plugin (the ffmpeg binary
+comes in the imageio-ffmpeg wheel); GIF goes through Pillow. The file is written under
+a temporary name beside ``path`` and renamed into place, so a failed or interrupted
+export never leaves a partial video behind.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 from PIL import Image
 from tqdm.auto import tqdm
 
 from agent_widget.format import atomic_path
-from agent_widget.panels import Card, PanelRunner, card_image, overlay_on
-from agent_widget.viewer._episode import ServedEpisode, positions
+from agent_widget.panels import BACKGROUND
+from agent_widget.viewer._film import PAD, Column
 
 KINDS = (".mp4", ".gif")
-CARD_WIDTH = 320  # px of the cards' column, about a card's width on the page
-MIN_CARD_HEIGHT = 160  # px a card gets at least, however small the frame
 # imageio's 0-10 scale; 8 is x264's CRF 10: sharp pixel-art edges stay crisp.
 MP4_QUALITY = 8
 MISSING_IMAGEIO = 'save_video needs imageio and imageio-ffmpeg: pip install "agent-widget[video]"'
 
 Append = Callable[[np.ndarray], None]
+# What a video frame shows of each column: its position, and whether its episode has ended.
+Shot = Sequence[tuple[int, bool]]
 
 
-def save_video(
-    episode: ServedEpisode,
-    runner: PanelRunner,
-    path: str | os.PathLike[str],
-    start: int = 0,
-    stop: int | None = None,
-    fps: float = 30.0,
-    *,
-    panels: bool | str | Iterable[str] = False,
-    overlay: bool = True,
-    progress: bool = True,
-) -> Path:
-    """Writes positions ``start .. stop - 1`` of ``episode`` to ``path``; see
-    :meth:`agent_widget.viewer.EpisodeViewer.save_video`."""
+def checked_video(path: str | os.PathLike[str], fps: float) -> Path:
+    """``path`` if a video can be written there at ``fps``, checked before anything is drawn."""
     path = _checked_path(path)
-    frames = episode.frames
-    if frames is None:
-        raise ValueError("the episode has no frames to film")
-    start, stop = positions(start, stop, len(frames))
     if not 0 < fps < math.inf:
         raise ValueError(f"fps must be a positive number of frames per second, got {fps!r}")
-    described = runner.describe()
-    overlays = [panel["name"] for panel in described if overlay and panel["overlay"]]
-    beside = _beside(described, panels, overlays)
-    mp4 = path.suffix.lower() == ".mp4"
-    # The first frame there is sets the size (a missing frame films as black).
-    shown = next((frames[t].shape for t in range(start, stop) if frames[t].size), None)
-    if shown is None:
-        raise ValueError(f"positions {start} to {stop - 1} have no frame to film")
-    layout = _Layout.of(shown, len(beside), even=mp4)
-    with (
-        atomic_path(path, path.suffix) as temporary,
-        (_mp4 if mp4 else _gif)(temporary, fps) as append,
-        tqdm(total=stop - start, disable=not progress, desc="video", unit="frame") as bar,
-    ):
-        for t in range(start, stop):
-            frame = frames[t]
-            for name in overlays if frame.size else ():
-                frame = overlay_on(frame, runner.card_now(name, t)[1])
-            append(layout.compose(frame, [(name, runner.card_now(name, t)[1]) for name in beside]))
-            bar.update()
     return path
 
 
-class _Layout(NamedTuple):
-    """Where things go in a video frame: the frame at the top left, the cards to its right."""
-
-    frame_height: int
-    frame_width: int
-    card_height: int
-    height: int
-    width: int
-
-    @classmethod
-    def of(cls, frame_size: tuple[int, ...], cards: int, even: bool) -> _Layout:
-        """Cards share the frame's height, each at least ``MIN_CARD_HEIGHT`` px tall; ``even``
-        rounds the size up to even numbers (H.264 in yuv420p needs them) with black."""
-        frame_height, frame_width = frame_size[:2]
-        card_height = max(MIN_CARD_HEIGHT, -(-frame_height // cards)) if cards else 0
-        height = max(frame_height, cards * card_height)
-        width = frame_width + (CARD_WIDTH if cards else 0)
-        if even:
-            height, width = height + height % 2, width + width % 2
-        return cls(frame_height, frame_width, card_height, height, width)
-
-    def compose(self, frame: np.ndarray, cards: list[tuple[str, Card]]) -> np.ndarray:
-        """The video frame: ``frame`` (cut to the first frame's size) and the titled cards."""
-        image = np.zeros((self.height, self.width, 3), np.uint8)
-        cut = frame[: self.frame_height, : self.frame_width]
-        image[: cut.shape[0], : cut.shape[1]] = cut
-        left = self.frame_width
-        for i, (name, card) in enumerate(cards):
-            top = i * self.card_height
-            drawn = card_image(name, card, CARD_WIDTH, self.card_height)
-            image[top : top + self.card_height, left : left + CARD_WIDTH] = np.asarray(drawn)
-        return image
+def film(
+    path: Path,
+    fps: float,
+    columns: Sequence[Column],
+    shots: Iterable[Shot],
+    total: int,
+    progress: bool,
+) -> Path:
+    """Writes one video frame per shot: the columns side by side, each at its position."""
+    gap = PAD * columns[0].options.zoom if len(columns) > 1 else 0
+    width = sum(column.width for column in columns) + gap * (len(columns) - 1)
+    height = max(column.height for column in columns)
+    mp4 = path.suffix.lower() == ".mp4"
+    if mp4:  # H.264 in yuv420p needs even sizes: pad with the background
+        width, height = width + width % 2, height + height % 2
+    with (
+        atomic_path(path, path.suffix) as temporary,
+        (_mp4 if mp4 else _gif)(temporary, fps) as append,
+        tqdm(total=total, disable=not progress, desc="video", unit="frame") as bar,
+    ):
+        for shot in shots:
+            image = Image.new("RGB", (width, height), BACKGROUND)
+            left = 0
+            for column, (t, ended) in zip(columns, shot, strict=True):
+                image.paste(column.draw(t, ended), (left, 0))
+                left += column.width + gap
+            append(np.asarray(image))
+            bar.update()
+    return path
 
 
 def _checked_path(path: str | os.PathLike[str]) -> Path:
@@ -125,22 +87,6 @@ def _checked_path(path: str | os.PathLike[str]) -> Path:
     if not path.parent.is_dir():
         raise FileNotFoundError(f"cannot write {path}: the folder {path.parent} does not exist")
     return path
-
-
-def _beside(
-    described: list[dict[str, object]], panels: bool | str | Iterable[str], overlays: list[str]
-) -> list[str]:
-    """The panels whose cards go beside the frame: those named, or with ``True`` every
-    panel not already drawn over it."""
-    names = [str(panel["name"]) for panel in described]
-    if isinstance(panels, bool):
-        return [name for name in names if name not in overlays] if panels else []
-    wanted = [panels] if isinstance(panels, str) else list(panels)
-    unknown = [name for name in wanted if name not in names]
-    if unknown:
-        known = ", ".join(map(repr, names)) or "none"
-        raise KeyError(f"panels: the viewer has no panel {unknown[0]!r} (it has: {known})")
-    return wanted
 
 
 @contextmanager

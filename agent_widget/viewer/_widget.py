@@ -31,6 +31,7 @@ from agent_widget.panels import (
 )
 from agent_widget.viewer import _video
 from agent_widget.viewer._episode import ServedEpisode, as_rollout, frames_to_show, positions
+from agent_widget.viewer._film import Column, Options, beside, first_shape, video_options
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
 from agent_widget.viewer._marimo import OpensOutsideMarimoCells
 from agent_widget.viewer._page import (
@@ -93,8 +94,10 @@ class EpisodeViewer(
         panel_cache_bytes: bound of the cache of panel results (per viewer).
         embed_bytes: how much of the first frames the widget's state carries (the
             ``embedded`` trait), for notebooks saved with their widget state to show
-            without a kernel (64 KiB: 1,000 Pong steps; the first chunk goes up to
-            1 MiB whatever the budget); 0 carries none.
+            without a kernel (16 KiB: ~250 Pong steps; the first chunk goes up to
+            256 KiB whatever the budget); 0 carries none. A saved notebook holds
+            this for each viewer: raise it (``embed_bytes=2**20``) for one that
+            should play further without a kernel, or share ``to_html()`` instead.
         full_series: send every step's series with the widget's state whatever the
             episode's length (a comparison's shared chart needs them); by default an
             episode of more than 4,096 steps sends a summary of its timeline instead, so
@@ -326,15 +329,22 @@ class EpisodeViewer(
         stop: int | None = None,
         fps: float | None = None,
         *,
+        scale: float | None = None,
+        step_counter: bool = True,
+        readout: bool = False,
+        timeline: bool = False,
         panels: bool | str | Sequence[str] = False,
         overlay: bool = True,
         progress: bool = True,
     ) -> pathlib.Path:
         """Film positions ``start .. stop - 1`` as an MP4 or a GIF, for slides and papers.
 
-        Each video frame is the episode's frame, at its own pixel size, with the overlay
-        panels drawn over it as the page draws them, and the cards of ``panels`` beside
-        it. The file appears only once it is whole (written under a temporary name).
+        Each video frame is the episode's frame, enlarged by ``scale``, with the overlay
+        panels drawn over it as the page draws them, the step counter above it, and,
+        as asked, the readout below it, a timeline strip at the bottom and the cards of
+        ``panels`` beside it. Text and cards grow with the frame (at most twice their
+        size on the page); a caption too long for its card is wrapped, never cut. The
+        file appears only once it is whole (written under a temporary name).
 
         Args:
             path: a file name ending in ``.mp4`` (H.264; needs
@@ -343,6 +353,15 @@ class EpisodeViewer(
             start: the first position filmed.
             stop: the position after the last one filmed; None films to the end.
             fps: frames per second of the video; None takes the viewer's ``fps``.
+            scale: how much larger than its pixels the frame is filmed: a whole number
+                repeats each pixel (pixel art stays crisp), another is smooth. None:
+                the smallest whole factor that makes the frame at least 400 px tall
+                (Pong's 210 px: 2; a 480 px render: 1).
+            step_counter: write ``t = 12 / 200`` above the frame, as the readout does.
+            readout: write the readout's lines (action, reward, return, end flags,
+                info) below the frame.
+            timeline: draw a strip of the filmed range at the bottom: each step's
+                reward as a bar, the return as a line, and a cursor at the step.
             panels: cards drawn to the right of the frame, each with its title: True
                 for every panel not drawn over the frame, or a panel's name or a list
                 of names; False for none.
@@ -359,18 +378,33 @@ class EpisodeViewer(
             >>> viewer.save_video(path, start=5, stop=25, fps=10, progress=False).name
             'clip.gif'
         """
+        fps = self.fps if fps is None else fps
+        path = _video.checked_video(path, fps)
         with self._lock:
-            return _video.save_video(
-                self._episode,
-                self._panels,
-                path,
-                start,
-                stop,
-                self.fps if fps is None else fps,
-                panels=panels,
+            start, stop = positions(start, stop, self._episode.num_positions)
+            options = video_options(
+                scale,
+                first_shape(self._episode, start, stop)[0],
+                step_counter=step_counter,
+                readout=readout,
+                timeline=timeline,
                 overlay=overlay,
-                progress=progress,
             )
+            column = self._column(start, stop, panels, options)
+            shots = ([(t, False)] for t in range(start, stop))
+            return _video.film(path, fps, [column], shots, stop - start, progress)
+
+    def _column(
+        self,
+        start: int,
+        stop: int,
+        panels: bool | str | Sequence[str],
+        options: Options,
+        title: str = "",
+    ) -> Column:
+        """This episode's column in a video of positions ``start .. stop - 1``."""
+        names = beside(self._panels.describe(), panels, options.overlay)
+        return Column(self._episode, self._panels, start, stop, names, options, self.readout, title)
 
     def close(self) -> None:
         """Close the widget, its panel worker and a pending live-growth update."""

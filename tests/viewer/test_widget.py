@@ -1015,7 +1015,7 @@ def test_the_state_carries_the_first_chunks_within_embed_bytes():
     cut = EpisodeViewer(frames, embed_bytes=int(sizes[2])).embedded
     assert cut == whole[:3]  # as many chunks as fit, from the first
     assert EpisodeViewer(frames, embed_bytes=0).embedded == []
-    first = EpisodeViewer(frames, embed_bytes=1).embedded  # the first chunk up to 1 MiB
+    first = EpisodeViewer(frames, embed_bytes=1).embedded  # the first chunk up to 256 KiB
     assert first == whole[:1]
     with pytest.raises(ValueError, match="embed_bytes must be >= 0"):
         EpisodeViewer(frames, embed_bytes=-1)
