@@ -146,9 +146,10 @@ def broken_words(element: Locator, selector: str) -> list[str]:
 def canvas_names(element: Locator) -> list[dict[str, str | None]]:
     """Each canvas in ``element``: its class, role and aria-label. A canvas is a picture
     to a screen reader only with ``role="img"`` and a name (axe does not ask for either
-    on a bare canvas)."""
+    on a bare canvas). Canvases hidden from screen readers (``aria-hidden``: a part of
+    a picture another element names, as the training map's letters) are left out."""
     return list(
-        element.locator("canvas").evaluate_all(
+        element.locator("canvas:not([aria-hidden='true'])").evaluate_all(
             """(canvases) => canvases.map((c) => ({
             class: c.className, role: c.getAttribute("role"), label: c.getAttribute("aria-label"),
         }))"""

@@ -43,13 +43,14 @@ export class ValueMapText {
     this.bar.setAttribute("role", "img");
     this.bar.hidden = true; // until a position's ends are known
     this.ramp = this.bar.appendChild(el("canvas", "aw-colour-ramp"));
+    this.ramp.setAttribute("aria-hidden", "true"); // the bar (role img) names the scale
     const ends = this.bar.appendChild(el("div", "aw-colour-ends"));
     this.high = ends.appendChild(el("span", "aw-scale-high"));
     this.low = ends.appendChild(el("span", "aw-scale-low"));
     stage.classList.add("aw-with-colour-bar");
     this.mutations = new MutationObserver(() => this.draw());
     this.mutations.observe(viewerRoot, { attributes: true, attributeFilter: ["data-painted-step"] });
-    this.mutations.observe(frame, { attributes: true, attributeFilter: ["width", "height", "aria-label", "style"] });
+    this.mutations.observe(frame, { attributes: true, attributeFilter: ["width", "height", "data-shows", "style"] });
     this.resizes = new ResizeObserver(() => this.draw());
     this.resizes.observe(this.labelsCanvas);
     this.stopWatching = onAppearanceChange(() => this.draw());
@@ -90,7 +91,7 @@ export class ValueMapText {
   private shownPosition(): number | undefined {
     const step = Number(this.viewerRoot.dataset.paintedStep ?? -1);
     const grid = this.grid;
-    if (grid === undefined || !(step >= 0) || this.frame.getAttribute("aria-label") !== "the frame") return undefined;
+    if (grid === undefined || !(step >= 0) || this.frame.dataset.shows !== "frame") return undefined;
     const size = frameSize(grid);
     return this.frame.width === size.width && this.frame.height === size.height ? step : undefined;
   }

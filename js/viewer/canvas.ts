@@ -110,6 +110,7 @@ export class FrameCanvas {
   paint(frame: Frame, name: string): void {
     const wasMessage = this.message !== undefined;
     this.message = undefined;
+    this.element.dataset.shows = "frame"; // a frame, not a message: what overlays may draw on
     this.element.setAttribute("aria-label", name);
     this.resize(frame.width, frame.height);
     if (wasMessage) this.applyCss();
@@ -123,6 +124,7 @@ export class FrameCanvas {
   placeholder(text: string): void {
     const wasFrame = this.message === undefined;
     this.message = text;
+    this.element.dataset.shows = "message";
     this.element.setAttribute("aria-label", text); // what the canvas says, for screen readers and tests
     this.resize(PLACEHOLDER.width, PLACEHOLDER.height);
     if (wasFrame) this.applyCss();
