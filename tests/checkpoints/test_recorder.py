@@ -1,0 +1,127 @@
+"""CheckpointRecorder in a plain torch loop (CleanRL's shape), and the run it leaves."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from agent_widget.checkpoints import CheckpointRecorder, Checkpoints, WeightsFileError
+from agent_widget.library import RunLibrary
+from tests.cartpole import cartpole, lean
+
+RUN = "CartPole-v1/torch/loop"
+
+
+def q_network() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+
+
+def greedy(q: nn.Module):
+    def act(obs: np.ndarray) -> int:
+        with torch.no_grad():
+            return int(q(torch.as_tensor(obs)).argmax())
+
+    return act
+
+
+def train(
+    recorder: CheckpointRecorder, q: nn.Module, steps: int, every: int
+) -> dict[int, torch.Tensor]:
+    """A stand-in for a training loop (each step nudges the weights); the Q-values of a
+    fixed observation at each checkpoint, as the network gave them then."""
+    probe, seen = torch.ones(1, 4), {}
+    optimizer = torch.optim.SGD(q.parameters(), lr=0.05)
+    for step in range(1, steps + 1):
+        loss = (q(torch.randn(8, 4)) - 1).pow(2).mean()
+        optimizer.zero_grad(), loss.backward(), optimizer.step()
+        if step % every == 0:
+            recorder.record(step, greedy(q), network=q)  # the one line in the loop
+            seen[step] = q(probe).detach().clone()
+    return seen
+
+
+def test_a_torch_loop_records_episodes_and_weights_per_checkpoint(tmp_path):
+    library = RunLibrary(tmp_path)
+    q = q_network()
+    recorder = CheckpointRecorder(lambda: cartpole(None), seeds=[0, 1], library=library, run="loop")
+    seen = train(recorder, q, steps=60, every=20)
+
+    checkpoints = Checkpoints(library, RUN)
+    assert checkpoints.steps == [20, 40, 60]
+    assert checkpoints.failures == {}
+    episodes = library.open(RUN)
+    assert len(episodes) == 6
+    assert sorted((e.metadata["training_step"], e.metadata["seed"]) for e in episodes) == [
+        (s, seed) for s in (20, 40, 60) for seed in (0, 1)
+    ]
+    assert all(e.frames is None for e in episodes)  # nothing rendered while training
+    assert {e.metadata["checkpoint"] for e in episodes} == {
+        f"checkpoint-{s:010d}.safetensors" for s in (20, 40, 60)
+    }
+    for step, q_values in seen.items():
+        loaded = checkpoints.load_weights(step, q_network())
+        assert torch.equal(loaded(torch.ones(1, 4)), q_values)
+    shown = checkpoints.episode(40, 1)
+    assert len(shown.frames) == shown.num_positions
+    assert shown.frames[0].shape == (400, 600, 3)
+    assert checkpoints.episode(40, 1) is shown  # rendered once
+
+
+def test_a_policy_that_raises_is_recorded_and_training_goes_on(tmp_path):
+    library = RunLibrary(tmp_path)
+    recorder = CheckpointRecorder(lambda: cartpole(None), seeds=[0, 1], library=library, run="loop")
+    q = q_network()
+
+    def flaky(obs: np.ndarray) -> int:
+        if obs[2] > 0.05:
+            raise RuntimeError("NaN in the Q-network")
+        return lean(obs)
+
+    recorder.record(10, lean, network=q)
+    with pytest.warns(
+        UserWarning, match="training step 20, seed 0: RuntimeError: NaN in the Q-network"
+    ):
+        recorder.record(20, flaky, network=q)
+    recorder.record(30, lean, network=q)  # training went on
+
+    checkpoints = Checkpoints(library, RUN)
+    assert checkpoints.steps == [10, 20, 30]
+    assert set(checkpoints.failures) == {(20, 0), (20, 1)}
+    failed = checkpoints.episode(20, 0)
+    assert failed.metadata["evaluation_error"] == (
+        "evaluation at training step 20, seed 0: RuntimeError: NaN in the Q-network"
+    )
+    assert failed.num_steps > 0  # the steps played before it raised
+    assert failed.truncated[-1]
+    assert recorder.failures == [checkpoints.failures[20, 0], checkpoints.failures[20, 1]]
+    assert checkpoints.episode(30, 0).frames is not None
+
+
+def test_a_missing_weights_file_or_checkpoint_says_which(tmp_path):
+    library = RunLibrary(tmp_path)
+    recorder = CheckpointRecorder("CartPole-v1", seeds=[0], library=library, run="loop")
+    recorder.record(5, lean, network=q_network())
+    recorder.record(6, lean)  # episodes only
+    checkpoints = Checkpoints(library, RUN)
+    path = checkpoints.weights_file(5)
+    path.unlink()
+    with pytest.raises(
+        WeightsFileError, match=f"weights file {path} of training step 5 is missing"
+    ):
+        checkpoints.load_weights(5, q_network())
+    with pytest.raises(WeightsFileError, match="training step 6 saved no weights"):
+        checkpoints.load_weights(6, q_network())
+    with pytest.raises(KeyError, match=r"no checkpoint at training step 7; the run has \[5, 6\]"):
+        checkpoints.episode(7, 0)
+    run = json.loads((checkpoints.folder / "run.json").read_text())
+    assert [e["seed"] for e in run["episodes"]] == [0, 0]
+
+
+def test_a_bucket_library_is_refused_before_training():
+    with pytest.raises(ValueError, match="a bucket library does not hold weights files yet"):
+        CheckpointRecorder("CartPole-v1", library=RunLibrary("s3://bucket/runs"))
