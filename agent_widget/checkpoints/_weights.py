@@ -12,6 +12,7 @@ naming the file and what is wrong, before anything of the module changes.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -57,6 +58,8 @@ def read_weights(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
     file that is not one (never unpickled) or is cut short."""
     path = Path(path)
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would hang, /dev/zero fill memory
+            raise WeightsFileError(f"weights file {path}: not a regular file (left unopened)")
         data = path.read_bytes()
     except OSError as error:
         raise WeightsFileError(f"weights file {path}: cannot be read ({error})") from None

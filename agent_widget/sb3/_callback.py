@@ -10,9 +10,10 @@ training's random state are left as they were.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+import gymnasium as gym
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agent_widget.checkpoints import CheckpointRecorder
@@ -45,7 +46,7 @@ class RecordCheckpoints(BaseCallback):
 
     def __init__(
         self,
-        make_env: Any,
+        make_env: str | Callable[[], gym.Env[Any, Any]],
         every: int,
         seeds: Iterable[int] = (0, 1),
         *,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import pickle
 from pathlib import Path
 
@@ -91,6 +92,16 @@ def test_a_missing_file_names_it(tmp_path):
     path = tmp_path / "gone.safetensors"
     with pytest.raises(WeightsFileError, match=f"weights file {path}: cannot be read"):
         load_weights(path, net())
+
+
+def test_special_files_are_left_unopened(tmp_path):
+    fifo = tmp_path / "fifo.safetensors"
+    os.mkfifo(fifo)
+    link = tmp_path / "zero.safetensors"
+    link.symlink_to("/dev/zero")
+    for path in (fifo, link, tmp_path):
+        with pytest.raises(WeightsFileError, match=f"weights file {path}: not a regular file"):
+            load_weights(path, net())
 
 
 def test_only_tensors_are_saved(tmp_path):
