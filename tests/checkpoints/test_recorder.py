@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import torch
@@ -125,3 +126,27 @@ def test_a_missing_weights_file_or_checkpoint_says_which(tmp_path):
 def test_a_bucket_library_is_refused_before_training():
     with pytest.raises(ValueError, match="a bucket library does not hold weights files yet"):
         CheckpointRecorder("CartPole-v1", library=RunLibrary("s3://bucket/runs"))
+
+
+class _CrashingReset(gym.Wrapper):
+    """An env whose reset raises for seed 1, before any observation."""
+
+    def reset(self, *, seed=None, options=None):
+        if seed == 1:
+            raise OSError("simulator crashed")
+        return self.env.reset(seed=seed, options=options)
+
+
+def test_an_env_that_raises_at_reset_is_recorded_as_an_empty_failed_episode(tmp_path):
+    library = RunLibrary(tmp_path)
+    recorder = CheckpointRecorder(
+        lambda: _CrashingReset(cartpole(None)), seeds=[0, 1], library=library, run="loop"
+    )
+    with pytest.warns(UserWarning, match="seed 1: OSError: simulator crashed"):
+        recorder.record(1, lean)
+    checkpoints = Checkpoints(library, RUN)
+    assert checkpoints.failures == {
+        (1, 1): "evaluation at training step 1, seed 1: OSError: simulator crashed"
+    }
+    assert checkpoints.episode(1, 1).num_steps == 0
+    assert checkpoints.episode(1, 0).frames is not None
