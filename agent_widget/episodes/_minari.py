@@ -22,6 +22,8 @@ from PIL import Image
 
 from agent_widget.episodes._action_names import action_names, known_action_names
 from agent_widget.episodes._action_space import describe_space
+
+# ReplayDivergenceError stays importable from here, where _branch takes it.
 from agent_widget.episodes._replay import ReplayDivergenceError as ReplayDivergenceError
 from agent_widget.episodes._replay import at, replay_frames, same_observation
 from agent_widget.episodes._rollout import Rollout
