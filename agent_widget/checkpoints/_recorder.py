@@ -112,7 +112,9 @@ class CheckpointRecorder:
         name = checkpoint_file(step)
         env = self._environment()
         metadata = {"training_step": step, "checkpoint": name if network is not None else None}
-        episodes = [self._evaluate(env, policy, seed, metadata) for seed in self.seeds]
+        episodes = []
+        for seed in self.seeds:  # a loop, not a comprehension: warnings name the caller's line
+            episodes.append(self._evaluate(env, policy, seed, metadata))
         run = self.library.add(episodes, algorithm=self.algorithm, run=self.run, params=self.params)
         if network is not None:
             save_weights(network.state_dict(), Path(run.path) / name)

@@ -84,10 +84,14 @@ def test_a_policy_that_raises_is_recorded_and_training_goes_on(tmp_path):
         return lean(obs)
 
     recorder.record(10, lean, network=q)
-    with pytest.warns(
-        UserWarning, match="training step 20, seed 0: RuntimeError: NaN in the Q-network"
-    ):
+    with pytest.warns(UserWarning, match="training step 20") as caught:
         recorder.record(20, flaky, network=q)
+    assert [str(w.message) for w in caught] == [
+        f"evaluation at training step 20, seed {seed}: RuntimeError: NaN in the Q-network "
+        "(training goes on; recorded in the run)"
+        for seed in (0, 1)
+    ]
+    assert {w.filename for w in caught} == {__file__}  # the line that called record
     recorder.record(30, lean, network=q)  # training went on
 
     checkpoints = Checkpoints(library, RUN)
