@@ -2,8 +2,9 @@
 
 What a viewer of the checkpoints stands on: the training steps, each checkpoint's
 episodes by seed, their frames made by replay the first time an episode is asked for
-(then kept), the evaluations that failed, and each checkpoint's weights loaded into
-a module the caller gives.
+(then kept), the evaluations that failed, each checkpoint's weights loaded into a
+module the caller gives, and the checkpoints a training still running adds
+(:meth:`Checkpoints.refresh`).
 """
 
 from __future__ import annotations
@@ -37,20 +38,39 @@ class Checkpoints:
         run: str,
         render_env: Callable[[], gym.Env[Any, Any]] | None = None,
     ) -> None:
-        self.episodes = library.open(run)
-        self.folder = Path(self.episodes.run.path)
+        self._library, self._run = library, run
         self._render_env = render_env
-        self._rendered: dict[int, Rollout] = {}
-        self._index: dict[int, dict[int, int]] = {}
+        self._rendered: dict[str, Rollout] = {}
+        self._index: dict[int, dict[int, str]] = {}  # step -> seed -> episode file
+        self._weights: dict[int, str] = {}  # step -> weights file
+        self._positions: dict[str, int] = {}  # episode file -> index in self.episodes
         self.failures: dict[tuple[int, int], str] = {}
         """``(training_step, seed) -> message`` for each evaluation that raised."""
-        for i in range(len(self.episodes)):
+        self.refresh()
+
+    def refresh(self) -> list[int]:
+        """Read the run again, adding the checkpoints recorded since (by a training
+        still running, here or in another process); the training steps added.
+
+        Episode files never change once in a run, so only the new ones are read."""
+        self.episodes = self._library.open(self._run)
+        self.folder = Path(self.episodes.run.path)
+        before = set(self._index)
+        for i, entry in enumerate(self.episodes.run.episodes):
+            known = entry.file in self._positions
+            self._positions[entry.file] = i
+            if known:
+                continue
             metadata = self.episodes[i].metadata
             step, seed = metadata.get("training_step"), metadata.get("seed")
-            if isinstance(step, int) and isinstance(seed, int):
-                self._index.setdefault(step, {})[seed] = i
-                if metadata.get("evaluation_error"):
-                    self.failures[step, seed] = str(metadata["evaluation_error"])
+            if not (isinstance(step, int) and isinstance(seed, int)):
+                continue  # an episode added to the run some other way
+            self._index.setdefault(step, {})[seed] = entry.file
+            if isinstance(metadata.get("checkpoint"), str):
+                self._weights[step] = metadata["checkpoint"]
+            if metadata.get("evaluation_error"):
+                self.failures[step, seed] = str(metadata["evaluation_error"])
+        return sorted(self._index.keys() - before)
 
     @property
     def steps(self) -> list[int]:
@@ -64,23 +84,22 @@ class Checkpoints:
     def episode(self, step: int, seed: int) -> Rollout:
         """The episode of ``seed`` at the checkpoint of ``step``, its frames rendered by
         replay when first asked for (a failed evaluation's steps are not replayed)."""
-        i = self._checkpoint(step).get(seed)
-        if i is None:
+        file = self._checkpoint(step).get(seed)
+        if file is None:
             raise KeyError(f"no episode of seed {seed} at training step {step}")
+        rollout = self.episodes[self._positions[file]]
         if (step, seed) in self.failures:
-            return self.episodes[i]
-        if i not in self._rendered:
-            self._rendered[i] = render_frames(self.episodes[i], self._render_env)
-        return self._rendered[i]
+            return rollout
+        if file not in self._rendered:
+            self._rendered[file] = render_frames(rollout, self._render_env)
+        return self._rendered[file]
 
     def weights_file(self, step: int) -> Path:
         """The safetensors file of the checkpoint of ``step``."""
         self._checkpoint(step)
-        names = {self.episodes[i].metadata.get("checkpoint") for i in self._index[step].values()}
-        names.discard(None)
-        if not names:
+        if step not in self._weights:
             raise WeightsFileError(f"the checkpoint at training step {step} saved no weights")
-        return self.folder / str(names.pop())
+        return self.folder / self._weights[step]
 
     def load_weights(self, step: int, module: nn.Module) -> nn.Module:
         """The weights of the checkpoint of ``step`` loaded into ``module`` (see
@@ -93,7 +112,7 @@ class Checkpoints:
             )
         return load_weights(path, module)
 
-    def _checkpoint(self, step: int) -> dict[int, int]:
+    def _checkpoint(self, step: int) -> dict[int, str]:
         if step not in self._index:
             raise KeyError(f"no checkpoint at training step {step}; the run has {self.steps}")
         return self._index[step]

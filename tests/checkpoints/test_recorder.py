@@ -107,6 +107,30 @@ def test_a_policy_that_raises_is_recorded_and_training_goes_on(tmp_path):
     assert checkpoints.episode(30, 0).frames is not None
 
 
+def test_checkpoints_recorded_after_the_run_was_opened_appear_on_refresh(tmp_path):
+    library = RunLibrary(tmp_path)
+    recorder = CheckpointRecorder("CartPole-v1", seeds=[0, 1], library=library, run="loop")
+    q = q_network()
+    recorder.record(100, lean, network=q)
+    checkpoints = Checkpoints(library, RUN)
+    first = checkpoints.episode(100, 1)
+    assert checkpoints.refresh() == []
+    recorder.record(200, greedy(q), network=q)
+    recorder.record(300, greedy(q))
+    assert checkpoints.steps == [100]
+    assert checkpoints.refresh() == [200, 300]
+    assert checkpoints.steps == [100, 200, 300]
+    assert checkpoints.seeds(300) == [0, 1]
+    assert checkpoints.episode(100, 1) is first  # rendered once, kept across refreshes
+    assert checkpoints.episode(200, 0).metadata["training_step"] == 200
+    loaded = checkpoints.load_weights(
+        200, nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+    )
+    assert torch.equal(loaded(torch.ones(1, 4)), q(torch.ones(1, 4)))
+    with pytest.raises(WeightsFileError, match="training step 300 saved no weights"):
+        checkpoints.weights_file(300)
+
+
 def test_a_missing_weights_file_or_checkpoint_says_which(tmp_path):
     library = RunLibrary(tmp_path)
     recorder = CheckpointRecorder("CartPole-v1", seeds=[0], library=library, run="loop")
