@@ -8,6 +8,7 @@ import pytest
 import torch
 from stable_baselines3 import DQN
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.env_util import make_vec_env
 
 from agent_widget.checkpoints import Checkpoints
 from agent_widget.episodes import record
@@ -102,3 +103,15 @@ def test_every_must_be_a_positive_whole_number(tmp_path):
     for every in (0, 2.5, True):
         with pytest.raises(ValueError, match="every must be a whole number"):
             RecordCheckpoints("CartPole-v1", every=every, library=tmp_path)
+
+
+def test_with_several_envs_a_checkpoint_is_taken_at_the_first_step_past_each_multiple(tmp_path):
+    """Four envs count four steps at a time: past 250 comes 252; learning again from
+    where it stopped goes on from there, into the same run."""
+    library = RunLibrary(tmp_path)
+    model = DQN("MlpPolicy", make_vec_env("CartPole-v1", n_envs=4, seed=0), seed=0, device="cpu")
+    callback = RecordCheckpoints("CartPole-v1", every=250, seeds=[3], library=library, run="dqn")
+    model.learn(600, callback=callback)
+    assert Checkpoints(library, RUN).steps == [252, 500]
+    model.learn(200, callback=callback, reset_num_timesteps=False)
+    assert Checkpoints(library, RUN).steps == [252, 500, 752]
