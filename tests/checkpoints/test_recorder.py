@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import gymnasium as gym
 import numpy as np
@@ -178,3 +180,12 @@ def test_an_env_that_raises_at_reset_is_recorded_as_an_empty_failed_episode(tmp_
     }
     assert checkpoints.episode(1, 1).num_steps == 0
     assert checkpoints.episode(1, 0).frames is not None
+
+
+def test_the_checkpoints_layer_loads_no_sb3():
+    """SB3 is the layer above's: a plain torch loop records checkpoints without it."""
+    code = "import sys, agent_widget.checkpoints; print('stable_baselines3' in sys.modules)"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout == "False\n"
