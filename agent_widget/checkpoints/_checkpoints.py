@@ -81,6 +81,15 @@ class Checkpoints:
         """The seeds evaluated at the checkpoint of ``step``."""
         return sorted(self._checkpoint(step))
 
+    def returns(self) -> dict[int, dict[int, float]]:
+        """``training_step -> {seed: return}`` of every evaluation, in order: the return
+        over training, read from the run's summary (no episode file is opened)."""
+        totals = {entry.file: entry.total_return for entry in self.episodes.run.episodes}
+        return {
+            step: {seed: totals[file] for seed, file in sorted(self._index[step].items())}
+            for step in self.steps
+        }
+
     def episode(self, step: int, seed: int) -> Rollout:
         """The episode of ``seed`` at the checkpoint of ``step``, its frames rendered by
         replay when first asked for (a failed evaluation's steps are not replayed)."""

@@ -69,10 +69,14 @@ def test_a_torch_loop_records_episodes_and_weights_per_checkpoint(tmp_path):
     for step, q_values in seen.items():
         loaded = checkpoints.load_weights(step, q_network())
         assert torch.equal(loaded(torch.ones(1, 4)), q_values)
+    assert checkpoints.returns() == {
+        s: {seed: float(checkpoints.episode(s, seed).rewards.sum()) for seed in (0, 1)}
+        for s in (20, 40, 60)
+    }
     shown = checkpoints.episode(40, 1)
     assert len(shown.frames) == shown.num_positions
     assert shown.frames[0].shape == (400, 600, 3)
-    assert checkpoints.episode(40, 1) is shown  # rendered once
+    assert checkpoints.episode(40, 1) is shown  # rendered once, when first asked for
 
 
 def test_a_policy_that_raises_is_recorded_and_training_goes_on(tmp_path):
