@@ -96,6 +96,7 @@ bench: setup build
 	$(PY) -m benchmarks.recording
 	$(PY) -m benchmarks.branch
 	$(PY) -m benchmarks.record_many
+	$(PY) -m benchmarks.checkpoints
 	$(PY) -m benchmarks.gridworld
 	$(PY) -m benchmarks.library
 	$(PY) -m benchmarks.bucket

@@ -4,7 +4,9 @@ The names below are the everyday API. The subpackages hold the rest, one layer e
 lower layers never importing higher ones (docs/architecture.md): :mod:`~agent_widget.episodes`
 (rollouts, recording, files), :mod:`~agent_widget.panels`, :mod:`~agent_widget.viewer`,
 :mod:`~agent_widget.torch`, :mod:`~agent_widget.compare`, :mod:`~agent_widget.gridworld`,
-:mod:`~agent_widget.library`, and :mod:`~agent_widget.agents` (reference tabular agents).
+:mod:`~agent_widget.library`, :mod:`~agent_widget.checkpoints` (checkpoints recorded
+during training), :mod:`~agent_widget.sb3` (Stable-Baselines3's callback), and
+:mod:`~agent_widget.agents` (reference tabular agents).
 Modules whose names start with ``_`` are internal.
 """
 

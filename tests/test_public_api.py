@@ -37,6 +37,7 @@ PUBLIC = {
         "load",
         "record",
         "record_vector",
+        "render_frames",
         "save",
     ],
     "agent_widget.panels": [
@@ -53,6 +54,16 @@ PUBLIC = {
     "agent_widget.library": ["Leaderboard", "Recorded", "RunLibrary", "record_many"],
     "agent_widget.gridworld": ["Layout", "TrainingViewer", "ValueMap", "layout_of"],
     "agent_widget.torch": ["ActionBars", "Policy", "QValues", "Saliency"],
+    "agent_widget.checkpoints": [
+        "CheckpointRecorder",
+        "Checkpoints",
+        "WeightsFileError",
+        "load_weights",
+        "read_weights",
+        "render_frames",
+        "save_weights",
+    ],
+    "agent_widget.sb3": ["RecordCheckpoints"],
 }
 
 

@@ -3,9 +3,9 @@
 It knows nothing about widgets or panels, and every layer above reads episodes
 through it. Recording (``record``, ``RecordRollout``,
 ``record_vector``), branching (``Rollout.branch``), Minari import
-(``Rollout.from_minari``) and episodes in files (``save``, ``load``) live here; the
-file format itself, and the frame containers, are the layer below
-(:mod:`agent_widget.format`).
+(``Rollout.from_minari``), frames rendered later by replay (``render_frames``) and
+episodes in files (``save``, ``load``) live here; the file format itself, and the
+frame containers, are the layer below (:mod:`agent_widget.format`).
 """
 
 # For the layers above (the grid world and what-if name actions, torch panels read the
@@ -14,10 +14,10 @@ from agent_widget.episodes._action_names import action_names as action_names
 from agent_widget.episodes._action_space import box_shape as box_shape
 from agent_widget.episodes._action_space import describe_space as describe_space
 from agent_widget.episodes._files import load, save
-from agent_widget.episodes._minari import ReplayDivergenceError
 from agent_widget.episodes._record import record
 from agent_widget.episodes._record_vector import record_vector
 from agent_widget.episodes._record_wrapper import RecordRollout
+from agent_widget.episodes._replay import ReplayDivergenceError, render_frames
 from agent_widget.episodes._rollout import Rollout
 from agent_widget.format import RolloutFileError
 
@@ -29,5 +29,6 @@ __all__ = [
     "load",
     "record",
     "record_vector",
+    "render_frames",
     "save",
 ]

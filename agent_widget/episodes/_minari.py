@@ -22,20 +22,14 @@ from PIL import Image
 
 from agent_widget.episodes._action_names import action_names, known_action_names
 from agent_widget.episodes._action_space import describe_space
+
+# ReplayDivergenceError stays importable from here, where _branch takes it.
+from agent_widget.episodes._replay import ReplayDivergenceError as ReplayDivergenceError
+from agent_widget.episodes._replay import at, replay_frames, same_observation
 from agent_widget.episodes._rollout import Rollout
 
 if TYPE_CHECKING:
     from minari import EpisodeData, MinariDataset
-
-
-class ReplayDivergenceError(ValueError):
-    """Replaying an episode's actions (a Minari import's, or a branch's up to its branch
-    point) did not reproduce its recorded observations; ``position`` says where."""
-
-    def __init__(self, message: str, position: int) -> None:
-        super().__init__(message)
-        self.position = position
-        """The first position whose replayed observation differs from the stored one."""
 
 
 def from_minari(dataset: MinariDataset, episode_index: int, render: bool = False) -> Rollout:
@@ -107,13 +101,6 @@ def _observations(observations: Any) -> np.ndarray | dict[str, np.ndarray] | Non
     return None
 
 
-def _at(data: Any, t: int) -> Any:
-    """Entry ``t`` of stacked per-step data, dicts (nested) included."""
-    if isinstance(data, Mapping):
-        return {key: _at(value, t) for key, value in data.items()}
-    return data[t]
-
-
 def _per_position(infos: Mapping[str, Any], positions: int) -> list[dict[str, Any]]:
     """Minari's infos (a dict of arrays, one entry per position) as one dict per position."""
 
@@ -128,7 +115,7 @@ def _per_position(infos: Mapping[str, Any], positions: int) -> list[dict[str, An
                 )
 
     check(infos, "")
-    return [_at(infos, t) for t in range(positions)]
+    return [at(infos, t) for t in range(positions)]
 
 
 def _replay(
@@ -137,7 +124,6 @@ def _replay(
     """Frames of ``episode`` re-rendered by replaying its actions, and the env's action names."""
     env = dataset.recover_environment(render_mode="rgb_array")
     jpeg = bool(getattr(dataset.storage, "jpeg_encoding", False))
-    steps = len(episode)
 
     def diverged(t: int, what: str) -> ReplayDivergenceError:
         start = "its stored seed" if seed is not None else "no stored seed (a random start)"
@@ -149,20 +135,14 @@ def _replay(
         )
 
     def check(t: int, obs: Any) -> None:
-        if not _same(dataset.observation_space, obs, _at(episode.observations, t), jpeg):
+        if not _same(dataset.observation_space, obs, at(episode.observations, t), jpeg):
             where = "the reset" if t == 0 else f"after action {t - 1}"
             raise diverged(t, f"gives a different observation at position {t} ({where})")
 
     try:
-        obs, _ = env.reset(seed=seed, options=options)
-        check(0, obs)
-        frames = [env.render()]
-        for t in range(steps):
-            obs, _, terminated, truncated, _ = env.step(_at(episode.actions, t))
-            check(t + 1, obs)
-            frames.append(env.render())
-            if (terminated or truncated) and t < steps - 1:
-                raise diverged(t + 1, f"ends after action {t}, not after action {steps - 1}")
+        reset = {"seed": seed, "options": options}
+        actions = [at(episode.actions, t) for t in range(len(episode))]
+        frames = replay_frames(env, reset, actions, check, diverged)
         return frames, action_names(env)
     finally:
         env.close()
@@ -181,11 +161,7 @@ def _same(space: gym.Space[Any], replayed: Any, stored: Any, jpeg: bool) -> bool
         if replayed.shape != stored.shape:
             return False
         return int(np.abs(replayed.astype(np.int16) - stored.astype(np.int16)).max()) <= 2
-    if replayed.shape != stored.shape:
-        return False
-    if replayed.dtype.kind in "biufc" and stored.dtype.kind in "biufc":
-        return bool(np.allclose(replayed, stored, equal_nan=True))
-    return bool(np.array_equal(replayed, stored))
+    return same_observation(replayed, stored)
 
 
 def _is_image_space(space: gym.Space[Any]) -> bool:

@@ -1,0 +1,127 @@
+"""``Checkpoints``: a run recorded by a :class:`CheckpointRecorder`, read back by checkpoint.
+
+What a viewer of the checkpoints stands on: the training steps, each checkpoint's
+episodes by seed, their frames made by replay the first time an episode is asked for
+(then kept), the evaluations that failed, each checkpoint's weights loaded into a
+module the caller gives, and the checkpoints a training still running adds
+(:meth:`Checkpoints.refresh`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+from torch import nn
+
+from agent_widget.checkpoints._weights import WeightsFileError, load_weights
+from agent_widget.episodes import Rollout, render_frames
+from agent_widget.library import RunLibrary
+
+
+class Checkpoints:
+    """The checkpoints of a run: ``training_step -> {seed: episode}``, and weights.
+
+    Args:
+        library: the library holding the run.
+        run: the run's id (``"CartPole-v1/DQN/my-run"``).
+        render_env: makes the env frames are rendered in by replay (with
+            ``render_mode="rgb_array"``); by default ``gym.make`` of the episodes'
+            env id. Give your own for an env recorded with wrappers.
+    """
+
+    def __init__(
+        self,
+        library: RunLibrary,
+        run: str,
+        render_env: Callable[[], gym.Env[Any, Any]] | None = None,
+    ) -> None:
+        self._library, self._run = library, run
+        self._render_env = render_env
+        self._rendered: dict[str, Rollout] = {}
+        self._index: dict[int, dict[int, str]] = {}  # step -> seed -> episode file
+        self._weights: dict[int, str] = {}  # step -> weights file
+        self._positions: dict[str, int] = {}  # episode file -> index in self.episodes
+        self.failures: dict[tuple[int, int], str] = {}
+        """``(training_step, seed) -> message`` for each evaluation that raised."""
+        self.refresh()
+
+    def refresh(self) -> list[int]:
+        """Read the run again, adding the checkpoints recorded since (by a training
+        still running, here or in another process); the training steps added.
+
+        Episode files never change once in a run, so only the new ones are read."""
+        self.episodes = self._library.open(self._run)
+        self.folder = Path(self.episodes.run.path)
+        before = set(self._index)
+        for i, entry in enumerate(self.episodes.run.episodes):
+            known = entry.file in self._positions
+            self._positions[entry.file] = i
+            if known:
+                continue
+            metadata = self.episodes[i].metadata
+            step, seed = metadata.get("training_step"), metadata.get("seed")
+            if not (isinstance(step, int) and isinstance(seed, int)):
+                continue  # an episode added to the run some other way
+            self._index.setdefault(step, {})[seed] = entry.file
+            if isinstance(metadata.get("checkpoint"), str):
+                self._weights[step] = metadata["checkpoint"]
+            if metadata.get("evaluation_error"):
+                self.failures[step, seed] = str(metadata["evaluation_error"])
+        return sorted(self._index.keys() - before)
+
+    @property
+    def steps(self) -> list[int]:
+        """The training steps of the checkpoints, in order."""
+        return sorted(self._index)
+
+    def seeds(self, step: int) -> list[int]:
+        """The seeds evaluated at the checkpoint of ``step``."""
+        return sorted(self._checkpoint(step))
+
+    def returns(self) -> dict[int, dict[int, float]]:
+        """``training_step -> {seed: return}`` of every evaluation, in order: the return
+        over training, read from the run's summary (no episode file is opened)."""
+        totals = {entry.file: entry.total_return for entry in self.episodes.run.episodes}
+        return {
+            step: {seed: totals[file] for seed, file in sorted(self._index[step].items())}
+            for step in self.steps
+        }
+
+    def episode(self, step: int, seed: int) -> Rollout:
+        """The episode of ``seed`` at the checkpoint of ``step``, its frames rendered by
+        replay when first asked for (a failed evaluation's steps are not replayed)."""
+        file = self._checkpoint(step).get(seed)
+        if file is None:
+            raise KeyError(f"no episode of seed {seed} at training step {step}")
+        rollout = self.episodes[self._positions[file]]
+        if (step, seed) in self.failures:
+            return rollout
+        if file not in self._rendered:
+            self._rendered[file] = render_frames(rollout, self._render_env)
+        return self._rendered[file]
+
+    def weights_file(self, step: int) -> Path:
+        """The safetensors file of the checkpoint of ``step``."""
+        self._checkpoint(step)
+        if step not in self._weights:
+            raise WeightsFileError(f"the checkpoint at training step {step} saved no weights")
+        return self.folder / self._weights[step]
+
+    def load_weights(self, step: int, module: nn.Module) -> nn.Module:
+        """The weights of the checkpoint of ``step`` loaded into ``module`` (see
+        :func:`load_weights`); a missing file is a :class:`WeightsFileError` too."""
+        path = self.weights_file(step)
+        if not path.exists():
+            raise WeightsFileError(
+                f"weights file {path} of training step {step} is missing (not written yet, "
+                "or removed)"
+            )
+        return load_weights(path, module)
+
+    def _checkpoint(self, step: int) -> dict[int, str]:
+        if step not in self._index:
+            raise KeyError(f"no checkpoint at training step {step}; the run has {self.steps}")
+        return self._index[step]
