@@ -2,7 +2,7 @@
 
 Envs that can save and restore their whole state (ALE's ``clone_state`` /
 ``restore_state``, or any env whose unwrapped env has that pair) get states saved by
-default: every 32 positions while the episode runs, then, when it ends, every 64, 128...
+default: every 64 positions while the episode runs, then, when it ends, every 128, 256...
 (the fewest doublings) so that they hold at most 10% of the episode's encoded size
 (its file's, or what its file would be), each held as a delta against the one before
 (:mod:`~agent_widget.episodes._state_deltas`). ``states_every=K`` saves every K
@@ -42,7 +42,7 @@ def can_save(env: gym.Env[Any, Any]) -> bool:
     )
 
 
-AUTOMATIC_EVERY = 32  # positions between states while an episode runs, by default
+AUTOMATIC_EVERY = 64  # positions between states while an episode runs, by default
 STATES_SHARE = 0.10  # the most of an episode's encoded bytes its states hold, by default
 HELD_MOST = 1 << 20  # bytes of states an episode holds while it runs, by default
 

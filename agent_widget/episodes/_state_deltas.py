@@ -20,95 +20,134 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-# std::mt19937 as C++ streams write it: its 624 words, then its index.
-_GENERATOR = re.compile(rb"(?<![0-9])(?:[0-9]{1,10} ){624}[0-9]{1,3}(?![0-9])")
+# std::mt19937 as C++ streams write it: its 624 words, then its index (decimal, no
+# leading zeros: written again from the words, the same bytes).
+_GENERATOR = re.compile(rb"(?<![0-9])(?:(?:0|[1-9][0-9]{0,9}) ){624}(?:0|[1-9][0-9]{0,2})(?![0-9])")
+_CURSOR = re.compile(rb"(?:0|[1-9][0-9]{0,2})(?![0-9])")
 _WORDS = 624
 _MOST_TWISTS = 64  # ~40,000 draws: a gap between two kept states longer than that stores the words
+
+
+class _Found(NamedTuple):
+    """One generator found in a state's bytes: its text spans ``start..end``."""
+
+    start: int
+    end: int
+    words: np.ndarray
+    text: bytes  # the words, as written
+    cursor: bytes  # its index into its words, as written
 
 
 class _Split(NamedTuple):
     """A serialized state as its bytes without its generators, and for each generator
     where it was in them, its words and its index (as written); ``texts`` and
     ``found`` (where each generator's text was in the state's bytes) let the next
-    state skip what did not change."""
+    state find its generators without searching."""
 
     rest: bytes
     at: tuple[int, ...]
     words: tuple[np.ndarray, ...]
-    cursors: tuple[bytes, ...]  # each generator's index into its words, as written
+    cursors: tuple[bytes, ...]
     texts: tuple[bytes, ...] = ()
     found: tuple[int, ...] = ()
 
     @classmethod
     def of(cls, raw: bytes, before: _Split | None) -> _Split:
-        """``raw``'s parts; the generators looked for where ``before``'s were first (a
-        search through the whole state costs more than the rest of a save)."""
-        pieces: list[bytes] = []
-        words: list[np.ndarray] = []
-        cursors: list[bytes] = []
-        texts: list[bytes] = []
-        at: list[int] = []
-        found_at: list[int] = []
-        done = kept = 0
-        hints = before.found if before is not None else ()
-        for found in _generators(raw, hints):
-            text, _, position = found.group().rpartition(b" ")  # the words, the index
-            g = len(texts)  # this generator's number, to match the state before's
-            if before is not None and g < len(before.texts) and text == before.texts[g]:
-                numbers = before.words[g]
-            else:
-                numbers = np.array([int(d) for d in text.split(b" ")], dtype=np.uint64)
-                if numbers.max() >= 2**32 or _written(numbers, position) != found.group():
-                    continue  # not as the generator writes itself: left in the bytes
-                numbers = numbers.astype(np.uint32)
-            pieces.append(raw[done : found.start()])
-            kept += found.start() - done
-            at.append(kept)
-            words.append(numbers)
-            cursors.append(position)
-            texts.append(text)
-            found_at.append(found.start())
-            done = found.end()
+        """``raw``'s parts. Its generators are looked for where ``before``'s were, as
+        they were or regenerated once (a comparison of bytes), else searched for (a
+        search through a state costs as much as cloning it)."""
+        generators = None if before is None else _foreseen(raw, before)
+        if generators is None:
+            generators = _searched(raw)
+        pieces, done = [], 0
+        for found in generators:
+            pieces.append(raw[done : found.start])
+            done = found.end
         pieces.append(raw[done:])
-        joined = b"".join(pieces)
-        return cls(joined, tuple(at), tuple(words), tuple(cursors), tuple(texts), tuple(found_at))
+        return cls(
+            b"".join(pieces),
+            _kept_offsets(generators),
+            tuple(found.words for found in generators),
+            tuple(found.cursor for found in generators),
+            tuple(found.text for found in generators),
+            tuple(found.start for found in generators),
+        )
 
     def joined(self) -> bytes:
         pieces, done = [], 0
-        for at, words, index in zip(self.at, self.words, self.cursors, strict=True):
-            pieces += [self.rest[done:at], _written(words, index)]
+        for at, words, cursor in zip(self.at, self.words, self.cursors, strict=True):
+            pieces += [self.rest[done:at], _written(words), b" ", cursor]
             done = at
         pieces.append(self.rest[done:])
         return b"".join(pieces)
 
 
-def _written(words: np.ndarray, index: bytes) -> bytes:
-    """A generator as C++ streams write it."""
-    return b" ".join(b"%d" % w for w in words.tolist()) + b" " + index
+def _kept_offsets(generators: list[_Found]) -> tuple[int, ...]:
+    """Where each generator goes in the bytes without them."""
+    offsets, removed = [], 0
+    for found in generators:
+        offsets.append(found.start - removed)
+        removed += found.end - found.start
+    return tuple(offsets)
 
 
-def _generators(raw: bytes, hints: tuple[int, ...]) -> list[re.Match[bytes]]:
-    """The generators in ``raw``: where the hints say (give or take a few bytes), else
-    searched for through all of it."""
-    found, start = [], 0
-    for hint in hints:
-        match = _GENERATOR.search(raw, max(start, hint - 16), hint + 16 + 7000)
-        if match is None or match.start() > hint + 16:
-            break
-        found.append(match)
-        start = match.end()
-    else:
-        if found:
-            return found
-    return list(_GENERATOR.finditer(raw))
+def _written(words: np.ndarray) -> bytes:
+    """A generator's words as C++ streams write them."""
+    return b" ".join(b"%d" % w for w in words.tolist())
+
+
+def _foreseen(raw: bytes, before: _Split) -> list[_Found] | None:
+    """The generators of ``raw`` where ``before``'s were (shifted by the lengths of
+    those before them), their words as before or regenerated once; None if not."""
+    generators: list[_Found] = []
+    shift = 0
+    for words, text, start, cursor in zip(
+        before.words, before.texts, before.found, before.cursors, strict=True
+    ):
+        found = _found_at(raw, start + shift, words, text)
+        if found is None:
+            found = _found_at(raw, start + shift, (twisted := _twisted(words)), _written(twisted))
+        if found is None:
+            return None
+        generators.append(found)
+        shift += (found.end - found.start) - (len(text) + 1 + len(cursor))
+    return generators
+
+
+def _found_at(raw: bytes, start: int, words: np.ndarray, text: bytes) -> _Found | None:
+    """The generator whose words are ``text``, if at ``start`` in ``raw``."""
+    if not raw.startswith(text + b" ", start):
+        return None
+    cursor = _CURSOR.match(raw, start + len(text) + 1)
+    return None if cursor is None else _Found(start, cursor.end(), words, text, cursor.group())
+
+
+def _searched(raw: bytes) -> list[_Found]:
+    """The generators of ``raw``, searched for through all of it."""
+    generators = []
+    for match in _GENERATOR.finditer(raw):
+        text, _, cursor = match.group().rpartition(b" ")
+        words = np.fromstring(text, dtype=np.uint64, sep=" ")  # from text: not deprecated
+        if len(words) == _WORDS and words.max() < 2**32:
+            generators.append(
+                _Found(match.start(), match.end(), words.astype(np.uint32), text, cursor)
+            )
+    return generators
 
 
 def _twisted(words: np.ndarray) -> np.ndarray:
-    """The generator's next 624 words (its regeneration), by NumPy's own MT19937."""
-    generator = np.random.MT19937()
-    generator.state = {"bit_generator": "MT19937", "state": {"key": words, "pos": _WORDS}}
-    generator.random_raw()
-    return np.asarray(generator.state["state"]["key"], dtype=np.uint32)
+    """The generator's next 624 words (its regeneration, as std::mt19937 and NumPy's
+    MT19937 do it), in three vectorized runs: word i takes word i + 397's new value
+    once that one is new (i >= 227), so each run takes only words the run before made."""
+    mt = words.astype(np.uint32)  # a copy
+    for start, stop in ((0, 227), (227, 454), (454, 623)):
+        upper = mt[start:stop] & np.uint32(0x80000000)
+        y = upper | (mt[start + 1 : stop + 1] & np.uint32(0x7FFFFFFF))
+        far = mt[(start + 397) % _WORDS : (stop + 397 - 1) % _WORDS + 1]
+        mt[start:stop] = far ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * np.uint32(0x9908B0DF))
+    y = (mt[623] & np.uint32(0x80000000)) | (mt[0] & np.uint32(0x7FFFFFFF))
+    mt[623] = mt[396] ^ (y >> np.uint32(1)) ^ ((y & np.uint32(1)) * np.uint32(0x9908B0DF))
+    return mt
 
 
 def _twists(before: np.ndarray, after: np.ndarray) -> int | None:
