@@ -159,8 +159,9 @@ def main(argv: list[str] | None = None) -> None:
         f"`{command('benchmarks.branch', argv)}` ({today()}, code {code_version()}, "
         f"{machine(load_start)}, {args.reps} repetitions per side in rotated order; "
         f"ratios paired by repetition, medians).\n\n"
-        f"A {episode.num_steps:,}-step ALE/Pong-v5 episode (random actions, seed {SEED}) "
-        f"recorded with defaults: its .rollout file {file_bytes / 1e3:,.1f} KB; "
+        f"A {episode.num_steps:,}-step ALE/Pong-v5 episode (random actions, seed {SEED}, "
+        f"at most {STEPS:,} steps: the game ended) recorded with defaults: its .rollout "
+        f"file {file_bytes / 1e3:,.1f} KB; "
         f"{len(positions)} states saved, every {every} positions, holding "
         f"{held / 1e3:,.1f} KB in memory ({held / file_bytes:.1%} of the file; the first "
         f"whole, {episode.states[positions[0]].nbytes / 1e3:.1f} KB, the others deltas of "
@@ -171,9 +172,10 @@ def main(argv: list[str] | None = None) -> None:
         "after it; from the seed it replays all 900, checking every reward and end, "
         "and the screen at t.\n\n"
         + "\n".join(table(times, base, f"branch at t = {T}"))
-        + f"\n\nrecord() of the same {STEPS:,} steps ({max(3, args.reps // 2)} repetitions "
-        "per side, rotated):\n\n"
-        + "\n".join(table(records, "bare step + render loop", "recording 1,000 Pong steps"))
+        + f"\n\nrecord() of the same episode ({max(3, args.reps // 2)} repetitions per side, "
+        "rotated; states by default cost a clone of ALE's state every 64 steps and its "
+        "delta):\n\n"
+        + "\n".join(table(records, "bare step + render loop", "recording the episode"))
         + f"\n\nBars: {'; '.join(verdicts)}: {'meets them' if met else 'MISSES one'}."
     )
     publish(TITLE, body, not args.no_write)
