@@ -77,7 +77,7 @@ def record(
             many positions; a branch (:meth:`Rollout.branch`) then replays from the
             last one before its branch point. By default (None) states are saved at
             an interval that keeps them under 10% of the episode's file size, held as
-            deltas (a 1,000-step Pong episode: about every 32 positions); 0 saves
+            deltas (a 1,000-step Pong episode: every 64 positions); 0 saves
             none. Kept in memory (``rollout.states``), never in the file.
 
     Examples:
