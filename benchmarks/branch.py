@@ -24,11 +24,12 @@ import gymnasium as gym
 import numpy as np
 
 from agent_widget import Rollout, load, record
+from agent_widget.episodes._env_states import SavedStates
 from benchmarks.results import arguments, code_version, command, machine, publish, today
 
 TITLE = "Branching"
 STEPS, T, SEED = 1_000, 900, 0
-BAR_STATES, BAR_SEED, BAR_SHARE, BAR_RECORD = 0.30, 1.05, 0.10, 1.03
+BAR_STATES, BAR_SEED, BAR_SHARE, BAR_RECORD = 0.30, 1.05, 0.10, 0.03
 
 
 def pong() -> gym.Env:
@@ -113,6 +114,32 @@ def recording(moves: list[int], reps: int) -> dict[str, list[float]]:
     return times
 
 
+def states_share(moves: list[int], reps: int) -> float:
+    """The share of record()'s time spent saving and thinning states (median of
+    ``reps``): timed inside, so the machine's noise, as large as the cost, cancels."""
+    spent = [0.0]
+    save, fit = SavedStates.save, SavedStates.fit
+
+    def timed_method(method: Callable[..., None]) -> Callable[..., None]:
+        def run(*args: object) -> None:
+            start = time.perf_counter()
+            method(*args)
+            spent[0] += time.perf_counter() - start
+
+        return run
+
+    shares = []
+    SavedStates.save, SavedStates.fit = timed_method(save), timed_method(fit)  # type: ignore[method-assign]
+    try:
+        for _ in range(reps):
+            spent[0] = 0.0
+            total = timed(lambda: record(pong(), playback(moves), seed=SEED, max_steps=STEPS))
+            shares.append(spent[0] / total)
+    finally:
+        SavedStates.save, SavedStates.fit = save, fit  # type: ignore[method-assign]
+    return statistics.median(shares)
+
+
 def paired(times: dict[str, list[float]], name: str, base: str) -> float:
     """The median of ``name``'s time over ``base``'s, repetition by repetition."""
     return statistics.median(a / b for a, b in zip(times[name], times[base], strict=True))
@@ -143,17 +170,18 @@ def main(argv: list[str] | None = None) -> None:
     positions = sorted(episode.states)
     every = positions[1] - positions[0] if len(positions) > 1 else None
     record_cost = paired(records, "record(), states by default", "record(states_every=0)")
+    share = states_share(moves, 5)
     verdicts = [
         f"from the states, {from_states:.3f}x (target at most {BAR_STATES}x)",
         f"from the seed, {from_seed:.3f}x (at most {BAR_SEED}x)",
         f"the states {held / file_bytes:.1%} of the file (at most {BAR_SHARE:.0%})",
-        f"record() with states {record_cost:.3f}x without (at most {BAR_RECORD}x)",
+        f"saving states {share:.1%} of record()'s time (at most {BAR_RECORD:.0%})",
     ]
     met = (
         from_states <= BAR_STATES
         and from_seed <= BAR_SEED
         and held <= BAR_SHARE * file_bytes
-        and record_cost <= BAR_RECORD
+        and share <= BAR_RECORD
     )
     body = (
         f"`{command('benchmarks.branch', argv)}` ({today()}, code {code_version()}, "
@@ -176,7 +204,10 @@ def main(argv: list[str] | None = None) -> None:
         "rotated; states by default cost a clone of ALE's state every 64 steps and its "
         "delta):\n\n"
         + "\n".join(table(records, "bare step + render loop", "recording the episode"))
-        + f"\n\nBars: {'; '.join(verdicts)}: {'meets them' if met else 'MISSES one'}."
+        + f"\n\nWith states by default, record() took {record_cost:.3f}x its time without "
+        "(paired median: the machine's noise here is as large as the difference); timed "
+        f"inside record() (median of 5), saving and thinning the states took {share:.1%} "
+        "of it." + f"\n\nBars: {'; '.join(verdicts)}: {'meets them' if met else 'MISSES one'}."
     )
     publish(TITLE, body, not args.no_write)
 
