@@ -317,3 +317,33 @@ def test_a_state_a_wrapper_cannot_follow_falls_back_to_the_seed():
     branch = original.branch(101, 0, env=env, policy=lambda obs: 2, max_steps=10)
     assert env.steps == 1 + 101 + 10  # the state at 100 was tried, then the seed
     assert_same_positions(branch, original, 101)
+
+
+class SaveableCartPole(gym.Wrapper):
+    """CartPole whose env saves and restores its state, as ALE's does (any such pair)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        env.unwrapped.clone_state = self._clone
+        env.unwrapped.restore_state = self._restore
+
+    def _clone(self):
+        inner = self.env.unwrapped
+        return inner.state.copy(), inner.steps_beyond_terminated
+
+    def _restore(self, saved):
+        inner = self.env.unwrapped
+        inner.state, inner.steps_beyond_terminated = saved[0].copy(), saved[1]
+
+
+def test_any_env_with_a_clone_and_restore_pair_has_states_by_default():
+    original = record(SaveableCartPole(cartpole()), balance, seed=6, max_steps=300)
+    assert sorted(original.states)[:3] == [64, 128, 192]
+    env = Counting(SaveableCartPole(cartpole()))
+    branch = original.branch(150, 0, env=env, policy=balance, max_steps=20)
+    assert env.steps == (150 - 128) + 20  # from the state at 128
+    assert_same_positions(branch, original, 150)
+    moves = [*original.actions[:150].tolist(), *branch.actions[150:].tolist()]
+    fresh = record(cartpole(), playback(moves), seed=6, max_steps=branch.num_steps)
+    np.testing.assert_array_equal(branch.observations, fresh.observations)
+    np.testing.assert_array_equal(branch.frames[branch.num_steps], fresh.frames[branch.num_steps])
