@@ -7,6 +7,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from agent_widget.episodes._env_states import SavedStates
 from agent_widget.episodes._state_deltas import DeltaState, _twisted
 
 
@@ -38,3 +39,25 @@ def test_ale_states_come_back_byte_for_byte_from_a_chain_of_deltas():
     assert any(n == 1 for state in chain for n in state.twists)  # regenerated, as a count
     assert chain[0].nbytes > 4_000
     assert max(state.nbytes for state in chain[1:]) < 600
+
+
+def test_states_thinned_to_their_budget_come_back_byte_for_byte():
+    ale_py = pytest.importorskip("ale_py")
+    gym.register_envs(ale_py)
+    env = gym.make("ALE/Pong-v5")
+    env.reset(seed=1)
+    saved, raws = SavedStates(env, None), {}
+    for t, move in enumerate(np.random.default_rng(1).integers(6, size=800).tolist(), 1):
+        env.step(move)
+        saved.save(env, t)
+        raws[t] = env.unwrapped.clone_state(include_rng=True).serialize()
+    assert sorted(saved.states) == list(range(64, 801, 64))
+    held = saved.nbytes
+    saved.fit(10 * (held - 1))  # a budget just under what they hold: thinned once
+    assert saved.every == 128
+    assert sorted(saved.states) == list(range(128, 801, 128))
+    assert saved.nbytes <= held - 1
+    for position, state in saved.states.items():
+        assert state.serialized() == raws[position], position
+    saved.fit(0)  # no room at all: none kept
+    assert saved.states == {}
