@@ -1,13 +1,16 @@
 """What if: an episode branched at step t, another action taken there, the rest played out.
 
 The env is brought to position ``t`` by replaying the episode's actions from its seed,
-or from the last env state saved before ``t`` (``record(states_every=K)``: at most K
-steps), each observation checked against the recorded one (and the frame at ``t``),
-so a branch never starts from a state the episode was not in: an env that does not
-replay the same from its seed is a :class:`ReplayDivergenceError` naming the
-position. From
-``t`` on the branch is recorded as :func:`record` records; its positions ``0..t`` are
-the original's own (the same frames and observations, shared where they are encoded).
+or from the last env state saved before ``t`` (saved by default where the env can:
+:mod:`~agent_widget.episodes._env_states`), each step's reward and end checked
+against the recorded ones, each observation too where it is held as an array, and
+observations held encoded (images) and the frame at ``t`` itself: decoding every
+recorded screen would cost as much as the replay. So a branch never starts from a
+state the episode was not in: an env that does not replay the same from its seed is
+a :class:`ReplayDivergenceError` naming the position. From ``t`` on the branch is
+recorded as :func:`record` records; its positions ``0..t`` are the original's own:
+the same frames and observations, its full chunks of encoded frames the original's
+own objects (only the chunk holding ``t`` is encoded again).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from agent_widget.episodes._env_states import can_save, restore_state
+from agent_widget.episodes._env_states import SavedStates, can_save, restore_state
 from agent_widget.episodes._episode_buffer import EpisodeBuffer
 from agent_widget.episodes._minari import ReplayDivergenceError
 from agent_widget.episodes._policies import PolicyFunction, as_policy, split_policy_output
@@ -29,11 +32,12 @@ from agent_widget.format import (
     CHUNK_SIZE,
     LARGE_ROW_BYTES,
     ArrayFrames,
-    EncodedArray,
+    ChunkedRows,
     FrameRows,
     Frames,
     Part,
     encode_chunk,
+    encode_rows,
 )
 
 
@@ -95,10 +99,10 @@ def branch(
         obs, info = _replay(rollout, t, env, seed, 0)  # a wrapper the state left stale
     renders = rollout.frames is not None
     frame = rollout.frames[t] if rollout.frames is not None else None  # as the env's
-    future = EpisodeBuffer(obs, info, frame, renders, metadata={})
-    every = min((p for p in rollout.states if p > 0), default=None)
+    states = SavedStates(env, None, offset=t)  # by default, as record's: where the parent's fall
+    future = EpisodeBuffer(obs, info, frame, renders, metadata={}, states=states)
     try:
-        _play(env, as_policy(policy), future, obs, action, max_steps, renders, (every, t))
+        _play(env, as_policy(policy), future, obs, action, max_steps, renders)
     except BaseException as error:
         future.cut()
         error.rollout = _joined(rollout, t, action, future.to_rollout())  # type: ignore[attr-defined]
@@ -107,26 +111,47 @@ def branch(
         )
         raise
     future.cut()
-    return _joined(rollout, t, action, future.to_rollout())
+    return _joined(rollout, t, action, future.finish())
 
 
 def _replay(
     rollout: Rollout, t: int, env: gym.Env[Any, Any], seed: int, start: int
 ) -> tuple[Any, dict[str, Any]]:
     """The env brought to position ``t`` from its seed, or from the state saved at
-    ``start``: the observation and info there, every position on the way checked."""
-    renders = rollout.frames is not None
-    obs, info = env.reset(seed=seed)
+    ``start`` (reset without the seed first: ALE reloads its game on a seed, as long
+    as ~100 steps, and the state brings the random generator back): the observation
+    and info there, every position on the way checked (see the module)."""
     if start:
+        obs, info = env.reset()
         restore_state(env, rollout.states[start], start)
     else:
-        _check_position(rollout, 0, obs, env, renders and t == 0)
-    for s in range(start, t):
-        obs, _, terminated, truncated, info = env.step(_replayable(rollout.actions[s]))
-        _check_position(rollout, s + 1, obs, env, renders and s + 1 == t)
+        obs, info = env.reset(seed=seed)
+        _check_position(rollout, 0, obs, env, t)
+    every_step = _checked_every_step(rollout.observations)
+    rewards = rollout.rewards[start:t].tolist()
+    for s, action in enumerate(_replayable_actions(rollout.actions[start:t]), start):
+        obs, reward, terminated, truncated, info = env.step(action)
+        recorded = rewards[s - start]
+        if float(reward) != recorded and recorded == recorded:  # a NaN recorded: kept as is
+            raise ReplayDivergenceError(_diverged(rollout, s + 1, "gave another reward"), s + 1)
+        if every_step or s + 1 == t:
+            _check_position(rollout, s + 1, obs, env, t)
         if (terminated or truncated) and s + 1 < rollout.num_positions - 1:
             raise ReplayDivergenceError(_diverged(rollout, s + 1, "ended the episode"), s + 1)
     return obs, info
+
+
+def _replayable_actions(actions: np.ndarray) -> list[Any]:
+    """The actions as the env takes them (a discrete space's as ints, in one go)."""
+    if actions.ndim == 1 and actions.dtype.kind in "iu":
+        return actions.tolist()  # type: ignore[no-any-return]
+    return [_replayable(action) for action in actions]
+
+
+def _checked_every_step(observations: Any) -> bool:
+    """Whether some observation entry is held as an array, so checked at every step."""
+    entries = observations.values() if isinstance(observations, Mapping) else [observations]
+    return any(isinstance(entry, np.ndarray) for entry in entries)
 
 
 def _whole_number(value: Any, name: str, least: int) -> int:
@@ -178,21 +203,28 @@ def _replayable(action: Any) -> Any:
     return value if value.ndim else value.item()
 
 
-def _check_position(
-    rollout: Rollout, s: int, obs: Any, env: gym.Env[Any, Any], frame: bool
-) -> None:
-    """ReplayDivergenceError unless the replay's position ``s`` is the recorded one."""
+def _check_position(rollout: Rollout, s: int, obs: Any, env: gym.Env[Any, Any], t: int) -> None:
+    """ReplayDivergenceError unless the replay's position ``s`` is the recorded one, as
+    far as it is checked there: observations held encoded (and the frame) at ``t``."""
     recorded: Any = rollout.observations
     if isinstance(recorded, Mapping):
         same = isinstance(obs, Mapping) and all(
-            np.array_equal(np.asarray(obs[key]), value[s]) for key, value in recorded.items()
+            _same_row(obs[key], value, s, s == t) for key, value in recorded.items()
         )
     else:
-        same = np.array_equal(np.asarray(obs), recorded[s])
+        same = _same_row(obs, recorded, s, s == t)
     if not same:
         raise ReplayDivergenceError(_diverged(rollout, s, "gave another observation"), s)
-    if frame:
+    if s == t and rollout.frames is not None:
         _check_frame(rollout, s, env)
+
+
+def _same_row(obs: Any, recorded: Any, s: int, always: bool) -> bool:
+    """Whether ``obs`` is row ``s`` of ``recorded``; taken as such where the rows are
+    held encoded or in a file (not an array), unless ``always``."""
+    if not always and not isinstance(recorded, np.ndarray):
+        return True
+    return np.array_equal(np.asarray(obs), recorded[s])
 
 
 def _check_frame(rollout: Rollout, s: int, env: gym.Env[Any, Any]) -> None:
@@ -216,11 +248,10 @@ def _play(
     action: Any,
     max_steps: int,
     renders: bool,
-    states: tuple[int | None, int],
 ) -> None:
     """From observation ``obs``, take ``action``, then follow ``policy``; the policy's
     extras are kept at every step (at the first, what it would have done), and the
-    env's state saved as the episode's were: ``states`` is (every, the branch point)."""
+    env's state saved as the future's states say."""
     for k in range(max_steps):
         chosen, extras = split_policy_output(policy(obs))
         taken = action if k == 0 else chosen
@@ -228,7 +259,7 @@ def _play(
         obs, reward, terminated, truncated, info = env.step(_replayable(taken))
         frame = env.render() if renders else None
         future.add(taken, extras, obs, reward, terminated, truncated, info, frame)
-        future.save_state(env, *states)
+        future.save_state(env)
         if terminated or truncated:
             return
 
@@ -253,7 +284,8 @@ def _joined(original: Rollout, t: int, action: Any, future: Rollout) -> Rollout:
         "created": future.metadata["created"],
         "branch": {"t": t, "action": _plain(action), "of": _parent(original.metadata)},
     }
-    return Rollout.from_arrays(
+    # Both parts are rollouts already (checked, JSON-able infos): joined as they are.
+    return Rollout(
         frames=frames,
         observations=_joined_observations(original.observations, t, future, frames, n),
         actions=np.concatenate([original.actions[:t], future.actions]),
@@ -305,12 +337,30 @@ def _joined_rows(original: Any, t: int, future: Any, frames: Frames | None, n: i
     first = np.asarray(future[0])
     if first.nbytes < LARGE_ROW_BYTES:
         return np.concatenate([np.asarray(original[:t]), np.asarray(future)])
-    joined = EncodedArray(first.dtype, first.shape)
-    for s in range(t):
-        joined.append(original[s])
-    for s in range(len(future)):
-        joined.append(future[s])
-    return joined
+    return _JoinedRows(original, t, future, first)
+
+
+class _JoinedRows(ChunkedRows):
+    """Rows ``0..t-1`` of ``original`` then ``future``'s, read from them (nothing
+    decoded or encoded again until saved; the original's full chunks are then its
+    own payloads, when it holds them encoded)."""
+
+    def __init__(self, original: Any, t: int, future: Any, first: np.ndarray) -> None:
+        self._original, self._t, self._future = original, t, future
+        self.dtype, self._row_shape = first.dtype, first.shape
+
+    def __len__(self) -> int:
+        return self._t + len(self._future)
+
+    def _row(self, s: int) -> np.ndarray:
+        return np.asarray(self._original[s] if s < self._t else self._future[s - self._t])
+
+    def payload(self, k: int) -> bytes:
+        start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, len(self))
+        if stop <= self._t and isinstance(self._original, ChunkedRows):
+            return self._original.payload(k)
+        rows = np.stack([self._row(s) for s in range(start, stop)])
+        return encode_rows(rows.reshape(stop - start, -1).view(np.uint8))
 
 
 class _Prefix(Frames):

@@ -1,12 +1,19 @@
 """Env states saved while recording, so a branch replays a few steps instead of all.
 
 Envs that can save and restore their whole state (ALE's ``clone_state`` /
-``restore_state``, or any env whose unwrapped env has that pair) get a state saved
-every ``states_every`` positions; :func:`~agent_widget.episodes._branch.branch`
-restores the last one before its branch point and replays only from there (the
-replay is checked all the same, and falls back to the seed when it differs). A
-restored ALE state does not bring its screen back, so the replay always takes at
-least one step from a state, to check what it shows.
+``restore_state``, or any env whose unwrapped env has that pair) get states saved by
+default: every 64 positions while the episode runs, then, when it ends, every 128, 256...
+(the fewest doublings) so that they hold at most 10% of the episode's encoded size
+(its file's, or what its file would be), each held as a delta against the one before
+(:mod:`~agent_widget.episodes._state_deltas`). ``states_every=K`` saves every K
+positions whatever they cost; ``states_every=0`` saves none. An env that cannot
+save its state, or whose ``clone_state`` raises, records all the same without
+states: a branch then replays from the seed.
+:func:`~agent_widget.episodes._branch.branch` restores the last state before its
+branch point and replays only from there (the replay is checked all the same, and
+falls back to the seed when it differs). A restored ALE state does not bring its
+screen back, so the replay always takes at least one step from a state, to check
+what it shows.
 
 States are kept in memory only, on the rollout (``rollout.states``), never written
 to a file: restoring a state read from a stranger's file would hand its bytes to the
@@ -15,11 +22,16 @@ env's own deserializer, which makes no promise about hostile input.
 
 from __future__ import annotations
 
+import functools
 import inspect
-import zlib
-from typing import Any, NamedTuple
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
 
 import gymnasium as gym
+
+from agent_widget.episodes._state_deltas import DeltaState
 
 
 def can_save(env: gym.Env[Any, Any]) -> bool:
@@ -30,39 +42,109 @@ def can_save(env: gym.Env[Any, Any]) -> bool:
     )
 
 
-class PackedState(NamedTuple):
-    """A state that serializes itself (ALE's: ~14 KB), held deflated (~7 KB)."""
-
-    kind: type
-    data: bytes
-
-    def unpacked(self) -> Any:
-        return self.kind(zlib.decompress(self.data))
+AUTOMATIC_EVERY = 64  # positions between states while an episode runs, by default
+STATES_SHARE = 0.10  # the most of an episode's encoded bytes its states hold, by default
+HELD_MOST = 1 << 20  # bytes of states an episode holds while it runs, by default
 
 
-def save_state(env: gym.Env[Any, Any]) -> Any:
-    """The env's whole state, its random generator included where it can say so (ALE's
-    sticky actions draw from it); deflated when it serializes itself."""
+def _cloner(env: gym.Env[Any, Any]) -> Callable[[], Any]:
+    """What saves the env's whole state, its random generator included where it can
+    say so (ALE's sticky actions draw from it)."""
     clone = env.unwrapped.clone_state  # type: ignore[attr-defined]
     if "include_rng" in inspect.signature(clone).parameters:
-        state = clone(include_rng=True)
-    else:
-        state = clone()
+        return functools.partial(clone, include_rng=True)
+    return clone  # type: ignore[no-any-return]
+
+
+def _serializable(state: Any) -> bool:
+    """Whether ``state``'s type rebuilds it from its ``serialize()`` bytes (ALE's does)."""
     serialize = getattr(state, "serialize", None)
-    if callable(serialize):
-        packed = PackedState(type(state), zlib.compress(serialize(), 6))
+    if not callable(serialize):
+        return False
+    try:
+        raw = serialize()
+        return isinstance(raw, bytes) and type(state)(raw).serialize() == raw
+    except (TypeError, ValueError):
+        return False
+
+
+class SavedStates:
+    """The env states one episode keeps, by position.
+
+    ``every``: None for the default (see the module), 0 for none, else every this many
+    positions, counted from ``offset`` positions before the episode's first (a
+    branch's, so its states fall where its parent's did)."""
+
+    def __init__(self, env: gym.Env[Any, Any], every: int | None, offset: int = 0) -> None:
+        self.automatic = every is None
+        self.every = (AUTOMATIC_EVERY if every is None else every) if can_save(env) else 0
+        self.offset = offset
+        self.states: dict[int, Any] = {}
+        self._clone = _cloner(env) if self.every else None
+        self._last: tuple[DeltaState, Any] | None = None  # the newest, for the next delta
+        self._packs: bool | None = None  # whether the env's states serialize themselves
+
+    @property
+    def nbytes(self) -> int:
+        """The bytes the states hold (a state that does not serialize itself: its size
+        as Python sees it, which may count less than the env holds for it)."""
+        return sum(
+            state.nbytes if isinstance(state, DeltaState) else sys.getsizeof(state)
+            for state in self.states.values()
+        )
+
+    def save(self, env: gym.Env[Any, Any], position: int) -> None:
+        """Save the env's state at ``position`` if it falls on the interval."""
+        if not self.every or position <= 0 or (self.offset + position) % self.every:
+            return
         try:
-            packed.unpacked()  # the type rebuilds itself from its bytes (ALE's does)
-        except (TypeError, ValueError, zlib.error):
-            return state
-        return packed
-    return state
+            state = self._clone()  # type: ignore[misc]
+        except Exception as error:  # any env's own: no states, a branch replays from the seed
+            if not self.automatic:
+                warnings.warn(
+                    f"the env's clone_state raised {error!r:.200}: no more states are saved "
+                    "in this episode (a branch replays it from its seed)",
+                    stacklevel=4,
+                )
+            self.every = 0
+            return
+        if self._packs is None:
+            self._packs = _serializable(state)
+        if self._packs:
+            state, split = DeltaState.packed(type(state), state.serialize(), self._last)
+            self._last = state, split
+        self.states[position] = state
+        if self.automatic and self.nbytes > HELD_MOST:
+            self._thin()
+
+    def fit(self, encoded_bytes: int) -> None:
+        """By default, thin the states until they hold at most 10% of ``encoded_bytes``
+        (the episode's file size, or a floor of it)."""
+        while self.automatic and self.states and self.nbytes > STATES_SHARE * encoded_bytes:
+            self._thin()
+
+    def _thin(self) -> None:
+        """Keep every other state (the interval doubled), deltas taken again."""
+        self.every *= 2
+        kept = {p for p in self.states if (self.offset + p) % self.every == 0}
+        if not self._packs:
+            self.states = {p: s for p, s in self.states.items() if p in kept}
+            return
+        thinned: dict[int, Any] = {}
+        split, self._last = None, None
+        for position in sorted(self.states):
+            state = self.states[position]
+            split = state.split(split)
+            if position in kept:
+                self._last = DeltaState.packed(state.kind, split.joined(), self._last)
+                thinned[position] = self._last[0]
+        self.states = thinned
 
 
 def restore_state(env: gym.Env[Any, Any], state: Any, position: int) -> None:
     """Put ``env`` (reset beforehand, so its wrappers are set up) back into ``state``,
     saved at ``position``; its time limit counts the steps before it."""
-    if isinstance(state, PackedState):
+    if isinstance(state, DeltaState):
         state = state.unpacked()
     env.unwrapped.restore_state(state)  # type: ignore[attr-defined]
     layer: Any = env

@@ -10,7 +10,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from agent_widget.episodes._action_names import action_names
-from agent_widget.episodes._env_states import can_save
+from agent_widget.episodes._env_states import SavedStates
 from agent_widget.episodes._episode_buffer import EpisodeBuffer
 from agent_widget.episodes._interrupts import interrupts_held
 from agent_widget.episodes._recording_metadata import base_metadata, labels, spec_id
@@ -30,9 +30,11 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
     Per-step extras (Q-values, value estimates...) are not part of the gymnasium
     API, so they are handed over with :meth:`record_extras` just before ``step()``.
 
-    With ``states_every=K``, an env that can save its state (ALE's) has it saved every K
-    positions, in memory (``rollout.states``): :meth:`Rollout.branch` then replays at
-    most K steps.
+    An env that can save its state (ALE's) has it saved as it goes, in memory
+    (``rollout.states``), so that :meth:`Rollout.branch` replays a few steps instead of
+    the whole episode: by default at an interval that keeps the states under 10% of
+    the episode's size (:mod:`~agent_widget.episodes._env_states`); with
+    ``states_every=K`` every K positions; with ``states_every=0`` never.
 
     With ``directory``, each episode is written to ``directory/episode-NNN.rollout`` as
     it is recorded, a chunk (16 positions) at a time, and what was written is let go:
@@ -109,10 +111,11 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         self._labels = labels(agent, algorithm, metadata)
         self._episode: EpisodeBuffer | None = None
         self._extras: Mapping[str, Any] = {}
-        if states_every is not None and states_every < 1:
-            raise ValueError(f"states_every must be a positive number of steps, not {states_every}")
-        # Only for envs that can save their state (ALE's); others record as usual.
-        self._states_every = states_every if can_save(env) else None
+        if states_every is not None and states_every < 0:
+            raise ValueError(
+                f"states_every must be a number of steps (0: none), not {states_every}"
+            )
+        self._states_every = states_every
         if directory is not None and path is not None:
             raise ValueError("give directory (a file per episode) or path (one file), not both")
         self._open_spool: Callable[[], Spool] | None = None
@@ -155,7 +158,8 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         frame = self.env.render() if self._renders else None
         with interrupts_held():  # the file and the episode that writes it, or neither
             spool = None if self._open_spool is None else self._open_spool()
-            self._episode = EpisodeBuffer(obs, info, frame, self._renders, spool, metadata)
+            states = SavedStates(self.env, self._states_every)
+            self._episode = EpisodeBuffer(obs, info, frame, self._renders, spool, metadata, states)
         self._extras = {}
         return obs, info
 
@@ -174,7 +178,7 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         obs, reward, terminated, truncated, info = self.env.step(action)
         frame = self.env.render() if self._renders else None
         self._episode.add(action, extras, obs, reward, terminated, truncated, info, frame)
-        self._episode.save_state(self.env, self._states_every)
+        self._episode.save_state(self.env)
         self._count_step()
         if terminated or truncated:
             self.end_episode()

@@ -45,7 +45,7 @@ class Rollout:
     infos: Sequence[dict[str, Any]] | None = None
     extras: dict[str, np.ndarray] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
-    # Env states saved while recording, by position (``record(states_every=K)``): they
+    # Env states saved while recording, by position (by default where the env can): they
     # let a branch replay from the last one before its branch point. In memory only,
     # never in a file (agent_widget.episodes._env_states says why).
     states: dict[int, Any] = field(default_factory=dict)

@@ -24,8 +24,13 @@ from agent_widget.format._atomic import (
     temporary_name,
 )
 from agent_widget.format._chunk_index import OBSERVATIONS
-from agent_widget.format._codec import CHUNK_SIZE, ENCODINGS, Part, chunk_count
-from agent_widget.format._encoded_array import LARGE_ROW_BYTES, EncodedArray, FrameRows
+from agent_widget.format._codec import CHUNK_SIZE, ENCODINGS, Part, chunk_count, encode_rows
+from agent_widget.format._encoded_array import (
+    LARGE_ROW_BYTES,
+    ChunkedRows,
+    EncodedArray,
+    FrameRows,
+)
 from agent_widget.format._filesystems import is_url, url_to_fs
 from agent_widget.format._frames import Frames
 from agent_widget.format._layout import ACTION_KINDS, Columns
@@ -41,6 +46,7 @@ __all__ = [
     "OBSERVATIONS",
     "Archive",
     "ArrayFrames",
+    "ChunkedRows",
     "Columns",
     "EncodedArray",
     "FrameRows",
@@ -56,6 +62,7 @@ __all__ = [
     "chunk_count",
     "chunk_payloads",
     "encode_chunk",
+    "encode_rows",
     "fsync_directory",
     "is_url",
     "journal_layout",

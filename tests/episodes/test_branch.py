@@ -196,7 +196,7 @@ def test_saved_states_let_a_branch_replay_only_from_the_last_one_before_it(tmp_p
     moves = np.random.default_rng(1).integers(6, size=400).tolist()
     original = record(pong(), playback(moves), seed=5, max_steps=400, states_every=100)
     assert sorted(original.states) == [100, 200, 300, 400][: len(original.states)]
-    plain = record(pong(), playback(moves), seed=5, max_steps=400)
+    plain = record(pong(), playback(moves), seed=5, max_steps=400, states_every=0)
     assert plain.states == {}
     env = Counting(pong())
     branch = original.branch(250, 0, env=env, policy=lambda obs: 2, max_steps=60)
@@ -205,8 +205,104 @@ def test_saved_states_let_a_branch_replay_only_from_the_last_one_before_it(tmp_p
     assert_same_positions(branch, original, 250)
     for s in range(250, branch.num_positions):  # the same future, however it was reached
         np.testing.assert_array_equal(branch.frames[s], from_seed.frames[s])
-    assert sorted(branch.states) == [100, 200, 300]  # its own at 300, every 100 as well
+    assert [p for p in sorted(branch.states) if p <= 250] == [100, 200]  # the original's
     assert load(original.save(tmp_path / "p.rollout")).states == {}  # never in a file
+    with pytest.raises(ValueError, match="states_every must be a number of steps"):
+        record(pong(), playback(moves), seed=5, max_steps=10, states_every=-1)
+
+
+PONG_STEPS, T = 1_000, 900
+
+
+@pytest.fixture(scope="module")
+def pong_episode():
+    """A Pong episode recorded with defaults (states and all), and the actions it took."""
+    moves = np.random.default_rng(0).integers(6, size=PONG_STEPS).tolist()
+    return record(pong(), playback(moves), seed=0, max_steps=PONG_STEPS), moves
+
+
+def assert_as_recorded_afresh(branch, moves, t, action, then):
+    """``branch`` is a fresh recording of ``moves`` up to ``t``, ``action`` at ``t``,
+    then ``then``: frames and observations, position by position."""
+    n = branch.num_steps - t - 1
+    fresh = record(pong(), playback([*moves[:t], action, *[then] * n]), seed=0, max_steps=t + 1 + n)
+    assert fresh.num_positions == branch.num_positions
+    for s in range(branch.num_positions):
+        np.testing.assert_array_equal(branch.frames[s], fresh.frames[s], err_msg=f"frame {s}")
+        np.testing.assert_array_equal(branch.observations[s], fresh.observations[s])
+    np.testing.assert_array_equal(branch.rewards, fresh.rewards)
+
+
+def test_states_are_saved_by_default_as_deltas_within_a_tenth_of_the_file(pong_episode, tmp_path):
+    episode, _ = pong_episode
+    positions = sorted(episode.states)
+    assert len(positions) >= 8, positions  # a branch anywhere replays a few dozen steps
+    every = positions[1] - positions[0]
+    assert positions == list(range(every, episode.num_steps + 1, every))[: len(positions)]
+    first, *rest = (episode.states[p] for p in positions)
+    assert first.base is None  # held whole, the others against the one before
+    assert all(s.base is episode.states[p] for s, p in zip(rest, positions[:-1], strict=True))
+    assert max(s.nbytes for s in rest) < first.nbytes / 10  # deltas: a fraction of a state
+    file_bytes = episode.save(tmp_path / "pong.rollout").stat().st_size
+    assert sum(s.nbytes for s in episode.states.values()) <= 0.10 * file_bytes
+
+
+def test_a_branch_from_default_states_is_the_episode_recorded_afresh(pong_episode):
+    episode, moves = pong_episode
+    env = Counting(pong())
+    action = (int(episode.actions[T]) + 1) % 6
+    branch = episode.branch(T, action, env=env, policy=lambda obs: 3, max_steps=30)
+    last = max(p for p in episode.states if p < T)
+    assert env.steps == (T - last) + 30  # the steps after the last state before t, then 30
+    assert_same_positions(branch, episode, T)
+    assert_as_recorded_afresh(branch, moves, T, action, 3)
+
+
+def test_a_branch_from_the_seed_is_the_episode_recorded_afresh(pong_episode, tmp_path):
+    episode, moves = pong_episode
+    loaded = load(episode.save(tmp_path / "pong.rollout"))  # no states: from the seed
+    env = Counting(pong())
+    action = (int(episode.actions[T]) + 1) % 6
+    branch = loaded.branch(T, action, env=env, policy=lambda obs: 3, max_steps=30)
+    assert env.steps == T + 30
+    assert_as_recorded_afresh(branch, moves, T, action, 3)
+
+
+def test_a_branch_holds_its_parents_encoded_chunks_before_the_branch_point(pong_episode):
+    episode, _ = pong_episode
+    t = 16 * 40 + 5  # within chunk 40: its 5 frames are encoded again, with the branch's
+    branch = episode.branch(t, 0, env=pong(), policy=lambda obs: 3, max_steps=20)
+    for k in range(t // 16):
+        mine, parents = branch.frames.chunk(k), episode.frames.chunk(k)
+        assert all(a.payload is b.payload for a, b in zip(mine, parents, strict=True)), k
+        assert branch.observations.payload(k) is episode.observations.payload(k)
+    assert branch.frames.chunk(t // 16)[0].payload is not episode.frames.chunk(t // 16)[0].payload
+
+
+class CannotClone(gym.Wrapper):
+    """CartPole whose env says it can save its state, and raises when asked."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        env.unwrapped.clone_state = self._refuse
+        env.unwrapped.restore_state = self._refuse
+
+    def _refuse(self, *args):
+        raise RuntimeError("this env's state cannot be cloned")
+
+
+def test_an_env_whose_clone_raises_records_without_states_and_branches_from_the_seed():
+    quiet = record(CannotClone(cartpole()), balance, seed=3, max_steps=120)
+    assert quiet.states == {}  # by default: nothing said
+    assert quiet.num_steps == 120
+    with pytest.warns(UserWarning, match="clone_state raised RuntimeError"):
+        asked = record(CannotClone(cartpole()), balance, seed=3, max_steps=120, states_every=10)
+    assert asked.states == {}
+    assert asked.num_steps == 120  # every step kept
+    np.testing.assert_array_equal(asked.actions, quiet.actions)
+    branch = asked.branch(60, 0, env=cartpole(), policy=balance, max_steps=20)
+    assert_same_positions(branch, asked, 60)
+    assert int(branch.actions[60]) == 0
 
 
 def test_a_state_a_wrapper_cannot_follow_falls_back_to_the_seed():
@@ -217,6 +313,37 @@ def test_a_state_a_wrapper_cannot_follow_falls_back_to_the_seed():
     original = record(stacked(), playback(moves), seed=9, max_steps=200, states_every=50)
     assert original.states
     env = Counting(stacked())
-    branch = original.branch(120, 0, env=env, policy=lambda obs: 2, max_steps=10)
-    assert env.steps > 120  # the state at 100 was tried, then the replay from the seed
-    assert_same_positions(branch, original, 120)
+    # One step after the state at 100 the stack still holds a frame from before it.
+    branch = original.branch(101, 0, env=env, policy=lambda obs: 2, max_steps=10)
+    assert env.steps == 1 + 101 + 10  # the state at 100 was tried, then the seed
+    assert_same_positions(branch, original, 101)
+
+
+class SaveableCartPole(gym.Wrapper):
+    """CartPole whose env saves and restores its state, as ALE's does (any such pair)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        env.unwrapped.clone_state = self._clone
+        env.unwrapped.restore_state = self._restore
+
+    def _clone(self):
+        inner = self.env.unwrapped
+        return inner.state.copy(), inner.steps_beyond_terminated
+
+    def _restore(self, saved):
+        inner = self.env.unwrapped
+        inner.state, inner.steps_beyond_terminated = saved[0].copy(), saved[1]
+
+
+def test_any_env_with_a_clone_and_restore_pair_has_states_by_default():
+    original = record(SaveableCartPole(cartpole()), balance, seed=6, max_steps=300)
+    assert sorted(original.states)[:3] == [64, 128, 192]
+    env = Counting(SaveableCartPole(cartpole()))
+    branch = original.branch(150, 0, env=env, policy=balance, max_steps=20)
+    assert env.steps == (150 - 128) + 20  # from the state at 128
+    assert_same_positions(branch, original, 150)
+    moves = [*original.actions[:150].tolist(), *branch.actions[150:].tolist()]
+    fresh = record(cartpole(), playback(moves), seed=6, max_steps=branch.num_steps)
+    np.testing.assert_array_equal(branch.observations, fresh.observations)
+    np.testing.assert_array_equal(branch.frames[branch.num_steps], fresh.frames[branch.num_steps])
