@@ -98,9 +98,9 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidg
         "", read_only=True, help="str. Why the last Open (or Refresh) failed, or empty."
     ).tag(sync=True)
 
-    def __init__(self, library: RunLibrary, **traits: Any) -> None:
+    def __init__(self, library: RunLibrary, *, group_by: str | None = None, **traits: Any) -> None:
         self.library = library
-        super().__init__(**traits)
+        super().__init__(group_by=group_by, **traits)
         self.refresh()
         self.on_msg(self._on_message)
 
