@@ -136,17 +136,18 @@ class Saliency:
             target = self._resolved(step, outputs)
             if target is None:
                 return None
+            frame = _frame_size(step)
             if self.method == "perturbation":
                 values, size = self._perturbation(inputs[0], target)
-                if _frame_size(step) is None:
+                if frame is None:  # the coarse grid at the observation's own size
                     return resized(values, size)
-                return on_frame(values, _frame_size(step), self.crop, self.to_frame)
+                return on_frame(values, frame, self.crop, self.to_frame)
             attribution = self._captum(inputs, target)[0].detach().double().cpu().numpy()
         if attribution.ndim == 1:
             return self._features(attribution)
         axis = channel_axis(attribution.shape, self.channel_axis)
         values = spatial_map(attribution, axis, self.stacked)
-        return on_frame(values, _frame_size(step), self.crop, self.to_frame)
+        return on_frame(values, frame, self.crop, self.to_frame)
 
     def _resolved(self, step: Step, outputs: Outputs) -> int | str | None:
         count = outputs.logits.shape[1]
