@@ -1,7 +1,8 @@
 /**
  * The room a frame has: the widget's width beside its panel cards (or all of it
- * when the cards go below), and a height that keeps the controls on screen. Watched,
- * so the frame follows a resized cell, a narrowed window or cards shown and hidden.
+ * when the cards go below), less what the stage keeps beside the frame (a colour bar
+ * in its margin), and a height that keeps the controls on screen. Watched, so the
+ * frame follows a resized cell, a narrowed window or cards shown and hidden.
  */
 import { button } from "../shared/dom.ts";
 import type { Fit } from "./canvas.ts";
@@ -30,6 +31,7 @@ export class FrameRoom {
   constructor(
     private readonly body: HTMLElement,
     private readonly cards: HTMLElement,
+    private readonly stage: HTMLElement,
     changed: () => void,
   ) {
     this.observer = new ResizeObserver(() => {
@@ -46,7 +48,14 @@ export class FrameRoom {
   size(): { width: number; height: number } | undefined {
     const width = this.body.clientWidth;
     if (width <= 0) return undefined;
-    return { width: roomWidth(width, !this.cards.hidden), height: roomHeight(window.innerHeight) };
+    // Measured, not assumed: were the margin left in, CSS would shrink a fitted frame
+    // to a fractional, smoothly scaled size.
+    const style = getComputedStyle(this.stage);
+    const margins = parseFloat(style.marginLeft) + parseFloat(style.marginRight) || 0;
+    return {
+      width: roomWidth(width, !this.cards.hidden) - margins,
+      height: roomHeight(window.innerHeight),
+    };
   }
 
   dispose(): void {

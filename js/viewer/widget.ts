@@ -126,7 +126,7 @@ class EpisodeView {
     this.timeline.element.setAttribute("role", "img");
     this.nameTimeline();
     this.showCurves();
-    this.room = new FrameRoom(body, this.panels.element, () => this.onSize());
+    this.room = new FrameRoom(body, this.panels.element, stage, () => this.onSize());
     this.status = this.root.appendChild(document.createElement("div"));
     this.status.className = "aw-status";
 
