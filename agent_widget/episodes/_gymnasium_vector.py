@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
@@ -12,7 +13,13 @@ from gymnasium.vector.utils import iterate
 
 from agent_widget.episodes._action_names import action_names, known_action_names
 from agent_widget.episodes._recording_metadata import spec_id
-from agent_widget.episodes._vector_steps import Outcome, Start, SubEnvStep, VectorSteps
+from agent_widget.episodes._vector_steps import (
+    NO_FRAME,
+    Outcome,
+    Start,
+    SubEnvStep,
+    VectorSteps,
+)
 
 
 def _sub_env_info(infos: Mapping[str, Any], i: int) -> dict[str, Any]:
@@ -30,18 +37,15 @@ def _sub_env_info(infos: Mapping[str, Any], i: int) -> dict[str, Any]:
 
 class GymnasiumSteps(VectorSteps):
     """A gymnasium vector env with autoreset mode ``NEXT_STEP`` (its default: the step
-    after an episode's end resets that sub-env and ignores its action) or ``DISABLED``
-    (finished sub-envs are reset here, after the frame of their last step).
-    ``SAME_STEP`` is refused: it resets a sub-env before its last frame can be
-    rendered. Frames come from ``envs.render()`` when ``render_mode == "rgb_array"``."""
+    after an episode's end resets that sub-env and ignores its action), ``DISABLED``
+    (finished sub-envs are reset here, after the frame of their last step) or
+    ``SAME_STEP`` (the step that ends an episode resets its sub-env: the episode's last
+    position is ``infos["final_obs"][i]`` with no frame, as for SB3's VecEnvs, since the
+    frame rendered after the step shows the next episode's start). Frames come from
+    ``envs.render()`` when ``render_mode == "rgb_array"``."""
 
     def __init__(self, envs: VectorEnv[Any, Any, Any]) -> None:
         self.mode = envs.metadata.get("autoreset_mode", AutoresetMode.NEXT_STEP)
-        if self.mode == AutoresetMode.SAME_STEP:
-            raise ValueError(
-                "record_vector needs autoreset_mode NEXT_STEP or DISABLED: SAME_STEP resets a "
-                "sub-env inside the step that ends its episode, before its last frame is rendered"
-            )
         self.envs, self.num_envs = envs, envs.num_envs
         self.renders = envs.render_mode == "rgb_array"
         self._resetting = np.zeros(self.num_envs, bool)  # NEXT_STEP: reset by the next step
@@ -70,6 +74,9 @@ class GymnasiumSteps(VectorSteps):
             info = _sub_env_info(infos, i)
             if self._resetting[i]:
                 steps.append(SubEnvStep(None, Start(obs_i, info, frames[i])))
+            elif self.mode == AutoresetMode.SAME_STEP and (terminated[i] or truncated[i]):
+                ended = Outcome(None, rewards[i], terminated[i], truncated[i], {}, None)
+                steps.append(self._reset_in_step(ended, obs_i, infos, i, frames[i]))
             else:
                 outcome = Outcome(obs_i, rewards[i], terminated[i], truncated[i], info, frames[i])
                 steps.append(SubEnvStep(outcome))
@@ -77,12 +84,25 @@ class GymnasiumSteps(VectorSteps):
         self.obs = obs
         if self.mode == AutoresetMode.NEXT_STEP:
             self._resetting = ended
-        elif ended.any():  # DISABLED: reset here, after the ended episodes' last frames
+        elif self.mode == AutoresetMode.DISABLED and ended.any():
+            # Reset here, after the ended episodes' last frames.
             self.obs, infos = self.envs.reset(options={"reset_mask": ended})
             starts = self._starts(self.obs, infos)
             for i in np.flatnonzero(ended).tolist():
                 steps[i] = SubEnvStep(steps[i].outcome, starts[i])
         return steps
+
+    @staticmethod
+    def _reset_in_step(
+        ended: Outcome, obs: Any, infos: Mapping[str, Any], i: int, frame: Any
+    ) -> SubEnvStep:
+        """A ``SAME_STEP`` sub-env whose episode ended (``ended``: its reward and flags):
+        its last position (the final observation and info, no frame) and the next
+        episode's start (the observation, reset info and frame the step returned)."""
+        info = _sub_env_info(infos, i)
+        final_info = {**info.pop("final_info", {}), "no_frame": NO_FRAME}
+        last = replace(ended, obs=info.pop("final_obs"), info=final_info)
+        return SubEnvStep(last, Start(obs, info, frame))
 
     def action_rows(self, actions: Any) -> Sequence[Any]:
         return list(iterate(self.envs.action_space, actions))

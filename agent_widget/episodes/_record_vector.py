@@ -74,9 +74,10 @@ def record_vector(
     ``infos[i]["terminal_observation"]``) and no frame, because the frame rendered
     after the step already shows the next episode's start. The file keeps the frame
     as missing; the position's info says ``"no_frame"`` and why, and the viewer shows
-    that instead of a picture. gymnasium's vector envs keep every last frame
-    (autoreset ``NEXT_STEP`` or ``DISABLED``; ``SAME_STEP`` is refused, for the same
-    reason).
+    that instead of a picture. gymnasium's vector envs keep every last frame with
+    autoreset ``NEXT_STEP`` (their default) or ``DISABLED``; ``SAME_STEP`` resets as SB3
+    does, and its episodes end the same way (the observation from
+    ``infos["final_obs"]``, no frame).
 
     If the policy or the env raises, the exception goes on with the episodes so far
     as its ``rollouts`` attribute. With ``directory``, each episode is written to its

@@ -20,14 +20,7 @@ import gymnasium as gym
 from gymnasium.vector.utils import batch_space, iterate
 
 from agent_widget.episodes._action_names import known_action_names
-from agent_widget.episodes._vector_steps import Outcome, Start, SubEnvStep, VectorSteps
-
-NO_FRAME = (
-    "terminal observation: the vector env reset this sub-env in the step that ended its "
-    "episode, so the frame rendered after it shows the next episode's start"
-)
-"""What an episode's last position's info says (as ``"no_frame"``) when it has no frame:
-"<what>: <why>", the viewer's canvas saying "<what>, no frame at step t"."""
+from agent_widget.episodes._vector_steps import NO_FRAME, Outcome, Start, SubEnvStep, VectorSteps
 
 _SB3_API = ("num_envs", "step_async", "step_wait", "get_images", "seed", "env_method")
 

@@ -15,6 +15,14 @@ from typing import Any
 
 import gymnasium as gym
 
+NO_FRAME = (
+    "terminal observation: the vector env reset this sub-env in the step that ended its "
+    "episode, so the frame rendered after it shows the next episode's start"
+)
+"""What an episode's last position's info says (as ``"no_frame"``) when it has no frame
+(SB3's VecEnvs, gymnasium's ``SAME_STEP`` autoreset): "<what>: <why>", the viewer's
+canvas saying "<what>, no frame at step t"."""
+
 
 @dataclass(frozen=True)
 class Start:

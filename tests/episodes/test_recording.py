@@ -342,13 +342,6 @@ def test_vector_recording_with_autoreset_disabled_gives_the_same_rollouts():
         assert_same_rollout(rollout, record(cartpole(), lean, seed=10 + i))
 
 
-def test_vector_same_step_autoreset_is_refused():
-    same_step = sync_cartpoles(2, vector_kwargs={"autoreset_mode": AutoresetMode.SAME_STEP})
-
-    with pytest.raises(ValueError, match="NEXT_STEP or DISABLED"):
-        record_vector(same_step, lean_rows, seed=0)
-
-
 def test_vector_batched_extras_are_split_per_sub_env():
     def policy(obs):
         return lean_rows(obs), {"angle": obs[:, 2]}

@@ -1,6 +1,7 @@
 """``record_vector`` on Stable-Baselines3's VecEnvs and with ``episodes=N`` (issue #41):
 each episode equal to what a plain loop over the same env sees, the terminal
-observation kept without a frame where SB3 resets in the step."""
+observation kept without a frame where SB3 (or gymnasium's SAME_STEP) resets in the
+step."""
 
 from __future__ import annotations
 
@@ -137,6 +138,8 @@ def test_sb3_episodes_written_to_files_keep_the_missing_last_frame(tmp_path):
         ("sync", AutoresetMode.NEXT_STEP),
         ("async", AutoresetMode.NEXT_STEP),
         ("sync", AutoresetMode.DISABLED),
+        ("sync", AutoresetMode.SAME_STEP),
+        ("async", AutoresetMode.SAME_STEP),
     ],
 )
 def test_n_episodes_from_a_gymnasium_vector_env_are_its_sub_envs_episodes(mode, autoreset):
@@ -160,8 +163,11 @@ def test_n_episodes_from_a_gymnasium_vector_env_are_its_sub_envs_episodes(mode, 
         (1, None),
     ]
     singles = single_env_episodes(lean, 20, 2) + single_env_episodes(lean, 21, 3)
+    # SAME_STEP resets in the step that ends an episode: its last position is the
+    # final observation, with no frame (as for SB3). The other modes keep every frame.
+    last_frame = autoreset != AutoresetMode.SAME_STEP
     for rollout, single in zip(rollouts, singles, strict=True):
-        assert_same_episode(rollout, single)  # gymnasium keeps every last frame
+        assert_same_episode(rollout, single, last_frame=last_frame)
 
 
 def test_short_episodes_are_not_favoured_when_one_sub_env_ends_sooner():
