@@ -18,7 +18,9 @@ import gymnasium as gym
 
 from agent_widget.episodes._interrupts import interrupts_held
 from agent_widget.episodes._policies import PolicyFunction, as_policy, split_policy_output
+from agent_widget.episodes._record_agents import pettingzoo_api, record_agents
 from agent_widget.episodes._record_wrapper import RecordRollout
+from agent_widget.episodes._recording_metadata import labels
 from agent_widget.episodes._rollout import Rollout
 from agent_widget.format import part_of
 
@@ -35,6 +37,7 @@ def record(
     metadata: Mapping[str, Any] | None = None,
     path: str | os.PathLike[str] | None = None,
     states_every: int | None = None,
+    agent_observations: bool | None = None,
 ) -> Rollout:
     """Run ``policy`` in ``env`` for one episode and return it as a :class:`Rollout`.
 
@@ -56,12 +59,25 @@ def record(
     exception, the file holds the steps recorded before it (at ``path`` unless a file
     was there, which is kept: then at ``<path>.part``, as the note says).
 
+    A PettingZoo env (AEC or Parallel) records many agents in one episode: a
+    position is one ``env.step`` (one agent's turn in an AEC env, a move of all in a
+    Parallel one), ``policy`` gives each agent's action, and the rollout has a column
+    per agent (``rollout.agents``, ``agent_rewards`` of shape (T, n_agents) with NaN
+    where an agent was absent, ``agent_actions``, ``acting_agent``, ``action_masks``;
+    ``rewards`` is their sum). An agent missing from a dict of policies, an action its
+    action mask forbids, or ``env.agents`` changing as PettingZoo forbids is a
+    ValueError naming the agent and step, the steps before it kept.
+
     Args:
-        env: any gymnasium env; it is reset with ``seed`` and left open.
+        env: any gymnasium env; it is reset with ``seed`` and left open. Or a
+            PettingZoo ``AECEnv`` or ``ParallelEnv`` (``render_mode="rgb_array"`` for
+            frames).
         policy: ``obs -> action``, or ``obs -> (action, extras)`` where ``extras`` is
             a dict with string keys such as ``{"q_values": q, "value": v}``; each becomes a per-step
             array in ``rollout.extras``. Or a model with ``predict(obs, deterministic=...)``,
             such as a Stable-Baselines3 ``DQN`` or ``PPO``: its action is recorded.
+            For a PettingZoo env: ``(agent, obs) -> action``, a dict by agent of
+            ``obs -> action`` functions (or models), or one model for every agent.
         seed: passed to ``env.reset``.
         max_steps: the most actions to take.
         deterministic: passed to a model's ``predict`` (not used for a function).
@@ -78,7 +94,13 @@ def record(
             last one before its branch point. By default (None) states are saved at
             an interval that keeps them under 10% of the episode's file size, held as
             deltas (a 1,000-step Pong episode: every 64 positions); 0 saves
-            none. Kept in memory (``rollout.states``), never in the file.
+            none. Kept in memory (``rollout.states``), never in the file. Not used
+            for PettingZoo envs.
+        agent_observations: a PettingZoo env's observations kept per agent: None (the
+            default) when one position's, of all agents, take at most 64 KiB (board
+            games, vectors; Pistonball's images are not: its frame shows them), True
+            always, False never. For a PettingZoo env, ``path`` is written when the
+            episode ends (not a chunk at a time).
 
     Examples:
         >>> import gymnasium as gym
@@ -89,7 +111,24 @@ def record(
         ('CartPole-v1', ['LEFT', 'RIGHT'])
         >>> long = record(env, policy, seed=0, path="long.rollout")  # doctest: +SKIP
         >>> rollout = record(env, PPO.load("cartpole"), seed=0)  # doctest: +SKIP
+        >>> game = connect_four_v3.env(render_mode="rgb_array")  # doctest: +SKIP
+        >>> pick = lambda agent, obs: int(np.flatnonzero(obs["action_mask"])[0])  # doctest: +SKIP
+        >>> record(game, pick, seed=0).acting_agent[:2]  # doctest: +SKIP
+        array(['player_0', 'player_1'], dtype='<U8')
     """
+    api = pettingzoo_api(env)
+    if api is not None:
+        return record_agents(
+            env,
+            policy,
+            api,
+            seed=seed,
+            max_steps=max_steps,
+            deterministic=deterministic,
+            labels=labels(agent, algorithm, metadata),
+            path=path,
+            agent_observations=agent_observations,
+        )
     act = as_policy(policy, deterministic)
     recorder = RecordRollout(
         env,

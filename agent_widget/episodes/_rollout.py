@@ -4,6 +4,12 @@ Step convention: position ``t`` shows the frame/observation *before* action ``t`
 ``rewards[t]`` is what action ``t`` earned. ``T`` actions give ``n = T + 1``
 positions (the last has no action). Data with one frame per action (``n == T``) is
 accepted too; then the last position has an action but no frame after it.
+
+A multi-agent episode (PettingZoo) keeps that convention, one step being one
+``env.step``: a turn of one agent (AEC) or a move of all (Parallel). Its per-agent
+columns (``agent_rewards`` ...) sit beside the one-agent fields, which hold the step
+as a whole (``rewards`` summed over the agents), so what reads one agent's episode
+reads a multi-agent one too.
 """
 
 from __future__ import annotations
@@ -18,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agent_widget.format import ACTION_KINDS, ArrayFrames, Columns, Frames, write_columns
+from agent_widget.format import (
+    ACTION_KINDS,
+    AgentColumns,
+    ArrayFrames,
+    Columns,
+    Frames,
+    write_columns,
+)
 
 if TYPE_CHECKING:
     import os
@@ -49,6 +62,9 @@ class Rollout:
     # let a branch replay from the last one before its branch point. In memory only,
     # never in a file (agent_widget.episodes._env_states says why).
     states: dict[int, Any] = field(default_factory=dict)
+    # A multi-agent episode's per-agent columns (read through ``agents``, ``agent_rewards``
+    # ...); None for one agent.
+    agent_columns: AgentColumns | None = None
 
     def __post_init__(self) -> None:
         steps = len(self.actions)
@@ -58,6 +74,8 @@ class Rollout:
             "truncated": self.truncated,
         }
         per_step.update({f"extras[{name!r}]": value for name, value in self.extras.items()})
+        if self.agent_columns is not None:
+            per_step.update({f"agent {k}": v for k, v in self.agent_columns.arrays.items()})
         for name, value in per_step.items():
             if len(value) != steps:
                 raise ValueError(
@@ -91,6 +109,79 @@ class Rollout:
         """``returns[t] = rewards[:t].sum()``, the return collected before position t, (n,)."""
         cumulative = np.concatenate([[0.0], np.cumsum(self.rewards, dtype=np.float64)])
         return cumulative[: self.num_positions]
+
+    @property
+    def agents(self) -> list[str]:
+        """The agents of a multi-agent episode in column order (PettingZoo's
+        ``possible_agents``, then any that joined); ``[]`` for one agent."""
+        return [] if self.agent_columns is None else list(self.agent_columns.names)
+
+    @property
+    def agent_rewards(self) -> np.ndarray:
+        """``(T, n_agents)`` float: what each agent got from step t (PettingZoo's
+        ``env.rewards`` after it), NaN where the agent was not in the episode.
+        ``rewards`` is their sum over agents."""
+        return self._agent_array("rewards")
+
+    @property
+    def agent_returns(self) -> np.ndarray:
+        """``(n, n_agents)``: each agent's return collected before position t (absent
+        steps count 0)."""
+        cumulative = np.nancumsum(self.agent_rewards, axis=0, dtype=np.float64)
+        zeros = np.zeros((1, len(self.agents)))
+        return np.concatenate([zeros, cumulative])[: self.num_positions]
+
+    @property
+    def agent_actions(self) -> np.ndarray:
+        """``(T, n_agents, ...)``: each agent's action at step t; where it took none
+        (``agent_acted`` False) -1 for integer actions, NaN for real ones."""
+        return self._agent_array("actions")
+
+    @property
+    def agent_acted(self) -> np.ndarray:
+        """``(T, n_agents)`` bool: whether the agent took an action at step t."""
+        return self._agent_array("acted")
+
+    @property
+    def agent_present(self) -> np.ndarray:
+        """``(T, n_agents)`` bool: whether the agent was in the episode (``env.agents``)
+        as step t began: agents leave (killed, finished) and may join."""
+        return self._agent_array("present")
+
+    @property
+    def agent_terminated(self) -> np.ndarray:
+        """``(T, n_agents)`` bool: the agent's termination after step t."""
+        return self._agent_array("terminated")
+
+    @property
+    def agent_truncated(self) -> np.ndarray:
+        """``(T, n_agents)`` bool: the agent's truncation after step t."""
+        return self._agent_array("truncated")
+
+    @property
+    def acting_agent(self) -> np.ndarray | None:
+        """``(T,)`` str: which agent's turn step t was (an AEC env; "" where none);
+        None for a Parallel env, where every agent present moves."""
+        columns = self.agent_columns
+        if columns is None or "acting" not in columns.arrays:
+            return None
+        names = np.array([*columns.names, ""])
+        return names[np.asarray(columns.arrays["acting"])]  # -1: the ""
+
+    @property
+    def action_masks(self) -> np.ndarray | None:
+        """``(T, n_agents, n_actions)`` bool: the legal actions of each agent at step t,
+        where the env gives them (``observation["action_mask"]`` or
+        ``info["action_mask"]``); None where it does not."""
+        columns = self.agent_columns
+        if columns is None or "action_mask" not in columns.arrays:
+            return None
+        return np.asarray(columns.arrays["action_mask"], bool)
+
+    def _agent_array(self, key: str) -> np.ndarray:
+        if self.agent_columns is None:
+            raise AttributeError(f"this rollout has one agent: no per-agent {key} (agents == [])")
+        return np.asarray(self.agent_columns.arrays[key])
 
     @classmethod
     def from_arrays(
@@ -191,6 +282,7 @@ class Rollout:
             infos=self.infos,
             extras=self.extras,
             metadata=self.metadata,
+            agent_columns=self.agent_columns,
         )
 
     def __repr__(self) -> str:
@@ -198,9 +290,11 @@ class Rollout:
         if self.frames is not None and len(self.frames):
             frames = "x".join(map(str, self.frames[0].shape[:2]))
         total = float(np.sum(self.rewards)) if len(self.rewards) else 0.0
+        names = self.agents
+        agents = f"agents={names if len(names) <= 4 else len(names)}, " if names else ""
         return (
             f"Rollout(steps={self.num_steps}, positions={self.num_positions}, frames={frames}, "
-            f"return={total:g}, extras={sorted(self.extras)}, "
+            f"return={total:g}, extras={sorted(self.extras)}, {agents}"
             f"env_id={self.metadata.get('env_id')!r})"
         )
 

@@ -33,7 +33,7 @@ from agent_widget.format._encoded_array import (
 )
 from agent_widget.format._filesystems import is_url, url_to_fs
 from agent_widget.format._frames import Frames
-from agent_widget.format._layout import ACTION_KINDS, Columns
+from agent_widget.format._layout import ACTION_KINDS, AgentColumns, Columns
 from agent_widget.format._reader import read_columns
 from agent_widget.format._spool import Spool, part_of
 from agent_widget.format._writer import Members, chunk_payloads, journal_layout, write_columns
@@ -44,6 +44,7 @@ __all__ = [
     "ENCODINGS",
     "LARGE_ROW_BYTES",
     "OBSERVATIONS",
+    "AgentColumns",
     "Archive",
     "ArrayFrames",
     "ChunkedRows",

@@ -22,14 +22,22 @@ and extract it. Members, in this order:
 ``observations/<i>.npy``
     observations of under 1 KiB per position (vectors), also ``.npy``
     (:data:`~agent_widget.format._encoded_array.LARGE_ROW_BYTES`).
+``agents/<i>.npy`` (version 3, multi-agent episodes only)
+    per-agent per-step arrays, one row per step: ``(T, n_agents, ...)`` with a column
+    per agent in the order ``meta.json``'s ``agents.names`` gives, or ``(T,)`` for
+    what is one value a step (which agent acted). ``meta.json``'s ``agents`` lists
+    them by name as ``arrays`` lists the per-step ones.
 ``chunks.index.npy``
     int64 table, one row per payload in ``chunks.bin``: ``stream, chunk, start, count,
     height, width, encoding, offset, length, crc32``. Streams: 0 frames, 1 infos,
     2 + i the i-th large observation entry. Encodings: 0 raw, 1 zlib-xor, 2 zlib-json,
     3 zlib-runs.
 
-Version 2 (this one) stores frames and large observations as zlib-runs; version 1
-stored them as zlib-xor. Version-1 files still load: their frames and observations
+Version 3 adds the ``agents`` entry and its members (a PettingZoo episode: one column
+per agent). A file is written with the lowest version that describes it, so a
+single-agent episode is still written as version 2, which agent-widget releases that
+know no agents read. Version 2 stores frames and large observations as zlib-runs;
+version 1 stored them as zlib-xor. Version-1 files still load: their frames and observations
 decode as they are, and their frame chunks are re-encoded as zlib-runs when handed
 out (:mod:`agent_widget.format._lazy_columns`), so saving one again writes version 2.
 
@@ -66,12 +74,23 @@ import numpy as np
 from agent_widget.format._frames import Frames
 
 FORMAT = "agent-widget.rollout"
-VERSION = 2  # 2: frames and observations as zlib-runs (version 1: zlib-xor, still read)
+VERSION = 3  # 3: per-agent columns; 2: frames and observations as zlib-runs; 1: zlib-xor
+SINGLE_AGENT_VERSION = 2  # what a file without per-agent columns is written as
 
 META = "meta.json"
 PER_STEP = ("actions", "rewards", "terminated", "truncated")
 # Actions are numbers, or text where they are not (a Text space, a Tuple of mixed parts).
 ACTION_KINDS = "biufcU"
+
+
+class AgentColumns(NamedTuple):
+    """A multi-agent episode's per-agent columns (version 3): the agents' ``names``, and
+    ``arrays`` by name, each with one row per step: ``(T, len(names), ...)`` holds a
+    column per agent, ``(T,)`` one value a step. What the arrays mean is the episode
+    layer's (``agent_widget.episodes``); the format only stores them."""
+
+    names: list[str]
+    arrays: Mapping[str, np.ndarray]
 
 
 class Columns(NamedTuple):
@@ -92,6 +111,7 @@ class Columns(NamedTuple):
     infos: Sequence[dict[str, Any]]
     extras: Mapping[str, np.ndarray]
     metadata: dict[str, Any]
+    agent_columns: AgentColumns | None = None  # multi-agent episodes only
 
     @property
     def num_positions(self) -> int:

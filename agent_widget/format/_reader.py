@@ -16,7 +16,15 @@ from agent_widget.format import _journal as journal
 from agent_widget.format._archive import Archive
 from agent_widget.format._chunk_index import BLOB, FRAMES, INFOS, ChunkIndex
 from agent_widget.format._filesystems import is_url
-from agent_widget.format._layout import ACTION_KINDS, FORMAT, META, PER_STEP, VERSION, Columns
+from agent_widget.format._layout import (
+    ACTION_KINDS,
+    FORMAT,
+    META,
+    PER_STEP,
+    VERSION,
+    AgentColumns,
+    Columns,
+)
 from agent_widget.format._lazy_columns import StoredArray, StoredFrames, StoredInfos
 
 _MAX_META_BYTES = 64 * 2**20
@@ -61,6 +69,7 @@ def read_columns(
         _load_observations(archive, index, meta, n),
         _field(archive, meta, "metadata", dict),
         frames=meta.get("frames") is not None,
+        agents=_load_agents(archive, meta, steps),
     )
 
 
@@ -72,6 +81,7 @@ def _columns(
     metadata: dict[str, Any],
     *,
     frames: bool,
+    agents: AgentColumns | None = None,
 ) -> Columns:
     return Columns(
         frames=StoredFrames(index, index.rows(FRAMES, "frames")) if frames else None,
@@ -83,6 +93,7 @@ def _columns(
         infos=StoredInfos(index, index.one_row_per_chunk(INFOS, "infos")),
         extras=extras,
         metadata=metadata,
+        agent_columns=agents,
     )
 
 
@@ -101,6 +112,13 @@ def _recover(archive: Archive) -> Columns:
         arrays["truncated"] = arrays["truncated"].copy()
         arrays["truncated"][-1] = True
     extras = {k.removeprefix("extras/"): v for k, v in arrays.items() if k.startswith("extras/")}
+    agents = None
+    if "agents" in layout:
+        names = _agent_names(archive, layout["agents"])
+        per_agent = {
+            k.removeprefix("agents/"): v for k, v in arrays.items() if k.startswith("agents/")
+        }
+        agents = _checked_agents(archive, names, per_agent)
     observations = None
     if spec is not None:
         observations = _recovered_observations(archive, index, spec, arrays)
@@ -117,6 +135,7 @@ def _recover(archive: Archive) -> Columns:
         observations,
         {**metadata, "recovered": note},
         frames=bool(layout.get("frames")),
+        agents=agents,
     )
 
 
@@ -195,3 +214,40 @@ def _load_observations(archive: Archive, index: ChunkIndex, meta: dict[str, Any]
     if set(entries) != {""}:
         raise archive.error("meta.json: 'observations' is malformed")
     return entries[""]
+
+
+def _load_agents(archive: Archive, meta: dict[str, Any], steps: int) -> AgentColumns | None:
+    """A version-3 file's per-agent columns (None for a single-agent episode)."""
+    spec = meta.get("agents")
+    if spec is None:
+        return None
+    if not isinstance(spec, dict) or not isinstance(spec.get("arrays"), dict):
+        raise archive.error("meta.json: 'agents' is malformed")
+    names = _agent_names(archive, spec.get("names"))
+    arrays = {
+        str(name): archive.npy(entry, f"agents.{name}", steps)
+        for name, entry in spec["arrays"].items()
+    }
+    return _checked_agents(archive, names, arrays)
+
+
+def _agent_names(archive: Archive, names: Any) -> list[str]:
+    if (
+        not isinstance(names, list)
+        or not all(isinstance(name, str) for name in names)
+        or len(set(names)) != len(names)
+    ):
+        raise archive.error("its agents' names are not a list of distinct strings")
+    return names
+
+
+def _checked_agents(
+    archive: Archive, names: list[str], arrays: dict[str, np.ndarray]
+) -> AgentColumns:
+    """The columns, each array checked to hold a column per agent (or one value a step)."""
+    for name, array in arrays.items():
+        if array.ndim >= 2 and array.shape[1] != len(names):
+            raise archive.error(
+                f"agents.{name} has shape {array.shape}: not a column per agent ({len(names)})"
+            )
+    return AgentColumns(names, arrays)

@@ -34,7 +34,16 @@ from agent_widget.format._codec import CHUNK_SIZE, Part, chunk_count, encode_row
 from agent_widget.format._codec import ENCODINGS as FRAME_ENCODINGS
 from agent_widget.format._encoded_array import LARGE_ROW_BYTES, ChunkedRows
 from agent_widget.format._frames import Frames
-from agent_widget.format._layout import ACTION_KINDS, FORMAT, META, PER_STEP, VERSION, Columns
+from agent_widget.format._layout import (
+    ACTION_KINDS,
+    FORMAT,
+    META,
+    PER_STEP,
+    SINGLE_AGENT_VERSION,
+    VERSION,
+    AgentColumns,
+    Columns,
+)
 from agent_widget.format._lazy_columns import MAX_INFO_BYTES
 
 _DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so equal episodes give equal files
@@ -53,9 +62,16 @@ def write_columns(columns: Columns, path: str | os.PathLike[str]) -> Path:
         members = Members()
         observations, chunked = members.observations(columns.observations)
         steps = {name: getattr(columns, name) for name in PER_STEP}
-        per_step = {**steps, **{f"extras/{k}": v for k, v in columns.extras.items()}}
+        agents = columns.agent_columns
+        per_step = {
+            **steps,
+            **{f"extras/{k}": v for k, v in columns.extras.items()},
+            **({} if agents is None else {f"agents/{k}": v for k, v in agents.arrays.items()}),
+        }
         small = _small_observations(columns.observations, chunked)
-        layout = journal_layout(columns.metadata, columns.frames is not None, observations)
+        layout = journal_layout(
+            columns.metadata, columns.frames is not None, observations, agents=agents
+        )
         for k in range(chunk_count(columns.num_positions)):
             start = k * CHUNK_SIZE
             stop = min(start + CHUNK_SIZE, columns.num_positions)
@@ -73,6 +89,7 @@ def write_columns(columns: Columns, path: str | os.PathLike[str]) -> Path:
                 num_positions=columns.num_positions,
                 metadata=columns.metadata,
                 frames=columns.frames is not None,
+                agents=agents,
             )
         )
     return path
@@ -127,18 +144,39 @@ def chunk_payloads(
     return payloads
 
 
-def journal_layout(metadata: dict[str, Any], frames: bool, observations: Any) -> dict[str, Any]:
+def journal_layout(
+    metadata: dict[str, Any],
+    frames: bool,
+    observations: Any,
+    agents: AgentColumns | None = None,
+) -> dict[str, Any]:
     """What a journal's first record says of the episode: its metadata, whether it has
     frames, its observations as :meth:`Members.observations` describes them (a large
-    entry's shape without its length, which grows)."""
+    entry's shape without its length, which grows), and its agents' names if it has
+    per-agent columns (their arrays go in each record, as the per-step arrays do)."""
     _json_text(metadata, "metadata")
+    named = {} if agents is None else {"agents": _agent_names(agents)}
     if observations is not None:
         entries = {
             key: {**spec, "shape": spec["shape"][1:]} if "stream" in spec else {}
             for key, spec in observations["entries"].items()
         }
         observations = {"dict": observations["dict"], "entries": entries}
-    return {"metadata": metadata, "frames": frames, "observations": observations}
+    return {"metadata": metadata, "frames": frames, "observations": observations, **named}
+
+
+def _agent_names(agents: AgentColumns) -> list[str]:
+    """The agents' names, checked with their arrays' shapes: a file must be readable."""
+    names = list(agents.names)
+    if not all(isinstance(name, str) for name in names) or len(set(names)) != len(names):
+        raise ValueError(f"cannot save agents: their names must be distinct strings: {names}")
+    for key, array in agents.arrays.items():
+        if np.ndim(array) >= 2 and np.shape(array)[1] != len(names):
+            raise ValueError(
+                f"cannot save agents[{key!r}]: shape {np.shape(array)} has no column per "
+                f"agent ({len(names)})"
+            )
+    return names
 
 
 def _small_observations(observations: Any, chunked: dict[int, Any]) -> dict[str, Any]:
@@ -289,10 +327,11 @@ class Members:
         num_positions: int,
         metadata: dict[str, Any],
         frames: bool,
+        agents: AgentColumns | None = None,
     ) -> list[tuple[str, bytes]]:
         """meta.json, then the members: ``steps`` holds the per-step arrays (actions,
         rewards, terminated, truncated), ``observations`` is what :meth:`observations`
-        returned."""
+        returned, ``agents`` the per-agent columns (version 3) if any."""
         arrays = {
             name: self.npy(
                 f"{name}.npy", steps[name], name, ACTION_KINDS if name == "actions" else "biufc"
@@ -303,9 +342,17 @@ class Members:
             name: self.npy(f"extras/{i}.npy", value, f"extras[{name!r}]")
             for i, (name, value) in enumerate(extras.items())
         }
+        named = {}
+        if agents is not None:
+            names = _agent_names(agents)
+            arrays_of_agents = {
+                name: self.npy(f"agents/{i}.npy", value, f"agents[{name!r}]")
+                for i, (name, value) in enumerate(agents.arrays.items())
+            }
+            named = {"agents": {"names": names, "arrays": arrays_of_agents}}
         meta = {
             "format": FORMAT,
-            "version": VERSION,
+            "version": SINGLE_AGENT_VERSION if agents is None else VERSION,
             "num_steps": len(steps["actions"]),
             "num_positions": num_positions,
             "metadata": metadata,
@@ -321,6 +368,7 @@ class Members:
                 "columns": list(COLUMNS),
                 "encodings": list(ENCODINGS),
             },
+            **named,
         }
         text = _json_text(meta, "metadata", indent=1).encode()
         return [(META, text), *self.members]
