@@ -45,6 +45,7 @@ ROW_COLUMNS = (
     "episodes",
     "return_mean",
     "return_std",
+    "agent_returns",
     "success_rate",
     "steps",
     "created",
@@ -97,15 +98,20 @@ class EpisodeSummary:
     steps: int
     success: bool | None = None
     seed: int | None = None
+    # A multi-agent episode's return per agent, by name (absent for one agent).
+    agent_returns: dict[str, float] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        entry = {
             "file": self.file,
             "return": self.total_return,
             "steps": self.steps,
             "success": self.success,
             "seed": self.seed,
         }
+        return (
+            entry if self.agent_returns is None else {**entry, "agent_returns": self.agent_returns}
+        )
 
     @classmethod
     def from_json(cls, entry: Any, names: re.Pattern[str] = EPISODE_FILE) -> EpisodeSummary:
@@ -124,7 +130,14 @@ class EpisodeSummary:
             raise ValueError("'success' must be true, false or null")
         if seed is not None and not _is_int(seed):
             raise ValueError("'seed' must be an integer or null")
-        return cls(file, float(total), steps, success, seed)
+        agents = entry.get("agent_returns")
+        if agents is not None and not (
+            isinstance(agents, dict)
+            and all(_is_number(v) and math.isfinite(v) for v in agents.values())
+        ):
+            raise ValueError("'agent_returns' must map agent names to finite numbers")
+        agent_returns = None if agents is None else {k: float(v) for k, v in agents.items()}
+        return cls(file, float(total), steps, success, seed, agent_returns)
 
 
 def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
@@ -151,7 +164,16 @@ def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
         steps=rollout.num_steps,
         success=None if success is None else bool(success),
         seed=seed if _is_int(seed) else None,
+        agent_returns=_agent_returns(rollout),
     )
+
+
+def _agent_returns(rollout: Rollout) -> dict[str, float] | None:
+    """Each agent's return (steps it was absent from count 0), or None for one agent."""
+    if not rollout.agents:
+        return None
+    totals = np.atleast_1d(np.nansum(rollout.agent_rewards, axis=0, dtype=np.float64))
+    return {agent: float(total) for agent, total in zip(rollout.agents, totals, strict=True)}
 
 
 def summarize_all(rollouts: Sequence[Rollout], files: Sequence[str]) -> list[EpisodeSummary]:
@@ -194,6 +216,18 @@ class Run:
         return np.array([e.total_return for e in self.episodes], np.float64)
 
     @property
+    def agent_returns(self) -> dict[str, float] | None:
+        """Each agent's mean return over the episodes it has one in (a multi-agent run),
+        so a leaderboard ranks per agent; None when no episode has agents."""
+        by_agent: dict[str, list[float]] = {}
+        for episode in self.episodes:
+            for agent, total in (episode.agent_returns or {}).items():
+                by_agent.setdefault(agent, []).append(total)
+        if not by_agent:
+            return None
+        return {agent: float(np.mean(totals)) for agent, totals in by_agent.items()}
+
+    @property
     def success_rate(self) -> float | None:
         """Share of the episodes that succeeded, among those that say; None if none says."""
         known = [e.success for e in self.episodes if e.success is not None]
@@ -210,6 +244,7 @@ class Run:
             "episodes": len(self.episodes),
             "return_mean": float(returns.mean()) if len(returns) else None,
             "return_std": float(returns.std()) if len(returns) else None,
+            "agent_returns": self.agent_returns,
             "success_rate": self.success_rate,
             "steps": sum(e.steps for e in self.episodes),
             "created": self.created,

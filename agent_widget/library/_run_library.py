@@ -197,8 +197,11 @@ class RunLibrary:
         """The leaderboard: one row per run, in :meth:`runs` order.
 
         Columns: ``id, env_id, algorithm, run, episodes, return_mean, return_std,
-        success_rate, steps, created, params``. ``return_std`` is the population
-        standard deviation; ``success_rate`` is None when the episodes do not say;
+        agent_returns, success_rate, steps, created, params``. ``return_std`` is the
+        population standard deviation; ``agent_returns`` is each agent's mean return
+        (``{"player_0": 0.4, ...}``) for a multi-agent (PettingZoo) run, else None, so
+        ``sorted(rows, key=lambda row: row["agent_returns"]["player_0"])`` ranks by one
+        agent; ``success_rate`` is None when the episodes do not say;
         ``steps`` counts actions over all episodes.
 
         Args:
