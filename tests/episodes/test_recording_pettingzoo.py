@@ -1,0 +1,350 @@
+"""record() on real PettingZoo envs: two classic AEC games with action masks
+(Connect Four, Tic-Tac-Toe), a Parallel env (Pistonball) and one whose agents leave
+mid-episode (Knights-Archers-Zombies). Each test steps its own copy of the env with
+the same seed and policy, and reads what the env says at every step."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+pettingzoo = pytest.importorskip("pettingzoo")
+
+from gymnasium import spaces  # noqa: E402
+
+from agent_widget import RunLibrary, load, record  # noqa: E402
+
+
+def random_legal(seed):
+    """A policy drawing a legal move (from the observation's action mask) at random;
+    a fresh one with the same seed draws the same moves."""
+    rng = np.random.default_rng(seed)
+    return lambda agent, obs: int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+
+def connect_four():
+    return pettingzoo.make("aec", "classic/connect_four-v3", render_mode="rgb_array")
+
+
+def tictactoe():
+    return pettingzoo.make("aec", "classic/tictactoe-v3", render_mode="rgb_array")
+
+
+def pistonball(max_cycles=12, render_mode="rgb_array"):
+    return pettingzoo.make(
+        "parallel", "butterfly/pistonball-v6", max_cycles=max_cycles, render_mode=render_mode
+    )
+
+
+def zombies():
+    """Knights-Archers-Zombies where, with seed 2 and the random policy below, agents
+    die one by one (zombies come fast, walls kill): archer_0 first, at step 22."""
+    return pettingzoo.make(
+        "parallel",
+        "butterfly/knights_archers_zombies-v11",
+        render_mode="rgb_array",
+        max_cycles=300,
+        spawn_delay=3,
+        line_death=True,
+    )
+
+
+def random_pistons(seed):
+    rng = np.random.default_rng(seed)
+    return lambda agent, obs: rng.uniform(-1, 1, (1,)).astype(np.float32)
+
+
+def random_moves(seed):
+    rng = np.random.default_rng(seed)
+    return lambda agent, obs: int(rng.integers(6))
+
+
+def aec_by_hand(env, policy, seed):
+    """The AEC loop of PettingZoo's docs: who acted, the action, env.rewards after each
+    env.step, and the acting agent's action mask."""
+    env.reset(seed=seed)
+    steps = []
+    for agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        action = None if terminated or truncated else policy(agent, obs)
+        mask = None if action is None else np.array(obs["action_mask"], bool)
+        env.step(action)
+        steps.append({"agent": agent, "action": action, "rewards": dict(env.rewards), "mask": mask})
+    return steps
+
+
+def parallel_by_hand(env, policy, seed):
+    """The Parallel loop: the agents present, actions, and the rewards env.step returns."""
+    observations, _ = env.reset(seed=seed)
+    steps, frames = [], [env.render()]
+    while env.agents:
+        present = list(env.agents)
+        actions = {agent: policy(agent, observations[agent]) for agent in present}
+        observations, rewards, *_ = env.step(actions)
+        steps.append({"present": present, "actions": actions, "rewards": dict(rewards)})
+        frames.append(env.render())
+    return steps, frames
+
+
+def assert_rewards_as_read(rollout, steps):
+    """Every reward the env reported, at its step and agent's column; NaN elsewhere."""
+    assert rollout.num_steps == len(steps)
+    expected = np.full((len(steps), len(rollout.agents)), np.nan)
+    for t, step in enumerate(steps):
+        for agent, reward in step["rewards"].items():
+            expected[t, rollout.agents.index(agent)] = reward
+    np.testing.assert_array_equal(rollout.agent_rewards, expected)
+    sums = {a: sum(step["rewards"].get(a, 0.0) for step in steps) for a in rollout.agents}
+    np.testing.assert_array_equal(np.nansum(rollout.agent_rewards, axis=0), list(sums.values()))
+    np.testing.assert_array_equal(rollout.rewards, np.nansum(expected, axis=1))
+    np.testing.assert_array_equal(rollout.agent_returns[-1], list(sums.values()))
+
+
+# ----------------------------------------------------------------------- AEC
+
+
+@pytest.mark.parametrize("make", [connect_four, tictactoe])
+def test_an_aec_game_keeps_a_turn_a_position_its_rewards_and_action_masks(make):
+    rollout = record(make(), random_legal(1), seed=3)
+    steps = aec_by_hand(make(), random_legal(1), seed=3)
+    assert rollout.agents == make().possible_agents  # Tic-Tac-Toe's: player_1, player_2
+    assert_rewards_as_read(rollout, steps)
+    assert rollout.acting_agent.tolist() == [step["agent"] for step in steps]
+    for t, step in enumerate(steps):
+        i = rollout.agents.index(step["agent"])
+        assert rollout.agent_acted[t].tolist() == [
+            j == i and step["action"] is not None for j in range(2)
+        ]
+        if step["action"] is None:  # the game is over: PettingZoo's leaving step
+            assert rollout.actions[t] == -1
+            assert not rollout.action_masks[t].any()
+            continue
+        assert rollout.actions[t] == rollout.agent_actions[t, i] == step["action"]
+        np.testing.assert_array_equal(rollout.action_masks[t, i], step["mask"])
+        assert not rollout.action_masks[t, 1 - i].any()
+    # The game ends with a result (win: +1 and -1; draw: 0 each), the episode with the
+    # last agent's leaving step.
+    assert rollout.agent_terminated.any(axis=0).all()
+    assert rollout.terminated[-1]
+    assert not rollout.truncated.any()
+    assert len(rollout.frames) == rollout.num_positions
+    assert rollout.metadata["pettingzoo_api"] == "aec"
+    assert rollout.metadata["env_id"] == make().metadata["name"]
+
+
+def test_an_aec_games_frames_and_observations_are_the_envs_at_each_position():
+    rollout = record(tictactoe(), random_legal(0), seed=0)
+    env = tictactoe()
+    env.reset(seed=0)
+    policy = random_legal(0)
+    for t in range(rollout.num_positions):
+        assert np.array_equal(rollout.frames[t], env.render()), t
+        for agent in env.agents:
+            observed = env.observe(agent)
+            for key in ("observation", "action_mask"):
+                assert np.array_equal(rollout.observations[f"{agent}/{key}"][t], observed[key])
+        if not env.agents:
+            break
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else policy(env.agent_selection, obs))
+
+
+# ------------------------------------------------------------------ Parallel
+
+
+def test_a_parallel_env_keeps_every_agents_move_a_position():
+    rollout = record(pistonball(), random_pistons(5), seed=7)
+    steps, frames = parallel_by_hand(pistonball(), random_pistons(5), seed=7)
+    assert rollout.agents == [f"piston_{i}" for i in range(20)]
+    assert_rewards_as_read(rollout, steps)
+    expected = np.array([[step["actions"][a][0] for a in rollout.agents] for step in steps])
+    np.testing.assert_array_equal(rollout.agent_actions[..., 0], expected)
+    assert rollout.agent_acted.all()
+    assert rollout.agent_present.all()
+    assert rollout.acting_agent is None
+    assert rollout.action_masks is None
+    assert rollout.truncated[-1]
+    assert not rollout.terminated.any()
+    assert len(rollout.frames) == len(frames)
+    for t, frame in enumerate(frames):
+        assert np.array_equal(rollout.frames[t], frame), t
+    # Pistonball's observations are crops of the frame, 3.3 MB a position: not kept.
+    assert rollout.observations is None
+
+
+def test_pistonball_observations_are_kept_when_asked_for():
+    env = pistonball(max_cycles=3, render_mode=None)
+    rollout = record(env, random_pistons(0), seed=0, agent_observations=True)
+    again = pistonball(max_cycles=3, render_mode=None)
+    observations, _ = again.reset(seed=0)
+    policy = random_pistons(0)
+    for t in range(rollout.num_positions):
+        for agent in ("piston_0", "piston_19"):
+            assert np.array_equal(rollout.observations[agent][t], observations[agent]), (t, agent)
+        if again.agents:
+            observations, *_ = again.step({a: policy(a, observations[a]) for a in again.agents})
+
+
+def test_agents_that_leave_mid_episode_keep_their_steps_and_are_absent_after():
+    rollout = record(zombies(), random_moves(2), seed=2)
+    steps, _ = parallel_by_hand(zombies(), random_moves(2), seed=2)
+    assert_rewards_as_read(rollout, steps)
+    present = np.array([[a in step["present"] for a in rollout.agents] for step in steps])
+    np.testing.assert_array_equal(rollout.agent_present, present)
+    left = present.sum(axis=0)  # steps each agent was in
+    assert len(set(left.tolist())) > 1, "the agents left at different steps"
+    archer = rollout.agents.index("archer_0")
+    gone = left[archer]
+    assert 0 < gone < rollout.num_steps
+    assert rollout.agent_terminated[gone - 1, archer]  # it died at its last step
+    assert np.isnan(rollout.agent_rewards[gone:, archer]).all()
+    assert (rollout.agent_actions[gone:, archer] == -1).all()
+    assert not rollout.agent_acted[gone:, archer].any()
+    # Its observations are kept while it was in (zeros after): small vectors.
+    assert rollout.observations["archer_0"].shape == (rollout.num_positions, 27, 5)
+
+
+# ------------------------------------------------------------------ storage
+
+
+@pytest.mark.parametrize(
+    ("make", "policy", "seed"),
+    [(connect_four, random_legal(0), 0), (pistonball, random_pistons(0), 0)],
+    ids=["connect_four", "pistonball"],
+)
+def test_a_multi_agent_episode_saves_and_loads_exact(tmp_path, make, policy, seed):
+    rollout = record(make(), policy, seed=seed)
+    path = rollout.save(tmp_path / "game.rollout")
+    with zipfile.ZipFile(path) as archive:
+        meta = json.loads(archive.read("meta.json"))
+    assert meta["version"] == 3
+    assert meta["agents"]["names"] == rollout.agents
+    again = load(path)
+    assert again.agents == rollout.agents
+    assert again.agent_columns.arrays.keys() == rollout.agent_columns.arrays.keys()
+    for key, array in rollout.agent_columns.arrays.items():
+        loaded = again.agent_columns.arrays[key]
+        assert loaded.dtype == array.dtype
+        np.testing.assert_array_equal(loaded, array, err_msg=key)
+    for field in ("actions", "rewards", "terminated", "truncated"):
+        np.testing.assert_array_equal(getattr(again, field), getattr(rollout, field))
+    assert np.array_equal(again.acting_agent, rollout.acting_agent) or rollout.acting_agent is None
+    assert list(again.infos) == list(rollout.infos)
+    assert all(np.array_equal(a, b) for a, b in zip(again.frames, rollout.frames, strict=True))
+    assert again.metadata == rollout.metadata
+    assert again.save(tmp_path / "again.rollout").read_bytes() == path.read_bytes()
+
+
+def test_a_multi_agent_file_cut_before_its_small_members_keeps_its_agents(tmp_path):
+    rollout = record(connect_four(), random_legal(0), seed=0)
+    path = rollout.save(tmp_path / "game.rollout")
+    with zipfile.ZipFile(path) as archive:
+        cut = archive.getinfo("meta.json").header_offset  # chunks.bin whole, nothing after
+    path.write_bytes(path.read_bytes()[:cut])
+    with pytest.warns(UserWarning, match="recording stopped before the end"):
+        again = load(path)
+    assert again.agents == rollout.agents
+    for key, array in rollout.agent_columns.arrays.items():
+        np.testing.assert_array_equal(again.agent_columns.arrays[key], array, err_msg=key)
+
+
+def test_recording_to_a_path_gives_the_episode_read_from_it(tmp_path):
+    rollout = record(tictactoe(), random_legal(2), seed=2, path=tmp_path / "t.rollout")
+    assert (tmp_path / "t.rollout").exists()
+    assert rollout.acting_agent.tolist() == load(tmp_path / "t.rollout").acting_agent.tolist()
+
+
+def test_a_run_library_ranks_runs_per_agent(tmp_path):
+    library = RunLibrary(tmp_path)
+    episodes = [record(connect_four(), random_legal(seed), seed=seed) for seed in range(3)]
+    library.add(episodes, algorithm="random", run="r")
+    (row,) = library.table()
+    expected = np.mean([np.nansum(e.agent_rewards, axis=0) for e in episodes], axis=0)
+    assert row["agent_returns"] == dict(zip(episodes[0].agents, expected.tolist(), strict=True))
+    opened = library.open(row["id"])
+    np.testing.assert_array_equal(opened[1].agent_rewards, episodes[1].agent_rewards)
+
+
+# ---------------------------------------------------------------- bad input
+
+
+def test_an_agent_missing_from_the_policies_names_it_and_keeps_the_steps_before():
+    policies = {"player_0": lambda obs: int(np.flatnonzero(obs["action_mask"])[0])}
+    with pytest.raises(ValueError, match=r"step 1: no policy for agent 'player_1'") as caught:
+        record(connect_four(), policies, seed=0)
+    assert caught.value.rollout.num_steps == 1
+    assert caught.value.rollout.acting_agent.tolist() == ["player_0"]
+
+
+def test_a_masked_action_names_the_agent_and_step_and_keeps_the_steps_before():
+    # Both players take square 0: player_1's is taken by then.
+    with pytest.raises(
+        ValueError, match=r"step 1: agent 'player_2' chose action 0, which its action mask forbids"
+    ) as caught:
+        record(tictactoe(), lambda agent, obs: 0, seed=0)
+    assert caught.value.rollout.num_steps == 1
+    assert caught.value.rollout.agent_actions[0].tolist() == [0, -1]
+
+
+class Duel(pettingzoo.ParallelEnv):
+    """Two agents for five steps, whose ``agents`` list goes wrong at step 2 as
+    ``fault`` says: one agent dropped without being done, or a stranger added."""
+
+    def __init__(self, fault):
+        self.metadata = {"name": "duel_v0"}
+        self.possible_agents = ["left", "right"]
+        self.fault = fault
+
+    def observation_space(self, agent):
+        return spaces.Box(0, 5, (1,), np.float32)
+
+    def action_space(self, agent):
+        return spaces.Discrete(2)
+
+    def reset(self, seed=None, options=None):
+        self.agents, self.t = list(self.possible_agents), 0
+        return {a: np.zeros(1, np.float32) for a in self.agents}, {a: {} for a in self.agents}
+
+    def step(self, actions):
+        self.t += 1
+        if self.t == 3:
+            self.agents = ["left"] if self.fault == "drop" else [*self.agents, "ghost"]
+        obs = {a: np.full(1, self.t, np.float32) for a in actions}
+        done = {a: self.t == 5 for a in actions}
+        if self.t == 5:
+            self.agents = []
+        return obs, {a: 1.0 for a in actions}, done, dict.fromkeys(actions, False), {}
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ("drop", r"step 2: agent\(s\) \['right'\] left env.agents without being terminated"),
+        ("ghost", r"step 2: env.agents holds \['ghost'\], not among its possible_agents"),
+    ],
+)
+def test_an_agents_list_that_changes_unexpectedly_names_the_agent_and_step(fault, message):
+    with pytest.raises(ValueError, match=message) as caught:
+        record(Duel(fault), lambda agent, obs: 1, seed=0)
+    kept = caught.value.rollout
+    assert kept.num_steps == 2
+    assert kept.truncated[-1]
+    np.testing.assert_array_equal(kept.agent_rewards, np.ones((2, 2)))
+
+
+def test_agent_widget_imports_and_records_gymnasium_without_pettingzoo():
+    code = (
+        "import sys; sys.modules['pettingzoo'] = None\n"
+        "import gymnasium as gym, agent_widget\n"
+        "r = agent_widget.record(gym.make('CartPole-v1'), lambda obs: 0, seed=0)\n"
+        "assert 'pettingzoo.utils.env' not in sys.modules and r.agents == []\n"
+        "print(r.num_steps)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 0
