@@ -137,6 +137,16 @@ class Step:
         """Whether the episode was cut after action ``t`` (``None`` where none was taken)."""
         return bool(self.rollout.truncated[self.t]) if self._acted else None
 
+    @property
+    def agent(self) -> str | None:
+        """Whose turn position ``t`` is in a multi-agent turn-taking (PettingZoo AEC)
+        episode; ``None`` in any other, and at the last position. Each agent's
+        observation is ``step.obs["<agent>"]`` (``"<agent>/<key>"`` for a dict space)."""
+        acting = getattr(self.rollout, "acting_agent", None)
+        if acting is None or self.t >= len(acting):
+            return None
+        return str(acting[self.t]) or None
+
     @cached_property
     def info(self) -> dict[str, Any]:
         """The info dict of position ``t``."""

@@ -15,6 +15,7 @@ import numpy as np
 from agent_widget.episodes import Rollout
 from agent_widget.format import CHUNK_SIZE, ArrayFrames, Frames, ImageFrames
 from agent_widget.viewer import _summary
+from agent_widget.viewer._agents import AgentReadout
 from agent_widget.viewer._transport import action_text, pack_series, shows_actions
 
 # A vector extra's lines on the timeline: more than HalfCheetah's 6 action dimensions,
@@ -101,6 +102,9 @@ class ServedEpisode:
         self._new_observations: list[Any] = []  # one per appended position, None if not given
         self._other_extras = {k: v for k, v in rollout.extras.items() if k not in self._extras}
         self.metadata = rollout.metadata
+        # A multi-agent episode's readout per agent and return lines (of the steps given:
+        # steps appended live have none).
+        self._agents = AgentReadout(rollout, self.action_names) if rollout.agents else None
 
     @property
     def num_positions(self) -> int:
@@ -148,6 +152,15 @@ class ServedEpisode:
         """The timeline's extras as grown, and the rollout's others (which do not grow)."""
         return {**self._other_extras, **{name: c.values for name, c in self._extras.items()}}
 
+    @property
+    def acting_agent(self) -> np.ndarray | None:
+        """Whose turn each step was, for a multi-agent (AEC) episode; else None."""
+        return None if self._agents is None else self._agents.acting
+
+    def agent_readout(self, positions: Sequence[int]) -> list[dict[str, Any]] | None:
+        """A multi-agent episode's readout per agent at ``positions``; else None."""
+        return None if self._agents is None else self._agents.rows(positions)
+
     def action_text(self, t: int) -> str | None:
         actions = self._actions.values
         if shows_actions(actions):
@@ -177,6 +190,8 @@ class ServedEpisode:
                 lines[name] = values
             else:
                 lines.update({f"{name}[{i}]": values[:, i] for i in range(values.shape[1])})
+        if self._agents is not None and len(self._agents.returns) == self.num_steps:
+            lines |= self._agents.lines()
         return lines
 
     def readout_values(self, positions: Sequence[int]) -> dict[str, Any] | None:

@@ -59,6 +59,11 @@ class WireEpisode(Protocol):
         the state does not carry the series (a long episode's summary); else None."""
         ...
 
+    def agent_readout(self, positions: Sequence[int]) -> list[dict[str, Any]] | None:
+        """A multi-agent episode's readout per agent at ``positions``
+        (``agent_widget.viewer._agents``); None for one agent."""
+        ...
+
 
 # The dtypes a series travels in, narrowest first: 100,000 Pong steps of rewards, flags and
 # actions take 1 byte each per step instead of 8 (float64), so the first frame of a long
@@ -258,7 +263,9 @@ def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: WireEp
     "parts": [...], "infos": ...}`` and, for actions the timeline's ``actions`` series
     cannot show (vectors), ``"actions": [text, ...]``; for a summarized episode, whose
     state holds no series, ``"values"``: the readout's rewards, returns, flags and
-    scalar actions of the positions (``_summary.readout_values``).
+    scalar actions of the positions (``_summary.readout_values``); for a multi-agent
+    episode, ``"agents"``: who acted and each agent's action, reward and return
+    (``_agents.AgentReadout.rows``).
 
     ``counts`` are the chunks' numbers of positions; ``parts`` the headers of the
     payload buffers, in order; ``infos`` (:func:`info_columns`) and ``actions`` cover
@@ -272,6 +279,8 @@ def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: WireEp
         ...     def action_text(self, t):
         ...         return None
         ...     def readout_values(self, positions):
+        ...         return None
+        ...     def agent_readout(self, positions):
         ...         return None
         >>> json.loads(zlib.decompress(reply_index([0], [], Tiny())))["infos"]["columns"]
         {'mode': ['a', 'b']}
@@ -291,6 +300,9 @@ def reply_index(chunks: Sequence[int], parts: Sequence[Message], episode: WireEp
     values = episode.readout_values(positions)
     if values is not None:
         index["values"] = values
+    agents = episode.agent_readout(positions)
+    if agents is not None:
+        index["agents"] = agents
     text = json.dumps(index, separators=(",", ":"), allow_nan=False)
     return zlib.compress(text.encode(), 6)
 

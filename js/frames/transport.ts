@@ -21,7 +21,7 @@ import { strFromU8, unzlibSync } from "fflate";
 import { type InfoColumns, infoRows } from "./info-columns.ts";
 import { LinkEstimate } from "./link.ts";
 import { Outbox } from "../shared/outbox.ts";
-import type { ChunkData, EncodedPart, Encoding, Model, PartHeader, StepMeta, StepValues } from "../shared/types.ts";
+import type { AgentStep, ChunkData, EncodedPart, Encoding, Model, PartHeader, StepMeta, StepValues } from "../shared/types.ts";
 
 interface Pending {
   id: number;
@@ -52,6 +52,8 @@ interface ReplyIndex {
   actions?: string[];
   /** A long episode's readout values, one per position (its state holds no series). */
   values?: ReplyValues;
+  /** A multi-agent episode's step per agent, one per position. */
+  agents?: AgentStep[];
 }
 
 interface ReplyValues {
@@ -302,6 +304,7 @@ export function parseReply(reply: ChunkReply, buffers: DataView[], chunkSize: nu
       const meta: StepMeta = { info: infos[j] };
       if (index.actions !== undefined) meta.action = index.actions[j];
       if (index.values !== undefined) meta.values = stepValues(index.values, j);
+      if (index.agents !== undefined) meta.agents = index.agents[j];
       data.steps.set(t, meta);
       data.bytes += 2 * (String(t).length + (meta.action?.length ?? 0));
     }
@@ -329,13 +332,29 @@ function replyIndex(buffer: DataView | undefined, what: string): Omit<ReplyIndex
       (Array.isArray(index.actions) &&
         index.actions.length === positions &&
         index.actions.every((text) => typeof text === "string"))) &&
-    (index.values === undefined || describes(index.values, positions));
+    (index.values === undefined || describes(index.values, positions)) &&
+    (index.agents === undefined || (Array.isArray(index.agents) && index.agents.length === positions && index.agents.every(isAgentStep)));
   if (!valid) throw new Error(`${what}: its index does not describe its chunks`);
   try {
     return { ...index, infos: infoRows(index.infos) };
   } catch (error) {
     throw new Error(`${what}: ${(error as Error).message}`);
   }
+}
+
+/** Whether `value` is an `AgentStep`: names and action texts as strings, rewards and returns numbers or null. */
+function isAgentStep(value: unknown): value is AgentStep {
+  const step = value as AgentStep;
+  const number = (x: unknown) => x === null || typeof x === "number";
+  return (
+    typeof step === "object" &&
+    step !== null &&
+    (step.acting === null || typeof step.acting === "string") &&
+    Array.isArray(step.agents) &&
+    step.agents.every(
+      (row) => Array.isArray(row) && row.length === 4 && typeof row[0] === "string" && typeof row[1] === "string" && number(row[2]) && number(row[3]),
+    )
+  );
 }
 
 /** Whether a reply's `values` hold one value of each kind per position. */

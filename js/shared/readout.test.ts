@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { infoReadoutRows, type ReadoutFields, type ReadoutRow, readoutFields, readoutRows } from "./readout.ts";
+import type { StepMeta } from "./types.ts";
 import type { Series } from "./series.ts";
 
 const series = (over: Partial<Series> = {}): Series => ({
@@ -133,5 +134,42 @@ describe("infoReadoutRows", () => {
 
   it("waits for the position's info", () => {
     expect(lines(infoReadoutRows(3, 10, undefined, false))).toBe("position: 3 / 9\ninfo: …");
+  });
+});
+
+describe("a multi-agent episode's readout", () => {
+  const fields = (meta: StepMeta, t = 1) => readoutFields(t, series(), meta, [], 4);
+
+  it("says who acted and, per agent present, its action, reward and return, in place of the action row", () => {
+    const meta: StepMeta = {
+      info: {},
+      agents: {
+        acting: "player_1",
+        agents: [
+          ["player_0", "", 0, 1],
+          ["player_1", "3", 1, 1.5],
+        ],
+      },
+    };
+    expect(formatReadout(fields(meta))).toBe(
+      [
+        "t: 1 / 3",
+        "acted: player_1",
+        "player_0: action - · reward 0.0 · return 1.0",
+        "player_1: action 3 · reward 1.0 · return 1.5",
+        "reward: 1.0",
+        "return: 0.0",
+        "terminated: false",
+        "truncated: false",
+        "info: {}",
+      ].join("\n"),
+    );
+  });
+
+  it("names no acting agent where all move at once, and writes a missing reward as -", () => {
+    const meta: StepMeta = { info: {}, agents: { acting: null, agents: [["piston_0", "[0.25]", null, null]] } };
+    const rows = readoutRows(fields(meta));
+    expect(rows.map((row) => row.key)).toEqual(["t", "piston_0", "reward", "return", "terminated", "truncated", "info"]);
+    expect(rows[1].value).toBe("action [0.25] · reward - · return -");
   });
 });

@@ -9,7 +9,7 @@
 import { el } from "./dom.ts";
 import { commonDecimals, formatNumber, roundedJson } from "./numbers.ts";
 import type { Series } from "./series.ts";
-import type { StepMeta } from "./types.ts";
+import type { AgentStep, StepMeta } from "./types.ts";
 
 export interface ReadoutFields {
   t: number;
@@ -26,6 +26,8 @@ export interface ReadoutFields {
   infoLoaded: boolean;
   /** The decimals of the reward and return across the episode, where its series are known. */
   decimals?: { reward: number; return: number };
+  /** A multi-agent episode's step per agent, once the position's chunk has arrived. */
+  agents?: AgentStep;
 }
 
 /** A row of the readout: a key and its value, text or an object drawn as a tree (an info). */
@@ -41,18 +43,34 @@ function fixed(x: number | undefined, decimals: number | undefined): string {
   return x.toFixed(decimals);
 }
 
-/** The rows of an env step: t / T, action, reward, return, how it ended, its info. */
+/**
+ * The rows of an env step: t / T, action, reward, return, how it ended, its info. In a
+ * multi-agent episode the action row gives way to who acted and a row per agent present
+ * (its action, reward and return); reward and return are then the agents' sums.
+ */
 export function readoutRows(f: ReadoutFields): ReadoutRow[] {
   const nonFinite = f.reward !== undefined && !Number.isFinite(f.reward);
+  const actions = f.agents === undefined ? [{ key: "action", value: f.action === "" ? "-" : f.action }] : agentRows(f.agents, f.decimals);
   return [
     { key: "t", value: `${f.t} / ${f.T}` },
-    { key: "action", value: f.action === "" ? "-" : f.action },
+    ...actions,
     { key: "reward", value: `${fixed(f.reward, f.decimals?.reward)}${nonFinite ? " (not a finite number: left out of the return)" : ""}` },
     { key: "return", value: fixed(f.return, f.decimals?.return) },
     { key: "terminated", value: flag(f.terminated) },
     { key: "truncated", value: flag(f.truncated) },
     { key: "info", value: f.infoLoaded ? f.info : "…" },
   ];
+}
+
+/** Who acted (turn-taking envs), then each agent present: "action 3 · reward 1 · return 2". */
+export function agentRows(step: AgentStep, decimals: ReadoutFields["decimals"]): ReadoutRow[] {
+  const rows: ReadoutRow[] = step.acting === null ? [] : [{ key: "acted", value: step.acting }];
+  for (const [name, action, reward, total] of step.agents) {
+    const number = (x: number | null, d: number | undefined) => (x === null ? "-" : fixed(x, d));
+    const value = `action ${action === "" ? "-" : action} · reward ${number(reward, decimals?.reward)} · return ${number(total, decimals?.return)}`;
+    rows.push({ key: name, value });
+  }
+  return rows;
 }
 
 /**
@@ -105,6 +123,7 @@ export function readoutFields(
     info: meta?.info,
     infoLoaded: meta !== undefined,
     decimals,
+    agents: meta?.agents,
   };
 }
 

@@ -92,4 +92,16 @@ describe("extraRanges", () => {
     expect(ranges.get("mean[1]")).toEqual({ lo: -0.5, hi: 0.9 });
     expect(ranges.get("value")).toEqual({ lo: 10, hi: 20 });
   });
+
+  it("draws a multi-agent episode's return line per agent on one range", () => {
+    const extras = new Map([
+      ["return[player_0]", bins(0, 1)],
+      ["return[player_1]", bins(-1, 0)],
+      ["value", bins(5, 6)],
+    ]);
+    const ranges = extraRanges(extras);
+    expect(ranges.get("return[player_0]")).toEqual({ lo: -1, hi: 1 });
+    expect(ranges.get("return[player_1]")).toEqual({ lo: -1, hi: 1 });
+    expect(ranges.get("value")).toEqual({ lo: 5, hi: 6 });
+  });
 });

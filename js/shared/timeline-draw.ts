@@ -93,7 +93,9 @@ export function range(bins: Bins): { lo: number; hi: number } {
  * lines of one quantity compare.
  */
 export function extraRanges(extras: ReadonlyMap<string, Bins>): Map<string, { lo: number; hi: number }> {
-  const group = (name: string) => name.replace(/\[\d+\]$/, "");
+  // The components of one name share a range: a vector extra's `name[0]`, `name[1]`, or
+  // a multi-agent episode's `return[player_0]`, `return[player_1]`.
+  const group = (name: string) => name.replace(/\[[^\]]*\]$/, "");
   const shared = new Map<string, { lo: number; hi: number }>();
   for (const [name, bins] of extras) {
     const { lo, hi } = range(bins);

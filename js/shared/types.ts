@@ -34,6 +34,16 @@ export interface StepMeta {
   info: unknown;
   /** A long episode's readout values, which its state's summary does not hold. */
   values?: StepValues;
+  /** A multi-agent episode's step per agent (agent_widget/viewer/_agents.py). */
+  agents?: AgentStep;
+}
+
+/** Who acted at a position of a multi-agent episode, and each agent present there. */
+export interface AgentStep {
+  /** Whose turn the step was (turn-taking envs); null when every agent present moves. */
+  acting: string | null;
+  /** Per agent present: its name, its action as text ("" for none), reward and return (null for none). */
+  agents: [string, string, number | null, number | null][];
 }
 
 /** The readout's values of one position of a long episode (agent_widget/viewer/_summary.py `readout_values`). */

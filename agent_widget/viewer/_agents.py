@@ -1,0 +1,70 @@
+"""A multi-agent episode as the viewer shows it: each position's readout per agent (who
+acted, each agent's action by name, reward and return), and one return line per agent
+on the timeline.
+
+The lines are timeline extras named ``return[<agent>]``: the front end draws the
+components of one name on one range in the extras' colours, given in the agents' order,
+so an agent keeps its colour all along the episode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from agent_widget.episodes import Rollout
+from agent_widget.viewer._transport import action_text
+
+# More agents than this draw no line each (Pistonball's 20 would blur into a band):
+# the timeline's return line is their sum, the readout names each.
+MAX_AGENT_LINES = 8
+
+
+class AgentReadout:
+    """The per-agent readout and return lines of ``rollout`` (one with ``agents``)."""
+
+    def __init__(self, rollout: Rollout, action_names: Sequence[str]) -> None:
+        self.names = rollout.agents
+        self.acting = rollout.acting_agent
+        self.actions = rollout.agent_actions
+        self.acted = rollout.agent_acted
+        self.present = rollout.agent_present
+        self.rewards = rollout.agent_rewards
+        self.returns = np.nancumsum(self.rewards, axis=0)  # after step t
+        self.action_names = list(action_names)
+
+    def lines(self) -> dict[str, np.ndarray]:
+        """Each agent's return after each step, ``return[<agent>]``; none past
+        :data:`MAX_AGENT_LINES` agents."""
+        if len(self.names) > MAX_AGENT_LINES:
+            return {}
+        return {f"return[{name}]": self.returns[:, i] for i, name in enumerate(self.names)}
+
+    def rows(self, positions: Sequence[int]) -> list[dict[str, Any]]:
+        """Per position: ``{"acting": name or None, "agents": [[name, action text,
+        reward, return], ...]}`` for the agents present at its step (none at the last
+        position, which has no step); an action text of "" where the agent took none,
+        a reward of None where the env gave it none."""
+        return [self._row(t) for t in positions]
+
+    def _row(self, t: int) -> dict[str, Any]:
+        if t >= len(self.rewards):
+            return {"acting": None, "agents": []}
+        acting = None if self.acting is None else str(self.acting[t]) or None
+        agents = []
+        for i, name in enumerate(self.names):
+            if not self.present[t, i]:
+                continue
+            action = action_text(self.actions[t, i], self.action_names) if self.acted[t, i] else ""
+            reward = float(self.rewards[t, i])
+            agents.append(
+                [
+                    name,
+                    action,
+                    reward if np.isfinite(reward) else None,
+                    float(self.returns[t, i]) if np.isfinite(self.returns[t, i]) else None,
+                ]
+            )
+        return {"acting": acting, "agents": agents}

@@ -1,0 +1,79 @@
+"""A PettingZoo episode in the viewer: one return line per agent on the timeline, the
+readout per agent in each chunk reply, and ``step.agent`` for panels."""
+
+from __future__ import annotations
+
+import json
+import zlib
+
+import numpy as np
+import pytest
+
+pettingzoo = pytest.importorskip("pettingzoo")
+
+from agent_widget import Step, record  # noqa: E402
+from agent_widget.viewer import EpisodeViewer  # noqa: E402
+from agent_widget.viewer._agents import MAX_AGENT_LINES  # noqa: E402
+from agent_widget.viewer._transport import chunk_reply, unpack_series  # noqa: E402
+
+
+def legal_first(agent, obs):
+    return int(np.flatnonzero(obs["action_mask"])[0])
+
+
+@pytest.fixture(scope="module")
+def game():
+    """Connect Four, each player dropping in the leftmost open column: player_0 wins."""
+    env = pettingzoo.make("aec", "classic/connect_four-v3", render_mode="rgb_array")
+    return record(env, legal_first, seed=0)
+
+
+def agent_readout(viewer, chunk):
+    _, buffers = chunk_reply({"id": 1, "chunks": [chunk]}, viewer._episode)
+    return json.loads(zlib.decompress(bytes(buffers[-1])))["agents"]
+
+
+def test_the_timeline_has_one_return_line_per_agent(game):
+    viewer = EpisodeViewer(game)
+    for i, agent in enumerate(game.agents):
+        line = unpack_series(viewer.series[f"extra:return[{agent}]"])
+        np.testing.assert_array_equal(line, np.nancumsum(game.agent_rewards[:, i]))
+    assert line[-1] == game.agent_returns[-1, 1]
+
+
+def test_each_position_says_who_acted_and_each_agents_action_reward_and_return(game):
+    viewer = EpisodeViewer(game)
+    rows = agent_readout(viewer, 0) + agent_readout(viewer, 1)
+    assert len(rows) == game.num_positions
+    assert rows[0] == {
+        "acting": "player_0",
+        "agents": [["player_0", "0", 0, 0], ["player_1", "", 0, 0]],
+    }
+    assert [row["acting"] for row in rows[:-1]] == game.acting_agent.tolist()
+    win = int(np.flatnonzero(np.nan_to_num(game.agent_rewards[:, 0]) == 1)[0])
+    assert rows[win]["acting"] == "player_0"
+    assert rows[win]["agents"][0][2:] == [1, 1]
+    assert rows[win]["agents"][1][2:] == [-1, -1]
+    assert rows[-1] == {"acting": None, "agents": []}  # the last position: no step
+
+
+def test_a_panel_sees_whose_turn_it_is_and_each_agents_observation(game):
+    viewer = EpisodeViewer(game)
+    step = Step(viewer._episode, 1)
+    assert step.agent == "player_1"
+    assert step.obs["player_1/action_mask"].tolist() == [1] * 7
+    assert Step(viewer._episode, game.num_positions - 1).agent is None
+    assert Step(game, 0).agent == "player_0"
+
+
+def test_many_agents_draw_no_line_each():
+    env = pettingzoo.make(
+        "parallel", "butterfly/pistonball-v6", max_cycles=4, render_mode="rgb_array"
+    )
+    rollout = record(env, lambda agent, obs: np.zeros(1, np.float32), seed=0)
+    assert len(rollout.agents) > MAX_AGENT_LINES
+    viewer = EpisodeViewer(rollout)
+    assert not any(name.startswith("extra:return[") for name in viewer.series)
+    (first, *_) = agent_readout(viewer, 0)
+    assert first["acting"] is None
+    assert [row[:2] for row in first["agents"][:2]] == [["piston_0", "[0]"], ["piston_1", "[0]"]]
