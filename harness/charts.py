@@ -30,13 +30,16 @@ def chart_of(canvas: Locator) -> Locator:
     return canvas.locator("xpath=ancestor::div[contains(@class, 'aw-chart ')][1]")
 
 
-def tallest_run(canvas: Locator, colour: str, within: int = 3) -> dict[str, Any]:
+def tallest_run(
+    canvas: Locator, colour: str, within: int = 3, *, min_alpha: int = 251
+) -> dict[str, Any]:
     """The tallest vertical run of opaque pixels of ``colour`` (``#rrggbb``, each channel
     within ``within``) in any column of ``canvas``, in CSS pixels, and how many columns
-    hold such a pixel: how tall the bars of that colour are painted."""
+    hold such a pixel: how tall the bars of that colour are painted. ``min_alpha`` lower
+    counts a thin line's antialiased pixels too (half covered: alpha ~128)."""
     return dict(
         canvas.evaluate(
-            """(canvas, [colour, within]) => {
+            """(canvas, [colour, within, minAlpha]) => {
             const rgb = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
             const {width, height} = canvas;
             const data = canvas.getContext("2d").getImageData(0, 0, width, height).data;
@@ -45,7 +48,7 @@ def tallest_run(canvas: Locator, colour: str, within: int = 3) -> dict[str, Any]
                 let run = 0, any = false;
                 for (let y = 0; y < height; y++) {
                     const i = 4 * (y * width + x);
-                    const near = data[i + 3] > 250
+                    const near = data[i + 3] >= minAlpha
                         && rgb.every((v, k) => Math.abs(data[i + k] - v) <= within);
                     run = near ? run + 1 : 0;
                     any ||= near;
@@ -56,6 +59,6 @@ def tallest_run(canvas: Locator, colour: str, within: int = 3) -> dict[str, Any]
             const ratio = width / canvas.getBoundingClientRect().width;
             return {tallest: tallest / ratio, columns};
         }""",
-            [colour, within],
+            [colour, within, min_alpha],
         )
     )

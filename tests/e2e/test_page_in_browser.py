@@ -19,6 +19,7 @@ from playwright.sync_api import Page, Route
 
 from agent_widget import CompareViewer, EpisodeViewer, Rollout, record
 from harness.appearance import axe_violations, canvas_names
+from harness.charts import tallest_run
 from harness.lab import View, rgb_sha256
 from tests.e2e.episodes import SCRIPT_NOTE, frame_digests, synthetic_episode, synthetic_frames
 
@@ -358,5 +359,54 @@ def test_a_comparison_page_has_no_axe_violation_and_names_its_lines(new_page, tm
             "Line of a in the returns chart",
             "Line of b in the returns chart",
         ]
+    finally:
+        page.close()
+
+
+def test_a_connect_four_page_reads_out_the_agent_that_acted_and_draws_a_return_line_each(
+    new_page, tmp_path
+):
+    pettingzoo = pytest.importorskip("pettingzoo")
+    env = pettingzoo.make("aec", "classic/connect_four-v3", render_mode="rgb_array")
+    game = record(env, lambda agent, obs: int(np.flatnonzero(obs["action_mask"])[0]), seed=0)
+    win = int(np.flatnonzero(np.nan_to_num(game.agent_rewards[:, 0]) == 1)[0])
+    path = EpisodeViewer(game, step=1).to_html(tmp_path / "connect_four.html", progress=False)
+    page = new_page()
+    try:
+        opened = OpenedPage(page, path.as_uri())
+        view = opened.view()
+        view.wait_painted(1)
+        assert view.canvas()["sha256"] == rgb_sha256(game.frames[1])
+        opened.wait_for(
+            "(root) => root.querySelector('.aw-readout').textContent.includes('acted')",
+            view.handle,
+            what="the readout of position 1's agents",
+        )
+        readout = view.readout().splitlines()
+        assert readout[1:4] == [
+            "acted: player_1",
+            "player_0: action - · reward 0 · return 0",
+            "player_1: action 0 · reward 0 · return 0",
+        ]
+        view.slide_to(win)
+        view.wait_painted(win)
+        opened.wait_for(
+            "([root, text]) => root.querySelector('.aw-readout').textContent.includes(text)",
+            [view.handle, "reward -1"],
+            what="the readout of the winning move",
+        )
+        assert view.readout().splitlines()[1:4] == [
+            "acted: player_0",
+            f"player_0: action {game.agent_actions[win, 0]} · reward 1 · return 1",
+            "player_1: action - · reward -1 · return -1",
+        ]
+        keys = view.root.locator(".aw-timeline-key")
+        for agent in game.agents:
+            assert keys.filter(has_text=f"return[{agent}]").count() == 1
+        canvas = view.root.locator("canvas.aw-timeline")
+        # The extras' first two colours, a line each (thin: counted antialiased too).
+        for colour in ("#8e44ad", "#16a085"):
+            assert tallest_run(canvas, colour, within=40, min_alpha=64)["columns"] > 100, colour
+        assert opened.requests() == []
     finally:
         page.close()
