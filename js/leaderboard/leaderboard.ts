@@ -10,7 +10,7 @@ import compare from "../compare/compare.ts";
 import { type ChildView, childModel, mountChild, type Render } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
 import { button, el, input } from "../shared/dom.ts";
-import { asRows, cellTexts, COLUMNS, GROUP_BY, groupRows, parseGroupBy, returnDecimals, type Row, type Sort } from "./table.ts";
+import { asRows, cellTexts, type Column, columnsOf, GROUP_BY, groupRows, parseGroupBy, returnDecimals, type Row, type Sort } from "./table.ts";
 import type { Model } from "../shared/types.ts";
 
 class LeaderboardView {
@@ -123,7 +123,8 @@ class LeaderboardView {
   }
 
   private draw(): void {
-    this.drawHead();
+    const columns = columnsOf(this.rows);
+    this.drawHead(columns);
     const groupBy = parseGroupBy(this.model.get("group_by"));
     this.groupBy.value = groupBy ?? "";
     const groups = groupRows(this.rows, this.filter.value.trim(), this.sort, groupBy);
@@ -138,19 +139,19 @@ class LeaderboardView {
         const header = this.body.insertRow();
         header.className = "aw-group";
         const cell = header.insertCell();
-        cell.colSpan = COLUMNS.length + 1;
+        cell.colSpan = columns.length + 1;
         const runs = group.rows.length;
         cell.textContent = `${group.name} (${runs} run${runs === 1 ? "" : "s"})`;
       }
-      for (const row of group.rows) this.drawRow(row, selected.has(row.id), decimals);
+      for (const row of group.rows) this.drawRow(row, selected.has(row.id), decimals, columns);
     }
   }
 
-  private drawHead(): void {
+  private drawHead(columns: readonly Column[]): void {
     this.head.textContent = "";
     const tickHeader = this.head.appendChild(el("th", "aw-tick-column"));
     tickHeader.appendChild(el("span", "aw-visually-hidden")).textContent = "ticked";
-    for (const column of COLUMNS) {
+    for (const column of columns) {
       const th = this.head.appendChild(el("th", column.numeric ? "aw-sortable aw-number" : "aw-sortable"));
       const sorted = this.sort.key === column.key;
       th.setAttribute("aria-sort", sorted ? (this.sort.descending ? "descending" : "ascending") : "none");
@@ -167,12 +168,12 @@ class LeaderboardView {
         const descending = sorted ? !this.sort.descending : column.numeric || column.key === "created";
         this.sort = { key: column.key, descending };
         this.draw();
-        this.head.querySelector<HTMLButtonElement>(`th[data-key="${column.key}"] button`)?.focus();
+        this.head.querySelector<HTMLButtonElement>(`th[data-key="${CSS.escape(column.key)}"] button`)?.focus();
       });
     }
   }
 
-  private drawRow(row: Row, ticked: boolean, decimals: number): void {
+  private drawRow(row: Row, ticked: boolean, decimals: number, columns: readonly Column[]): void {
     const tr = this.body.insertRow();
     tr.className = ticked ? "aw-run aw-ticked" : "aw-run";
     tr.dataset.id = row.id;
@@ -181,10 +182,10 @@ class LeaderboardView {
     tick.checked = ticked;
     tick.setAttribute("aria-label", `Tick run ${row.run} (${row.env_id} · ${row.algorithm})`);
     tick.addEventListener("change", () => this.toggle(row.id));
-    cellTexts(row, decimals).forEach((text, i) => {
+    cellTexts(row, decimals, columns).forEach((text, i) => {
       const td = tr.insertCell();
       td.textContent = text;
-      if (COLUMNS[i].numeric) td.className = "aw-number";
+      if (columns[i].numeric) td.className = "aw-number";
     });
     tr.addEventListener("click", (event) => {
       if (event.target !== tick) this.toggle(row.id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { asRows, cellTexts, compareRows, type Group, groupRows, matches, paramsText, parseGroupBy, returnDecimals, type Row } from "./table.ts";
+import { asRows, cellTexts, columnsOf, compareRows, type Group, groupRows, matches, paramsText, parseGroupBy, returnDecimals, type Row } from "./table.ts";
 
 function row(fields: Partial<Row>): Row {
   return asRows([
@@ -114,5 +114,25 @@ describe("cellTexts", () => {
   it("shows a dash for what a run does not have", () => {
     expect(cellTexts(row({ return_mean: null, return_std: null }))[4]).toBe("-");
     expect(cellTexts(row({ success_rate: null }))[5]).toBe("-");
+  });
+});
+
+describe("a multi-agent run's returns per agent", () => {
+  const duel = (run: string, agent_returns: Record<string, unknown>) => row({ run, agent_returns } as Partial<Row>);
+
+  it("adds a column per agent after the return, and ranks runs by one agent's", () => {
+    const rows = [duel("a", { player_0: 0.5, player_1: -0.5 }), duel("b", { player_0: -1, player_1: 1 }), row({ run: "solo" })];
+    const columns = columnsOf(rows);
+    expect(columns.map((c) => c.title).slice(3, 8)).toEqual(["episodes", "return (mean ± std)", "return · player_0", "return · player_1", "success"]);
+    const byPlayer1 = groupRows(rows, "", { key: "agent:player_1", descending: true }, null)[0].rows.map((r) => r.run);
+    expect(byPlayer1).toEqual(["b", "a", "solo"]); // a run without agents last
+    expect(cellTexts(rows[1], 1, columns).slice(4, 7)).toEqual(["1.0 ± 0.0", "-1.0", "1.0"]);
+    expect(cellTexts(rows[2], 1, columns).slice(5, 7)).toEqual(["-", "-"]);
+  });
+
+  it("reads odd per-agent values as missing and adds no column without agents", () => {
+    expect(duel("a", { player_0: "high", player_1: 2 }).agent_returns).toEqual({ player_1: 2 });
+    expect(columnsOf([row({})]).map((c) => c.key)).not.toContain("agent:player_0");
+    expect(columnsOf([row({})])).toHaveLength(9);
   });
 });

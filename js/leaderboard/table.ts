@@ -18,9 +18,19 @@ export interface Row {
   steps: number;
   created: string;
   params: Record<string, unknown>;
+  /** A multi-agent run's mean return per agent, by name ({} for one agent). */
+  agent_returns: Record<string, number>;
 }
 
-export type SortKey = "run" | "env_id" | "algorithm" | "episodes" | "return_mean" | "success_rate" | "steps" | "created" | "params";
+type BaseKey = "run" | "env_id" | "algorithm" | "episodes" | "return_mean" | "success_rate" | "steps" | "created" | "params";
+/** A column of the table: one of the base columns, or `agent:<name>`, an agent's mean return. */
+export type SortKey = BaseKey | `agent:${string}`;
+
+export interface Column {
+  title: string;
+  key: SortKey;
+  numeric: boolean;
+}
 
 export interface Sort {
   key: SortKey;
@@ -44,7 +54,7 @@ export interface Group {
 }
 
 /** The columns after the selection box: header text, what sorts them, whether they hold numbers (right-aligned). */
-export const COLUMNS: readonly { title: string; key: SortKey; numeric: boolean }[] = [
+export const COLUMNS: readonly (Column & { key: BaseKey })[] = [
   { title: "run", key: "run", numeric: false },
   { title: "env", key: "env_id", numeric: false },
   { title: "algorithm", key: "algorithm", numeric: false },
@@ -58,6 +68,25 @@ export const COLUMNS: readonly { title: string; key: SortKey; numeric: boolean }
 
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 const number = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
+const AGENT = "agent:";
+
+/**
+ * The columns of `rows`: the base ones, and after the return a column per agent of the
+ * multi-agent runs (names in order), so the table ranks runs by any one agent's return.
+ */
+export function columnsOf(rows: readonly Row[]): Column[] {
+  const agents = [...new Set(rows.flatMap((row) => Object.keys(row.agent_returns)))].sort();
+  const after = COLUMNS.findIndex((column) => column.key === "return_mean") + 1;
+  const perAgent = agents.map((agent): Column => ({ title: `return · ${agent}`, key: `${AGENT}${agent}`, numeric: true }));
+  return [...COLUMNS.slice(0, after), ...perAgent, ...COLUMNS.slice(after)];
+}
+
+/** The `agent_returns` of a row as read: finite numbers by name, anything else dropped. */
+function agentReturns(value: unknown): Record<string, number> {
+  if (typeof value !== "object" || value === null) return {};
+  const entries = Object.entries(value).map(([agent, total]) => [agent, number(total)] as const);
+  return Object.fromEntries(entries.filter((entry): entry is readonly [string, number] => entry[1] !== null));
+}
 
 /** The `rows` trait as rows; entries without an id are dropped, odd fields read as missing. */
 export function asRows(raw: unknown): Row[] {
@@ -76,6 +105,7 @@ export function asRows(raw: unknown): Row[] {
       steps: number(r.steps) ?? 0,
       created: text(r.created),
       params: typeof r.params === "object" && r.params !== null ? (r.params as Record<string, unknown>) : {},
+      agent_returns: agentReturns(r.agent_returns),
     }));
 }
 
@@ -96,7 +126,8 @@ export function matches(row: Row, query: string): boolean {
 }
 
 function sortValue(row: Row, key: SortKey): number | string | null {
-  return key === "params" ? paramsText(row.params) : row[key];
+  if (key.startsWith(AGENT)) return row.agent_returns[key.slice(AGENT.length)] ?? null;
+  return key === "params" ? paramsText(row.params) : row[key as Exclude<BaseKey, "params">];
 }
 
 /** Order of two rows by `sort`; missing values (no success rate, say) always last. */
@@ -128,27 +159,28 @@ export function groupRows(rows: readonly Row[], query: string, sort: Sort, group
 
 /** The decimals every row's return is printed with (means and stds alike), so the column lines up. */
 export function returnDecimals(rows: readonly Row[]): number {
-  return commonDecimals(rows.flatMap((r) => [r.return_mean, r.return_std]).filter((v): v is number => v !== null));
+  const values = rows.flatMap((r) => [r.return_mean, r.return_std, ...Object.values(r.agent_returns)]);
+  return commonDecimals(values.filter((v): v is number => v !== null));
 }
 
 /**
- * The text of each column of a row, in COLUMNS order; its return to `decimals`
- * (see `returnDecimals`), or as `formatNumber` prints it when not given.
+ * The text of each of `columns` (by default the base ones) of a row; its returns to
+ * `decimals` (see `returnDecimals`), or as `formatNumber` prints them when not given.
  */
-export function cellTexts(row: Row, decimals?: number): string[] {
-  const number = (x: number) => (decimals === undefined ? formatNumber(x) : x.toFixed(decimals));
-  const mean = row.return_mean === null ? "-" : number(row.return_mean);
+export function cellTexts(row: Row, decimals?: number, columns: readonly Column[] = COLUMNS): string[] {
+  const number = (x: number | null | undefined) => (x === null || x === undefined ? "-" : decimals === undefined ? formatNumber(x) : x.toFixed(decimals));
   const std = row.return_std === null ? "" : ` ± ${number(row.return_std)}`;
   const success = row.success_rate === null ? "-" : `${Math.round(row.success_rate * 100)}%`;
-  return [
-    row.run,
-    row.env_id,
-    row.algorithm,
-    String(row.episodes),
-    mean + std,
-    success,
-    row.steps.toLocaleString("en-US"),
-    row.created.slice(0, 10),
-    paramsText(row.params),
-  ];
+  const base: Record<BaseKey, string> = {
+    run: row.run,
+    env_id: row.env_id,
+    algorithm: row.algorithm,
+    episodes: String(row.episodes),
+    return_mean: row.return_mean === null ? "-" : number(row.return_mean) + std,
+    success_rate: success,
+    steps: row.steps.toLocaleString("en-US"),
+    created: row.created.slice(0, 10),
+    params: paramsText(row.params),
+  };
+  return columns.map(({ key }) => (key.startsWith(AGENT) ? number(row.agent_returns[key.slice(AGENT.length)]) : base[key as BaseKey]));
 }
