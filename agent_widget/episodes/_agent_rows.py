@@ -42,6 +42,15 @@ class AgentRows:
         self._acting: list[int] | None = [] if turns else None
         self._masks: list[dict[int, np.ndarray]] = []
 
+    def column(self, agent: str) -> int:
+        """The column of ``agent``; ValueError for one the env did not declare."""
+        column = self._index.get(agent)
+        if column is None:
+            raise ValueError(
+                f"the env reports agent {agent!r}, not among its possible_agents {self.names}"
+            )
+        return column
+
     def no_action(self) -> np.ndarray:
         """The action stored where an agent took none."""
         return np.full(self._shape, self.fill, self._dtype)
@@ -50,7 +59,13 @@ class AgentRows:
         """``(n_agents, ...)``: the agents' actions of one step, ``fill`` where none."""
         row = np.full((len(self.names), *self._shape), self.fill, self._dtype)
         for agent, action in actions.items():
-            row[self._index[agent]] = action
+            try:
+                row[self.column(agent)] = action
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"agent {agent!r}'s action {action!r:.40} is not a number of shape "
+                    f"{self._shape} (its action space's)"
+                ) from None
         return row
 
     def row(
@@ -63,15 +78,31 @@ class AgentRows:
         truncated: Mapping[str, Any],
         masks: Mapping[str, np.ndarray],
         acting: str | None = None,
+        t: int,
     ) -> dict[str, Any]:
-        """One step's row, for :meth:`append`: who was present as it began, the actions
+        """Step ``t``'s row, for :meth:`append`: who was present as it began, the actions
         taken, and the rewards and flags after it (of the agents the env reports them
         for). Made apart from appending it, so a value that does not fit (an action of
-        another shape) changes nothing."""
+        another shape, an undeclared agent) changes nothing: a ValueError naming the step."""
+        try:
+            return self._row(present, actions, rewards, terminated, truncated, masks, acting)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"step {t}: {error}; the {t} steps before it are kept") from None
+
+    def _row(
+        self,
+        present: Sequence[str],
+        actions: Mapping[str, Any],
+        rewards: Mapping[str, Any],
+        terminated: Mapping[str, Any],
+        truncated: Mapping[str, Any],
+        masks: Mapping[str, np.ndarray],
+        acting: str | None,
+    ) -> dict[str, Any]:
         n = len(self.names)
         rewards_row = np.full(n, np.nan)
         for agent, reward in rewards.items():
-            rewards_row[self._index[agent]] = float(reward)
+            rewards_row[self.column(agent)] = float(reward)
         return {
             "rewards": rewards_row,
             "actions": self.actions_row(actions),
@@ -79,8 +110,8 @@ class AgentRows:
             "present": self._flags(present, n),
             "terminated": self._flags([a for a, v in terminated.items() if v], n),
             "truncated": self._flags([a for a, v in truncated.items() if v], n),
-            "masks": {self._index[agent]: mask for agent, mask in masks.items()},
-            "acting": -1 if acting is None else self._index[acting],
+            "masks": {self.column(agent): mask for agent, mask in masks.items()},
+            "acting": -1 if acting is None else self.column(acting),
         }
 
     def append(self, row: dict[str, Any]) -> None:
@@ -92,7 +123,7 @@ class AgentRows:
 
     def _flags(self, agents: Any, n: int) -> np.ndarray:
         flags = np.zeros(n, bool)
-        flags[[self._index[agent] for agent in agents]] = True
+        flags[[self.column(agent) for agent in agents]] = True
         return flags
 
     def columns(self) -> AgentColumns:

@@ -281,6 +281,7 @@ def _aec_steps(
             truncated={a: env.truncations.get(a) for a in after},
             masks=masks,
             acting=agent,
+            t=t,
         )
         recording.add(
             actions[agent] if actions else recording.rows.no_action(),
@@ -324,5 +325,6 @@ def _parallel_steps(
             terminated=terminated,
             truncated=truncated,
             masks=masks,
+            t=t,
         )
         recording.add(recording.rows.actions_row(actions), observations, infos, row, done=not after)

@@ -337,6 +337,23 @@ def test_an_agents_list_that_changes_unexpectedly_names_the_agent_and_step(fault
     np.testing.assert_array_equal(kept.agent_rewards, np.ones((2, 2)))
 
 
+def test_an_action_of_another_shape_names_the_agent_and_step():
+    with pytest.raises(ValueError, match=r"step 0: agent 'left''s action \[1, 1\] is not a number"):
+        record(Duel(None), lambda agent, obs: [1, 1], seed=0)
+
+
+def test_steps_kept_after_an_error_go_to_the_path_when_nothing_is_there(tmp_path):
+    policies = {"player_0": lambda obs: int(np.flatnonzero(obs["action_mask"])[0])}
+    path = tmp_path / "cut.rollout"
+    with pytest.raises(ValueError, match="no policy for agent") as caught:
+        record(connect_four(), policies, seed=0, path=path)
+    assert f"and in {path}" in "\n".join(caught.value.__notes__)
+    kept = load(path)
+    assert kept.num_steps == 1
+    assert kept.acting_agent.tolist() == ["player_0"]
+    assert kept.truncated.tolist() == [True]
+
+
 def test_agent_widget_imports_and_records_gymnasium_without_pettingzoo():
     code = (
         "import sys; sys.modules['pettingzoo'] = None\n"
