@@ -157,9 +157,10 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidg
 
     def _saved_html(self) -> str:
         """The table, in the library's order; every user string escaped."""
-        head = "".join(f"<th>{html.escape(title)}</th>" for title, _ in _COLUMNS)
+        columns = _columns(self.rows)
+        head = "".join(f"<th>{html.escape(title)}</th>" for title, _ in columns)
         body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(cell(row))}</td>" for _, cell in _COLUMNS) + "</tr>"
+            "<tr>" + "".join(f"<td>{html.escape(cell(row))}</td>" for _, cell in columns) + "</tr>"
             for row in self.rows
         )
         note = html.escape(self._saved_text())
@@ -185,6 +186,20 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidg
                 self.set_trait("message", str(error))
             except Exception as error:  # a message handler's exception is lost: show it
                 self.set_trait("message", f"could not open: {type(error).__name__}: {error}")
+
+
+def _columns(
+    rows: Sequence[Mapping[str, Any]],
+) -> list[tuple[str, Callable[[Mapping[str, Any]], str]]]:
+    """The saved table's columns: after the return, one per agent of the multi-agent
+    runs (as the live table has)."""
+    agents = sorted({agent for row in rows for agent in row.get("agent_returns") or {}})
+
+    def agent_return(agent: str) -> Callable[[Mapping[str, Any]], str]:
+        return lambda row: _number((row.get("agent_returns") or {}).get(agent))
+
+    per_agent = [(f"return · {agent}", agent_return(agent)) for agent in agents]
+    return [*_COLUMNS[:5], *per_agent, *_COLUMNS[5:]]
 
 
 def _label(row: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:

@@ -1,11 +1,14 @@
 """Leaderboard: a run library's table as a widget, opening ticked runs in a viewer."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import traitlets
 
 from agent_widget.compare import CompareViewer
 from agent_widget.episodes import Rollout
+from agent_widget.format import AgentColumns
 from agent_widget.library import Leaderboard, RunLibrary
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import unpack_series
@@ -133,3 +136,14 @@ def test_opening_an_unreadable_episode_says_why_under_the_table(lib):
     path.unlink()
     board._on_message(board, {"type": "open"}, [])
     assert "lists episode-000.rollout, missing from the folder" in board.message
+
+
+def test_the_saved_table_has_a_return_column_per_agent_of_multi_agent_runs(lib):
+    duel = episode([1.0, 0.0])
+    columns = AgentColumns(["left", "right"], {"rewards": np.array([[1.0, np.nan], [-1.0, 1.0]])})
+    lib.add([dataclasses.replace(duel, agent_columns=columns)], algorithm="duel", run="c")
+    saved = Leaderboard(lib)._saved_html()
+    head = saved[saved.index("<thead>") : saved.index("</thead>")]
+    assert "<th>return (mean ± std)</th><th>return · left</th><th>return · right</th>" in head
+    assert "<td>1 ± 0</td><td>0</td><td>1</td>" in saved  # the duel's row
+    assert "<td>0 ± 0</td><td>-</td><td>-</td>" in saved  # a run without agents
