@@ -178,6 +178,41 @@ class Rollout:
             return None
         return np.asarray(columns.arrays["action_mask"], bool)
 
+    def for_agent(self, agent: str, *, frames: bool = True) -> Rollout:
+        """One agent's side of a multi-agent episode, as a one-agent rollout on the same
+        positions (so two agents line up in a ``CompareViewer``): its actions, rewards (0
+        where it was absent), the steps where it was first terminated or truncated, its
+        infos and observations (``observations["<agent>/<key>"]`` as a dict of ``<key>``).
+        ``frames=False`` leaves the episode's frames out: the viewer then shows the
+        agent's own image observations, where they are kept (Pistonball's with
+        ``record(..., agent_observations=True)``).
+
+        Examples:
+            >>> CompareViewer({a: rollout.for_agent(a) for a in rollout.agents})  # doctest: +SKIP
+        """
+        if agent not in self.agents:
+            raise ValueError(f"no agent {agent!r} in this episode (its agents: {self.agents})")
+        i = self.agents.index(agent)
+        observations = None
+        if isinstance(self.observations, Mapping):
+            prefix = f"{agent}/"
+            own = {
+                k[len(prefix) :]: v for k, v in self.observations.items() if k.startswith(prefix)
+            }
+            observations = self.observations.get(agent, own or None)
+        assert self.infos is not None  # set by __post_init__
+        return Rollout(
+            frames=self.frames if frames else None,
+            observations=observations,
+            actions=self.agent_actions[:, i],
+            rewards=np.nan_to_num(self.agent_rewards[:, i], nan=0.0),
+            terminated=_first(self.agent_terminated[:, i]),
+            truncated=_first(self.agent_truncated[:, i])
+            | (self.truncated & self.agent_present[:, i]),
+            infos=[info.get(agent, {}) for info in self.infos],
+            metadata={**self.metadata, "agent": agent},
+        )
+
     def _agent_array(self, key: str) -> np.ndarray:
         if self.agent_columns is None:
             raise AttributeError(f"this rollout has one agent: no per-agent {key} (agents == [])")
@@ -297,6 +332,12 @@ class Rollout:
             f"return={total:g}, extras={sorted(self.extras)}, {agents}"
             f"env_id={self.metadata.get('env_id')!r})"
         )
+
+
+def _first(flags: np.ndarray) -> np.ndarray:
+    """Only the first True of ``flags``: where an agent's termination happened (PettingZoo
+    keeps it set until the agent leaves)."""
+    return flags & ~np.concatenate([[False], np.logical_or.accumulate(flags)[:-1]])
 
 
 def _position_lengths(frames: Any, observations: Any, infos: Any) -> dict[str, int]:

@@ -209,6 +209,39 @@ def test_agents_that_leave_mid_episode_keep_their_steps_and_are_absent_after():
     assert rollout.observations["archer_0"].shape == (rollout.num_positions, 27, 5)
 
 
+def test_one_agents_side_is_a_one_agent_rollout_on_the_same_positions():
+    game = record(connect_four(), random_legal(4), seed=4)
+    for i, agent in enumerate(game.agents):
+        side = game.for_agent(agent)
+        assert side.num_positions == game.num_positions
+        assert side.metadata["agent"] == agent
+        np.testing.assert_array_equal(side.actions, game.agent_actions[:, i])
+        np.testing.assert_array_equal(side.rewards, np.nan_to_num(game.agent_rewards[:, i]))
+        assert side.terminated.sum() == 1  # PettingZoo keeps it set: the first is kept
+        assert side.terminated.argmax() == game.agent_terminated[:, i].argmax()
+        assert sorted(side.observations) == ["action_mask", "observation"]
+        np.testing.assert_array_equal(
+            side.observations["observation"], game.observations[f"{agent}/observation"]
+        )
+        assert side.frames is game.frames
+    with pytest.raises(ValueError, match=r"no agent 'player_9' in this episode"):
+        game.for_agent("player_9")
+
+
+def test_an_agent_that_left_has_no_reward_after_and_its_own_image_observations():
+    gone = record(zombies(), random_moves(2), seed=2).for_agent("archer_0")
+    assert gone.rewards[25:].tolist() == [0.0] * (gone.num_steps - 25)
+    pistons = record(
+        pistonball(max_cycles=3, render_mode=None),
+        random_pistons(0),
+        seed=0,
+        agent_observations=True,
+    )
+    own = pistons.for_agent("piston_3", frames=False)
+    assert own.frames is None
+    assert own.observations.shape == (4, 457, 120, 3)
+
+
 # ------------------------------------------------------------------ storage
 
 

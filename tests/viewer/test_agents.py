@@ -11,7 +11,7 @@ import pytest
 
 pettingzoo = pytest.importorskip("pettingzoo")
 
-from agent_widget import Step, record  # noqa: E402
+from agent_widget import CompareViewer, Step, record  # noqa: E402
 from agent_widget.viewer import EpisodeViewer  # noqa: E402
 from agent_widget.viewer._agents import MAX_AGENT_LINES  # noqa: E402
 from agent_widget.viewer._transport import chunk_reply, unpack_series  # noqa: E402
@@ -77,3 +77,12 @@ def test_many_agents_draw_no_line_each():
     (first, *_) = agent_readout(viewer, 0)
     assert first["acting"] is None
     assert [row[:2] for row in first["agents"][:2]] == [["piston_0", "[0]"], ["piston_1", "[0]"]]
+
+
+def test_two_agents_of_one_game_side_by_side(game):
+    compare = CompareViewer({agent: game.for_agent(agent) for agent in game.agents})
+    first, second = compare.viewers
+    assert first.length == second.length == game.num_positions
+    wins = unpack_series(first.series["rewards"]), unpack_series(second.series["rewards"])
+    assert wins[0].max() == 1
+    assert wins[1].min() == -1
