@@ -158,3 +158,17 @@ def test_cluster_evaluation_records_200_seeds_on_ray_into_a_bucket_and_opens_the
     ).groups()
     assert int(worst) < float(mean) < int(best)
     assert widgets_in(notebook) == 2  # the leaderboard and the worst episode's viewer
+
+
+def test_many_agents_records_a_game_and_a_battle_and_ranks_per_agent(tmp_path):
+    pytest.importorskip("pettingzoo")
+    notebook = executed("many_agents.ipynb", tmp_path)
+    text = text_of(notebook)
+    # The centre-first player beats the random one from seed 0, and always moves first
+    # against itself: each game's result is a win for one and a loss for the other.
+    assert "returns: {'player_0': 1.0, 'player_1': -1.0}" in text
+    left = re.findall(r"(\w+) left after step (\d+)", text)
+    assert len(left) == 4
+    assert len({steps for _, steps in left}) > 1  # agents left at different steps
+    assert "scripted-vs-scripted {'player_0': 1.0, 'player_1': -1.0}" in text
+    assert widgets_in(notebook) == 4  # the game, the two sides, the battle, the leaderboard
