@@ -1,6 +1,6 @@
 """A multi-agent episode as the viewer shows it: each position's readout per agent (who
-acted, each agent's action by name, reward and return), and one return line per agent
-on the timeline.
+acted, each agent's action by name, reward and return, its legal actions where the env
+gives action masks), and one return line per agent on the timeline.
 
 The lines are timeline extras named ``return[<agent>]``: the front end draws the
 components of one name on one range in the extras' colours, given in the agents' order,
@@ -32,6 +32,7 @@ class AgentReadout:
         self.acted = rollout.agent_acted
         self.present = rollout.agent_present
         self.rewards = rollout.agent_rewards
+        self.masks = rollout.action_masks
         self.returns = np.nancumsum(self.rewards, axis=0)  # after step t
         self.action_names = list(action_names)
 
@@ -44,9 +45,10 @@ class AgentReadout:
 
     def rows(self, positions: Sequence[int]) -> list[dict[str, Any]]:
         """Per position: ``{"acting": name or None, "agents": [[name, action text,
-        reward, return], ...]}`` for the agents present at its step (none at the last
-        position, which has no step); an action text of "" where the agent took none,
-        a reward of None where the env gave it none."""
+        reward, return, legal], ...]}`` for the agents present at its step (none at the
+        last position, which has no step); an action text of "" where the agent took
+        none, a reward of None where the env gave it none; ``legal`` the actions its
+        mask allowed (``"0 1 4"``), "" where the env gave no mask."""
         return [self._row(t) for t in positions]
 
     def _row(self, t: int) -> dict[str, Any]:
@@ -59,12 +61,16 @@ class AgentReadout:
                 continue
             action = action_text(self.actions[t, i], self.action_names) if self.acted[t, i] else ""
             reward = float(self.rewards[t, i])
+            legal = (
+                "" if self.masks is None else " ".join(map(str, np.flatnonzero(self.masks[t, i])))
+            )
             agents.append(
                 [
                     name,
                     action,
                     reward if np.isfinite(reward) else None,
                     float(self.returns[t, i]) if np.isfinite(self.returns[t, i]) else None,
+                    legal,
                 ]
             )
         return {"acting": acting, "agents": agents}

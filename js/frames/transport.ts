@@ -342,7 +342,7 @@ function replyIndex(buffer: DataView | undefined, what: string): Omit<ReplyIndex
   }
 }
 
-/** Whether `value` is an `AgentStep`: names and action texts as strings, rewards and returns numbers or null. */
+/** Whether `value` is an `AgentStep`: names, action texts and legal actions as strings, rewards and returns numbers or null. */
 function isAgentStep(value: unknown): value is AgentStep {
   const step = value as AgentStep;
   const number = (x: unknown) => x === null || typeof x === "number";
@@ -352,7 +352,14 @@ function isAgentStep(value: unknown): value is AgentStep {
     (step.acting === null || typeof step.acting === "string") &&
     Array.isArray(step.agents) &&
     step.agents.every(
-      (row) => Array.isArray(row) && row.length === 4 && typeof row[0] === "string" && typeof row[1] === "string" && number(row[2]) && number(row[3]),
+      (row) =>
+        Array.isArray(row) &&
+        row.length === 5 &&
+        typeof row[0] === "string" &&
+        typeof row[1] === "string" &&
+        number(row[2]) &&
+        number(row[3]) &&
+        typeof row[4] === "string",
     )
   );
 }

@@ -146,8 +146,8 @@ describe("a multi-agent episode's readout", () => {
       agents: {
         acting: "player_1",
         agents: [
-          ["player_0", "", 0, 1],
-          ["player_1", "3", 1, 1.5],
+          ["player_0", "", 0, 1, ""],
+          ["player_1", "3", 1, 1.5, "0 3 4"],
         ],
       },
     };
@@ -156,7 +156,7 @@ describe("a multi-agent episode's readout", () => {
         "t: 1 / 3",
         "acted: player_1",
         "player_0: action - · reward 0.0 · return 1.0",
-        "player_1: action 3 · reward 1.0 · return 1.5",
+        "player_1: action 3 · legal 0 3 4 · reward 1.0 · return 1.5",
         "reward: 1.0",
         "return: 0.0",
         "terminated: false",
@@ -167,7 +167,7 @@ describe("a multi-agent episode's readout", () => {
   });
 
   it("names no acting agent where all move at once, and writes a missing reward as -", () => {
-    const meta: StepMeta = { info: {}, agents: { acting: null, agents: [["piston_0", "[0.25]", null, null]] } };
+    const meta: StepMeta = { info: {}, agents: { acting: null, agents: [["piston_0", "[0.25]", null, null, ""]] } };
     const rows = readoutRows(fields(meta));
     expect(rows.map((row) => row.key)).toEqual(["t", "piston_0", "reward", "return", "terminated", "truncated", "info"]);
     expect(rows[1].value).toBe("action [0.25] · reward - · return -");

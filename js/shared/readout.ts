@@ -62,12 +62,13 @@ export function readoutRows(f: ReadoutFields): ReadoutRow[] {
   ];
 }
 
-/** Who acted (turn-taking envs), then each agent present: "action 3 · reward 1 · return 2". */
+/** Who acted (turn-taking envs), then each agent present: "action 3 · reward 1 · return 2", and "· legal 0 3 4" where the env gives action masks. */
 export function agentRows(step: AgentStep, decimals: ReadoutFields["decimals"]): ReadoutRow[] {
   const rows: ReadoutRow[] = step.acting === null ? [] : [{ key: "acted", value: step.acting }];
-  for (const [name, action, reward, total] of step.agents) {
+  for (const [name, action, reward, total, legal] of step.agents) {
     const number = (x: number | null, d: number | undefined) => (x === null ? "-" : fixed(x, d));
-    const value = `action ${action === "" ? "-" : action} · reward ${number(reward, decimals?.reward)} · return ${number(total, decimals?.return)}`;
+    const moves = legal === "" ? "" : ` · legal ${legal}`;
+    const value = `action ${action === "" ? "-" : action}${moves} · reward ${number(reward, decimals?.reward)} · return ${number(total, decimals?.return)}`;
     rows.push({ key: name, value });
   }
   return rows;

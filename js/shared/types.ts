@@ -42,8 +42,11 @@ export interface StepMeta {
 export interface AgentStep {
   /** Whose turn the step was (turn-taking envs); null when every agent present moves. */
   acting: string | null;
-  /** Per agent present: its name, its action as text ("" for none), reward and return (null for none). */
-  agents: [string, string, number | null, number | null][];
+  /**
+   * Per agent present: its name, its action as text ("" for none), reward and return (null
+   * for none), and the actions its mask allowed ("0 1 4"; "" where the env gives no mask).
+   */
+  agents: [string, string, number | null, number | null, string][];
 }
 
 /** The readout's values of one position of a long episode (agent_widget/viewer/_summary.py `readout_values`). */

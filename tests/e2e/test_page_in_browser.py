@@ -370,6 +370,7 @@ def test_a_connect_four_page_reads_out_the_agent_that_acted_and_draws_a_return_l
     env = pettingzoo.make("aec", "classic/connect_four-v3", render_mode="rgb_array")
     game = record(env, lambda agent, obs: int(np.flatnonzero(obs["action_mask"])[0]), seed=0)
     win = int(np.flatnonzero(np.nan_to_num(game.agent_rewards[:, 0]) == 1)[0])
+    legal = " ".join(map(str, np.flatnonzero(game.action_masks[win, 0])))
     path = EpisodeViewer(game, step=1).to_html(tmp_path / "connect_four.html", progress=False)
     page = new_page()
     try:
@@ -386,7 +387,7 @@ def test_a_connect_four_page_reads_out_the_agent_that_acted_and_draws_a_return_l
         assert readout[1:4] == [
             "acted: player_1",
             "player_0: action - · reward 0 · return 0",
-            "player_1: action 0 · reward 0 · return 0",
+            "player_1: action 0 · legal 0 1 2 3 4 5 6 · reward 0 · return 0",
         ]
         view.slide_to(win)
         view.wait_painted(win)
@@ -397,7 +398,7 @@ def test_a_connect_four_page_reads_out_the_agent_that_acted_and_draws_a_return_l
         )
         assert view.readout().splitlines()[1:4] == [
             "acted: player_0",
-            f"player_0: action {game.agent_actions[win, 0]} · reward 1 · return 1",
+            f"player_0: action {game.agent_actions[win, 0]} · legal {legal} · reward 1 · return 1",
             "player_1: action - · reward -1 · return -1",
         ]
         keys = view.root.locator(".aw-timeline-key")

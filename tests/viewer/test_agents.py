@@ -45,15 +45,16 @@ def test_each_position_says_who_acted_and_each_agents_action_reward_and_return(g
     viewer = EpisodeViewer(game)
     rows = agent_readout(viewer, 0) + agent_readout(viewer, 1)
     assert len(rows) == game.num_positions
+    everywhere = "0 1 2 3 4 5 6"  # the board is empty: every column is legal
     assert rows[0] == {
         "acting": "player_0",
-        "agents": [["player_0", "0", 0, 0], ["player_1", "", 0, 0]],
+        "agents": [["player_0", "0", 0, 0, everywhere], ["player_1", "", 0, 0, ""]],
     }
     assert [row["acting"] for row in rows[:-1]] == game.acting_agent.tolist()
     win = int(np.flatnonzero(np.nan_to_num(game.agent_rewards[:, 0]) == 1)[0])
     assert rows[win]["acting"] == "player_0"
-    assert rows[win]["agents"][0][2:] == [1, 1]
-    assert rows[win]["agents"][1][2:] == [-1, -1]
+    assert rows[win]["agents"][0][2:4] == [1, 1]
+    assert rows[win]["agents"][1][2:4] == [-1, -1]
     assert rows[-1] == {"acting": None, "agents": []}  # the last position: no step
 
 
