@@ -9,7 +9,7 @@ observation, or a model with Stable-Baselines3's ``predict``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -17,6 +17,13 @@ from agent_widget.episodes._policies import as_policy
 
 AgentPolicy = Callable[[str, Any], Any]
 """``(agent, observation) -> action``."""
+
+
+class ActionSource(Protocol):
+    """What a multi-agent recording asks each agent's action of: :class:`AgentPolicies`,
+    or a branch's replay of the recorded actions."""
+
+    def action(self, agent: str, observation: Any, t: int) -> Any: ...
 
 
 class AgentPolicies:

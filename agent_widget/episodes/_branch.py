@@ -85,8 +85,8 @@ def branch(
         >>> other.metadata["branch"]["t"], other.num_positions != episode.num_positions
         (5, True)
     """
-    t = _whole_number(t, "t", 0)
-    max_steps = _whole_number(max_steps, "max_steps", 1)  # the action at t is one
+    t = whole_number(t, "t", 0)
+    max_steps = whole_number(max_steps, "max_steps", 1)  # the action at t is one
     env = env if isinstance(env, gym.Env) else env()
     seed = _checked(rollout, t, action, env)
     # Strictly before t: at least one replayed step checks what a restored state shows.
@@ -154,7 +154,7 @@ def _checked_every_step(observations: Any) -> bool:
     return any(isinstance(entry, np.ndarray) for entry in entries)
 
 
-def _whole_number(value: Any, name: str, least: int) -> int:
+def whole_number(value: Any, name: str, least: int) -> int:
     """``value`` as an int of at least ``least``, or a ValueError (TypeError for what is
     no integer at all: 1.5, "3", True) naming the argument."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -282,7 +282,7 @@ def _joined(original: Rollout, t: int, action: Any, future: Rollout) -> Rollout:
     metadata = {
         **original.metadata,
         "created": future.metadata["created"],
-        "branch": {"t": t, "action": _plain(action), "of": _parent(original.metadata)},
+        "branch": {"t": t, "action": plain(action), "of": parent(original.metadata)},
     }
     # Both parts are rollouts already (checked, JSON-able infos): joined as they are.
     return Rollout(
@@ -302,13 +302,13 @@ def _joined(original: Rollout, t: int, action: Any, future: Rollout) -> Rollout:
     )
 
 
-def _parent(metadata: Mapping[str, Any]) -> dict[str, Any]:
+def parent(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """What a branch says of the episode it branched from (its own branch point too)."""
     keys = ("agent", "algorithm", "created", "branch")
     return {key: metadata[key] for key in keys if metadata.get(key) is not None}
 
 
-def _plain(action: Any) -> Any:
+def plain(action: Any) -> Any:
     value = np.asarray(action).tolist()
     try:
         json.dumps(value)

@@ -16,6 +16,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from agent_widget.episodes._agent_policies import AgentPolicies
 from agent_widget.episodes._interrupts import interrupts_held
 from agent_widget.episodes._policies import PolicyFunction, as_policy, split_policy_output
 from agent_widget.episodes._record_agents import pettingzoo_api, record_agents
@@ -120,11 +121,10 @@ def record(
     if api is not None:
         return record_agents(
             env,
-            policy,
+            AgentPolicies(policy, deterministic),
             api,
             seed=seed,
             max_steps=max_steps,
-            deterministic=deterministic,
             labels=labels(agent, algorithm, metadata),
             path=path,
             agent_observations=agent_observations,

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agent_widget.episodes._agent_policies import AgentPolicies, action_mask, check_legal
+from agent_widget.episodes._agent_policies import ActionSource, action_mask, check_legal
 from agent_widget.episodes._agent_rows import AgentRows
 from agent_widget.episodes._episode_buffer import EpisodeBuffer
 from agent_widget.episodes._files import load, save
@@ -59,12 +59,11 @@ def pettingzoo_api(env: Any) -> Api | None:
 
 def record_agents(
     env: Any,
-    policies: Any,
+    policies: ActionSource,
     api: Api,
     *,
     seed: int | None,
     max_steps: int,
-    deterministic: bool,
     labels: Mapping[str, Any],
     path: str | os.PathLike[str] | None,
     agent_observations: bool | None,
@@ -73,7 +72,7 @@ def record_agents(
     recording = _Recording(env, api, seed, labels, agent_observations)
     run = _aec_steps if api == "aec" else _parallel_steps
     try:
-        run(env, AgentPolicies(policies, deterministic), recording, seed, max_steps)
+        run(env, policies, recording, seed, max_steps)
     except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded
         with interrupts_held(raise_after=False):
             partial = recording.rollout()
@@ -243,7 +242,7 @@ def _infos(infos: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _aec_steps(
-    env: Any, policies: AgentPolicies, recording: _Recording, seed: int | None, max_steps: int
+    env: Any, policies: ActionSource, recording: _Recording, seed: int | None, max_steps: int
 ) -> None:
     """An AEC env's episode, a turn a position."""
 
@@ -293,7 +292,7 @@ def _aec_steps(
 
 
 def _parallel_steps(
-    env: Any, policies: AgentPolicies, recording: _Recording, seed: int | None, max_steps: int
+    env: Any, policies: ActionSource, recording: _Recording, seed: int | None, max_steps: int
 ) -> None:
     """A Parallel env's episode, a move of every agent a position."""
     observations, infos = env.reset(seed=seed)

@@ -294,7 +294,14 @@ class Rollout:
         max_steps: int = 10_000,
     ) -> Rollout:
         """What if: this episode up to ``t``, ``action`` there, then ``policy``
-        (``agent_widget.episodes._branch.branch``, which says more)."""
+        (``agent_widget.episodes._branch.branch``, which says more). A multi-agent
+        (PettingZoo) episode is replayed from its seed (``._branch_agents``): ``action``
+        is the acting agent's in an AEC env, a dict by agent in a Parallel one, and
+        ``policy`` as for :func:`record`."""
+        if self.agents:  # a PettingZoo episode: replayed from its seed
+            from agent_widget.episodes._branch_agents import branch_agents
+
+            return branch_agents(self, t, action, env=env, policy=policy, max_steps=max_steps)
         from agent_widget.episodes._branch import branch
 
         return branch(self, t, action, env=env, policy=policy, max_steps=max_steps)

@@ -18,6 +18,7 @@ pettingzoo = pytest.importorskip("pettingzoo")
 from gymnasium import spaces  # noqa: E402
 
 from agent_widget import RunLibrary, load, record  # noqa: E402
+from agent_widget.episodes import ReplayDivergenceError  # noqa: E402
 
 
 def random_legal(seed):
@@ -240,6 +241,53 @@ def test_an_agent_that_left_has_no_reward_after_and_its_own_image_observations()
     own = pistons.for_agent("piston_3", frames=False)
     assert own.frames is None
     assert own.observations.shape == (4, 457, 120, 3)
+
+
+# ---------------------------------------------------------------- branching
+
+
+def test_a_game_branches_where_one_player_plays_another_move():
+    game = record(connect_four(), random_legal(5), seed=5)
+    t = 4
+    mover = game.acting_agent[t]
+    other = int(np.flatnonzero(game.action_masks[t, game.agents.index(mover)])[0])
+    if other == game.actions[t]:
+        other = int(np.flatnonzero(game.action_masks[t, game.agents.index(mover)])[1])
+    what_if = game.branch(t, other, env=connect_four, policy=random_legal(9))
+    np.testing.assert_array_equal(what_if.actions[:t], game.actions[:t])
+    assert what_if.actions[t] == other
+    assert what_if.acting_agent[t] == mover
+    assert what_if.metadata["branch"]["t"] == t
+    assert what_if.metadata["branch"]["action"] == {mover: other}
+    for s in range(t + 1):  # the same board before the move
+        assert np.array_equal(what_if.frames[s], game.frames[s])
+    assert not np.array_equal(what_if.frames[t + 1], game.frames[t + 1])
+
+
+def test_a_parallel_battle_branches_with_one_agents_other_move():
+    battle = record(zombies(), random_moves(2), seed=2)
+    archer = battle.agents.index("archer_0")
+    move = (int(battle.agent_actions[10, archer]) + 1) % 6
+    what_if = battle.branch(10, {"archer_0": move}, env=zombies(), policy=random_moves(3))
+    np.testing.assert_array_equal(what_if.agent_actions[:10], battle.agent_actions[:10])
+    assert what_if.agent_actions[10, archer] == move
+    others = [i for i in range(4) if i != archer]
+    np.testing.assert_array_equal(
+        what_if.agent_actions[10, others], battle.agent_actions[10, others]
+    )
+
+
+def test_a_branch_refuses_what_it_cannot_replay_or_change():
+    game = record(connect_four(), random_legal(5), seed=5)
+    with pytest.raises(ValueError, match=r"step \d+ is player_\d's leaving step"):
+        game.branch(game.num_steps - 1, 0, env=connect_four, policy=random_legal(0))
+    game.agent_columns.arrays["rewards"][2, 0] = 5.0  # not what the env gives
+    with pytest.raises(ReplayDivergenceError, match="diverged at step 2") as caught:
+        game.branch(6, 0, env=connect_four, policy=random_legal(0))
+    assert caught.value.position == 3
+    battle = record(pistonball(max_cycles=5), random_pistons(0), seed=0)
+    with pytest.raises(ValueError, match=r"a dict by agent"):
+        battle.branch(2, np.zeros(1), env=pistonball(max_cycles=5), policy=random_pistons(0))
 
 
 # ------------------------------------------------------------------ storage
