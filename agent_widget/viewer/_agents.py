@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from agent_widget.episodes import Rollout
+from agent_widget.panels import number_text
 from agent_widget.viewer._transport import action_text
 
 # More agents than this draw no line each (Pistonball's 20 would blur into a band):
@@ -74,3 +75,20 @@ class AgentReadout:
                 ]
             )
         return {"acting": acting, "agents": agents}
+
+
+def agent_lines(row: dict[str, Any]) -> list[str]:
+    """A position's readout per agent as lines, as js/shared/readout.ts writes it (for a
+    saved copy's picture and a video's readout): who acted, then each agent present."""
+
+    def number(value: float | None) -> str:
+        return "-" if value is None else number_text(value)
+
+    lines = [] if row["acting"] is None else [f"acted: {row['acting']}"]
+    for name, action, reward, total, legal in row["agents"]:
+        moves = f" · legal {legal}" if legal else ""
+        lines.append(
+            f"{name}: action {action or '-'}{moves} · reward {number(reward)} · "
+            f"return {number(total)}"
+        )
+    return lines

@@ -34,6 +34,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from agent_widget.panels import BACKGROUND, BORDER, MUTED, TEXT, clip, number_text, text_font
+from agent_widget.viewer._agents import agent_lines
 from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._transport import action_text
 
@@ -200,7 +201,8 @@ def framed(pictures: Sequence[Image.Image], title: str, note: str) -> Image.Imag
 def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list[str]:
     """What the readout says of position ``t`` (see js/shared/readout.ts), one line each:
     ``readout="info"`` for positions that are not env steps (the position and its info's
-    entries), else the step's action, reward, return and end flags.
+    entries), else the step's action (in a multi-agent episode: who acted and each
+    agent's action, reward and return), reward, return and end flags.
 
     Examples:
         >>> from agent_widget.episodes import Rollout
@@ -221,9 +223,11 @@ def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list
     def flag(values: np.ndarray) -> str:
         return str(bool(values[outcome])).lower() if 0 <= outcome < len(values) else "-"
 
+    agents = episode.agent_readout([t])  # a multi-agent episode: a line per agent instead
+    action = f"action: {action_text(episode.actions[t], episode.action_names) if acted else '-'}"
     return [
         f"t = {t} / {steps}",
-        f"action: {action_text(episode.actions[t], episode.action_names) if acted else '-'}",
+        *([action] if agents is None else agent_lines(agents[0])),
         f"reward: {number_text(float(episode.rewards[t])) if acted else '-'}",
         f"return: {number_text(float(episode.finite_returns()[t]))}",
         f"terminated: {flag(episode.terminated)}  truncated: {flag(episode.truncated)}",

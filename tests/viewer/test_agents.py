@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import zlib
 
+import imageio.v3 as iio
 import numpy as np
 import pytest
 
@@ -14,6 +15,7 @@ pettingzoo = pytest.importorskip("pettingzoo")
 from agent_widget import CompareViewer, Step, record  # noqa: E402
 from agent_widget.viewer import EpisodeViewer  # noqa: E402
 from agent_widget.viewer._agents import MAX_AGENT_LINES  # noqa: E402
+from agent_widget.viewer._saved_copy import readout_lines  # noqa: E402
 from agent_widget.viewer._transport import chunk_reply, unpack_series  # noqa: E402
 
 
@@ -87,3 +89,16 @@ def test_two_agents_of_one_game_side_by_side(game):
     wins = unpack_series(first.series["rewards"]), unpack_series(second.series["rewards"])
     assert wins[0].max() == 1
     assert wins[1].min() == -1
+
+
+def test_a_saved_picture_and_a_video_read_out_each_agent(game, tmp_path):
+    viewer = EpisodeViewer(game)
+    lines = readout_lines(viewer._episode, 1)
+    assert lines[1:4] == [
+        "acted: player_1",
+        "player_0: action - · reward 0 · return 0",
+        "player_1: action 0 · legal 0 1 2 3 4 5 6 · reward 0 · return 0",
+    ]
+    path = viewer.save_video(tmp_path / "game.mp4", readout=True, progress=False)
+    frames = iio.imread(path, plugin="FFMPEG")
+    assert len(frames) == game.num_positions
