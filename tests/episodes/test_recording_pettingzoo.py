@@ -373,12 +373,13 @@ def test_a_masked_action_names_the_agent_and_step_and_keeps_the_steps_before():
 
 
 class Duel(pettingzoo.ParallelEnv):
-    """Two agents for five steps, whose ``agents`` list goes wrong at step 2 as
-    ``fault`` says: one agent dropped without being done, or a stranger added."""
+    """Two agents for five steps, a reward of 1 each a step, whose ``agents`` list
+    changes at step 2 as ``fault`` says: "drop" one without its being done, add a
+    "ghost" not among the possible agents, or let the "late" one join (as it may)."""
 
-    def __init__(self, fault):
+    def __init__(self, fault=None):
         self.metadata = {"name": "duel_v0"}
-        self.possible_agents = ["left", "right"]
+        self.possible_agents = ["left", "right", "late"]
         self.fault = fault
 
     def observation_space(self, agent):
@@ -388,14 +389,15 @@ class Duel(pettingzoo.ParallelEnv):
         return spaces.Discrete(2)
 
     def reset(self, seed=None, options=None):
-        self.agents, self.t = list(self.possible_agents), 0
+        self.agents, self.t = ["left", "right"], 0
         return {a: np.zeros(1, np.float32) for a in self.agents}, {a: {} for a in self.agents}
 
     def step(self, actions):
         self.t += 1
-        if self.t == 3:
-            self.agents = ["left"] if self.fault == "drop" else [*self.agents, "ghost"]
-        obs = {a: np.full(1, self.t, np.float32) for a in actions}
+        if self.t == 3 and self.fault is not None:
+            changed = {"drop": ["left"], "ghost": ["ghost"], "join": ["late"]}[self.fault]
+            self.agents = changed if self.fault == "drop" else [*self.agents, *changed]
+        obs = {a: np.full(1, self.t, np.float32) for a in [*actions, *self.agents]}
         done = {a: self.t == 5 for a in actions}
         if self.t == 5:
             self.agents = []
@@ -415,12 +417,22 @@ def test_an_agents_list_that_changes_unexpectedly_names_the_agent_and_step(fault
     kept = caught.value.rollout
     assert kept.num_steps == 2
     assert kept.truncated[-1]
-    np.testing.assert_array_equal(kept.agent_rewards, np.ones((2, 2)))
+    np.testing.assert_array_equal(kept.agent_rewards, [[1, 1, np.nan]] * 2)
+
+
+def test_an_agent_that_joins_mid_episode_has_its_column_from_then_on():
+    rollout = record(Duel("join"), lambda agent, obs: 1, seed=0)
+    assert rollout.agents == ["left", "right", "late"]
+    assert rollout.agent_present[:, 2].tolist() == [False, False, False, True, True]
+    np.testing.assert_array_equal(rollout.agent_rewards[:, 2], [np.nan] * 3 + [1, 1])
+    assert rollout.agent_acted[:, 2].tolist() == [False, False, False, True, True]
+    assert rollout.observations["late"][:, 0].tolist() == [0, 0, 0, 3, 4, 5]
+    assert rollout.terminated[-1]
 
 
 def test_an_action_of_another_shape_names_the_agent_and_step():
     with pytest.raises(ValueError, match=r"step 0: agent 'left''s action \[1, 1\] is not a number"):
-        record(Duel(None), lambda agent, obs: [1, 1], seed=0)
+        record(Duel(), lambda agent, obs: [1, 1], seed=0)
 
 
 def test_steps_kept_after_an_error_go_to_the_path_when_nothing_is_there(tmp_path):
@@ -433,6 +445,25 @@ def test_steps_kept_after_an_error_go_to_the_path_when_nothing_is_there(tmp_path
     assert kept.num_steps == 1
     assert kept.acting_agent.tolist() == ["player_0"]
     assert kept.truncated.tolist() == [True]
+
+
+def test_ctrl_c_mid_game_keeps_the_turns_before_it():
+    choose, turns = random_legal(0), []
+
+    def interrupted(agent, obs):
+        turns.append(agent)
+        if len(turns) == 6:  # Kernel -> Interrupt while player_1 thinks
+            raise KeyboardInterrupt
+        return choose(agent, obs)
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        record(connect_four(), interrupted, seed=0)
+    kept = caught.value.rollout
+    assert kept.num_steps == 5
+    assert kept.acting_agent.tolist() == turns[:5]
+    assert kept.truncated[-1]
+    assert kept.agent_columns.arrays["rewards"].shape == (kept.num_steps, 2)
+    assert len(kept.frames) == kept.num_positions
 
 
 def test_agent_widget_imports_and_records_gymnasium_without_pettingzoo():
