@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import pandas
 
     from agent_widget.library._leaderboard import Leaderboard
+    from agent_widget.library._query import StepTables
 
 _WARNED_ERRORS = 3
 
@@ -76,7 +77,9 @@ class RunLibrary:
         else:
             self.root = Path(root)
         self.errors: list[RunError] = []
-        """Runs the last :meth:`runs` (or :meth:`table`) could not read."""
+        """Runs the last :meth:`runs` (or :meth:`table`) could not read; after a
+        :meth:`query`, the episodes too that its tables left out."""
+        self._tables: StepTables | None = None
 
     @property
     def storage_options(self) -> dict[str, Any] | None:
@@ -140,11 +143,16 @@ class RunLibrary:
             episodes=(),
         )
         if self._bucket is not None:
-            return run_id, self._bucket.add(record, episodes)
-        folder = Path(record.path)
-        for place in (folder.parent, folder):  # staging folders, then temporary files
-            remove_stale(place)
-        return run_id, write_run(folder, record, episodes)
+            files = self._bucket.add(record, episodes)
+        else:
+            folder = Path(record.path)
+            for place in (folder.parent, folder):  # staging folders, then temporary files
+                remove_stale(place)
+            files = write_run(folder, record, episodes)
+        tables = self._step_tables(required=False)
+        if tables is not None:
+            tables.keep(run_id, files, episodes)
+        return run_id, files
 
     def runs(self, env_id: str | None = None, algorithm: str | None = None) -> list[Run]:
         """Every readable run (optionally of one env and/or algorithm), grouped by env and
@@ -256,6 +264,63 @@ class RunLibrary:
             why = [e.message for e in errors if e.path == self._run_path(run)]
             raise ValueError(why[0] if why else f"{self.root}/{run}: no such run (no episodes)")
         return Episodes(found[0], self.storage_options)
+
+    def query(self, sql: str, *, progress: bool = True) -> pandas.DataFrame:
+        """Run ``sql`` over every step of the library; the result as a pandas DataFrame.
+
+        Tables (:mod:`agent_widget.library._query`, :mod:`agent_widget.library._step_tables`):
+
+        - ``steps``: one row per action: ``run`` (the run's id), ``env_id``,
+          ``algorithm``, ``episode`` (its number in the run, as :meth:`open` indexes),
+          ``seed``, ``t``, ``action`` (``action_vector`` for vector actions),
+          ``action_name``, ``reward``, ``return_so_far`` (before this action),
+          ``return_to_go`` (from it on), ``terminated``, ``truncated``, then every
+          numeric extra (``(T, k)`` extras as lists) and scalar info (the info the step
+          returned) the episodes hold, NULL where an episode lacks it, and
+          ``training_step`` and ``checkpoint`` from the episode's metadata;
+        - ``episodes``: ``run, episode, env_id, algorithm, seed, length, return,
+          success, training_step, checkpoint, file``;
+        - ``runs``: the leaderboard's rows (:meth:`table`), ``params`` as JSON text.
+
+        Frames are never decoded: the steps are kept as Parquet beside the episodes
+        (written by :meth:`add`; for episodes added without them, built by the first
+        query, with a progress bar, and kept). The query reads these tables and nothing
+        else; reading files, the network, extensions or settings is refused. A refused
+        or malformed query is a ``QueryError`` (a ValueError) with the engine's message.
+        An episode that cannot be read is left out, listed in :attr:`errors`.
+
+        Needs the ``sql`` extra: ``pip install agent-widget[sql]``.
+
+        Examples:
+            >>> lib.query("SELECT run, episode, t FROM steps WHERE reward < -1")  # doctest: +SKIP
+        """
+        tables = self._step_tables(required=True)
+        assert tables is not None
+        runs = self.runs()
+        found = tables.query(runs, sql, progress=progress)
+        self.errors = [*self.errors, *tables.errors]
+        if tables.errors:
+            warnings.warn(
+                f"{len(tables.errors)} episode(s) or tables left out of the query: "
+                f"{tables.errors[0].message} (see .errors)",
+                stacklevel=2,
+            )
+        return found
+
+    def _step_tables(self, *, required: bool) -> StepTables | None:
+        """The library's step tables; None (or, when ``required``, an ImportError)
+        without the ``sql`` extra."""
+        if self._tables is None:
+            try:
+                from agent_widget.library._query import StepTables
+            except ImportError:
+                if not required:
+                    return None
+                raise ImportError(
+                    "query() needs duckdb and pyarrow: pip install agent-widget[sql]"
+                ) from None
+            self._tables = StepTables(self.root, self.storage_options)
+        return self._tables
 
     def leaderboard(self, group_by: Literal["env", "algorithm"] | None = None) -> Leaderboard:
         """This library as a widget: the table, sortable and filterable, grouped by

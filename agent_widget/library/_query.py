@@ -1,0 +1,268 @@
+"""SQL over every step of a library: DuckDB reading the step tables, locked down.
+
+DuckDB runs in the process, reads Arrow datasets (so Parquet segments in a folder or
+a bucket, only the columns and row groups a query needs) and answers a filter over
+millions of rows in well under a second; its result converts to pandas directly.
+
+A query is the user's SQL, and a library may be a stranger's: the tables are
+registered first, then the engine is locked (no file or network access, no
+extension installed or loaded, configuration frozen), so the SQL reads the tables
+``steps``, ``episodes`` and ``runs`` and nothing else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import pyarrow as pa
+from tqdm.auto import tqdm
+
+from agent_widget.episodes import Rollout, load
+from agent_widget.library._run_file import Run, RunError
+from agent_widget.library._step_tables import EPISODE_METADATA, FIXED
+from agent_widget.library._tables import Segment, SegmentStore, unified_schema
+
+if TYPE_CHECKING:
+    import pandas
+
+# The fixed columns' types before any episode says otherwise (float actions make
+# ``action`` DOUBLE).
+_BASE = pa.schema(
+    [
+        ("run", pa.string()),
+        ("file", pa.string()),
+        ("segment", pa.string()),
+        ("t", pa.int64()),
+        ("action", pa.int64()),
+        ("action_vector", pa.list_(pa.float64())),
+        ("action_name", pa.string()),
+        ("reward", pa.float64()),
+        ("return_so_far", pa.float64()),
+        ("return_to_go", pa.float64()),
+        ("terminated", pa.bool_()),
+        ("truncated", pa.bool_()),
+    ]
+)
+assert tuple(_BASE.names) == FIXED
+_EPISODES = pa.schema(
+    [
+        ("run", pa.string()),
+        ("episode", pa.int64()),
+        ("env_id", pa.string()),
+        ("algorithm", pa.string()),
+        ("seed", pa.int64()),
+        ("length", pa.int64()),
+        ("return", pa.float64()),
+        ("success", pa.bool_()),
+        ("training_step", pa.int64()),
+        ("checkpoint", pa.string()),
+        ("file", pa.string()),
+        ("name", pa.string()),  # the file's name in the run: what segments say
+        ("segment", pa.string()),
+    ]
+)
+_LOADERS = 8  # episodes opened at once when building tables (a bucket waits on requests)
+_LOCK = (
+    "SET enable_external_access = false",
+    "SET lock_configuration = true",
+)
+_CONFIG: dict[str, str | bool | int | float | list[str]] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "allow_community_extensions": False,
+    "python_enable_replacements": False,  # no DataFrame found by name in Python's frames
+}
+
+
+class QueryError(ValueError):
+    """A query the engine refused or could not run; the message is the engine's."""
+
+
+class StepTables:
+    """The step tables of a library: the segments kept with it, and those a query builds
+    for episodes without one (then kept too)."""
+
+    def __init__(self, root: Path | str, storage_options: dict[str, Any] | None) -> None:
+        self.store = SegmentStore(root, storage_options)
+        self._storage_options = storage_options
+        self._broken: dict[str, str] = {}  # episode location -> why its table is missing
+
+    def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
+        """Write the segment of episodes just added (``files`` of run ``run_id``); if that
+        fails, the episodes are in all the same, and the first query builds it."""
+        with contextlib.suppress(ValueError, pa.ArrowException):
+            self.store.write(run_id, list(zip(files, rollouts, strict=True)))
+
+    def query(self, runs: Sequence[Run], sql: str, progress: bool = True) -> pandas.DataFrame:
+        """``sql`` over the tables of ``runs``; problems with episodes go to :attr:`errors`."""
+        with self.connect(runs, progress) as connection:
+            try:
+                relation = connection.sql(sql)
+            except duckdb.Error as error:
+                raise QueryError(_explained(error)) from None
+            if relation is None:  # a statement with no result
+                import pandas
+
+                return pandas.DataFrame()
+            return relation.df()
+
+    def connect(self, runs: Sequence[Run], progress: bool = True) -> duckdb.DuckDBPyConnection:
+        """A locked connection holding the tables ``steps``, ``episodes`` and ``runs``;
+        sets :attr:`errors` to what was left out of them."""
+        segments, unreadable = self.store.read()
+        self.errors = [RunError(path, why) for path, why in unreadable]
+        chosen = _chosen(segments)
+        missing = [
+            (run, file)
+            for run in runs
+            for file in (e.file for e in run.episodes)
+            if (run.id, file) not in chosen and str(run.location(file)) not in self._broken
+        ]
+        for segment in self._build(missing, progress):
+            segments.append(segment)
+            chosen.update({(segment.run, file): segment for file in segment.episodes})
+        self.errors += [RunError(where, why) for where, why in self._broken.items()]
+        schema = unified_schema([_BASE, *(s.schema for s in segments)])
+        connection = duckdb.connect(config=_CONFIG)
+        connection.register("_steps", self.store.dataset(segments, schema))
+        connection.register("_episodes", _episodes(runs, chosen))
+        connection.register("_runs", _runs(runs))
+        for statement in _views(schema):
+            connection.execute(statement)
+        for statement in _LOCK:
+            connection.execute(statement)
+        return connection
+
+    def _build(self, missing: list[tuple[Run, str]], progress: bool) -> list[Segment]:
+        """Segments for the ``missing`` episodes (one per run); those that cannot be read
+        are noted in ``_broken``, left out."""
+        if not missing:
+            return []
+        built: dict[str, list[tuple[str, Rollout]]] = {}
+        bar = tqdm(total=len(missing), desc="step tables", unit="episode", disable=not progress)
+        with ThreadPoolExecutor(_LOADERS) as pool, bar:
+            for (run, file), loaded in zip(missing, pool.map(self._load, missing), strict=True):
+                bar.update()
+                if loaded is not None:
+                    built.setdefault(run.id, []).append((file, loaded))
+        return [self.store.write(run_id, episodes) for run_id, episodes in built.items()]
+
+    def _load(self, entry: tuple[Run, str]) -> Rollout | None:
+        run, file = entry
+        location = run.location(file)
+        try:
+            rollout = load(location, storage_options=self._storage_options)
+            list(rollout.infos or ())  # infos are read a chunk at a time: fail here, not later
+            return rollout
+        except (ValueError, OSError) as error:
+            self._broken[str(location)] = f"{location}: left out of the step tables ({error})"
+            return None
+
+
+def _chosen(segments: Sequence[Segment]) -> dict[tuple[str, str], Segment]:
+    """(run id, episode file) -> the oldest segment holding that episode."""
+    chosen: dict[tuple[str, str], Segment] = {}
+    for segment in segments:  # oldest first
+        for file in segment.episodes:
+            chosen.setdefault((segment.run, file), segment)
+    return chosen
+
+
+def _episodes(runs: Sequence[Run], chosen: dict[tuple[str, str], Segment]) -> pa.Table:
+    """One row per episode with a table: its summary (from run.json or a manifest), its
+    number in the run (as ``lib.open(run)[i]`` takes it), and the segment to read."""
+    rows = []
+    for run in runs:
+        for i, episode in enumerate(run.episodes):
+            segment = chosen.get((run.id, episode.file))
+            if segment is None:
+                continue
+            metadata = segment.episodes[episode.file]
+            rows.append(
+                {
+                    "run": run.id,
+                    "episode": i,
+                    "env_id": run.env_id,
+                    "algorithm": run.algorithm,
+                    "seed": episode.seed,
+                    "length": episode.steps,
+                    "return": episode.total_return,
+                    "success": episode.success,
+                    "training_step": _int_or_none(metadata.get("training_step")),
+                    "checkpoint": _str_or_none(metadata.get("checkpoint")),
+                    "file": str(run.location(episode.file)),
+                    "name": episode.file,
+                    "segment": segment.name,
+                }
+            )
+    return pa.Table.from_pylist(rows, schema=_EPISODES)
+
+
+def _runs(runs: Sequence[Run]) -> pa.Table:
+    """The leaderboard's rows (params as JSON text: DuckDB's json functions read it)."""
+    rows = [{**run.row(), "params": json.dumps(run.params)} for run in runs]
+    schema = pa.schema(
+        [
+            ("id", pa.string()),
+            ("env_id", pa.string()),
+            ("algorithm", pa.string()),
+            ("run", pa.string()),
+            ("episodes", pa.int64()),
+            ("return_mean", pa.float64()),
+            ("return_std", pa.float64()),
+            ("success_rate", pa.float64()),
+            ("steps", pa.int64()),
+            ("created", pa.string()),
+            ("params", pa.string()),
+        ]
+    )
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def _views(schema: pa.Schema) -> list[str]:
+    """The views the user's SQL sees: ``steps`` joins each step to its episode, which
+    keeps out episodes no longer listed and copies a second segment left."""
+    hidden = {"run", "file", "segment"}
+    first = ("t", "action", "action_vector", "action_name", "reward")
+    rest = [name for name in schema.names if name not in hidden and name not in first]
+    columns = [
+        *(f"e.{c}" for c in ("run", "env_id", "algorithm", "episode", "seed")),
+        *(f"s.{_quoted(c)}" for c in (*first, *rest)),
+        *(f"e.{c}" for c in EPISODE_METADATA),
+    ]
+    episode_columns = [c for c in _EPISODES.names if c not in ("name", "segment")]
+    return [
+        f"CREATE VIEW steps AS SELECT {', '.join(columns)} FROM _steps s JOIN _episodes e "
+        "ON s.run = e.run AND s.file = e.name AND s.segment = e.segment",
+        f"CREATE VIEW episodes AS SELECT {', '.join(map(_quoted, episode_columns))} FROM _episodes",
+        "CREATE VIEW runs AS SELECT * FROM _runs",
+    ]
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _explained(error: duckdb.Error) -> str:
+    """The engine's message, with what a refusal means."""
+    message = f"{type(error).__name__}: {error}"
+    if isinstance(error, duckdb.PermissionException) or "lock" in str(error).lower():
+        message += (
+            "\n(a query reads the library's tables steps, episodes and runs, and nothing "
+            "else: no files, network, extensions or settings)"
+        )
+    return message
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

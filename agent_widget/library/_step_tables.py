@@ -1,0 +1,182 @@
+"""An episode as rows of a table, one per step, from whatever per-step columns it has.
+
+Every column of the ``steps`` table a query sees comes from :func:`step_columns`,
+which asks each function of ``COLUMN_SOURCES`` in turn for the columns it finds in a
+:class:`Rollout`; a new kind of per-step data (per-agent columns, say) is one more
+function there. Frames and observations are never touched: a table is built from the
+arrays a lazily loaded episode holds in memory (actions, rewards, flags, extras) and
+its infos (small JSON, read a chunk at a time).
+
+Row ``t`` is action ``t``: its reward, the flags it raised and the info the env returned
+with them (position ``t + 1``'s; position ``t``'s for data with one frame per action).
+``return_so_far`` is the return collected before it, ``return_to_go`` from it on, so
+their sum is the episode's return. Scalar numbers are DOUBLE (BOOLEAN when every value
+is one), strings VARCHAR; an extra of shape ``(T, k)`` (q-values, action
+probabilities) is a LIST of k DOUBLEs. A column whose name a fixed one takes is
+prefixed ``extra_`` or ``info_`` (as is one that a column
+from the episode, ``FROM_EPISODE``, takes). Scalar metadata (``training_step``, ``checkpoint``)
+is the episode's, kept apart by :func:`episode_metadata`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from agent_widget.episodes import Rollout
+
+# The columns every table has, before those an episode brings.
+FIXED = (
+    "run",
+    "file",
+    "segment",
+    "t",
+    "action",
+    "action_vector",
+    "action_name",
+    "reward",
+    "return_so_far",
+    "return_to_go",
+    "terminated",
+    "truncated",
+)
+# Columns the steps table takes from the episode it is in (agent_widget.library._query).
+FROM_EPISODE = ("env_id", "algorithm", "episode", "seed", "training_step", "checkpoint")
+# Metadata keys the episodes table shows when episodes carry them (checkpoint
+# evaluations carry both; see agent_widget.checkpoints).
+EPISODE_METADATA = ("training_step", "checkpoint")
+
+Columns = dict[str, pa.Array]
+
+
+def step_columns(rollout: Rollout) -> Columns:
+    """The per-step columns of ``rollout`` (but ``run``, ``file`` and ``segment``, which
+    say where it lies): each source's, later ones renamed where an earlier took the name."""
+    columns: Columns = {}
+    for source, prefix in COLUMN_SOURCES:
+        for name, values in source(rollout).items():
+            taken = name in columns or name in FIXED[:3] or name in FROM_EPISODE
+            columns[f"{prefix}{name}" if taken else name] = values
+    return columns
+
+
+def _base(rollout: Rollout) -> Columns:
+    """t, the action (and its name), reward, returns and flags."""
+    steps = rollout.num_steps
+    rewards = np.asarray(rollout.rewards, np.float64)
+    before = np.concatenate([[0.0], np.cumsum(rewards)[:-1]]) if steps else rewards
+    after = np.cumsum(rewards[::-1])[::-1]
+    columns: Columns = {"t": pa.array(np.arange(steps, dtype=np.int64))}
+    columns.update(_actions(rollout))
+    columns.update(
+        reward=pa.array(rewards),
+        return_so_far=pa.array(before),
+        return_to_go=pa.array(after),
+        terminated=pa.array(np.asarray(rollout.terminated, bool)),
+        truncated=pa.array(np.asarray(rollout.truncated, bool)),
+    )
+    return columns
+
+
+def _actions(rollout: Rollout) -> Columns:
+    """``action`` for one number per step (BIGINT for discrete actions), else
+    ``action_vector``; ``action_name`` where the metadata names discrete actions."""
+    actions = np.asarray(rollout.actions)
+    steps = len(actions)
+    if actions.ndim == 1:
+        kind = np.int64 if actions.dtype.kind in "biu" else np.float64
+        scalar, vector = pa.array(actions.astype(kind)), pa.nulls(steps, pa.list_(pa.float64()))
+    else:
+        flat = actions.reshape(steps, -1).astype(np.float64)
+        scalar, vector = pa.nulls(steps, pa.int64()), _lists(flat)
+    names = rollout.metadata.get("action_names")
+    named = None
+    if actions.ndim == 1 and actions.dtype.kind in "iu" and isinstance(names, list) and names:
+        labels = np.array([str(n) for n in names] + [None], dtype=object)
+        index = np.where((actions >= 0) & (actions < len(names)), actions, len(names))
+        named = pa.array(labels[index], pa.string())
+    return {
+        "action": scalar,
+        "action_vector": vector,
+        "action_name": named if named is not None else pa.nulls(steps, pa.string()),
+    }
+
+
+def _extras(rollout: Rollout) -> Columns:
+    """Each numeric extra of one value per step, or of a few (shape ``(T, k)``)."""
+    columns: Columns = {}
+    for name, values in rollout.extras.items():
+        array = np.asarray(values)
+        if array.dtype.kind not in "biuf" or array.ndim > 2:
+            continue
+        if array.ndim == 2:
+            columns[name] = _lists(array.astype(np.float64))
+        elif array.dtype.kind == "b":
+            columns[name] = pa.array(array)
+        else:
+            columns[name] = pa.array(array.astype(np.float64))
+    return columns
+
+
+def _infos(rollout: Rollout) -> Columns:
+    """Each info key whose values are scalars (numbers, flags, strings) at every step
+    that has it; NULL at the steps that do not."""
+    steps, infos = rollout.num_steps, rollout.infos
+    if not steps or infos is None:
+        return {}
+    first = 1 if len(infos) == steps + 1 else 0
+    found: dict[str, list[Any]] = {}
+    for t, info in enumerate(infos[first : first + steps]):
+        for key, value in info.items():
+            found.setdefault(key, [None] * steps)[t] = value
+    columns: Columns = {}
+    for key, values in found.items():
+        column = _scalars(values)
+        if column is not None:
+            columns[key] = column
+    return columns
+
+
+def _scalars(values: list[Any]) -> pa.Array | None:
+    """``values`` (None where missing) as one column, or None when they are not all of
+    one scalar kind: flags, numbers or strings."""
+    present = [v for v in values if v is not None]
+    if all(isinstance(v, bool) for v in present):
+        return pa.array(values, pa.bool_())
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return pa.array([None if v is None else float(v) for v in values], pa.float64())
+    if all(isinstance(v, str) for v in present):
+        return pa.array(values, pa.string())
+    return None
+
+
+def _lists(array: np.ndarray) -> pa.Array:
+    """Rows of a 2-D float array as a LIST column (one list of k values per step)."""
+    steps, width = array.shape
+    offsets = np.arange(0, steps * width + 1, width, dtype=np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(array.reshape(-1)))
+
+
+COLUMN_SOURCES: tuple[tuple[Callable[[Rollout], Columns], str], ...] = (
+    (_base, ""),
+    (_extras, "extra_"),
+    (_infos, "info_"),
+)
+"""Where columns come from, in order, and the prefix a later one takes on a clash."""
+
+
+def episode_metadata(rollout: Rollout) -> dict[str, Any]:
+    """The metadata of ``rollout`` the episodes table shows: ``EPISODE_METADATA``'s
+    keys whose values are plain scalars."""
+    found = {}
+    for key in EPISODE_METADATA:
+        value = rollout.metadata.get(key)
+        if isinstance(value, (bool, int, str)) or (
+            isinstance(value, float) and math.isfinite(value)
+        ):
+            found[key] = value
+    return found

@@ -1,0 +1,185 @@
+"""The step tables kept with a library's episodes, as Parquet segments beside them.
+
+::
+
+    <root>/.tables/<env>/<algorithm>/<run>/<segment>.parquet
+
+A segment holds the steps of some episodes of one run (those one ``add`` wrote, or
+those a query found without a table); its footer lists them (file name and the
+metadata the episodes table shows) so that which episodes have tables costs a footer
+read per segment, cached, as segments never change once written. ``.tables`` starts
+with a dot: the library's listing never sees it (nor do a bucket's readers, which
+read manifests). Segment names are the UTC time and random bits (no two writers
+take one name): a folder writes them atomically, a bucket whole. Two segments may
+list one episode (two programs built it at once); the older one is read.
+
+Nothing here is needed to add or list runs: without pyarrow, ``add`` writes no
+segment, and the first query builds the missing ones.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from agent_widget.episodes import Rollout
+from agent_widget.format import atomic_write, url_to_fs
+from agent_widget.library._bucket import unique_name
+from agent_widget.library._step_tables import episode_metadata, step_columns
+
+TABLES = ".tables"
+_EPISODES_KEY = b"agent_widget.episodes"
+_ROW_GROUP = 128 * 1024  # rows: a filter skips the groups whose statistics rule them out
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One segment: where it is, its columns, and the episodes it holds (file ->
+    the metadata the episodes table shows)."""
+
+    path: str
+    run: str
+    name: str
+    schema: pa.Schema
+    episodes: dict[str, dict[str, Any]]
+    table: pa.Table | None = None  # kept in memory: the library could not be written to
+
+
+def unified_schema(schemas: Sequence[pa.Schema]) -> pa.Schema:
+    """One schema for tables of ``schemas``: each column with its type where they agree,
+    DOUBLE where numbers and flags mix, left out where anything else does (an info that
+    is a number in one episode and a string in another cannot be compared anyway)."""
+    types: dict[str, list[pa.DataType]] = {}
+    for schema in schemas:
+        for field in schema:
+            types.setdefault(field.name, []).append(field.type)
+    fields = []
+    for name, found in types.items():
+        if all(t == found[0] for t in found):
+            fields.append(pa.field(name, found[0]))
+        elif all(
+            pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t)
+            for t in found
+        ):
+            fields.append(pa.field(name, pa.float64()))
+    return pa.schema(fields)
+
+
+def conform(table: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``table`` with the columns of ``schema``, cast to its types, NULL where missing."""
+    columns = [
+        table[f.name].cast(f.type) if f.name in table.column_names else pa.nulls(len(table), f.type)
+        for f in schema
+    ]
+    return pa.table(columns, schema=schema)
+
+
+def segment_table(run_id: str, name: str, episodes: Sequence[tuple[str, Rollout]]) -> pa.Table:
+    """The steps of ``episodes`` (file name, rollout) of run ``run_id`` as one table,
+    the episodes listed in its metadata."""
+    parts, listed = [], []
+    for file, rollout in episodes:
+        columns = step_columns(rollout)
+        steps = rollout.num_steps
+        where = {
+            "run": pa.array([run_id] * steps, pa.string()),
+            "file": pa.array([file] * steps, pa.string()),
+            "segment": pa.array([name] * steps, pa.string()),
+        }
+        parts.append(pa.table({**where, **columns}))
+        listed.append({"file": file, "metadata": episode_metadata(rollout)})
+    schema = unified_schema([part.schema for part in parts])
+    table = pa.concat_tables([conform(part, schema) for part in parts])
+    return table.replace_schema_metadata({_EPISODES_KEY: json.dumps(listed).encode()})
+
+
+class SegmentStore:
+    """The segments of the library at ``root`` (a folder, or a URL with its options)."""
+
+    def __init__(self, root: Path | str, storage_options: dict[str, Any] | None) -> None:
+        self._local = isinstance(root, Path)
+        if isinstance(root, Path):
+            self._root = str(root / TABLES)
+            self.filesystem: pafs.FileSystem = pafs.LocalFileSystem()
+            self._fs: Any = None
+        else:
+            self._fs, base = url_to_fs(root, storage_options or {})
+            self._root = f"{base}/{TABLES}"
+            self.filesystem = pafs.PyFileSystem(pafs.FSSpecHandler(self._fs))
+        self._footers: dict[str, Segment] = {}
+        self._kept: list[Segment] = []  # segments that could not be written
+
+    def write(self, run_id: str, episodes: Sequence[tuple[str, Rollout]]) -> Segment:
+        """A new segment of run ``run_id`` holding ``episodes``, written whole."""
+        name = unique_name()
+        table = segment_table(run_id, name, episodes)
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer, row_group_size=_ROW_GROUP)
+        path = f"{self._root}/{run_id}/{name}.parquet"
+        try:
+            if self._local:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                with atomic_write(Path(path)) as file:
+                    file.write(buffer.getvalue())
+            else:
+                self._fs.pipe_file(path, buffer.getvalue())
+        except (OSError, PermissionError):  # a stranger's library, read-only: kept here
+            segment = _segment("", run_id, name, table.schema, table)
+            self._kept.append(segment)
+            return segment
+        segment = _segment(path, run_id, name, table.schema)
+        self._footers[path] = segment
+        return segment
+
+    def read(self) -> tuple[list[Segment], list[tuple[str, str]]]:
+        """Every segment, oldest first, and (path, why) for each whose footer cannot be read."""
+        segments, errors = [], []
+        for path in self._paths():
+            if path not in self._footers:
+                run_id, file = path[len(self._root) + 1 :].rsplit("/", 1)
+                name = file.removesuffix(".parquet")
+                try:
+                    schema = pq.read_schema(path, filesystem=self.filesystem)
+                    self._footers[path] = _segment(path, run_id, name, schema)
+                except (OSError, ValueError, TypeError, KeyError, pa.ArrowException) as error:
+                    errors.append((path, f"{path}: not a readable step table ({error})"))
+                    continue
+            segments.append(self._footers[path])
+        return sorted(segments + self._kept, key=lambda s: s.name), errors
+
+    def _paths(self) -> list[str]:
+        if self._local:
+            found = []
+            for folder, _, files in os.walk(self._root):
+                found += [f"{folder}/{f}" for f in files if f.endswith(".parquet")]
+            return found
+        try:
+            return [p for p in self._fs.find(self._root) if p.endswith(".parquet")]
+        except FileNotFoundError:
+            return []
+
+    def dataset(self, segments: Sequence[Segment], schema: pa.Schema) -> ds.Dataset:
+        """The segments as one dataset of ``schema``: a query reads the columns and row
+        groups it needs, and NULL where a segment lacks a column."""
+        files = [s.path for s in segments if s.table is None]
+        parts = [ds.dataset(files, schema=schema, format="parquet", filesystem=self.filesystem)]
+        parts += [ds.dataset(conform(s.table, schema)) for s in segments if s.table is not None]
+        return parts[0] if len(parts) == 1 else ds.dataset(parts)
+
+
+def _segment(
+    path: str, run_id: str, name: str, schema: pa.Schema, table: pa.Table | None = None
+) -> Segment:
+    listed = json.loads((schema.metadata or {}).get(_EPISODES_KEY, b"[]"))
+    episodes = {str(e["file"]): dict(e["metadata"]) for e in listed}
+    return Segment(path, run_id, name, schema.remove_metadata(), episodes, table)
