@@ -161,7 +161,7 @@ class StepTables:
             list(rollout.infos or ())  # infos are read a chunk at a time: fail here, not later
             return rollout
         except (ValueError, OSError) as error:
-            self._broken[str(location)] = f"{location}: left out of the step tables ({error})"
+            self._broken[str(location)] = f"{error} (left out of the step tables)"
             return None
 
 

@@ -163,6 +163,7 @@ class SegmentStore:
             for folder, _, files in os.walk(self._root):
                 found += [f"{folder}/{f}" for f in files if f.endswith(".parquet")]
             return found
+        self._fs.invalidate_cache(self._root)  # segments other writers added since
         try:
             return [p for p in self._fs.find(self._root) if p.endswith(".parquet")]
         except FileNotFoundError:

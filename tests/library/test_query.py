@@ -1,0 +1,253 @@
+"""RunLibrary.query on a folder: results against numpy over the same rollouts, the
+tables kept in step with adds and removals, built for a library that has none, the
+engine's refusals, and a broken episode left out."""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agent_widget import RunLibrary, record
+from agent_widget.library._query import QueryError
+from agent_widget.library._tables import TABLES
+from tests.cartpole import balance, cartpole, lean, with_angle
+
+pytest.importorskip("duckdb")
+
+
+def lake_policy(obs):
+    """Walk FrozenLake by the state's number; the extras give made-up q-values whose top
+    two are close in every third state."""
+    q = np.array([obs % 5, 1.0, 2.0, 2.0 + (0.005 if obs % 3 == 0 else 0.5)])
+    return int(obs % 4), {"q": q.astype(np.float32)}
+
+
+def lake_episodes(seeds, **metadata):
+    env = gym.make("FrozenLake-v1", map_name="4x4", is_slippery=True)
+    return [record(env, lake_policy, seed=s, metadata=metadata) for s in seeds]
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    """Two CartPole runs (one with the pole's angle as an extra) and a FrozenLake run
+    (infos with ``prob``, a q-value series, a training step), as the library holds them."""
+    return {
+        "CartPole-v1/lean/a": [record(cartpole(None), with_angle(lean), seed=s) for s in range(4)],
+        "CartPole-v1/balance/b": [
+            record(cartpole(None), balance, seed=s, max_steps=60) for s in range(3)
+        ],
+        "FrozenLake-v1/walk/c": lake_episodes(range(5), training_step=1000),
+    }
+
+
+@pytest.fixture
+def lib(tmp_path, recorded):
+    lib = RunLibrary(tmp_path / "runs")
+    for run_id, episodes in recorded.items():
+        env_id, algorithm, run = run_id.split("/")
+        lib.add(episodes, env_id=env_id, algorithm=algorithm, run=run)
+    return lib
+
+
+def everything(recorded):
+    """(run, episode, t) of every step, in order."""
+    return [
+        (run, i, t)
+        for run, episodes in recorded.items()
+        for i, rollout in enumerate(episodes)
+        for t in range(rollout.num_steps)
+    ]
+
+
+def pairs(frame):
+    return [tuple(row) for row in frame.itertuples(index=False)]
+
+
+# ------------------------------------------------------------------ results against numpy
+
+
+def test_counts_and_sums_per_episode_are_numpys(lib, recorded):
+    found = lib.query(
+        "SELECT run, episode, count(*) AS n, sum(reward) AS total, max(return_to_go) AS first "
+        "FROM steps GROUP BY run, episode ORDER BY run, episode"
+    )
+    expected = sorted(
+        (run, i, r.num_steps, float(np.sum(r.rewards)), float(np.sum(r.rewards)))
+        for run, episodes in recorded.items()
+        for i, r in enumerate(episodes)
+    )
+    assert pairs(found) == expected
+
+
+def test_every_step_is_a_row_with_the_rollouts_columns(lib, recorded):
+    steps = lib.query("SELECT * FROM steps ORDER BY run, episode, t")
+    assert [tuple(r) for r in steps[["run", "episode", "t"]].itertuples(index=False)] == sorted(
+        everything(recorded)
+    )
+    lean_steps = steps[steps.run == "CartPole-v1/lean/a"]
+    rollouts = recorded["CartPole-v1/lean/a"]
+    assert np.array_equal(lean_steps.action, np.concatenate([r.actions for r in rollouts]))
+    assert np.allclose(lean_steps.angle, np.concatenate([r.extras["angle"] for r in rollouts]))
+    assert list(lean_steps.action_name) == [["LEFT", "RIGHT"][a] for a in lean_steps.action]
+    assert np.array_equal(lean_steps.terminated, np.concatenate([r.terminated for r in rollouts]))
+    # return so far + return to go is the episode's return, at every step
+    assert np.allclose(
+        steps.return_so_far + steps.return_to_go,
+        steps.groupby(["run", "episode"]).reward.transform("sum"),
+    )
+    # an extra another run lacks is NULL there
+    assert steps[steps.run != "CartPole-v1/lean/a"].angle.isna().all()
+
+
+def test_a_filter_finds_the_steps_numpy_finds(lib, recorded):
+    found = lib.query(
+        "SELECT episode, t FROM steps WHERE run = 'CartPole-v1/lean/a' AND angle > 0.05 "
+        "ORDER BY episode, t"
+    )
+    expected = [
+        (i, int(t))
+        for i, r in enumerate(recorded["CartPole-v1/lean/a"])
+        for t in np.flatnonzero(r.extras["angle"] > 0.05)
+    ]
+    assert expected
+    assert pairs(found) == expected
+
+
+def test_infos_the_step_returned_are_columns(lib, recorded):
+    """FrozenLake's info says the transition's probability: position t + 1's, with step t."""
+    found = lib.query(
+        "SELECT episode, t, prob FROM steps WHERE run = 'FrozenLake-v1/walk/c' ORDER BY 1, 2"
+    )
+    expected = [
+        info["prob"] for r in recorded["FrozenLake-v1/walk/c"] for info in list(r.infos)[1:]
+    ]
+    assert np.allclose(found.prob, expected)
+    assert lib.query("SELECT count(prob) FROM steps WHERE env_id = 'CartPole-v1'").iloc[0, 0] == 0
+
+
+def test_a_series_extra_is_a_list_the_top_two_q_values_query_reads(lib, recorded):
+    found = lib.query(
+        "SELECT episode, t FROM steps WHERE len(q) = 4 AND "
+        "list_sort(q, 'DESC')[1] - list_sort(q, 'DESC')[2] < 0.01 ORDER BY episode, t"
+    )
+    expected = []
+    for i, r in enumerate(recorded["FrozenLake-v1/walk/c"]):
+        top = np.sort(r.extras["q"].astype(np.float64), axis=1)[:, ::-1]
+        expected += [(i, int(t)) for t in np.flatnonzero(top[:, 0] - top[:, 1] < 0.01)]
+    assert expected
+    assert pairs(found) == expected
+
+
+def test_episodes_and_runs_tables(lib, recorded):
+    episodes = lib.query("SELECT * FROM episodes ORDER BY run, episode")
+    expected = sorted(
+        (run, i, r.num_steps, float(np.sum(r.rewards)), r.metadata.get("seed"))
+        for run, rs in recorded.items()
+        for i, r in enumerate(rs)
+    )
+    assert pairs(episodes[["run", "episode", "length", "return", "seed"]]) == expected
+    walk = episodes[episodes.run == "FrozenLake-v1/walk/c"]
+    assert list(walk.training_step) == [1000] * 5
+    assert episodes[episodes.run != "FrozenLake-v1/walk/c"].training_step.isna().all()
+    assert all(file.endswith(".rollout") for file in episodes.file)
+    runs = lib.query("SELECT id, episodes, return_mean, steps FROM runs ORDER BY id")
+    table = sorted(lib.table(), key=lambda row: row["id"])
+    assert pairs(runs) == [(r["id"], r["episodes"], r["return_mean"], r["steps"]) for r in table]
+
+
+# ------------------------------------------------------------------ tables kept in step
+
+
+def test_added_episodes_are_in_the_next_query_and_a_removed_run_is_not(lib, recorded):
+    lib.add(lake_episodes([7]), env_id="FrozenLake-v1", algorithm="walk", run="c")
+    count = lib.query("SELECT count(*) FROM steps WHERE run = 'FrozenLake-v1/walk/c'").iloc[0, 0]
+    lake = recorded["FrozenLake-v1/walk/c"] + lake_episodes([7])
+    assert count == sum(r.num_steps for r in lake)
+    shutil.rmtree(lib.root / "CartPole-v1" / "balance")
+    runs = lib.query("SELECT DISTINCT run FROM steps ORDER BY run")
+    assert list(runs.run) == ["CartPole-v1/lean/a", "FrozenLake-v1/walk/c"]
+
+
+def test_the_tables_are_invisible_to_the_librarys_listing(lib):
+    assert (lib.root / TABLES).is_dir()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(lib.runs()) == 3
+    assert lib.errors == []
+
+
+def test_a_library_without_tables_gets_them_built_once_by_the_first_query(lib, recorded, capsys):
+    shutil.rmtree(lib.root / TABLES)
+    fresh = RunLibrary(lib.root)
+    total = fresh.query("SELECT count(*) FROM steps").iloc[0, 0]
+    assert total == len(everything(recorded))
+    assert "step tables" in capsys.readouterr().err  # the progress bar
+    segments = sorted((lib.root / TABLES).rglob("*.parquet"))
+    assert len(segments) == 3  # one per run
+    again = RunLibrary(lib.root)
+    assert again.query("SELECT count(*) FROM steps").iloc[0, 0] == total
+    assert sorted((lib.root / TABLES).rglob("*.parquet")) == segments  # nothing rebuilt
+
+
+def test_an_episode_in_two_segments_is_counted_once(lib, recorded):
+    """Two programs that built one episode's table at once leave two segments."""
+    rollouts = recorded["CartPole-v1/lean/a"]
+    lib._step_tables(required=True).keep(
+        "CartPole-v1/lean/a", ["episode-000.rollout"], rollouts[:1]
+    )
+    count = lib.query("SELECT count(*) FROM steps WHERE run = 'CartPole-v1/lean/a'").iloc[0, 0]
+    assert count == sum(r.num_steps for r in rollouts)
+
+
+# ------------------------------------------------------------------ refusals and damage
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM read_csv('/etc/passwd')",
+        "SELECT * FROM read_text('/etc/hostname')",
+        "SELECT * FROM glob('/etc/*')",
+        "COPY (SELECT 1) TO '{root}/out.csv'",
+        "EXPORT DATABASE '{root}/out'",
+        "INSTALL httpfs",
+        "LOAD httpfs",
+        "ATTACH '{root}/other.db'",
+        "SET enable_external_access = true",
+        "SET threads = 1",
+        "SELECT * FROM 'https://example.com/data.parquet'",
+    ],
+)
+def test_a_query_reads_the_tables_and_nothing_else(lib, sql, tmp_path):
+    with pytest.raises(QueryError, match=r"Permission Error|locked|disabled") as refused:
+        lib.query(sql.format(root=tmp_path))
+    assert "nothing else" in str(refused.value)
+    assert not (tmp_path / "out.csv").exists()
+    assert not (tmp_path / "other.db").exists()
+    assert lib.query("SELECT count(*) FROM steps").iloc[0, 0] > 0  # the tables still read
+
+
+def test_a_malformed_query_shows_the_engines_message(lib):
+    with pytest.raises(QueryError, match='syntax error at or near "SELEC"'):
+        lib.query("SELEC t FROM steps")
+    with pytest.raises(QueryError, match='Referenced column "nope" not found'):
+        lib.query("SELECT nope FROM steps")
+
+
+def test_a_broken_episode_is_listed_in_errors_and_left_out(lib, recorded):
+    shutil.rmtree(lib.root / TABLES)
+    broken = lib.root / "CartPole-v1" / "lean" / "a" / "episode-001.rollout"
+    broken.write_bytes(b"not a rollout")
+    fresh = RunLibrary(lib.root)
+    with pytest.warns(UserWarning, match="left out"):
+        found = fresh.query("SELECT run, episode, count(*) FROM steps GROUP BY ALL ORDER BY 1, 2")
+    assert [(e.path, "left out" in e.message) for e in fresh.errors] == [(str(broken), True)]
+    kept = [(run, i) for run, rs in recorded.items() for i in range(len(rs))]
+    kept.remove(("CartPole-v1/lean/a", 1))
+    assert [(r, e) for r, e, _ in pairs(found)] == sorted(kept)
+    with pytest.warns(UserWarning, match="left out"):  # said again by every query
+        assert fresh.query("SELECT count(*) FROM episodes").iloc[0, 0] == len(kept)
