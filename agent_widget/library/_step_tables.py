@@ -129,10 +129,27 @@ def _infos(rollout: Rollout) -> Columns:
     if not steps or infos is None:
         return {}
     first = 1 if len(infos) == steps + 1 else 0
+    returned = list(infos[first : first + steps])
+    try:  # pyarrow reads the dicts at once when each key keeps one type
+        struct = pa.array(returned)
+    except pa.ArrowException:
+        return _infos_by_key(returned)
+    columns: Columns = {}
+    for field, values in zip(struct.type, struct.flatten(), strict=True):
+        if pa.types.is_boolean(field.type) or pa.types.is_string(field.type):
+            columns[field.name] = values
+        elif pa.types.is_integer(field.type) or pa.types.is_floating(field.type):
+            columns[field.name] = values.cast(pa.float64())
+    return columns
+
+
+def _infos_by_key(infos: list[dict[str, Any]]) -> Columns:
+    """What :func:`_infos` finds, key by key: the keys of one scalar kind, the others
+    (a number at one step, a string at another) left out."""
     found: dict[str, list[Any]] = {}
-    for t, info in enumerate(infos[first : first + steps]):
+    for t, info in enumerate(infos):
         for key, value in info.items():
-            found.setdefault(key, [None] * steps)[t] = value
+            found.setdefault(key, [None] * len(infos))[t] = value
     columns: Columns = {}
     for key, values in found.items():
         column = _scalars(values)

@@ -10,7 +10,8 @@ metadata the episodes table shows) so that which episodes have tables costs a fo
 read per segment, cached, as segments never change once written. ``.tables`` starts
 with a dot: the library's listing never sees it (nor do a bucket's readers, which
 read manifests). Segment names are the UTC time and random bits (no two writers
-take one name): a folder writes them atomically, a bucket whole. Two segments may
+take one name): a folder writes them under a temporary name then renames them, a
+bucket whole; neither is fsynced, as the tables are a cache of the episodes. Two segments may
 list one episode (two programs built it at once); the older one is read.
 
 Nothing here is needed to add or list runs: without pyarrow, ``add`` writes no
@@ -33,7 +34,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from agent_widget.episodes import Rollout
-from agent_widget.format import atomic_write, url_to_fs
+from agent_widget.format import temporary_name, url_to_fs
 from agent_widget.library._bucket import unique_name
 from agent_widget.library._step_tables import episode_metadata, step_columns
 
@@ -92,9 +93,9 @@ def segment_table(run_id: str, name: str, episodes: Sequence[tuple[str, Rollout]
         columns = step_columns(rollout)
         steps = rollout.num_steps
         where = {
-            "run": pa.array([run_id] * steps, pa.string()),
-            "file": pa.array([file] * steps, pa.string()),
-            "segment": pa.array([name] * steps, pa.string()),
+            "run": pa.repeat(pa.scalar(run_id), steps),
+            "file": pa.repeat(pa.scalar(file), steps),
+            "segment": pa.repeat(pa.scalar(name), steps),
         }
         parts.append(pa.table({**where, **columns}))
         listed.append({"file": file, "metadata": episode_metadata(rollout)})
@@ -124,13 +125,14 @@ class SegmentStore:
         name = unique_name()
         table = segment_table(run_id, name, episodes)
         buffer = io.BytesIO()
-        pq.write_table(table, buffer, row_group_size=_ROW_GROUP)
+        # Dictionaries for the text columns only (run, file, action names: few values);
+        # numbers gain little from them and cost half the write.
+        text = [f.name for f in table.schema if pa.types.is_string(f.type)]
+        pq.write_table(table, buffer, row_group_size=_ROW_GROUP, use_dictionary=text)
         path = f"{self._root}/{run_id}/{name}.parquet"
         try:
             if self._local:
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-                with atomic_write(Path(path)) as file:
-                    file.write(buffer.getvalue())
+                _write_renamed(Path(path), buffer.getvalue())
             else:
                 self._fs.pipe_file(path, buffer.getvalue())
         except (OSError, PermissionError):  # a stranger's library, read-only: kept here
@@ -176,6 +178,20 @@ class SegmentStore:
         parts = [ds.dataset(files, schema=schema, format="parquet", filesystem=self.filesystem)]
         parts += [ds.dataset(conform(s.table, schema)) for s in segments if s.table is not None]
         return parts[0] if len(parts) == 1 else ds.dataset(parts)
+
+
+def _write_renamed(path: Path, data: bytes) -> None:
+    """Write ``path`` under a temporary name, then rename it: readers see it whole or
+    not at all. Not fsynced: a segment is a cache, and one a crash left unreadable is
+    reported, and its episodes' tables built again by the next query."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = temporary_name(path)
+    try:
+        temporary.write_bytes(data)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
 
 
 def _segment(
