@@ -11,7 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agent_widget import RunLibrary, record
+from agent_widget import Rollout, RunLibrary, record
 from agent_widget.library._query import QueryError
 from agent_widget.library._tables import TABLES
 from tests.cartpole import balance, cartpole, lean, with_angle
@@ -251,3 +251,69 @@ def test_a_broken_episode_is_listed_in_errors_and_left_out(lib, recorded):
     assert [(r, e) for r, e, _ in pairs(found)] == sorted(kept)
     with pytest.warns(UserWarning, match="left out"):  # said again by every query
         assert fresh.query("SELECT count(*) FROM episodes").iloc[0, 0] == len(kept)
+
+
+# ------------------------------------------------------------------ the guide's queries
+
+LIVES_LOST = """
+WITH lost AS (
+  SELECT run, episode, t FROM (
+    SELECT run, episode, t, lives,
+           lag(lives) OVER (PARTITION BY run, episode ORDER BY t) AS before
+    FROM steps)
+  WHERE lives < before)
+SELECT s.run, s.episode, s.t, lost.t AS lost_at
+FROM steps s JOIN lost ON s.run = lost.run AND s.episode = lost.episode
+  AND s.t BETWEEN lost.t - 19 AND lost.t
+ORDER BY s.run, s.episode, s.t
+"""
+LOW_RETURNS = """
+SELECT run, episode, return FROM episodes e
+WHERE return < (SELECT quantile_cont(return, 0.05) FROM episodes WHERE run = e.run)
+"""
+FIRST_DIFFERENCE = """
+SELECT a.seed, min(a.t) AS t FROM steps a
+JOIN steps b ON a.seed = b.seed AND a.t = b.t
+WHERE a.run = 'CartPole-v1/lean/a' AND b.run = 'CartPole-v1/balance/b' AND a.action <> b.action
+GROUP BY a.seed ORDER BY a.seed
+"""
+
+
+def test_the_20_steps_before_each_life_lost(tmp_path):
+    lives = [5, 5, 5, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 3]
+    lib = RunLibrary(tmp_path / "runs")
+    steps = len(lives) - 1
+    lib.add(
+        Rollout.from_arrays(actions=np.zeros(steps, int), infos=[{"lives": n} for n in lives]),
+        env_id="Lives-v0",
+        algorithm="none",
+        run="a",
+    )
+    found = lib.query(LIVES_LOST)
+    # lives after step t is position t + 1's: lost at steps 2 and 24
+    expected = [("Lives-v0/none/a", 0, t, 2) for t in range(3)]
+    expected += [("Lives-v0/none/a", 0, t, 24) for t in range(5, 25)]
+    assert pairs(found) == expected
+
+
+def test_episodes_below_their_runs_5th_percentile(lib, recorded):
+    expected = []
+    for run, rollouts in sorted(recorded.items()):
+        returns = np.array([r.rewards.sum() for r in rollouts])
+        low = np.percentile(returns, 5)
+        expected += [(run, i, float(g)) for i, g in enumerate(returns) if g < low]
+    assert expected
+    assert sorted(pairs(lib.query(LOW_RETURNS))) == expected
+
+
+def test_the_first_step_two_runs_of_a_seed_act_differently(lib, recorded):
+    expected = []
+    for seed, (a, b) in enumerate(
+        zip(recorded["CartPole-v1/lean/a"], recorded["CartPole-v1/balance/b"], strict=False)
+    ):
+        n = min(a.num_steps, b.num_steps)
+        differ = np.flatnonzero(a.actions[:n] != b.actions[:n])
+        if len(differ):
+            expected.append((seed, int(differ[0])))
+    assert expected
+    assert pairs(lib.query(FIRST_DIFFERENCE)) == expected
