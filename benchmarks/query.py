@@ -155,6 +155,7 @@ def main(argv: list[str] | None = None) -> None:
         made = server.requests()[before:]
         figures["bucket_gets"] = sum(r.startswith("GET ") for r in made)
         figures["bucket_requests"] = len(made)
+        assert not any(".rollout" in r for r in made), "a query read an episode's object"
         figures["segments"] = len(server.fs.find(f"runs/lib/{TABLES}"))
         assert len(far) == len(found), (len(far), len(found))
         reader = RunLibrary("s3://runs/lib", storage_options=server.options)
@@ -204,9 +205,10 @@ def report(f: dict[str, Any], load_start: float, argv: list[str] | None) -> str:
         f"Filter: `{FILTER}` ({f['found']} rows). Aggregate: `{AGGREGATE}`.\n\n"
         f"| {steps:,} steps | ms |\n|---|---:|\n{table}\n\n"
         f"The bucket's first query made {f['bucket_requests']} requests "
-        f"({f['bucket_gets']} GETs) for {f['segments']} segments: a listing, each "
-        "segment's footer, and the row groups of the columns the query reads (`run`, "
-        "`file`, `segment`, `value`, `action`), never the episodes.\n\n"
+        f"({f['bucket_gets']} GETs) for {f['segments']} segments: a listing, then for each "
+        "segment its footer and the byte ranges of the columns the query reads (`value`, "
+        "`action` and the keys joining a step to its episode); no episode object was "
+        "read. A query repeated reads the footers no more.\n\n"
         + "\n".join(
             [
                 bar("the filter once the tables exist", filter_median, BAR_QUERY),
