@@ -4,7 +4,7 @@
 // beside widget.css). The output names are what the Python classes load (and hatch_build.py's BUNDLES).
 import { build } from "esbuild";
 
-const widgets = { widget: "js/viewer/widget", compare: "js/compare/compare", leaderboard: "js/leaderboard/leaderboard", training: "js/training/training" };
+const widgets = { widget: "js/viewer/widget", compare: "js/compare/compare", leaderboard: "js/leaderboard/leaderboard", moments: "js/moments/moments", training: "js/training/training" };
 const scripts = { page: "js/page/page" };
 
 const options = { outdir: "agent_widget/static", bundle: true, format: "esm", target: "es2022", logLevel: "info" };

@@ -7,7 +7,8 @@ The top layer: it may import every other.
 """
 
 from agent_widget.library._leaderboard import Leaderboard
+from agent_widget.library._moments import Moments
 from agent_widget.library._record_many import Recorded, record_many
 from agent_widget.library._run_library import RunLibrary
 
-__all__ = ["Leaderboard", "Recorded", "RunLibrary", "record_many"]
+__all__ = ["Leaderboard", "Moments", "Recorded", "RunLibrary", "record_many"]

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import pandas
 
     from agent_widget.library._leaderboard import Leaderboard
+    from agent_widget.library._moments import Moments
     from agent_widget.library._query import StepTables
 
 _WARNED_ERRORS = 3
@@ -306,6 +307,21 @@ class RunLibrary:
                 stacklevel=2,
             )
         return found
+
+    def moments(self, sql: str, *, stretches: bool = False) -> Moments:
+        """The steps ``sql`` finds (it must give ``run``, ``episode`` and ``t``, as
+        ``SELECT run, episode, t ... FROM steps`` does) as a widget: one row per step,
+        or per stretch of consecutive steps with ``stretches=True``; clicking a row
+        opens the viewer at that episode and step, under the list, the found steps
+        marked on its timeline (see :class:`Moments`).
+
+        Examples:
+            >>> lib.moments("SELECT run, episode, t, td_error FROM steps "
+            ...             "WHERE abs(td_error) > 5")  # doctest: +SKIP
+        """
+        from agent_widget.library._moments import Moments
+
+        return Moments(self, sql, stretches=stretches)
 
     def _step_tables(self, *, required: bool) -> StepTables | None:
         """The library's step tables; None (or, when ``required``, an ImportError)

@@ -1,0 +1,115 @@
+/**
+ * The anywidget entry point of Moments: the steps a query over a run library found,
+ * one row each (or one per stretch of consecutive steps). Clicking a row (or Enter on
+ * it) asks the kernel to open that episode at that step; the viewer it opens is shown
+ * under the list, the found steps marked on its timeline. Every cell is written with
+ * textContent, never as HTML.
+ */
+import { type ChildView, childModel, mountChild } from "../shared/children.ts";
+import { el } from "../shared/dom.ts";
+import type { Model } from "../shared/types.ts";
+import viewer from "../viewer/widget.ts";
+import { asCells, countText, NUMERIC } from "./rows.ts";
+
+class MomentsView {
+  private readonly root: HTMLDivElement;
+  private readonly count: HTMLDivElement;
+  private readonly head: HTMLTableRowElement;
+  private readonly body: HTMLTableSectionElement;
+  private readonly message: HTMLDivElement;
+  private readonly opened: HTMLDivElement;
+  private readonly listeners: [string, () => void][] = [];
+  private openedView: ChildView | undefined;
+  /** Bumped on each change of `opened`, so a slow view creation never shows a stale one. */
+  private openedVersion = 0;
+
+  constructor(
+    private readonly model: Model,
+    parent: HTMLElement,
+  ) {
+    this.root = parent.appendChild(el("div", "aw-moments"));
+    this.count = this.root.appendChild(el("div", "aw-count"));
+    const scroll = this.root.appendChild(el("div", "aw-table-scroll"));
+    scroll.setAttribute("role", "region");
+    scroll.setAttribute("aria-label", "Moments found");
+    const table = scroll.appendChild(el("table", "aw-moment-list"));
+    this.head = table.createTHead().insertRow();
+    this.body = table.createTBody();
+    this.message = this.root.appendChild(el("div", "aw-message"));
+    this.opened = this.root.appendChild(el("div", "aw-opened"));
+    // The notebook must not take the keys that move through the list.
+    this.root.addEventListener("keydown", (event) => event.stopPropagation());
+    this.root.dataset.lmSuppressShortcuts = "true";
+
+    this.listen("change:rows", () => this.draw());
+    this.listen("change:columns", () => this.draw());
+    this.listen("change:chosen", () => this.mark());
+    this.listen("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
+    this.listen("change:opened", () => this.showOpened());
+    this.message.textContent = String(model.get("message") ?? "");
+    this.draw();
+    this.showOpened();
+  }
+
+  dispose(): void {
+    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    this.openedView?.remove();
+    this.root.remove();
+  }
+
+  private listen(event: string, callback: () => void): void {
+    this.model.on(event, callback);
+    this.listeners.push([event, callback]);
+  }
+
+  private draw(): void {
+    const columns = asCells(this.model.get("columns"));
+    const rows = (Array.isArray(this.model.get("rows")) ? (this.model.get("rows") as unknown[]) : []).map(asCells);
+    this.count.textContent = countText(rows.length, Number(this.model.get("found") ?? rows.length));
+    this.head.textContent = "";
+    for (const column of columns) {
+      this.head.appendChild(el("th", NUMERIC.has(column) ? "aw-number" : "")).textContent = column;
+    }
+    this.body.textContent = "";
+    rows.forEach((cells, index) => {
+      const tr = this.body.insertRow();
+      tr.className = "aw-moment";
+      tr.tabIndex = 0;
+      tr.dataset.index = String(index);
+      cells.forEach((text, i) => {
+        const td = tr.insertCell();
+        td.textContent = text;
+        if (NUMERIC.has(columns[i] ?? "")) td.className = "aw-number";
+      });
+      const open = () => this.model.send({ type: "open", index });
+      tr.addEventListener("click", open);
+      tr.addEventListener("keydown", (event) => {
+        if (event.key === "Enter") open();
+      });
+    });
+    this.mark();
+  }
+
+  /** The row opened last, highlighted. */
+  private mark(): void {
+    const chosen = Number(this.model.get("chosen") ?? -1);
+    for (const tr of this.body.rows) tr.classList.toggle("aw-chosen", tr.dataset.index === String(chosen));
+  }
+
+  private async showOpened(): Promise<void> {
+    const version = ++this.openedVersion;
+    const ref = this.model.get("opened");
+    const child = typeof ref === "string" ? await childModel(this.model, ref) : undefined;
+    if (version !== this.openedVersion) return;
+    this.openedView?.remove();
+    this.openedView = child === undefined ? undefined : mountChild(child, viewer.render);
+    if (this.openedView !== undefined) this.opened.appendChild(this.openedView.el);
+  }
+}
+
+function render({ model, el }: { model: Model; el: HTMLElement }): () => void {
+  const view = new MomentsView(model, el);
+  return () => view.dispose();
+}
+
+export default { render };

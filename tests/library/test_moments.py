@@ -1,0 +1,85 @@
+"""Moments: the rows a query found, as steps or stretches, and the viewer a row opens."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("duckdb")
+
+from agent_widget import RunLibrary, record
+from agent_widget.library import Moments
+from agent_widget.library._moments import FOUND
+from agent_widget.viewer._transport import unpack_series
+from tests.cartpole import cartpole, lean, with_angle
+
+LEANING = "SELECT run, episode, t, angle FROM steps WHERE angle > 0.05 ORDER BY episode, t"
+
+
+@pytest.fixture(scope="module")
+def rollouts():
+    return [record(cartpole(None), with_angle(lean), seed=s) for s in range(3)]
+
+
+@pytest.fixture
+def lib(tmp_path, rollouts):
+    lib = RunLibrary(tmp_path / "runs")
+    lib.add(rollouts, algorithm="lean", run="a")
+    return lib
+
+
+def leaning(rollouts):
+    return [
+        (i, int(t))
+        for i, r in enumerate(rollouts)
+        for t in np.flatnonzero(r.extras["angle"] > 0.05)
+    ]
+
+
+def test_one_row_per_step_found_with_the_querys_other_columns(lib, rollouts):
+    moments = lib.moments(LEANING)
+    assert isinstance(moments, Moments)
+    assert moments.columns == ["run", "episode", "t", "angle"]
+    assert [(int(r[1]), int(r[2])) for r in moments.rows] == leaning(rollouts)
+    assert moments.found == len(moments.rows)
+    assert {r[0] for r in moments.rows} == {"CartPole-v1/lean/a"}
+
+
+def test_stretches_merge_consecutive_steps_of_an_episode(lib, rollouts):
+    moments = lib.moments(LEANING, stretches=True)
+    assert moments.columns == ["run", "episode", "t", "last", "angle"]
+    expected = []
+    for episode, t in leaning(rollouts):
+        if expected and expected[-1][0] == episode and expected[-1][2] == t - 1:
+            expected[-1][2] = t
+        else:
+            expected.append([episode, t, t])
+    assert [[int(r[1]), int(r[2]), int(r[3])] for r in moments.rows] == expected
+    assert len(expected) < len(leaning(rollouts))  # the pole leans for stretches at a time
+
+
+def test_a_row_opens_the_viewer_at_its_step_the_found_steps_marked(lib, rollouts):
+    moments = lib.moments(LEANING)
+    index = 3
+    episode, t = leaning(rollouts)[index]
+    viewer = moments.open_moment(index)
+    assert moments.opened is viewer
+    assert moments.chosen == index
+    assert viewer.step == t
+    marks = unpack_series(viewer.series[f"extra:{FOUND}"])
+    found = [s for e, s in leaning(rollouts) if e == episode]
+    assert np.flatnonzero(marks).tolist() == found
+    assert viewer.timeline_rates == [FOUND]
+    assert viewer.title == f"CartPole-v1/lean/a · episode {episode} · step {t}"
+
+
+def test_a_query_without_run_episode_and_t_is_refused_saying_so(lib):
+    with pytest.raises(ValueError, match="lacks episode, t"):
+        lib.moments("SELECT run, reward FROM steps")
+
+
+def test_a_bad_row_from_the_front_end_is_said_under_the_list(lib):
+    moments = lib.moments(LEANING)
+    moments._on_message(moments, {"type": "open", "index": 10_000}, [])
+    assert moments.message.startswith("could not open: ValueError: no moment 10000")
+    assert moments.opened is None
