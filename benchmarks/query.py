@@ -43,7 +43,7 @@ EPISODES = 100  # per run
 STEPS = 1_000
 BATCH = 10  # episodes per add
 REPEATS = 7
-ADDS = 5
+ADDS = 15
 FILTER = "SELECT run, episode, t FROM steps WHERE value > 3.5 AND action = 2"
 AGGREGATE = "SELECT run, avg(reward) AS mean, max(lives) AS lives FROM steps GROUP BY run"
 BAR_QUERY = 0.5  # seconds, the filter once the tables exist

@@ -72,7 +72,10 @@ class Moments(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.A
         help="list[list[str]]. Each moment's cells as text, in the columns' order.",
     ).tag(sync=True)
     found = traitlets.Int(
-        read_only=True, help="int. Rows the query gave (more than listed past 10,000)."
+        read_only=True, help="int. Moments found (more than listed past 10,000)."
+    ).tag(sync=True)
+    steps = traitlets.Int(
+        read_only=True, help="int. Steps found: the query's rows (stretches hold several)."
     ).tag(sync=True)
     chosen = traitlets.Int(-1, read_only=True, help="int. The row opened last, -1 before any.").tag(
         sync=True
@@ -106,7 +109,8 @@ class Moments(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.A
         super().__init__()
         self.set_trait("sql", sql)
         self.set_trait("columns", columns)
-        self.set_trait("found", len(frame))
+        self.set_trait("found", len(self._moments))
+        self.set_trait("steps", len(frame))
         self.set_trait("rows", [[_text(m[c]) for c in columns] for m in self._moments[:MAX_ROWS]])
         self.on_msg(self._on_message)
 

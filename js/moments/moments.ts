@@ -65,7 +65,8 @@ class MomentsView {
   private draw(): void {
     const columns = asCells(this.model.get("columns"));
     const rows = (Array.isArray(this.model.get("rows")) ? (this.model.get("rows") as unknown[]) : []).map(asCells);
-    this.count.textContent = countText(rows.length, Number(this.model.get("found") ?? rows.length));
+    const found = Number(this.model.get("found") ?? rows.length);
+    this.count.textContent = countText(rows.length, found, Number(this.model.get("steps") ?? found));
     this.head.textContent = "";
     for (const column of columns) {
       this.head.appendChild(el("th", NUMERIC.has(column) ? "aw-number" : "")).textContent = column;

@@ -8,8 +8,9 @@ describe("moments rows", () => {
   });
 
   it("says how many moments, and when the list is cut", () => {
-    expect(countText(1, 1)).toBe("1 moment");
-    expect(countText(12, 12)).toBe("12 moments");
-    expect(countText(10000, 25000)).toBe("the first 10,000 of 25,000 moments");
+    expect(countText(1, 1, 1)).toBe("1 moment");
+    expect(countText(12, 12, 12)).toBe("12 moments");
+    expect(countText(10000, 25000, 25000)).toBe("the first 10,000 of 25,000 moments");
+    expect(countText(4, 4, 32)).toBe("4 moments (32 steps)");
   });
 });

@@ -55,6 +55,7 @@ def test_stretches_merge_consecutive_steps_of_an_episode(lib, rollouts):
         else:
             expected.append([episode, t, t])
     assert [[int(r[1]), int(r[2]), int(r[3])] for r in moments.rows] == expected
+    assert (moments.found, moments.steps) == (len(expected), len(leaning(rollouts)))
     assert len(expected) < len(leaning(rollouts))  # the pole leans for stretches at a time
 
 
