@@ -142,7 +142,11 @@ def test_compare_agents_finds_the_divergence_and_ranks_the_runs(tmp_path):
     assert set(success) == {"greedy", "exploring", "random"}
     # The trained agent does far better than chance on slippery FrozenLake.
     assert success["greedy"] > success["random"] + 20, success
-    assert widgets_in(notebook) == 2  # the comparison and the leaderboard
+    assert re.search(r"\d+ of 20 seeds part, at step \d+ at the earliest", text)
+    holes = int(re.findall(r"(\d+) episodes fell into a hole", text)[0])
+    failures = sum(round(20 * (1 - rate / 100)) for rate in success.values())
+    assert 0 < holes <= failures  # an episode may also be cut short by the time limit
+    assert widgets_in(notebook) == 3  # the comparison, the leaderboard, the moments
 
 
 def test_cluster_evaluation_records_200_seeds_on_ray_into_a_bucket_and_opens_the_worst(
