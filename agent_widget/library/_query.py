@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 
 from agent_widget.episodes import Rollout, load
 from agent_widget.library._run_file import Run, RunError
-from agent_widget.library._step_tables import EPISODE_METADATA, FIXED
+from agent_widget.library._step_tables import EPISODE_METADATA, FIXED, FROM_EPISODE
 from agent_widget.library._tables import Segment, SegmentStore, unified_schema
 
 if TYPE_CHECKING:
@@ -92,6 +92,8 @@ class StepTables:
         self.store = SegmentStore(root, storage_options)
         self._storage_options = storage_options
         self._broken: dict[str, str] = {}  # episode location -> why its table is missing
+        self.errors: list[RunError] = []
+        """What the last query's tables left out: unreadable segments and episodes."""
 
     def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
         """Write the segment of episodes just added (``files`` of run ``run_id``); if that
@@ -128,9 +130,11 @@ class StepTables:
             segments.append(segment)
             chosen.update({(segment.run, file): segment for file in segment.episodes})
         self.errors += [RunError(where, why) for where, why in self._broken.items()]
-        schema = unified_schema([_BASE, *(s.schema for s in segments)])
+        # Only segments holding a listed episode are read: a removed run's cost nothing.
+        used = list({id(s): s for s in chosen.values()}.values())
+        schema = unified_schema([_BASE, *(s.schema for s in used)])
         connection = duckdb.connect(config=_CONFIG)
-        connection.register("_steps", self.store.dataset(segments, schema))
+        connection.register("_steps", self.store.dataset(used, schema))
         connection.register("_episodes", _episodes(runs, chosen))
         connection.register("_runs", _runs(runs))
         for statement in _views(schema):
@@ -230,7 +234,8 @@ def _views(schema: pa.Schema) -> list[str]:
     keeps out episodes no longer listed and copies a second segment left."""
     hidden = {"run", "file", "segment"}
     first = ("t", "action", "action_vector", "action_name", "reward")
-    rest = [name for name in schema.names if name not in hidden and name not in first]
+    taken = {*hidden, *first, *FROM_EPISODE}  # a segment written elsewhere may hold these
+    rest = [name for name in schema.names if name not in taken]
     columns = [
         *(f"e.{c}" for c in ("run", "env_id", "algorithm", "episode", "seed")),
         *(f"s.{_quoted(c)}" for c in (*first, *rest)),

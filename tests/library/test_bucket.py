@@ -90,6 +90,10 @@ def test_a_bucket_run_is_its_header_its_episodes_and_one_manifest_per_writer(ser
     lib.add(episode([1.0]), algorithm="dqn", run="a", params={"lr": 0.1})
     lib.add(episode([2.0]), algorithm="dqn", run="a")
     layout = keys(server, url)
+    tables = [k for k in layout if k.startswith(".tables/")]  # each add's steps, for queries
+    assert len(tables) == 2
+    assert all(k.startswith(".tables/Moving-v0/dqn/a/") for k in tables)
+    layout = [k for k in layout if k not in tables]
     assert layout[0].startswith(".writers/")
     assert layout[0].endswith(".json")
     assert len(layout) == 4  # one manifest, two episodes, run.json

@@ -317,3 +317,16 @@ def test_the_first_step_two_runs_of_a_seed_act_differently(lib, recorded):
             expected.append((seed, int(differ[0])))
     assert expected
     assert pairs(lib.query(FIRST_DIFFERENCE)) == expected
+
+
+def test_a_library_that_cannot_be_written_to_keeps_its_built_tables_in_memory(lib, recorded):
+    """A stranger's library, read-only: here its tables' folder is a file."""
+    shutil.rmtree(lib.root / TABLES)
+    (lib.root / TABLES).write_bytes(b"")
+    reader = RunLibrary(lib.root)
+    total = len(everything(recorded))
+    assert reader.query("SELECT count(*) FROM steps", progress=False).iloc[0, 0] == total
+    tables = reader._step_tables(required=True)
+    tables.store.write = None  # a second build would fail: the first is kept
+    assert reader.query("SELECT count(*) FROM steps").iloc[0, 0] == total
+    assert (lib.root / TABLES).read_bytes() == b""
