@@ -330,3 +330,13 @@ def test_a_library_that_cannot_be_written_to_keeps_its_built_tables_in_memory(li
     tables.store.write = None  # a second build would fail: the first is kept
     assert reader.query("SELECT count(*) FROM steps").iloc[0, 0] == total
     assert (lib.root / TABLES).read_bytes() == b""
+
+
+def test_a_damaged_step_table_is_listed_and_its_episodes_built_again(lib, recorded):
+    damaged = sorted((lib.root / TABLES).rglob("*.parquet"))[0]
+    damaged.write_bytes(b"PAR1 not parquet")
+    reader = RunLibrary(lib.root)
+    with pytest.warns(UserWarning, match="not a readable step table"):
+        total = reader.query("SELECT count(*) FROM steps", progress=False).iloc[0, 0]
+    assert total == len(everything(recorded))
+    assert [e.path for e in reader.errors] == [str(damaged)]
