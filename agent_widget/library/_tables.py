@@ -24,6 +24,7 @@ import io
 import json
 import os
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ from agent_widget.library._step_tables import episode_metadata, step_columns
 
 TABLES = ".tables"
 _EPISODES_KEY = b"agent_widget.episodes"
+_READERS = 8  # footers read at once
 _ROW_GROUP = 128 * 1024  # rows: a filter skips the groups whose statistics rule them out
 
 
@@ -145,19 +147,26 @@ class SegmentStore:
 
     def read(self) -> tuple[list[Segment], list[tuple[str, str]]]:
         """Every segment, oldest first, and (path, why) for each whose footer cannot be read."""
-        segments, errors = [], []
-        for path in self._paths():
-            if path not in self._footers:
-                run_id, file = path[len(self._root) + 1 :].rsplit("/", 1)
-                name = file.removesuffix(".parquet")
-                try:
-                    schema = pq.read_schema(path, filesystem=self.filesystem)
-                    self._footers[path] = _segment(path, run_id, name, schema)
-                except (OSError, ValueError, TypeError, KeyError, pa.ArrowException) as error:
-                    errors.append((path, f"{path}: not a readable step table ({error})"))
-                    continue
-            segments.append(self._footers[path])
+        paths = self._paths()
+        new = [path for path in paths if path not in self._footers]
+        errors = []
+        with ThreadPoolExecutor(_READERS) as pool:  # a bucket's footers: a request or two each
+            for path, read in zip(new, pool.map(self._footer, new), strict=True):
+                if isinstance(read, Segment):
+                    self._footers[path] = read
+                else:
+                    errors.append((path, f"{path}: not a readable step table ({read})"))
+        segments = [self._footers[path] for path in paths if path in self._footers]
         return sorted(segments + self._kept, key=lambda s: s.name), errors
+
+    def _footer(self, path: str) -> Segment | Exception:
+        """The segment at ``path`` as its footer says, or why it cannot be read."""
+        run_id, file = path[len(self._root) + 1 :].rsplit("/", 1)
+        try:
+            schema = pq.read_schema(path, filesystem=self.filesystem)
+            return _segment(path, run_id, file.removesuffix(".parquet"), schema)
+        except (OSError, ValueError, TypeError, KeyError, pa.ArrowException) as error:
+            return error
 
     def _paths(self) -> list[str]:
         if self._local:
