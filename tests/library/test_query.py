@@ -340,3 +340,24 @@ def test_a_damaged_step_table_is_listed_and_its_episodes_built_again(lib, record
         total = reader.query("SELECT count(*) FROM steps", progress=False).iloc[0, 0]
     assert total == len(everything(recorded))
     assert [e.path for e in reader.errors] == [str(damaged)]
+
+
+def test_building_and_querying_the_tables_never_decodes_a_frame(tmp_path, monkeypatch):
+    from agent_widget.format import _lazy_columns
+
+    rollouts = [record(cartpole(), lean, seed=s) for s in range(2)]  # with frames
+    lib = RunLibrary(tmp_path / "runs")
+    lib.add(rollouts, algorithm="lean", run="framed")
+    shutil.rmtree(lib.root / TABLES)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a frame was decoded")
+
+    monkeypatch.setattr(_lazy_columns.StoredFrames, "_frame", refuse)
+    monkeypatch.setattr(_lazy_columns.StoredFrames, "_part", refuse)
+    reader = RunLibrary(lib.root)
+    found = reader.query("SELECT count(*) FROM steps", progress=False).iloc[0, 0]
+    assert found == sum(r.num_steps for r in rollouts)
+    assert reader.errors == []
+    with pytest.raises(AssertionError, match="a frame was decoded"):  # the trap holds
+        reader.open("CartPole-v1/lean/framed")[0].frames[0]
