@@ -106,7 +106,7 @@ def add_times(root: Path) -> dict[str, list[float]]:
         for kind in times:
             lib = RunLibrary(root)
             if kind == "without":
-                lib._step_tables = lambda required: None  # type: ignore[method-assign]
+                lib._segment_store = lambda: None  # type: ignore[method-assign]
             rollouts = [episode(rng, j) for j in range(BATCH)]
             start = time.perf_counter()
             lib.add(rollouts, env_id="Add-v0", algorithm=kind, run=f"{i}")

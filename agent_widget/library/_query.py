@@ -12,11 +12,9 @@ extension installed or loaded, configuration frozen), so the SQL reads the table
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import duckdb
@@ -88,18 +86,12 @@ class StepTables:
     """The step tables of a library: the segments kept with it, and those a query builds
     for episodes without one (then kept too)."""
 
-    def __init__(self, root: Path | str, storage_options: dict[str, Any] | None) -> None:
-        self.store = SegmentStore(root, storage_options)
+    def __init__(self, store: SegmentStore, storage_options: dict[str, Any] | None) -> None:
+        self.store = store
         self._storage_options = storage_options
         self._broken: dict[str, str] = {}  # episode location -> why its table is missing
         self.errors: list[RunError] = []
         """What the last query's tables left out: unreadable segments and episodes."""
-
-    def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
-        """Write the segment of episodes just added (``files`` of run ``run_id``); if that
-        fails, the episodes are in all the same, and the first query builds it."""
-        with contextlib.suppress(ValueError, pa.ArrowException):
-            self.store.write(run_id, list(zip(files, rollouts, strict=True)))
 
     def query(self, runs: Sequence[Run], sql: str, progress: bool = True) -> pandas.DataFrame:
         """``sql`` over the tables of ``runs``; problems with episodes go to :attr:`errors`."""

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from agent_widget.library._leaderboard import Leaderboard
     from agent_widget.library._moments import Moments
     from agent_widget.library._query import StepTables
+    from agent_widget.library._tables import SegmentStore
 
 _WARNED_ERRORS = 3
 
@@ -81,6 +82,7 @@ class RunLibrary:
         """Runs the last :meth:`runs` (or :meth:`table`) could not read; after a
         :meth:`query`, the episodes too that its tables left out."""
         self._tables: StepTables | None = None
+        self._segments: SegmentStore | None = None
 
     @property
     def storage_options(self) -> dict[str, Any] | None:
@@ -150,9 +152,9 @@ class RunLibrary:
             for place in (folder.parent, folder):  # staging folders, then temporary files
                 remove_stale(place)
             files = write_run(folder, record, episodes)
-        tables = self._step_tables(required=False)
-        if tables is not None:
-            tables.keep(run_id, files, episodes)
+        store = self._segment_store()
+        if store is not None:
+            store.keep(run_id, files, episodes)
         return run_id, files
 
     def runs(self, env_id: str | None = None, algorithm: str | None = None) -> list[Run]:
@@ -295,8 +297,7 @@ class RunLibrary:
         Examples:
             >>> lib.query("SELECT run, episode, t FROM steps WHERE reward < -1")  # doctest: +SKIP
         """
-        tables = self._step_tables(required=True)
-        assert tables is not None
+        tables = self._step_tables()
         runs = self.runs()
         found = tables.query(runs, sql, progress=progress)
         self.errors = [*self.errors, *tables.errors]
@@ -323,20 +324,30 @@ class RunLibrary:
 
         return Moments(self, sql, stretches=stretches)
 
-    def _step_tables(self, *, required: bool) -> StepTables | None:
-        """The library's step tables; None (or, when ``required``, an ImportError)
-        without the ``sql`` extra."""
+    def _step_tables(self) -> StepTables:
+        """The library's step tables, for queries (ImportError without the ``sql`` extra)."""
         if self._tables is None:
             try:
                 from agent_widget.library._query import StepTables
             except ImportError:
-                if not required:
-                    return None
                 raise ImportError(
                     "query() needs duckdb and pyarrow: pip install agent-widget[sql]"
                 ) from None
-            self._tables = StepTables(self.root, self.storage_options)
+            store = self._segment_store()
+            assert store is not None  # pyarrow, imported by _query
+            self._tables = StepTables(store, self.storage_options)
         return self._tables
+
+    def _segment_store(self) -> SegmentStore | None:
+        """Where the step tables are kept; None without pyarrow (then ``add`` writes
+        none, and the first query builds them). DuckDB is not imported for an add."""
+        if self._segments is None:
+            try:
+                from agent_widget.library._tables import SegmentStore
+            except ImportError:
+                return None
+            self._segments = SegmentStore(self.root, self.storage_options)
+        return self._segments
 
     def leaderboard(self, group_by: Literal["env", "algorithm"] | None = None) -> Leaderboard:
         """This library as a widget: the table, sortable and filterable, grouped by

@@ -20,6 +20,7 @@ segment, and the first query builds the missing ones.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -123,6 +124,12 @@ class SegmentStore:
             self.filesystem = pafs.PyFileSystem(pafs.FSSpecHandler(self._fs))
         self._footers: dict[str, Segment] = {}
         self._kept: list[Segment] = []  # segments that could not be written
+
+    def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
+        """Write the segment of episodes just added (``files`` of run ``run_id``); if that
+        fails, the episodes are in all the same, and the first query builds it."""
+        with contextlib.suppress(ValueError, pa.ArrowException):
+            self.write(run_id, list(zip(files, rollouts, strict=True)))
 
     def write(self, run_id: str, episodes: Sequence[tuple[str, Rollout]]) -> Segment:
         """A new segment of run ``run_id`` holding ``episodes``, written whole."""

@@ -196,9 +196,7 @@ def test_a_library_without_tables_gets_them_built_once_by_the_first_query(lib, r
 def test_an_episode_in_two_segments_is_counted_once(lib, recorded):
     """Two programs that built one episode's table at once leave two segments."""
     rollouts = recorded["CartPole-v1/lean/a"]
-    lib._step_tables(required=True).keep(
-        "CartPole-v1/lean/a", ["episode-000.rollout"], rollouts[:1]
-    )
+    lib._segment_store().keep("CartPole-v1/lean/a", ["episode-000.rollout"], rollouts[:1])
     count = lib.query("SELECT count(*) FROM steps WHERE run = 'CartPole-v1/lean/a'").iloc[0, 0]
     assert count == sum(r.num_steps for r in rollouts)
 
@@ -326,8 +324,7 @@ def test_a_library_that_cannot_be_written_to_keeps_its_built_tables_in_memory(li
     reader = RunLibrary(lib.root)
     total = len(everything(recorded))
     assert reader.query("SELECT count(*) FROM steps", progress=False).iloc[0, 0] == total
-    tables = reader._step_tables(required=True)
-    tables.store.write = None  # a second build would fail: the first is kept
+    reader._segment_store().write = None  # a second build would fail: the first is kept
     assert reader.query("SELECT count(*) FROM steps").iloc[0, 0] == total
     assert (lib.root / TABLES).read_bytes() == b""
 
