@@ -12,7 +12,8 @@ with them (position ``t + 1``'s; position ``t``'s for data with one frame per ac
 ``return_so_far`` is the return collected before it, ``return_to_go`` from it on, so
 their sum is the episode's return. Scalar numbers are DOUBLE (BOOLEAN when every value
 is one), strings VARCHAR; an extra of shape ``(T, k)`` (q-values, action
-probabilities) is a LIST of k DOUBLEs. A column whose name a fixed one takes is
+probabilities) is a LIST of k DOUBLEs. A multi-agent episode brings a column of each
+kind per agent (:func:`_agents`). A column whose name a fixed one takes is
 prefixed ``extra_`` or ``info_`` (as is one that a column
 from the episode, ``FROM_EPISODE``, takes). Scalar metadata (``training_step``, ``checkpoint``)
 is the episode's, kept apart by :func:`episode_metadata`.
@@ -178,8 +179,48 @@ def _lists(array: np.ndarray) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(array.reshape(-1)))
 
 
+def _agents(rollout: Rollout) -> Columns:
+    """A multi-agent episode's (PettingZoo): ``acting_agent``, whose turn the step was
+    (AEC envs), and for each agent ``reward_<agent>``, ``action_<agent>`` (NULL where it
+    took none; ``action_vector_<agent>`` for vector actions), ``acted_<agent>``,
+    ``present_<agent>``, ``terminated_<agent>``, ``truncated_<agent>``. The fixed
+    columns hold the step as a whole (``reward`` summed over the agents)."""
+    agents = rollout.agents
+    if not agents:
+        return {}
+    columns: Columns = {}
+    acting = rollout.acting_agent
+    if acting is not None:
+        columns["acting_agent"] = pa.array([str(a) or None for a in acting], pa.string())
+    acted, actions = rollout.agent_acted, rollout.agent_actions
+    for i, agent in enumerate(agents):
+        columns[f"reward_{agent}"] = pa.array(rollout.agent_rewards[:, i], from_pandas=True)
+        own = actions[:, i]
+        if own.ndim == 1:
+            kind = np.int64 if own.dtype.kind in "biu" else np.float64
+            columns[f"action_{agent}"] = pa.array(own.astype(kind), mask=~acted[:, i])
+        else:
+            lists = _lists(own.reshape(len(own), -1).astype(np.float64))
+            columns[f"action_vector_{agent}"] = pa.array(
+                [
+                    row if took else None
+                    for row, took in zip(lists.to_pylist(), acted[:, i], strict=True)
+                ],
+                pa.list_(pa.float64()),
+            )
+        for flag, values in (
+            ("acted", acted),
+            ("present", rollout.agent_present),
+            ("terminated", rollout.agent_terminated),
+            ("truncated", rollout.agent_truncated),
+        ):
+            columns[f"{flag}_{agent}"] = pa.array(np.asarray(values[:, i], bool))
+    return columns
+
+
 COLUMN_SOURCES: tuple[tuple[Callable[[Rollout], Columns], str], ...] = (
     (_base, ""),
+    (_agents, "agent_"),
     (_extras, "extra_"),
     (_infos, "info_"),
 )

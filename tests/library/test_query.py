@@ -358,3 +358,49 @@ def test_building_and_querying_the_tables_never_decodes_a_frame(tmp_path, monkey
     assert reader.errors == []
     with pytest.raises(AssertionError, match="a frame was decoded"):  # the trap holds
         reader.open("CartPole-v1/lean/framed")[0].frames[0]
+
+
+# ------------------------------------------------------------------ many agents
+
+
+def test_a_pettingzoo_episode_has_a_column_of_each_kind_per_agent(tmp_path):
+    pettingzoo = pytest.importorskip("pettingzoo")
+    env = pettingzoo.make("aec", "classic/connect_four-v3")
+
+    def random_legal(seed):
+        rng = np.random.default_rng(seed)
+        return lambda agent, obs: int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+    rollouts = [record(env, random_legal(s), seed=s) for s in range(3)]
+    lib = RunLibrary(tmp_path / "runs")
+    lib.add(rollouts, algorithm="random", run="a")
+    turns = lib.query(
+        "SELECT episode, acting_agent, count(*) AS n, count(action_player_0) AS moves0, "
+        "sum(reward_player_1) AS reward1 FROM steps WHERE acting_agent IS NOT NULL "
+        "GROUP BY ALL ORDER BY ALL"
+    )
+    expected = []
+    for i, r in enumerate(rollouts):
+        acting = np.asarray(r.acting_agent)
+        for agent in sorted(set(acting) - {""}):
+            mine = acting == agent
+            rewards = r.agent_rewards[mine, 1]
+            expected.append(
+                (
+                    i,
+                    agent,
+                    int(mine.sum()),
+                    int(r.agent_acted[mine, 0].sum()),
+                    float(np.nansum(rewards)) if np.isfinite(rewards).any() else None,
+                )
+            )
+    found = [tuple(None if v != v else v for v in row) for row in pairs(turns)]  # NaN: NULL
+    assert found == expected
+    totals = lib.query(
+        "SELECT episode, sum(reward_player_0), sum(reward_player_1) FROM steps GROUP BY 1 "
+        "ORDER BY 1"
+    )
+    assert pairs(totals) == [
+        (i, *np.nansum(r.agent_rewards, axis=0)) for i, r in enumerate(rollouts)
+    ]
+    assert sorted(np.nansum(rollouts[0].agent_rewards, axis=0)) == [-1.0, 1.0]  # a win
