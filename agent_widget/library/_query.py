@@ -23,7 +23,12 @@ from tqdm.auto import tqdm
 
 from agent_widget.episodes import Rollout, load
 from agent_widget.library._run_file import Run, RunError
-from agent_widget.library._step_tables import EPISODE_METADATA, FIXED, FROM_EPISODE
+from agent_widget.library._step_tables import (
+    EPISODE_METADATA,
+    FIXED,
+    FROM_EPISODE,
+    step_columns,
+)
 from agent_widget.library._tables import Segment, SegmentStore, unified_schema
 
 if TYPE_CHECKING:
@@ -154,10 +159,13 @@ class StepTables:
         location = run.location(file)
         try:
             rollout = load(location, storage_options=self._storage_options)
-            list(rollout.infos or ())  # infos are read a chunk at a time: fail here, not later
+            # Infos are read a chunk at a time, and an episode may hold what no table
+            # can: fail here, for this episode alone, not when its run's segment is made.
+            step_columns(rollout)
             return rollout
-        except (ValueError, OSError) as error:
-            self._broken[str(location)] = f"{error} (left out of the step tables)"
+        except Exception as error:  # whatever one file holds, the others are tabled
+            why = str(error) if str(location) in str(error) else f"{location}: {error}"
+            self._broken[str(location)] = f"{why} (left out of the step tables)"
             return None
 
 

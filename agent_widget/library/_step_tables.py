@@ -180,42 +180,47 @@ def _lists(array: np.ndarray) -> pa.Array:
 
 
 def _agents(rollout: Rollout) -> Columns:
-    """A multi-agent episode's (PettingZoo): ``acting_agent``, whose turn the step was
-    (AEC envs), and for each agent ``reward_<agent>``, ``action_<agent>`` (NULL where it
-    took none; ``action_vector_<agent>`` for vector actions), ``acted_<agent>``,
-    ``present_<agent>``, ``terminated_<agent>``, ``truncated_<agent>``. The fixed
-    columns hold the step as a whole (``reward`` summed over the agents)."""
-    agents = rollout.agents
-    if not agents:
+    """A multi-agent episode's (PettingZoo) per-agent columns, whichever it holds:
+    ``acting_agent``, whose turn the step was (AEC envs), and for each agent
+    ``reward_<agent>``, ``action_<agent>`` (NULL where it took none),
+    ``acted_<agent>``, ``present_<agent>``, ``terminated_<agent>``,
+    ``truncated_<agent>``... (a list per step where the agent has several values). The
+    fixed columns hold the step as a whole (``reward`` summed over the agents)."""
+    found = rollout.agent_columns
+    if found is None:
         return {}
     columns: Columns = {}
     acting = rollout.acting_agent
     if acting is not None:
         columns["acting_agent"] = pa.array([str(a) or None for a in acting], pa.string())
-    acted, actions = rollout.agent_acted, rollout.agent_actions
-    for i, agent in enumerate(agents):
-        columns[f"reward_{agent}"] = pa.array(rollout.agent_rewards[:, i], from_pandas=True)
-        own = actions[:, i]
-        if own.ndim == 1:
-            kind = np.int64 if own.dtype.kind in "biu" else np.float64
-            columns[f"action_{agent}"] = pa.array(own.astype(kind), mask=~acted[:, i])
-        else:
-            lists = _lists(own.reshape(len(own), -1).astype(np.float64))
-            columns[f"action_vector_{agent}"] = pa.array(
-                [
-                    row if took else None
-                    for row, took in zip(lists.to_pylist(), acted[:, i], strict=True)
-                ],
-                pa.list_(pa.float64()),
-            )
-        for flag, values in (
-            ("acted", acted),
-            ("present", rollout.agent_present),
-            ("terminated", rollout.agent_terminated),
-            ("truncated", rollout.agent_truncated),
-        ):
-            columns[f"{flag}_{agent}"] = pa.array(np.asarray(values[:, i], bool))
+    acted = found.arrays.get("acted")
+    for key, values in found.arrays.items():
+        array = np.asarray(values)
+        if key == "acting" or array.ndim < 2 or array.ndim > 3:
+            continue
+        name = _SINGULAR.get(key, key)
+        for i, agent in enumerate(found.names):
+            took = None if acted is None or key != "actions" else ~np.asarray(acted[:, i], bool)
+            column = _per_agent(array[:, i], took)
+            if column is not None:
+                columns[f"{name}_{agent}"] = column
     return columns
+
+
+_SINGULAR = {"rewards": "reward", "actions": "action"}
+
+
+def _per_agent(values: np.ndarray, missing: np.ndarray | None) -> pa.Array | None:
+    """One agent's column: numbers, flags, or a list of numbers per step; NULL where
+    ``missing`` (an action it did not take) or NaN (a reward while absent)."""
+    if values.dtype.kind not in "biuf":
+        return None
+    if values.ndim == 2:
+        return _lists(values.astype(np.float64))
+    if values.dtype.kind == "b":
+        return pa.array(values)
+    kind = np.int64 if values.dtype.kind in "iu" else np.float64
+    return pa.array(values.astype(kind), mask=missing, from_pandas=True)
 
 
 COLUMN_SOURCES: tuple[tuple[Callable[[Rollout], Columns], str], ...] = (

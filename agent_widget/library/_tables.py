@@ -20,10 +20,10 @@ segment, and the first query builds the missing ones.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -126,10 +126,17 @@ class SegmentStore:
         self._kept: list[Segment] = []  # segments that could not be written
 
     def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
-        """Write the segment of episodes just added (``files`` of run ``run_id``); if that
-        fails, the episodes are in all the same, and the first query builds it."""
-        with contextlib.suppress(ValueError, pa.ArrowException):
+        """Write the segment of episodes just added (``files`` of run ``run_id``). Whatever
+        goes wrong, the episodes are in all the same: a warning says so, and the first
+        query builds their tables (or lists the episode it cannot)."""
+        try:
             self.write(run_id, list(zip(files, rollouts, strict=True)))
+        except Exception as error:  # never an add's failure: its episodes are written
+            warnings.warn(
+                f"the step tables of {len(files)} episode(s) added to {run_id} were not "
+                f"written ({type(error).__name__}: {error}); the first query builds them",
+                stacklevel=3,
+            )
 
     def write(self, run_id: str, episodes: Sequence[tuple[str, Rollout]]) -> Segment:
         """A new segment of run ``run_id`` holding ``episodes``, written whole."""

@@ -404,3 +404,31 @@ def test_a_pettingzoo_episode_has_a_column_of_each_kind_per_agent(tmp_path):
         (i, *np.nansum(r.agent_rewards, axis=0)) for i, r in enumerate(rollouts)
     ]
     assert sorted(np.nansum(rollouts[0].agent_rewards, axis=0)) == [-1.0, 1.0]  # a win
+
+
+def test_an_episode_no_table_can_hold_fails_neither_add_nor_the_query(tmp_path, monkeypatch):
+    """Should building an episode's steps raise (a kind of data this code has not met),
+    add() still adds it, saying so, and the query leaves that episode out."""
+    from agent_widget.library import _step_tables
+
+    def refuse_odd(rollout):
+        if rollout.metadata.get("odd"):
+            raise TypeError("a column of a kind never met")
+        return {}
+
+    monkeypatch.setattr(
+        _step_tables, "COLUMN_SOURCES", (*_step_tables.COLUMN_SOURCES, (refuse_odd, "x_"))
+    )
+    rollouts = lake_episodes([0, 1])
+    rollouts[1].metadata["odd"] = True
+    lib = RunLibrary(tmp_path / "runs")
+    with pytest.warns(UserWarning, match="the first query builds them"):
+        lib.add(rollouts, env_id="FrozenLake-v1", algorithm="walk", run="c")
+    assert len(lib.open("FrozenLake-v1/walk/c")) == 2
+    with pytest.warns(UserWarning, match="left out"):
+        found = lib.query("SELECT episode, count(*) FROM steps GROUP BY 1", progress=False)
+    assert pairs(found) == [(0, rollouts[0].num_steps)]
+    assert [e.message for e in lib.errors] == [
+        f"{lib.root}/FrozenLake-v1/walk/c/episode-001.rollout: a column of a kind never met "
+        "(left out of the step tables)"
+    ]
