@@ -91,9 +91,10 @@ def _actions(rollout: Rollout) -> Columns:
     if actions.ndim == 1:
         kind = np.int64 if actions.dtype.kind in "biu" else np.float64
         scalar, vector = pa.array(actions.astype(kind)), pa.nulls(steps, pa.list_(pa.float64()))
-    else:
-        flat = actions.reshape(steps, -1).astype(np.float64)
-        scalar, vector = pa.nulls(steps, pa.int64()), _lists(flat)
+    else:  # a vector per step; (T, 0) when the episode's data gave no actions: NULL
+        flat = actions.reshape(steps, math.prod(actions.shape[1:])).astype(np.float64)
+        scalar = pa.nulls(steps, pa.int64())
+        vector = _lists(flat) if flat.shape[1] else pa.nulls(steps, pa.list_(pa.float64()))
     names = rollout.metadata.get("action_names")
     named = None
     if actions.ndim == 1 and actions.dtype.kind in "iu" and isinstance(names, list) and names:
@@ -175,7 +176,7 @@ def _scalars(values: list[Any]) -> pa.Array | None:
 def _lists(array: np.ndarray) -> pa.Array:
     """Rows of a 2-D float array as a LIST column (one list of k values per step)."""
     steps, width = array.shape
-    offsets = np.arange(0, steps * width + 1, width, dtype=np.int32)
+    offsets = np.arange(steps + 1, dtype=np.int32) * width
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(array.reshape(-1)))
 
 

@@ -90,3 +90,19 @@ def test_episodes_with_different_columns_share_one_schema():
     schema = unified_schema([ints.schema, floats.schema])
     assert schema == pa.schema([("action", pa.float64()), ("v", pa.float64())])
     assert conform(ints, schema).to_pylist() == [{"action": 1.0, "v": None}]
+
+
+def test_an_episode_without_steps_has_no_rows_whatever_its_actions():
+    """A checkpoint's evaluation whose env raised at reset: no action, of a Box space,
+    or none at all (``(0, 0)``, as a Rollout without actions holds them)."""
+    for actions in (np.zeros((0, 2)), None):
+        found = columns(actions=actions, infos=[{"lives": 3}])
+        assert found["t"] == []
+        assert found["action_vector"] == []
+
+
+def test_data_without_actions_has_null_actions():
+    found = columns(rewards=[1.0, 2.0])  # actions (2, 0)
+    assert found["action"] == [None, None]
+    assert found["action_vector"] == [None, None]
+    assert found["reward"] == [1.0, 2.0]
