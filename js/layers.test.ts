@@ -12,6 +12,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   compare: ["viewer", "shared"],
   leaderboard: ["compare", "viewer", "shared"],
   training: ["viewer", "shared"],
+  checkpoints: ["compare", "viewer", "shared"],
   page: ["viewer", "compare", "shared"],
 };
 

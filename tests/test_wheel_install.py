@@ -67,6 +67,7 @@ def test_the_wheel_carries_the_front_end_bundles(wheel):
         "compare.js",
         "leaderboard.js",
         "training.js",
+        "checkpoints.js",
         "page.js",
     ):
         assert f"agent_widget/static/{bundle}" in names

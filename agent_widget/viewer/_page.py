@@ -71,6 +71,7 @@ STATE_TRAITS = (
     "timeline_names",
     "timeline_rates",
     "timeline_smoothing",
+    "timeline_mark",
 )
 # Only inline scripts and styles, and images made in the page; nothing is fetched.
 _POLICY = (
