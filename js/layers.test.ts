@@ -13,7 +13,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   leaderboard: ["compare", "viewer", "shared"],
   training: ["viewer", "shared"],
   checkpoints: ["compare", "viewer", "shared"],
-  page: ["viewer", "compare", "shared"],
+  page: ["checkpoints", "viewer", "compare", "shared"],
 };
 
 const root = dirname(new URL(import.meta.url).pathname);

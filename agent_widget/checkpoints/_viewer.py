@@ -26,10 +26,11 @@ the next poll, so it never shows half.
 
 from __future__ import annotations
 
+import os
 import pathlib
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 import anywidget
@@ -45,18 +46,34 @@ from agent_widget.compare import first_divergence
 from agent_widget.library import RunLibrary
 from agent_widget.panels import DEFAULT_TIMEOUT, Step
 from agent_widget.viewer import (
+    DEFAULT_MAX_BYTES,
     EpisodeViewer,
+    Export,
     KernelOwnedTraits,
     OpensOutsideMarimoCells,
     SavedCopy,
     framed,
+    page_state,
+    render,
     sentence,
+    written,
 )
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 # Episode viewers kept for going back (each holds its episode's frames).
 KEPT_EPISODES = 4
 PanelMaker = Callable[[Any], Callable[[Step], Any]]
+# The traits a page holds (its episode named by the page's own child ids).
+_PAGE_TRAITS = (
+    "training_steps",
+    "seeds",
+    "returns",
+    "checkpoint",
+    "seed",
+    "divergence",
+    "message",
+    "title",
+)
 
 
 class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.AnyWidget):
@@ -219,6 +236,77 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
                 self._show()
             return shown
 
+    def to_html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        steps: Sequence[int] | None = None,
+        seeds: Sequence[int] | None = None,
+        skip_panels: Collection[str] = (),
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        progress: bool = True,
+    ) -> str | pathlib.Path:
+        """The checkpoints as one self-contained HTML file: the returns chart, the
+        training-step and seed controls, and the episode of each checkpoint and seed
+        with its frames and every panel's card at every step, computed now with that
+        checkpoint's network (see :meth:`EpisodeViewer.to_html`).
+
+        Args:
+            path: where to write the file (atomically); None returns the HTML.
+            steps: the training steps of the checkpoints whose episodes the page holds
+                (default: all); the chart shows every checkpoint's returns.
+            seeds: the seeds whose episodes it holds (default: all).
+            skip_panels: names of panels left out of the page.
+            max_bytes: refuse (``ValueError``) a page larger than this; export fewer
+                checkpoints or seeds instead.
+            progress: show a progress bar.
+
+        Examples:
+            >>> viewer.to_html("dqn.html", steps=[10_000, 50_000])  # doctest: +SKIP
+        """
+        with self._lock:
+            known = self.training_steps
+            chosen = list(known if steps is None else steps)
+            missing = [step for step in chosen if step not in known]
+            if missing:
+                raise KeyError(f"no checkpoint at training steps {missing}; the run has {known}")
+            wanted = self.seeds if seeds is None else list(seeds)
+            pairs = [
+                (step, seed)
+                for step in chosen
+                for seed in self.checkpoints.seeds(step)
+                if seed in wanted
+            ]
+            if not pairs:
+                raise ValueError(f"no episode of seeds {wanted} at training steps {chosen}")
+            state = {name: getattr(self, name) for name in _PAGE_TRAITS}
+        children: list[dict[str, Any]] = []
+        episodes: dict[str, dict[str, Any]] = {}
+        with Export(max_bytes, progress) as export:
+            for step, seed in pairs:
+                with self._lock:  # not while exporting: the panels' calls take it
+                    viewer = self._viewer(step, seed)
+                    if (step, seed) != (self.training_step, self.seed):
+                        viewer.step = min(self._wanted, viewer.length - 1)
+                skipped = [p["name"] for p in viewer.panels if p["name"] in skip_panels]
+                episodes[f"{known.index(step)}/{seed}"] = {
+                    "child": len(children),
+                    "divergence": viewer.timeline_mark,
+                }
+                children.append(viewer._page_data(export, skip_panels=skipped))
+        first = episodes.get(f"{state['checkpoint']}/{state['seed']}") or next(
+            iter(episodes.values())
+        )
+        state["episode"] = f"IPY_MODEL_{first['child']}"
+        data = {
+            "widget": "checkpoints",
+            "state": page_state(state),
+            "children": children,
+            "episodes": episodes,
+        }
+        # checkpoints.css holds widget.css (the episodes' stylesheet) too.
+        return written(render(data, self.title or "checkpoints", ("checkpoints",)), path)
+
     def close(self) -> None:
         """Close the viewer, its episodes' viewers and stop polling."""
         with self._lock:
@@ -269,10 +357,9 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
                 )
                 return
             viewer = self._viewer(step, self.seed)
-            divergence = self._divergence(self.checkpoint, self.seed)
+            divergence = viewer.timeline_mark
             last = viewer.length - 1
             viewer.step = min(self._wanted, last)
-            viewer.timeline_mark = divergence
             note = ""
             if self._wanted > last:
                 note = (
@@ -282,10 +369,13 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
             error = self.checkpoints.failures.get((step, self.seed))
             if error:
                 note = f"{note}; {error}" if note else error
+            previous = self.episode
             with self.hold_trait_notifications():
                 self.set_trait("divergence", divergence)
                 self.set_trait("message", note)
                 self.set_trait("episode", viewer)
+            if previous is not None and previous not in self._episodes.values():
+                previous.close()  # dropped from the kept ones while it was shown
 
     def _viewer(self, step: int, seed: int) -> EpisodeViewer:
         """The viewer of the episode of ``seed`` at ``step``: a kept one, or a new one
@@ -297,7 +387,10 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         rollout = self.checkpoints.episode(step, seed)
         title = f"training step {step:,} · seed {seed}"
         viewer = EpisodeViewer(
-            rollout, title=title, step=min(self._wanted, rollout.num_positions - 1)
+            rollout,
+            title=title,
+            step=min(self._wanted, rollout.num_positions - 1),
+            timeline_mark=self._divergence(self.training_steps.index(step), seed),
         )
         for name in self._panels:
             self._add_panel(viewer, step, name)

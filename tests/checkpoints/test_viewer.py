@@ -4,8 +4,11 @@ the divergence where the recorded actions part, and bad weights as error cards."
 
 from __future__ import annotations
 
+import base64
+import json
 import pathlib
 import pickle
+import re
 import shutil
 
 import gymnasium as gym
@@ -217,3 +220,37 @@ def test_its_saved_copy_says_what_is_shown_and_pictures_the_step(trained):
         f"CheckpointViewer: {RUN}, training step 2,000, seed 1 of 4 checkpoints"
     )
     assert data["image/png"]
+
+
+def page_data(page: str) -> dict:
+    start = page.index('id="agent-widget-data">') + len('id="agent-widget-data">')
+    return json.loads(page[start : page.index("</script>", start)])
+
+
+def test_its_page_holds_each_chosen_episode_with_its_checkpoints_cards(trained):
+    viewer = viewer_of(trained, checkpoint=3, seed=1)
+    page = viewer.to_html(steps=[1000, 4000], progress=False)
+    data = page_data(page)
+    assert data["widget"] == "checkpoints"
+    assert data["state"]["training_steps"] == STEPS
+    assert data["state"]["seed"] == 1
+    keys = {key: entry["child"] for key, entry in data["episodes"].items()}
+    assert keys == {"0/0": 0, "0/1": 1, "3/0": 2, "3/1": 3}
+    assert data["state"]["episode"] == "IPY_MODEL_3"  # the episode shown
+    assert data["episodes"]["3/1"]["divergence"] == viewer.divergence
+    for i, step in ((1, 1000), (3, 4000)):
+        child = data["children"][i]["state"]
+        assert child["title"] == f"training step {step:,} · seed 1"
+        assert [panel["name"] for panel in child["panels"]] == ["Q"]
+    block = re.search(r'id="agent-widget-block-1-0">(.*?)</script>', page)
+    assert block is not None
+    meta, buffers = json.loads(block.group(1))["cards"]["Q"][0]
+    assert meta["kind"] == "bars"
+    viewer.checkpoint = 0
+    expected = q_card(viewer, 0)
+    assert base64.b64decode(buffers[0]) == expected.buffers[0]  # computed with step 1000's network
+
+
+def test_a_page_of_checkpoints_the_run_has_not_is_refused(trained):
+    with pytest.raises(KeyError, match=r"no checkpoint at training steps \[1500\]"):
+        viewer_of(trained).to_html(steps=[1500], progress=False)

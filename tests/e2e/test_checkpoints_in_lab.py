@@ -14,15 +14,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agent_widget.checkpoints import Checkpoints
+from agent_widget.checkpoints import Checkpoints, CheckpointViewer
 from agent_widget.library import RunLibrary
-from harness.dqn_run import RUN, train
+from agent_widget.torch import QValues
+from harness.dqn_run import RUN, dqn, train
 from harness.lab import Notebook, Server, View, opened, rgb_sha256
+from tests.e2e.test_page_in_browser import OpenedPage
 
 pytestmark = pytest.mark.e2e
 
 STEPS = [1000, 2000, 3000, 4000]
 VIEWER = 1  # cell index
+SLIDE = """(el, i) => {
+    el.value = String(i);
+    el.dispatchEvent(new Event("input", {bubbles: true}));
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -62,13 +68,7 @@ def episode_view(notebook: Notebook, step: int, seed: int) -> View:
 
 def choose_checkpoint(notebook: Notebook, index: int) -> None:
     """Move the training-step slider as a user would."""
-    notebook.page.locator(".aw-checkpoints input.aw-checkpoint-slider").evaluate(
-        """(el, i) => {
-            el.value = String(i);
-            el.dispatchEvent(new Event("input", {bubbles: true}));
-        }""",
-        index,
-    )
+    notebook.page.locator(".aw-checkpoints input.aw-checkpoint-slider").evaluate(SLIDE, index)
 
 
 def assert_paints(view: View, checkpoints: Checkpoints, step: int, seed: int, t: int) -> None:
@@ -136,3 +136,26 @@ def test_the_seed_chooser_shows_that_seeds_episode_at_the_same_checkpoint(notebo
     returns = checkpoints.returns()[STEPS[3]]
     assert f"seed 1: {returns[1]:g}" in legend
     assert f"seed 0: {returns[0]:g}" in legend
+
+
+def test_its_page_paints_each_checkpoint_and_step_with_no_kernel(
+    library, checkpoints, new_page, tmp_path
+):
+    viewer = CheckpointViewer(library, RUN, model=dqn(), checkpoint=0)
+    viewer.add_panel("Q", QValues)
+    path = viewer.to_html(tmp_path / "checkpoints.html", seeds=[0], progress=False)
+    opened = OpenedPage(new_page(), path.as_uri())
+    page = opened.page
+    t = min(checkpoints.recorded(step, 0).num_positions for step in STEPS) - 1
+    view = View(opened, page.locator("div.agent-widget").filter(has_text="training step 1,000"))
+    view.slide_to(t)
+    assert_paints(view, checkpoints, STEPS[0], 0, t)
+    for index in (3, 1):
+        page.locator(".aw-checkpoints input.aw-checkpoint-slider").evaluate(SLIDE, index)
+        title = f"training step {STEPS[index]:,} · seed 0"
+        view = View(opened, page.locator("div.agent-widget").filter(has_text=title))
+        assert_paints(view, checkpoints, STEPS[index], 0, t)
+        expected = first_difference(checkpoints, STEPS[index - 1], STEPS[index], 0)
+        mark = view.root.locator("canvas.aw-timeline").get_attribute("data-mark")
+        assert mark == (None if expected is None else str(expected))
+    assert opened.requests() == []
