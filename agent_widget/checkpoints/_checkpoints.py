@@ -9,6 +9,7 @@ module the caller gives, and the checkpoints a training still running adds
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,8 @@ class Checkpoints:
         self._library, self._run = library, run
         self._render_env = render_env
         self._rendered: dict[str, Rollout] = {}
+        self._render_lock = threading.Lock()
+        self._rendering: dict[str, threading.Lock] = {}  # episode file -> its render's lock
         self._index: dict[int, dict[int, str]] = {}  # step -> seed -> episode file
         self._weights: dict[int, str] = {}  # step -> weights file
         self._envs: dict[int, set[str]] = {}  # step -> the env ids of its episodes
@@ -116,14 +119,18 @@ class Checkpoints:
 
     def episode(self, step: int, seed: int) -> Rollout:
         """The episode of ``seed`` at the checkpoint of ``step``, its frames rendered by
-        replay when first asked for (a failed evaluation's steps are not replayed)."""
+        replay when first asked for (a failed evaluation's steps are not replayed).
+        Thread-safe: a thread asking for an episode another is rendering waits for it."""
         rollout = self.recorded(step, seed)
         file = self._index[step][seed]
         if (step, seed) in self.failures:
             return rollout
-        if file not in self._rendered:
-            self._rendered[file] = render_frames(rollout, self._render_env)
-        return self._rendered[file]
+        with self._render_lock:  # one lock per episode: others render meanwhile
+            lock = self._rendering.setdefault(file, threading.Lock())
+        with lock:  # once, whichever thread asks first (a viewer renders ahead)
+            if file not in self._rendered:
+                self._rendered[file] = render_frames(rollout, self._render_env)
+            return self._rendered[file]
 
     def weights_file(self, step: int) -> Path:
         """The safetensors file of the checkpoint of ``step``."""
