@@ -13,7 +13,7 @@ import { button, el, input } from "../shared/dom.ts";
 import { onAppearanceChange, readPalette } from "../shared/theme.ts";
 import type { Model } from "../shared/types.ts";
 import viewer from "../viewer/widget.ts";
-import { integers, returnLines, seedLabel, stepLabel } from "./runs.ts";
+import { integers, returnLines, seedLabel, stepLabel, trainingStepLabels } from "./runs.ts";
 
 class CheckpointView {
   private readonly root: HTMLDivElement;
@@ -40,7 +40,8 @@ class CheckpointView {
   ) {
     this.root = parent.appendChild(el("div", "aw-checkpoints"));
     this.title = this.root.appendChild(el("div", "aw-title"));
-    this.chart = new ReturnsChart(this.root, (i) => this.choose(i));
+    // Its positions are the checkpoints, labelled with their training steps.
+    this.chart = new ReturnsChart(this.root, (i) => this.choose(i), (ticks) => trainingStepLabels(this.steps, ticks));
     this.chart.element.setAttribute("role", "img");
     this.chart.element.title = "evaluation return of each seed over training; cursor: the checkpoint shown (click to choose one)";
     this.legend = this.root.appendChild(el("div", "aw-legend"));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { integers, returnLines, seedLabel, stepLabel } from "./runs.ts";
+import { integers, returnLines, seedLabel, stepLabel, trainingStepLabels } from "./runs.ts";
 
 const packed = (values: number[]) => new DataView(new Float64Array(values).buffer);
 
@@ -21,6 +21,11 @@ describe("a checkpoint viewer's traits", () => {
     expect(stepLabel([1000, 12000], 1)).toBe("training step 12,000 (2 of 2)");
     expect(stepLabel([1000, 12000], 7)).toBe("training step 12,000 (2 of 2)");
     expect(stepLabel([], 0)).toBe("no checkpoint yet");
+  });
+
+  it("labels the chart's checkpoints with their training steps, on one unit", () => {
+    expect(trainingStepLabels([1000, 2000, 3000, 4000], [0, 1, 2, 3])).toEqual(["1000", "2000", "3000", "4000"]);
+    expect(trainingStepLabels([5000, 10000, 15000, 20000], [0, 2])).toEqual(["5k", "15k"]);
   });
 
   it("says a seed's return, or that it was not evaluated", () => {

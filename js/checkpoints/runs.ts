@@ -2,6 +2,7 @@
  * Typed reads of a CheckpointViewer's traits: the checkpoints' training steps, the
  * seeds, each seed's evaluation return at each checkpoint, and what the controls say.
  */
+import { tickLabels } from "../shared/axis.ts";
 import { toFloat64 } from "../shared/series.ts";
 
 /** Whole numbers of a list trait (anything else left out). */
@@ -30,4 +31,9 @@ export function stepLabel(steps: readonly number[], index: number): string {
 export function seedLabel(seed: number, value: number | undefined): string {
   const shown = value === undefined || Number.isNaN(value) ? "not evaluated" : String(Number.parseFloat(value.toFixed(2)));
   return `seed ${seed}: ${shown}`;
+}
+
+/** The returns chart's step axis: each tick (a checkpoint's position) as its training step ("20k"). */
+export function trainingStepLabels(steps: readonly number[], ticks: readonly number[]): string[] {
+  return tickLabels(ticks.map((t) => steps[t] ?? 0));
 }

@@ -74,7 +74,12 @@ export class ReturnsChart {
   private divergence: number | null = null;
   private axis: ValueAxis = valueAxis(0, 1, 3);
 
-  constructor(parent: HTMLElement, onSeek: (t: number) => void) {
+  constructor(
+    parent: HTMLElement,
+    onSeek: (t: number) => void,
+    /** The step axis's labels, from its ticks' positions (default: the positions). */
+    private readonly stepLabels: (ticks: number[]) => string[] = tickLabels,
+  ) {
     this.frame = new ChartFrame(parent, "aw-compare-chart-frame");
     // The cursor in the theme's text colour: visible on light and dark alike.
     const cursor = (palette: Palette) => palette.text;
@@ -121,7 +126,7 @@ export class ReturnsChart {
     const ticks = stepTicks(0, this.length, width / ratio);
     const xs = ticks.map((t) => cursorX(t, width, Math.max(1, this.length)));
     drawGrid(c, this.axis.ticks.map(yOnAxis(CHART_BAND, this.axis, ratio)), xs, ratio, palette);
-    const labels = tickLabels(ticks);
+    const labels = this.stepLabels(ticks);
     this.frame.setSteps(ticks.map((_, i) => ({ label: labels[i], x: xs[i] / width })));
   }
 }
