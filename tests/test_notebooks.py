@@ -158,3 +158,20 @@ def test_cluster_evaluation_records_200_seeds_on_ray_into_a_bucket_and_opens_the
     ).groups()
     assert int(worst) < float(mean) < int(best)
     assert widgets_in(notebook) == 2  # the leaderboard and the worst episode's viewer
+
+
+def test_the_checkpoints_notebook_finds_where_behaviour_changed_and_its_q_values(tmp_path):
+    notebook = executed("checkpoints_dqn.ipynb", tmp_path, extra="viewer.close()")
+    text = text_of(notebook)
+    assert len(re.findall(r"training step +[\d,]+: returns seed 0: ", text)) == 10
+    changes = re.findall(
+        r"seed (\d): ([\d,]+) -> ([\d,]+): first acts differently at t = (\d+)", text
+    )
+    assert changes  # the behaviour changed somewhere
+    q_lines = re.findall(
+        r"training step +[\d,]+: Q\(LEFT\) = -?[\d.]+, Q\(RIGHT\) = -?[\d.]+ -> (\w+)", text
+    )
+    assert len(q_lines) == 2
+    assert q_lines[0] != q_lines[1]  # where they part, the two networks choose differently
+    assert re.search(r"shown: seed \d at training step [\d,]+, t = \d+", text)
+    assert widgets_in(notebook) == 1
