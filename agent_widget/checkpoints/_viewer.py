@@ -357,7 +357,15 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
                     f"(its seeds: {', '.join(map(str, seeds))})",
                 )
                 return
-            viewer = self._viewer(step, self.seed)
+            try:
+                viewer = self._viewer(step, self.seed)
+            except Exception as error:  # said in the view, which keeps the episode it shows
+                self.set_trait(
+                    "message",
+                    f"cannot show training step {step:,}, seed {self.seed}: "
+                    f"{type(error).__name__}: {error}",
+                )
+                return
             divergence = viewer.timeline_mark
             last = viewer.length - 1
             viewer.step = min(self._wanted, last)
@@ -460,12 +468,16 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
             return built[1]
 
     def _divergence(self, index: int, seed: int) -> int | None:
-        """The first step where checkpoint ``index`` acts differently from the one before."""
+        """The first step where checkpoint ``index`` acts differently from the one before
+        (None when either evaluation failed)."""
         if index == 0:
             return None
         before, now = self.training_steps[index - 1], self.training_steps[index]
-        if seed not in self.checkpoints.seeds(before):
+        failed = self.checkpoints.failures
+        if seed not in self.checkpoints.seeds(before) or (before, seed) in failed:
             return None
+        if (now, seed) in failed:
+            return None  # a failed evaluation stopped where it raised, not where it chose
         return first_divergence(
             self.checkpoints.recorded(before, seed), self.checkpoints.recorded(now, seed)
         )
