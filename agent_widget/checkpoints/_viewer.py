@@ -375,9 +375,9 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
                     f"t = {self._wanted} is past the end of this episode: it ended at "
                     f"t = {last}, shown"
                 )
-            error = self.checkpoints.failures.get((step, self.seed))
-            if error:
-                note = f"{note}; {error}" if note else error
+            failure = self.checkpoints.failures.get((step, self.seed))
+            if failure:
+                note = f"{note}; {failure}" if note else failure
             previous = self.episode
             with self.hold_trait_notifications():
                 self.set_trait("divergence", divergence)
