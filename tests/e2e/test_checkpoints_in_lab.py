@@ -17,6 +17,7 @@ import pytest
 from agent_widget.checkpoints import Checkpoints, CheckpointViewer
 from agent_widget.library import RunLibrary
 from agent_widget.torch import QValues
+from harness.appearance import axe_violations, canvas_names
 from harness.dqn_run import RUN, dqn, train
 from harness.lab import Notebook, Server, View, opened, rgb_sha256
 from tests.e2e.test_page_in_browser import OpenedPage
@@ -159,3 +160,13 @@ def test_its_page_paints_each_checkpoint_and_step_with_no_kernel(
         mark = view.root.locator("canvas.aw-timeline").get_attribute("data-mark")
         assert mark == (None if expected is None else str(expected))
     assert opened.requests() == []
+
+
+def test_every_control_and_picture_is_named_and_axe_finds_nothing(notebook):
+    root = notebook.page.locator(".aw-checkpoints")
+    named = canvas_names(root)
+    assert named
+    for canvas in named:
+        assert canvas["role"] == "img", canvas
+        assert canvas["label"], canvas
+    assert axe_violations(root) == []
