@@ -170,3 +170,40 @@ def test_every_control_and_picture_is_named_and_axe_finds_nothing(notebook):
         assert canvas["role"] == "img", canvas
         assert canvas["label"], canvas
     assert axe_violations(root) == []
+
+
+LIVE = [
+    """import tempfile, threading
+import torch
+from agent_widget import CheckpointViewer
+from agent_widget.sb3 import RecordCheckpoints
+from harness.dqn_run import RUN, RUN_NAME, dqn
+
+torch.set_num_threads(1)
+root = tempfile.mkdtemp()
+model = dqn()
+record = RecordCheckpoints("CartPole-v1", every=1000, seeds=[0], library=root, run=RUN_NAME)
+model.learn(1000, callback=record)
+viewer = CheckpointViewer(root, RUN, poll=0.2)""",
+    "viewer",
+]
+
+
+def test_checkpoints_a_training_thread_writes_appear_in_the_open_view(server, new_page):
+    with opened(server, new_page(), "live.ipynb", LIVE) as notebook:
+        episode_view(notebook, 1000, 0)
+        label = notebook.page.locator(".aw-checkpoints .aw-checkpoint-label")
+        assert label.inner_text() == "training step 1,000 (1 of 1)"
+        notebook.execute(
+            "learning = threading.Thread(target=model.learn, args=(3000,), "
+            "kwargs={'callback': record, 'reset_num_timesteps': False}); learning.start()"
+        )  # the cell ends at once: the kernel is idle while the thread trains
+        notebook.wait_until(
+            lambda: label.inner_text() == "training step 4,000 (4 of 4)",
+            timeout=120,
+            what="the fourth checkpoint to appear in the view",
+        )
+        slider = notebook.page.locator(".aw-checkpoints input.aw-checkpoint-slider")
+        assert slider.get_attribute("max") == "3"
+        episode_view(notebook, 4000, 0).wait_painted(0)  # it followed the newest
+        notebook.execute("learning.join(); viewer.close()")
