@@ -89,6 +89,10 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         kept: how many checkpoints' networks stay loaded.
         poll: seconds between reads of the run for new checkpoints (a training still
             running); None reads it only when :meth:`refresh` is called.
+        ahead: prepare the checkpoints beside the one shown (same seed) on a thread:
+            their frames rendered, their viewers made, their networks loaded and their
+            cards computed, so that the next or previous one shows at once; False spends
+            nothing on checkpoints not asked for.
         render_env: as for :class:`Checkpoints`, when ``checkpoints`` is a library.
         title: text above the view; defaults to the run's id.
         **traits: ``checkpoint`` (an index into ``training_steps``, default the last)
@@ -146,6 +150,7 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         model: Any = None,
         kept: int = DEFAULT_KEPT,
         poll: float | None = None,
+        ahead: bool = True,
         render_env: Callable[[], gym.Env[Any, Any]] | None = None,
         title: str | None = None,
         **traits: Any,
@@ -169,6 +174,8 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         self._panels: dict[str, tuple[PanelMaker, bool, bool, float | None]] = {}
         self._built: dict[tuple[int, str], tuple[Any, Callable[[Step], Any]]] = {}
         self._shown_count = 0  # episodes shown so far: a render ahead stops when it grows
+        self._ahead: threading.Thread | None = None  # what prepares the neighbours
+        self._prepares_ahead = ahead
         self._wanted = 0  # the episode step asked for, kept across shorter episodes
         _one_env(checkpoints)
         self._read_run()
@@ -385,7 +392,8 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
                 self.set_trait("episode", viewer)
             if previous is not None and previous not in self._episodes.values():
                 previous.close()  # dropped from the kept ones while it was shown
-            self._render_ahead(self.checkpoint, self.seed)
+            if self._prepares_ahead:
+                self._prepare_ahead(self.checkpoint, self.seed)
 
     def _viewer(self, step: int, seed: int) -> EpisodeViewer:
         """The viewer of the episode of ``seed`` at ``step``: a kept one, or a new one
@@ -412,10 +420,12 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
                 old.close()
         return viewer
 
-    def _render_ahead(self, index: int, seed: int) -> None:
-        """Render the episodes of the checkpoints beside ``index`` (same seed) on a thread,
-        so that stepping to the next or previous checkpoint finds its frames made (a
-        replay costs ~1.7 ms a CartPole step: most of a first switch)."""
+    def _prepare_ahead(self, index: int, seed: int) -> None:
+        """Make ready, on a thread, the episodes of the checkpoints beside ``index`` (same
+        seed): their frames rendered by replay (~1.7 ms a CartPole step), their viewers
+        made (kept, at the episode step asked for) and their cards there computed with
+        their networks, so that stepping to the next or previous checkpoint only swaps
+        the viewer shown. It stops when the user moves on."""
         steps = self.training_steps
         beside = [
             steps[i]
@@ -425,16 +435,25 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         self._shown_count += 1
         shown = self._shown_count
 
-        def render() -> None:
+        def prepare() -> None:
             for step in beside:
                 if shown != self._shown_count:
-                    return  # the user moved on: render beside the new one instead
+                    return  # the user moved on: prepare beside the new one instead
                 try:
                     self.checkpoints.episode(step, seed)
+                    with self._lock:
+                        if shown != self._shown_count:
+                            return
+                        viewer = self._viewer(step, seed)
+                        viewer.step = min(self._wanted, viewer.length - 1)
+                        names = list(self._panels)
+                    for name in names:
+                        viewer._panels.card_now(name, viewer.step)
                 except Exception:  # said when that checkpoint is shown, as it is asked again
                     return
 
-        threading.Thread(target=render, name="render-checkpoints", daemon=True).start()
+        self._ahead = threading.Thread(target=prepare, name="checkpoints-ahead", daemon=True)
+        self._ahead.start()
 
     def _on_episode_step(self, change: dict[str, Any]) -> None:
         """The user moved the episode's step: that is the step asked for from now on."""

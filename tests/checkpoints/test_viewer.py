@@ -82,7 +82,7 @@ def test_each_checkpoints_q_card_is_its_networks_forward_pass_on_the_steps_obser
 
 
 def test_at_most_kept_networks_stay_loaded_least_recently_used_first_out(trained):
-    viewer = viewer_of(trained, kept=2)
+    viewer = viewer_of(trained, kept=2, ahead=False)  # no neighbour loaded meanwhile
     for index in (0, 1, 2):
         viewer.checkpoint = index
         q_card(viewer, 0)
@@ -90,6 +90,19 @@ def test_at_most_kept_networks_stay_loaded_least_recently_used_first_out(trained
     viewer.checkpoint = 1
     q_card(viewer, 2)
     assert viewer.networks.loaded == [3000, 2000]
+
+
+def test_the_next_checkpoint_is_prepared_while_one_is_shown(trained):
+    viewer = viewer_of(trained, checkpoint=1)
+    viewer._ahead.join()
+    assert set(viewer.networks.loaded) == {1000, 3000}  # before and after the one shown
+    after = viewer._episodes[3000, 0]
+    assert after.step == viewer.episode.step
+    loads = viewer.networks.loads
+    viewer.checkpoint = 2
+    assert viewer.episode is after  # made ahead
+    assert q_card(viewer, after.step).kind == "bars"
+    assert viewer.networks.loads == loads  # its card was computed ahead
 
 
 def test_switching_checkpoint_keeps_the_seed_and_the_episode_step(trained):
