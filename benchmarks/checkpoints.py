@@ -169,13 +169,15 @@ def switching(args: argparse.Namespace, argv: list[str] | None) -> None:
             kinds["next, never shown (prepared ahead)"].append(switch(viewer, index))
             kinds["kept"].append(switch(viewer, index - 1))  # kept=2: the one before is
             kinds["kept"].append(switch(viewer, index))
+        viewer._ahead.join()
+        viewer._prepares_ahead = False  # from here, switches to what nothing prepared
         loads = viewer.networks.loads
         # Let go: neither its network (kept=2) nor its viewer (and cards) are kept.
         for index in range(count - 1 - KEPT_EPISODES, -1, -1):
             kinds["shown before, network let go"].append(switch(viewer, index))
         reloads = viewer.networks.loads - loads
         assert reloads == count - KEPT_EPISODES, (reloads, count)
-        viewer.seed = 1  # seed 1's episodes: rendered only beside checkpoint 0
+        viewer.seed = 1  # seed 1: only its episode at checkpoint 0 is rendered by this
         for index in range(3, count, 3):  # jumps: never beside the one shown
             kinds["far, never shown (frames rendered then)"].append(switch(viewer, index))
         viewer.close()
