@@ -160,6 +160,7 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         self._timer: threading.Timer | None = None
         self._poll = poll
         self._episodes: OrderedDict[tuple[int, int], EpisodeViewer] = OrderedDict()
+        self._shown_count = 0  # episodes shown so far: preparing ahead stops when it grows
         if not isinstance(checkpoints, Checkpoints):
             if run is None:
                 raise ValueError("name the run to view: CheckpointViewer(library, run)")
@@ -173,7 +174,6 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         self.networks = None if model is None else Networks(checkpoints, model, kept)
         self._panels: dict[str, tuple[PanelMaker, bool, bool, float | None]] = {}
         self._built: dict[tuple[int, str], tuple[Any, Callable[[Step], Any]]] = {}
-        self._shown_count = 0  # episodes shown so far: a render ahead stops when it grows
         self._ahead: threading.Thread | None = None  # what prepares the neighbours
         self._prepares_ahead = ahead
         self._wanted = 0  # the episode step asked for, kept across shorter episodes
@@ -319,6 +319,7 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         """Close the viewer, its episodes' viewers and stop polling."""
         with self._lock:
             self._poll = None
+            self._shown_count += 1  # stops preparing ahead
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
