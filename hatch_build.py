@@ -15,7 +15,7 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-WIDGETS = ("widget", "compare", "leaderboard", "moments", "training")  # js/build.mjs
+WIDGETS = ("widget", "compare", "leaderboard", "moments", "training", "checkpoints")  # js/build.mjs
 BUNDLES = [f"{name}.{kind}" for name in WIDGETS for kind in ("js", "css")] + ["page.js"]
 
 

@@ -10,6 +10,8 @@ during training), :mod:`~agent_widget.sb3` (Stable-Baselines3's callback), and
 Modules whose names start with ``_`` are internal.
 """
 
+from typing import Any
+
 from agent_widget.compare import CompareViewer, first_divergence, what_if
 from agent_widget.episodes import (
     RecordRollout,
@@ -27,6 +29,7 @@ from agent_widget.viewer import EpisodeViewer
 __version__ = "0.1.0"
 
 __all__ = [
+    "CheckpointViewer",
     "CompareViewer",
     "EpisodeViewer",
     "RecordRollout",
@@ -42,3 +45,13 @@ __all__ = [
     "save",
     "what_if",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``CheckpointViewer`` imported when first named: it needs torch (the ``torch``
+    extra), which ``import agent_widget`` alone must not."""
+    if name == "CheckpointViewer":
+        from agent_widget.checkpoints import CheckpointViewer
+
+        return CheckpointViewer
+    raise AttributeError(f"module 'agent_widget' has no attribute {name!r}")

@@ -1,10 +1,17 @@
 // Bundles each widget's entry (its folder's <name>.ts and <name>.css) into agent_widget/static/<name>.js
 // and <name>.css, the files anywidget loads: widget (EpisodeViewer, in js/viewer/), compare (CompareViewer),
-// leaderboard, training (TrainingViewer); and page.js, the script of a page made by EpisodeViewer.to_html() (which inlines it
+// leaderboard, moments (RunLibrary.moments), training (TrainingViewer), checkpoints (CheckpointViewer); and page.js, the script of a page made by EpisodeViewer.to_html() (which inlines it
 // beside widget.css). The output names are what the Python classes load (and hatch_build.py's BUNDLES).
 import { build } from "esbuild";
 
-const widgets = { widget: "js/viewer/widget", compare: "js/compare/compare", leaderboard: "js/leaderboard/leaderboard", moments: "js/moments/moments", training: "js/training/training" };
+const widgets = {
+  widget: "js/viewer/widget",
+  compare: "js/compare/compare",
+  leaderboard: "js/leaderboard/leaderboard",
+  moments: "js/moments/moments",
+  training: "js/training/training",
+  checkpoints: "js/checkpoints/checkpoints",
+};
 const scripts = { page: "js/page/page" };
 
 const options = { outdir: "agent_widget/static", bundle: true, format: "esm", target: "es2022", logLevel: "info" };

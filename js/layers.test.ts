@@ -13,7 +13,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   leaderboard: ["compare", "viewer", "shared"],
   moments: ["viewer", "shared"],
   training: ["viewer", "shared"],
-  page: ["viewer", "compare", "shared"],
+  checkpoints: ["compare", "viewer", "shared"],
+  page: ["checkpoints", "viewer", "compare", "shared"],
 };
 
 const root = dirname(new URL(import.meta.url).pathname);

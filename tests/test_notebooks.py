@@ -176,3 +176,20 @@ def test_many_agents_records_a_game_and_a_battle_and_ranks_per_agent(tmp_path):
     assert len({steps for _, steps in left}) > 1  # agents left at different steps
     assert "scripted-vs-scripted {'player_0': 1.0, 'player_1': -1.0}" in text
     assert widgets_in(notebook) == 4  # the game, the two sides, the battle, the leaderboard
+
+
+def test_the_checkpoints_notebook_finds_where_behaviour_changed_and_its_q_values(tmp_path):
+    notebook = executed("checkpoints_dqn.ipynb", tmp_path, extra="viewer.close()")
+    text = text_of(notebook)
+    assert len(re.findall(r"training step +[\d,]+: returns seed 0: ", text)) == 10
+    changes = re.findall(
+        r"seed (\d): ([\d,]+) -> ([\d,]+): first acts differently at t = (\d+)", text
+    )
+    assert changes  # the behaviour changed somewhere
+    q_lines = re.findall(
+        r"training step +[\d,]+: Q\(LEFT\) = -?[\d.]+, Q\(RIGHT\) = -?[\d.]+ -> (\w+)", text
+    )
+    assert len(q_lines) == 2
+    assert q_lines[0] != q_lines[1]  # where they part, the two networks choose differently
+    assert re.search(r"shown: seed \d at training step [\d,]+, t = \d+", text)
+    assert widgets_in(notebook) == 1

@@ -14,6 +14,7 @@ IMPORT = re.compile(r"^\s*from (agent_widget[\w.]*) import \(?([\w, ]+)\)?", re.
 
 PUBLIC = {
     "agent_widget": [
+        "CheckpointViewer",
         "CompareViewer",
         "EpisodeViewer",
         "RecordRollout",
@@ -56,6 +57,7 @@ PUBLIC = {
     "agent_widget.torch": ["ActionBars", "Policy", "QValues", "Saliency"],
     "agent_widget.checkpoints": [
         "CheckpointRecorder",
+        "CheckpointViewer",
         "Checkpoints",
         "WeightsFileError",
         "load_weights",

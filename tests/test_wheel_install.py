@@ -68,6 +68,7 @@ def test_the_wheel_carries_the_front_end_bundles(wheel):
         "leaderboard.js",
         "moments.js",
         "training.js",
+        "checkpoints.js",
         "page.js",
     ):
         assert f"agent_widget/static/{bundle}" in names

@@ -5,12 +5,14 @@ episode per seed with the current policy and the network's weights as a safetens
 file, into a run of the :class:`~agent_widget.library.RunLibrary`; :class:`Checkpoints`
 reads that run back by training step, frames rendered by replay when an episode is
 first asked for; :func:`load_weights` loads a weights file into a module without
-pickle. Needs the ``torch`` extra. Above the library; SB3's callback is the layer
-above (:mod:`agent_widget.sb3`), and nothing here imports SB3.
+pickle; :class:`CheckpointViewer` steps through them, checkpoint by checkpoint, each
+with its own network's panels. Needs the ``torch`` extra. Above the library; SB3's
+callback is the layer above (:mod:`agent_widget.sb3`), and nothing here imports SB3.
 """
 
 from agent_widget.checkpoints._checkpoints import Checkpoints
 from agent_widget.checkpoints._recorder import CheckpointRecorder
+from agent_widget.checkpoints._viewer import CheckpointViewer
 from agent_widget.checkpoints._weights import (
     WeightsFileError,
     load_weights,
@@ -21,6 +23,7 @@ from agent_widget.episodes import render_frames
 
 __all__ = [
     "CheckpointRecorder",
+    "CheckpointViewer",
     "Checkpoints",
     "WeightsFileError",
     "load_weights",

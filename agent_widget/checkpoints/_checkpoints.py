@@ -9,6 +9,7 @@ module the caller gives, and the checkpoints a training still running adds
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -41,8 +42,11 @@ class Checkpoints:
         self._library, self._run = library, run
         self._render_env = render_env
         self._rendered: dict[str, Rollout] = {}
+        self._render_lock = threading.Lock()
+        self._rendering: dict[str, threading.Lock] = {}  # episode file -> its render's lock
         self._index: dict[int, dict[int, str]] = {}  # step -> seed -> episode file
         self._weights: dict[int, str] = {}  # step -> weights file
+        self._envs: dict[int, set[str]] = {}  # step -> the env ids of its episodes
         self._positions: dict[str, int] = {}  # episode file -> index in self.episodes
         self.failures: dict[tuple[int, int], str] = {}
         """``(training_step, seed) -> message`` for each evaluation that raised."""
@@ -66,6 +70,7 @@ class Checkpoints:
             if not (isinstance(step, int) and isinstance(seed, int)):
                 continue  # an episode added to the run some other way
             self._index.setdefault(step, {})[seed] = entry.file
+            self._envs.setdefault(step, set()).add(str(metadata.get("env_id")))
             if isinstance(metadata.get("checkpoint"), str):
                 self._weights[step] = metadata["checkpoint"]
             if metadata.get("evaluation_error"):
@@ -90,18 +95,42 @@ class Checkpoints:
             for step in self.steps
         }
 
-    def episode(self, step: int, seed: int) -> Rollout:
-        """The episode of ``seed`` at the checkpoint of ``step``, its frames rendered by
-        replay when first asked for (a failed evaluation's steps are not replayed)."""
+    def env_ids(self) -> dict[str, list[int]]:
+        """``env_id -> training steps`` of the episodes: one entry for a run of one env
+        (a run name reused for another env's training holds several)."""
+        found: dict[str, list[int]] = {}
+        for step in self.steps:
+            for env_id in sorted(self._envs[step]):
+                found.setdefault(env_id, []).append(step)
+        return found
+
+    def recorded(self, step: int, seed: int) -> Rollout:
+        """The episode of ``seed`` at the checkpoint of ``step`` as recorded: actions,
+        observations and rewards, no frames rendered (cheap: for comparing actions)."""
         file = self._checkpoint(step).get(seed)
         if file is None:
             raise KeyError(f"no episode of seed {seed} at training step {step}")
-        rollout = self.episodes[self._positions[file]]
+        return self._rendered.get(file) or self.episodes[self._positions[file]]
+
+    def weights_pending(self, step: int) -> bool:
+        """Whether the checkpoint of ``step`` names a weights file not there (yet): the
+        recorder writes it after the episodes, so a reader may come in between."""
+        return step in self._weights and not (self.folder / self._weights[step]).exists()
+
+    def episode(self, step: int, seed: int) -> Rollout:
+        """The episode of ``seed`` at the checkpoint of ``step``, its frames rendered by
+        replay when first asked for (a failed evaluation's steps are not replayed).
+        Thread-safe: a thread asking for an episode another is rendering waits for it."""
+        rollout = self.recorded(step, seed)
+        file = self._index[step][seed]
         if (step, seed) in self.failures:
             return rollout
-        if file not in self._rendered:
-            self._rendered[file] = render_frames(rollout, self._render_env)
-        return self._rendered[file]
+        with self._render_lock:  # one lock per episode: others render meanwhile
+            lock = self._rendering.setdefault(file, threading.Lock())
+        with lock:  # once, whichever thread asks first (a viewer renders ahead)
+            if file not in self._rendered:
+                self._rendered[file] = render_frames(rollout, self._render_env)
+            return self._rendered[file]
 
     def weights_file(self, step: int) -> Path:
         """The safetensors file of the checkpoint of ``step``."""

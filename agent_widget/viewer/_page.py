@@ -71,6 +71,7 @@ STATE_TRAITS = (
     "timeline_names",
     "timeline_rates",
     "timeline_smoothing",
+    "timeline_mark",
 )
 # Only inline scripts and styles, and images made in the page; nothing is fetched.
 _POLICY = (
@@ -211,9 +212,9 @@ def render(data: Mapping[str, Any], title: str, styles: Sequence[str] = ("widget
     (without the blocks), the script, then each viewer's blocks, the block of its first
     step first. Every user string is escaped, as HTML or inside JSON."""
     head = dict(data)
-    if head["widget"] == "compare":
+    if "children" in head:  # a comparison's or a checkpoint viewer's episodes
         head["children"] = [dict(child) for child in head["children"]]
-    viewers = [head] if head["widget"] == "episode" else head["children"]
+    viewers = head.get("children", [head])
     elements = []
     for i, viewer in enumerate(viewers):
         blocks = viewer.pop("blocks")

@@ -113,6 +113,13 @@ class ViewerTraits(traitlets.HasTraits):
         "TensorBoard): a number shows a smoothing slider from 0 to 0.99 starting there; "
         "None, no slider (an env's rewards are not training curves). Two-way.",
     ).tag(sync=True)
+    timeline_mark = traitlets.Int(
+        None,
+        allow_none=True,
+        help="int or None, default None. A position marked on the timeline (a dashed line): "
+        "a checkpoint viewer marks the first step where this checkpoint acts differently "
+        "from the one before.",
+    ).tag(sync=True)
     embedded = traitlets.List(
         traitlets.List(traitlets.Bytes()),
         read_only=True,

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { contrast, THEMES } from "../shared/test-helpers.ts";
 import { isLightColor, type Palette } from "../shared/theme.ts";
-import { DARK_PALETTE, divergenceColor, lineColor, PALETTE } from "./chart.ts";
+import { divergenceColor } from "../shared/timeline-draw.ts";
+import { DARK_PALETTE, lineColor, PALETTE } from "./chart.ts";
 
 const palette = (theme: keyof typeof THEMES): Palette => ({
   text: THEMES[theme].text,

@@ -14,7 +14,7 @@ import { ChartFrame, valueLabels } from "../shared/chart-frame.ts";
 import { binMinMax } from "../shared/columns.ts";
 import { cursorX, Strip } from "../shared/strip.ts";
 import type { Palette } from "../shared/theme.ts";
-import { drawGrid, drawLine, INSET, yOnAxis } from "../shared/timeline-draw.ts";
+import { drawDivergence, drawGrid, drawLine, INSET, yOnAxis } from "../shared/timeline-draw.ts";
 
 const HEIGHT = 72;
 /** Each episode's colour (Tableau's ten), and lighter variants that keep their contrast on a dark theme. */
@@ -22,7 +22,6 @@ export const PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "
 export const DARK_PALETTE = ["#5fa8e8", "#ffa04d", "#5fd35f", "#ff6b6b", "#c0a0e8", "#c99a86", "#f7a1d8", "#4fdbe8"];
 /** Each episode's dash pattern (CSS px): solid, dashed, dotted, dash-dot, then again. */
 export const DASHES: readonly (readonly number[])[] = [[], [7, 4], [2, 3], [9, 3, 2, 3]];
-const DIVERGENCE = { light: "#e91e63", dark: "#ff6fa5" };
 /** Where the value axis runs, CSS pixels from the plot's top. */
 const CHART_BAND = { top: INSET, height: HEIGHT - 2 * INSET };
 
@@ -30,11 +29,6 @@ const CHART_BAND = { top: INSET, height: HEIGHT - 2 * INSET };
 export function lineColor(i: number, palette: Palette): string {
   const colors = palette.dark ? DARK_PALETTE : PALETTE;
   return colors[i % colors.length];
-}
-
-/** The colour marking the first step where the actions differ, in a theme. */
-export function divergenceColor(palette: Palette): string {
-  return palette.dark ? DIVERGENCE.dark : DIVERGENCE.light;
 }
 
 /** Episode `i`'s dash pattern at `ratio` device pixels per CSS pixel. */
@@ -80,7 +74,12 @@ export class ReturnsChart {
   private divergence: number | null = null;
   private axis: ValueAxis = valueAxis(0, 1, 3);
 
-  constructor(parent: HTMLElement, onSeek: (t: number) => void) {
+  constructor(
+    parent: HTMLElement,
+    onSeek: (t: number) => void,
+    /** The step axis's labels, from its ticks' positions (default: the positions). */
+    private readonly stepLabels: (ticks: number[]) => string[] = tickLabels,
+  ) {
     this.frame = new ChartFrame(parent, "aw-compare-chart-frame");
     // The cursor in the theme's text colour: visible on light and dark alike.
     const cursor = (palette: Palette) => palette.text;
@@ -92,13 +91,9 @@ export class ReturnsChart {
         drawLine(c, binMinMax(values, this.length, width), y, lineColor(i, palette), 1.5 * ratio);
       });
       c.setLineDash([]);
-    }, onSeek, (c, width, height, ratio, palette) => {
-      // The divergence mark over the cursor (dashed, so it reads apart from the solid
-      // cursor): the playhead does not hide it, and the axes' labels sit outside the plot.
-      if (this.divergence === null) return;
-      c.fillStyle = divergenceColor(palette);
-      const x = Math.round(cursorX(this.divergence, width, this.length) - ratio);
-      for (let y = 0; y < height; y += 6 * ratio) c.fillRect(x, y, Math.max(2, Math.round(2 * ratio)), 3 * ratio);
+    }, onSeek, (c, width, _height, ratio, palette) => {
+      // Over the cursor; the axes' labels sit outside the plot.
+      if (this.divergence !== null) drawDivergence(c, cursorX(this.divergence, width, this.length), ratio, palette);
     });
     this.strip.element.title = "return of each episode (legend below); dashed mark: the first step where their actions differ";
   }
@@ -131,7 +126,7 @@ export class ReturnsChart {
     const ticks = stepTicks(0, this.length, width / ratio);
     const xs = ticks.map((t) => cursorX(t, width, Math.max(1, this.length)));
     drawGrid(c, this.axis.ticks.map(yOnAxis(CHART_BAND, this.axis, ratio)), xs, ratio, palette);
-    const labels = tickLabels(ticks);
+    const labels = this.stepLabels(ticks);
     this.frame.setSteps(ticks.map((_, i) => ({ label: labels[i], x: xs[i] / width })));
   }
 }

@@ -35,7 +35,16 @@ export interface CompareData {
   children: EpisodeData[];
 }
 
-export type PageData = { format: "agent-widget.page"; version: number } & (EpisodeData | CompareData);
+/** A checkpoint viewer: its traits, its episodes, and which one each choice shows. */
+export interface CheckpointsData {
+  widget: "checkpoints";
+  state: Record<string, unknown>;
+  children: EpisodeData[];
+  /** "<checkpoint index>/<seed>": the child showing that episode, and its divergence. */
+  episodes: Record<string, { child: number; divergence: number | null }>;
+}
+
+export type PageData = { format: "agent-widget.page"; version: number } & (EpisodeData | CompareData | CheckpointsData);
 
 export type Reply = [content: Record<string, unknown>, buffers: DataView[]];
 

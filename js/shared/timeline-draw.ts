@@ -170,6 +170,23 @@ export function drawAxisEdge(c: CanvasRenderingContext2D, band: Band, side: "lef
   c.fillRect(x, Math.round(band.top * ratio), thick, Math.round(band.height * ratio));
 }
 
+const DIVERGENCE = { light: "#e91e63", dark: "#ff6fa5" };
+
+/** The colour marking the first step where the actions differ, in a theme. */
+export function divergenceColor(palette: Palette): string {
+  return palette.dark ? DIVERGENCE.dark : DIVERGENCE.light;
+}
+
+/**
+ * The divergence mark: a dashed vertical line at device pixel `x`, dashed so that it
+ * reads apart from the solid cursor (drawn over it, so the playhead never hides it).
+ */
+export function drawDivergence(c: CanvasRenderingContext2D, x: number, ratio: number, palette: Palette): void {
+  c.fillStyle = divergenceColor(palette);
+  const left = Math.round(x - ratio);
+  for (let y = 0; y < c.canvas.height; y += 6 * ratio) c.fillRect(left, y, Math.max(2, Math.round(2 * ratio)), 3 * ratio);
+}
+
 const MARK_PX = 6;
 
 /** A downward triangle at the top of each column where the episode ended: filled if terminated, hollow if truncated. */

@@ -7,7 +7,8 @@
  * rates, on a 0-1 axis of their own under the main band); marks for
  * terminations (filled) and truncations (hollow) at the top, a pink mark at each step
  * whose reward is NaN or infinite (left out of the scales and the return), a cursor at
- * the current position, and a legend below naming what is drawn. Training curves get a
+ * the current position, a dashed mark at a step the widget names (where a checkpoint
+ * first acts differently from the one before), and a legend below naming what is drawn. Training curves get a
  * smoothing slider: raw series faint, their exponential moving average bold.
  *
  * It draws per pixel column (js/shared/columns.ts): from the exact series of a short
@@ -26,6 +27,7 @@ import type { Palette } from "./theme.ts";
 import {
   drawAxisEdge,
   drawBars,
+  drawDivergence,
   drawEndMarks,
   drawGrid,
   drawLine,
@@ -85,6 +87,8 @@ export class Timeline {
   /** The weight of the curves' moving average; null: no smoothing (and no slider). */
   private smoothing: number | null = null;
   private layout = timelineLayout(false);
+  /** The step marked (dashed), or null. */
+  private mark: number | null = null;
 
   constructor(
     parent: HTMLElement,
@@ -100,7 +104,10 @@ export class Timeline {
     this.strip = new Strip(this.frame.plot, "aw-timeline", this.layout.height, cursor, (c, width, _height, ratio, palette) => {
       const columns = this.columns(width, false);
       if (columns !== undefined) this.drawColumns(c, columns, width, ratio, palette);
-    }, onSeek);
+    }, onSeek, (c, width, _height, ratio, palette) => {
+      const x = this.mark === null ? undefined : this.markX(this.mark, width);
+      if (x !== undefined) drawDivergence(c, x, ratio, palette);
+    });
     this.legend = new TimelineLegend(box, (weight) => {
       this.smoothing = weight;
       this.strip.redraw();
@@ -125,6 +132,14 @@ export class Timeline {
     this.element.dataset.summarized = String(summary !== undefined);
     this.updateLayout();
     this.strip.setLength(length);
+  }
+
+  /** Marks step `t` with a dashed line (null: no mark); the canvas's `data-mark` says which. */
+  setMark(t: number | null): void {
+    this.mark = t;
+    if (t === null) delete this.element.dataset.mark;
+    else this.element.dataset.mark = String(t);
+    this.strip.redraw();
   }
 
   /** What the legend calls the rewards, their sum and the positions (names left out keep their default). */
@@ -164,6 +179,12 @@ export class Timeline {
       return;
     }
     this.strip.setCursor(t);
+  }
+
+  /** The device-pixel x of step `t` in the zoomed range, or undefined when it is outside it. */
+  private markX(t: number, width: number): number | undefined {
+    const [from, to] = this.strip.range;
+    return t >= from && t < to ? cursorX(t - from, width, to - from) : undefined;
   }
 
   dispose(): void {

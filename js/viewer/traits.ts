@@ -72,6 +72,11 @@ export class Traits {
     const weight = this.model.get("timeline_smoothing");
     return typeof weight === "number" && Number.isFinite(weight) ? weight : null;
   }
+  /** The step marked on the timeline (a checkpoint's first different action), or null. */
+  get timelineMark(): number | null {
+    const t = this.model.get("timeline_mark");
+    return typeof t === "number" && Number.isInteger(t) ? t : null;
+  }
   get title(): string {
     return String(this.model.get("title") ?? "");
   }

@@ -126,6 +126,7 @@ class EpisodeView {
     this.timeline.element.setAttribute("role", "img");
     this.nameTimeline();
     this.showCurves();
+    this.timeline.setMark(this.traits.timelineMark);
     this.room = new FrameRoom(body, this.panels.element, stage, () => this.onSize());
     this.status = this.root.appendChild(document.createElement("div"));
     this.status.className = "aw-status";
@@ -181,6 +182,7 @@ class EpisodeView {
     this.listen("change:timeline_names", () => this.nameTimeline());
     this.listen("change:timeline_rates", () => this.showCurves());
     this.listen("change:timeline_smoothing", () => this.showCurves());
+    this.listen("change:timeline_mark", () => this.timeline.setMark(this.traits.timelineMark));
     this.listen("change:action_names", () => this.showReadout());
     this.listen("change:readout", () => this.showReadout());
     this.listen("change:has_frames", () => this.paint());

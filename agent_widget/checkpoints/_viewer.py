@@ -1,0 +1,546 @@
+"""``CheckpointViewer``: a run's evaluation episodes across training, each with its own network.
+
+One :class:`~agent_widget.viewer.EpisodeViewer` shows the episode of the checkpoint and
+seed chosen (frames, timeline, readout, panels: the viewer's own machinery, nothing
+drawn twice); this widget adds what spans checkpoints: the training-step control, the
+seed chooser, the evaluation returns over training with the shown checkpoint marked,
+and the first step where the shown checkpoint acts differently from the one before
+(marked on the episode's timeline, with a button going there). Changing checkpoint or
+seed swaps the episode viewer for the new episode's at the same episode step; a step
+past the new episode's end shows its end and says so, and the step asked for is
+remembered for the next longer episode.
+
+Panels are functions of a network that return a panel (``QValues``, ``Policy``,
+``Saliency``, or the user's own): each episode's cards are computed with the network
+of its own checkpoint, a copy of the model the user passed with that checkpoint's
+weights loaded (:class:`~agent_widget.checkpoints._networks.Networks`, a few kept).
+Weights that cannot be loaded (missing, a pickle, cut short, another architecture)
+give the panel's error card, saying which file and why; nothing in them is run.
+
+A few recent episodes' viewers are kept, so going back to a checkpoint just seen
+costs no new frames. Live: with ``poll`` the run is read again every ``poll``
+seconds (:meth:`CheckpointViewer.refresh`), and the checkpoints a training still
+running writes appear; a checkpoint whose weights file is not written yet waits for
+the next poll, so it never shows half.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+import anywidget
+import gymnasium as gym
+import numpy as np
+import traitlets
+from ipywidgets import widget_serialization
+from PIL import Image
+
+from agent_widget.checkpoints._checkpoints import Checkpoints
+from agent_widget.checkpoints._networks import DEFAULT_KEPT, Networks
+from agent_widget.compare import first_divergence
+from agent_widget.library import RunLibrary
+from agent_widget.panels import DEFAULT_TIMEOUT, Step
+from agent_widget.viewer import (
+    DEFAULT_MAX_BYTES,
+    EpisodeViewer,
+    Export,
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    SavedCopy,
+    framed,
+    page_state,
+    render,
+    sentence,
+    written,
+)
+
+_STATIC = pathlib.Path(__file__).parent.parent / "static"
+# Episode viewers kept for going back (each holds its episode's frames).
+KEPT_EPISODES = 4
+PanelMaker = Callable[[Any], Callable[[Step], Any]]
+# The traits a page holds (its episode named by the page's own child ids).
+_PAGE_TRAITS = (
+    "training_steps",
+    "seeds",
+    "returns",
+    "checkpoint",
+    "seed",
+    "divergence",
+    "message",
+    "title",
+)
+
+
+class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.AnyWidget):
+    """Step through a run's evaluation episodes, checkpoint by checkpoint.
+
+    Args:
+        checkpoints: a :class:`Checkpoints`, or a :class:`~agent_widget.library.RunLibrary`
+            (or its folder) with ``run`` naming the run.
+        run: the run's id, when ``checkpoints`` is a library.
+        model: what the checkpoints' weights are loaded into for the panels: the SB3
+            model that was trained (its policy's weights), a torch module, or a function
+            returning a new module; None: no panels.
+        kept: how many checkpoints' networks stay loaded.
+        poll: seconds between reads of the run for new checkpoints (a training still
+            running); None reads it only when :meth:`refresh` is called.
+        ahead: prepare the checkpoints beside the one shown (same seed) on a thread:
+            their frames rendered, their viewers made, their networks loaded and their
+            cards computed, so that the next or previous one shows at once; False spends
+            nothing on checkpoints not asked for.
+        render_env: as for :class:`Checkpoints`, when ``checkpoints`` is a library.
+        title: text above the view; defaults to the run's id.
+        **traits: ``checkpoint`` (an index into ``training_steps``, default the last)
+            and ``seed`` (default the first).
+
+    Examples:
+        >>> viewer = CheckpointViewer("runs/", "CartPole-v1/DQN/dqn", model=model)  # doctest: +SKIP
+        >>> viewer.add_panel("Q", QValues)  # doctest: +SKIP
+    """
+
+    _esm = _STATIC / "checkpoints.js"
+    _css = _STATIC / "checkpoints.css"
+
+    episode = traitlets.Instance(
+        EpisodeViewer,
+        allow_none=True,
+        read_only=True,
+        help="EpisodeViewer | None. The episode of the checkpoint and seed shown; None "
+        "while the run has no checkpoint.",
+    ).tag(sync=True, **widget_serialization)
+    training_steps = traitlets.List(
+        traitlets.Int(), read_only=True, help="list[int]. The checkpoints' training steps."
+    ).tag(sync=True)
+    seeds = traitlets.List(
+        traitlets.Int(), read_only=True, help="list[int]. The seeds evaluated."
+    ).tag(sync=True)
+    returns = traitlets.List(
+        traitlets.Bytes(),
+        read_only=True,
+        help="list[bytes]. Per seed (in the order of seeds), the evaluation return at each "
+        "checkpoint as little-endian float64, NaN where that seed was not evaluated.",
+    ).tag(sync=True)
+    checkpoint = traitlets.Int(
+        0, help="int. The checkpoint shown, an index into training_steps. Two-way."
+    ).tag(sync=True)
+    seed = traitlets.Int(0, help="int. The seed whose episode is shown. Two-way.").tag(sync=True)
+    divergence = traitlets.Int(
+        None,
+        allow_none=True,
+        read_only=True,
+        help="int | None. The first step where the shown checkpoint's actions differ from "
+        "the previous checkpoint's (same seed); None for the first checkpoint or when "
+        "they agree.",
+    ).tag(sync=True)
+    message = traitlets.Unicode(
+        "", read_only=True, help="str. A note on what is shown (an episode that ended sooner)."
+    ).tag(sync=True)
+    title = traitlets.Unicode("", help="str. Text above the view.").tag(sync=True)
+
+    def __init__(
+        self,
+        checkpoints: Checkpoints | RunLibrary | str | pathlib.Path,
+        run: str | None = None,
+        *,
+        model: Any = None,
+        kept: int = DEFAULT_KEPT,
+        poll: float | None = None,
+        ahead: bool = True,
+        render_env: Callable[[], gym.Env[Any, Any]] | None = None,
+        title: str | None = None,
+        **traits: Any,
+    ) -> None:
+        # What close() needs, set first: a refused argument still closes the widget (__del__).
+        self._lock = threading.RLock()
+        self._timer: threading.Timer | None = None
+        self._poll = poll
+        self._episodes: OrderedDict[tuple[int, int], EpisodeViewer] = OrderedDict()
+        self._shown_count = 0  # episodes shown so far: preparing ahead stops when it grows
+        if not isinstance(checkpoints, Checkpoints):
+            if run is None:
+                raise ValueError("name the run to view: CheckpointViewer(library, run)")
+            library = (
+                checkpoints if isinstance(checkpoints, RunLibrary) else RunLibrary(checkpoints)
+            )
+            checkpoints = Checkpoints(library, run, render_env)
+        if poll is not None and not 0 < poll < float("inf"):
+            raise ValueError(f"poll must be a number of seconds > 0, got {poll}")
+        self.checkpoints = checkpoints
+        self.networks = None if model is None else Networks(checkpoints, model, kept)
+        self._panels: dict[str, tuple[PanelMaker, bool, bool, float | None]] = {}
+        self._built: dict[tuple[int, str], tuple[Any, Callable[[Step], Any]]] = {}
+        self._ahead: threading.Thread | None = None  # what prepares the neighbours
+        self._prepares_ahead = ahead
+        self._wanted = 0  # the episode step asked for, kept across shorter episodes
+        _one_env(checkpoints)
+        self._read_run()
+        steps = self.training_steps
+        traits.setdefault("checkpoint", max(len(steps) - 1, 0))
+        traits.setdefault("seed", self.seeds[0] if self.seeds else 0)
+        super().__init__(title=checkpoints.episodes.run.id if title is None else title, **traits)
+        self._show()
+        self.observe(lambda _: self._show(), names=["checkpoint", "seed"])
+        self._schedule_poll()
+
+    @property
+    def training_step(self) -> int | None:
+        """The training step of the checkpoint shown (None while there is none)."""
+        steps = self.training_steps
+        return steps[self.checkpoint] if steps else None
+
+    def add_panel(
+        self,
+        name: str,
+        make: PanelMaker,
+        *,
+        overlay: bool = False,
+        precompute: bool = False,
+        timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> None:
+        """Show, for each episode, the card of ``make(network)``, the network being a copy
+        of ``model`` holding that episode's checkpoint's weights.
+
+        ``make`` is a panel class such as :class:`~agent_widget.torch.QValues` (called
+        with the network) or any function of a network returning a function of a
+        :class:`~agent_widget.panels.Step` (see :meth:`EpisodeViewer.add_panel`, whose
+        other arguments these are). It is called once per checkpoint loaded.
+
+        Examples:
+            >>> viewer.add_panel("Q", QValues)  # doctest: +SKIP
+            >>> viewer.add_panel("greedy", lambda net: lambda step: ...)  # doctest: +SKIP
+        """
+        if self.networks is None:
+            raise ValueError(
+                "panels of a checkpoint are computed with its network: pass model= (the SB3 "
+                "model trained, a torch module, or a function making one) to CheckpointViewer"
+            )
+        with self._lock:
+            self._panels[name] = (make, overlay, precompute, timeout)
+            self._built = {key: built for key, built in self._built.items() if key[1] != name}
+            for (step, _), viewer in self._episodes.items():
+                self._add_panel(viewer, step, name)
+
+    def refresh(self) -> list[int]:
+        """Read the run again; the training steps of the checkpoints added since. When the
+        newest checkpoint was shown, the newest is shown now (following the training)."""
+        with self._lock:
+            following = self.checkpoint >= len(self.training_steps) - 1
+            self.checkpoints.refresh()
+            envs = self.checkpoints.env_ids()
+            if len(envs) > 1:
+                self.set_trait("message", _mixed(envs) + ": checkpoints added since not shown")
+                return []
+            before = set(self.training_steps)
+            self._read_run()
+            shown = [step for step in self.training_steps if step not in before]
+            if shown and following:
+                self.checkpoint = len(self.training_steps) - 1
+            elif self.episode is None and self.training_steps:
+                self._show()
+            return shown
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        steps: Sequence[int] | None = None,
+        seeds: Sequence[int] | None = None,
+        skip_panels: Collection[str] = (),
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        progress: bool = True,
+    ) -> str | pathlib.Path:
+        """The checkpoints as one self-contained HTML file: the returns chart, the
+        training-step and seed controls, and the episode of each checkpoint and seed
+        with its frames and every panel's card at every step, computed now with that
+        checkpoint's network (see :meth:`EpisodeViewer.to_html`).
+
+        Args:
+            path: where to write the file (atomically); None returns the HTML.
+            steps: the training steps of the checkpoints whose episodes the page holds
+                (default: all); the chart shows every checkpoint's returns.
+            seeds: the seeds whose episodes it holds (default: all).
+            skip_panels: names of panels left out of the page.
+            max_bytes: refuse (``ValueError``) a page larger than this; export fewer
+                checkpoints or seeds instead.
+            progress: show a progress bar.
+
+        Examples:
+            >>> viewer.to_html("dqn.html", steps=[10_000, 50_000])  # doctest: +SKIP
+        """
+        with self._lock:
+            known = self.training_steps
+            chosen = list(known if steps is None else steps)
+            missing = [step for step in chosen if step not in known]
+            if missing:
+                raise KeyError(f"no checkpoint at training steps {missing}; the run has {known}")
+            wanted = self.seeds if seeds is None else list(seeds)
+            pairs = [
+                (step, seed)
+                for step in chosen
+                for seed in self.checkpoints.seeds(step)
+                if seed in wanted
+            ]
+            if not pairs:
+                raise ValueError(f"no episode of seeds {wanted} at training steps {chosen}")
+            state = {name: getattr(self, name) for name in _PAGE_TRAITS}
+        children: list[dict[str, Any]] = []
+        episodes: dict[str, dict[str, Any]] = {}
+        with Export(max_bytes, progress) as export:
+            for step, seed in pairs:
+                with self._lock:  # not while exporting: the panels' calls take it
+                    viewer = self._viewer(step, seed)
+                    if (step, seed) != (self.training_step, self.seed):
+                        viewer.step = min(self._wanted, viewer.length - 1)
+                skipped = [p["name"] for p in viewer.panels if p["name"] in skip_panels]
+                episodes[f"{known.index(step)}/{seed}"] = {
+                    "child": len(children),
+                    "divergence": viewer.timeline_mark,
+                }
+                children.append(viewer._page_data(export, skip_panels=skipped))
+        first = episodes.get(f"{state['checkpoint']}/{state['seed']}") or next(
+            iter(episodes.values())
+        )
+        state["episode"] = f"IPY_MODEL_{first['child']}"
+        data = {
+            "widget": "checkpoints",
+            "state": page_state(state),
+            "children": children,
+            "episodes": episodes,
+        }
+        # checkpoints.css holds widget.css (the episodes' stylesheet) too.
+        return written(render(data, self.title or "checkpoints", ("checkpoints",)), path)
+
+    def close(self) -> None:
+        """Close the viewer, its episodes' viewers and stop polling."""
+        with self._lock:
+            self._poll = None
+            self._shown_count += 1  # stops preparing ahead
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            for viewer in self._episodes.values():
+                viewer.close()
+            self._episodes.clear()
+        super().close()
+
+    def _read_run(self) -> None:
+        """Steps, seeds and returns from the checkpoints; the newest one held back while
+        its weights file is not written yet (the recorder writes it after the episodes)."""
+        checkpoints = self.checkpoints
+        steps = checkpoints.steps
+        if steps and checkpoints.weights_pending(steps[-1]):
+            steps = steps[:-1]
+        seeds = sorted({seed for step in steps for seed in checkpoints.seeds(step)})
+        returns = checkpoints.returns()
+        lines = [
+            np.array([returns[step].get(seed, np.nan) for step in steps], "<f8").tobytes()
+            for seed in seeds
+        ]
+        with self.hold_trait_notifications():
+            self.set_trait("training_steps", steps)
+            self.set_trait("seeds", seeds)
+            self.set_trait("returns", lines)
+
+    def _show(self) -> None:
+        """Show the episode of the chosen checkpoint and seed at the step asked for."""
+        with self._lock:
+            steps = self.training_steps
+            if not steps:
+                self.set_trait("message", "no checkpoint in the run yet")
+                return
+            if not 0 <= self.checkpoint < len(steps):
+                self.checkpoint = min(max(self.checkpoint, 0), len(steps) - 1)
+                return  # shown by the observer of the change just made
+            step = steps[self.checkpoint]
+            seeds = self.checkpoints.seeds(step)
+            if self.seed not in seeds:
+                self.set_trait(
+                    "message",
+                    f"seed {self.seed} was not evaluated at training step {step} "
+                    f"(its seeds: {', '.join(map(str, seeds))})",
+                )
+                return
+            try:
+                viewer = self._viewer(step, self.seed)
+            except Exception as error:  # said in the view, which keeps the episode it shows
+                self.set_trait(
+                    "message",
+                    f"cannot show training step {step:,}, seed {self.seed}: "
+                    f"{type(error).__name__}: {error}",
+                )
+                return
+            divergence = viewer.timeline_mark
+            last = viewer.length - 1
+            viewer.step = min(self._wanted, last)
+            note = ""
+            if self._wanted > last:
+                note = (
+                    f"t = {self._wanted} is past the end of this episode: it ended at "
+                    f"t = {last}, shown"
+                )
+            failure = self.checkpoints.failures.get((step, self.seed))
+            if failure:
+                note = f"{note}; {failure}" if note else failure
+            previous = self.episode
+            with self.hold_trait_notifications():
+                self.set_trait("divergence", divergence)
+                self.set_trait("message", note)
+                self.set_trait("episode", viewer)
+            if previous is not None and previous not in self._episodes.values():
+                previous.close()  # dropped from the kept ones while it was shown
+            if self._prepares_ahead:
+                self._prepare_ahead(self.checkpoint, self.seed)
+
+    def _viewer(self, step: int, seed: int) -> EpisodeViewer:
+        """The viewer of the episode of ``seed`` at ``step``: a kept one, or a new one
+        with every panel; the least recently shown closed past :data:`KEPT_EPISODES`."""
+        key = (step, seed)
+        if key in self._episodes:
+            self._episodes.move_to_end(key)
+            return self._episodes[key]
+        rollout = self.checkpoints.episode(step, seed)
+        title = f"training step {step:,} · seed {seed}"
+        viewer = EpisodeViewer(
+            rollout,
+            title=title,
+            step=min(self._wanted, rollout.num_positions - 1),
+            timeline_mark=self._divergence(self.training_steps.index(step), seed),
+        )
+        for name in self._panels:
+            self._add_panel(viewer, step, name)
+        viewer.observe(self._on_episode_step, names=["step"])
+        self._episodes[key] = viewer
+        while len(self._episodes) > KEPT_EPISODES:
+            _, old = self._episodes.popitem(last=False)
+            if old is not self.episode:
+                old.close()
+        return viewer
+
+    def _prepare_ahead(self, index: int, seed: int) -> None:
+        """Make ready, on a thread, the episodes of the checkpoints beside ``index`` (same
+        seed): their frames rendered by replay (~1.7 ms a CartPole step), their viewers
+        made (kept, at the episode step asked for) and their cards there computed with
+        their networks, so that stepping to the next or previous checkpoint only swaps
+        the viewer shown. It stops when the user moves on."""
+        steps = self.training_steps
+        beside = [
+            steps[i]
+            for i in (index + 1, index - 1)
+            if 0 <= i < len(steps) and seed in self.checkpoints.seeds(steps[i])
+        ]
+        self._shown_count += 1
+        shown = self._shown_count
+
+        def prepare() -> None:
+            for step in beside:
+                if shown != self._shown_count:
+                    return  # the user moved on: prepare beside the new one instead
+                try:
+                    self.checkpoints.episode(step, seed)
+                    with self._lock:
+                        if shown != self._shown_count:
+                            return
+                        viewer = self._viewer(step, seed)
+                        viewer.step = min(self._wanted, viewer.length - 1)
+                        names = list(self._panels)
+                    for name in names:
+                        viewer._panels.card_now(name, viewer.step)
+                except Exception:  # said when that checkpoint is shown, as it is asked again
+                    return
+
+        self._ahead = threading.Thread(target=prepare, name="checkpoints-ahead", daemon=True)
+        self._ahead.start()
+
+    def _on_episode_step(self, change: dict[str, Any]) -> None:
+        """The user moved the episode's step: that is the step asked for from now on."""
+        if change["owner"] is self.episode:
+            self._wanted = int(change["new"])
+            if self.message.startswith("t = "):
+                self.set_trait("message", "")
+
+    def _add_panel(self, viewer: EpisodeViewer, step: int, name: str) -> None:
+        _, overlay, precompute, timeout = self._panels[name]
+        viewer.add_panel(
+            name,
+            lambda at: self._panel(step, name)(at),
+            overlay=overlay,
+            precompute=precompute,
+            timeout=timeout,
+        )
+
+    def _panel(self, step: int, name: str) -> Callable[[Step], Any]:
+        """Panel ``name`` made with the network of the checkpoint at ``step`` (loaded now
+        if it is not kept; a :class:`WeightsFileError` becomes the card's error)."""
+        assert self.networks is not None  # add_panel refuses panels without a model
+        network = self.networks(step)
+        with self._lock:
+            built = self._built.get((step, name))
+            if built is None or built[0] is not network:
+                built = (network, self._panels[name][0](network))
+                kept = set(self.networks.loaded)
+                self._built = {key: b for key, b in self._built.items() if key[0] in kept}
+                self._built[step, name] = built
+            return built[1]
+
+    def _divergence(self, index: int, seed: int) -> int | None:
+        """The first step where checkpoint ``index`` acts differently from the one before
+        (None when either evaluation failed)."""
+        if index == 0:
+            return None
+        before, now = self.training_steps[index - 1], self.training_steps[index]
+        failed = self.checkpoints.failures
+        if seed not in self.checkpoints.seeds(before) or (before, seed) in failed:
+            return None
+        if (now, seed) in failed:
+            return None  # a failed evaluation stopped where it raised, not where it chose
+        return first_divergence(
+            self.checkpoints.recorded(before, seed), self.checkpoints.recorded(now, seed)
+        )
+
+    def _schedule_poll(self) -> None:
+        with self._lock:
+            if self._poll is None:
+                return
+            self._timer = threading.Timer(self._poll, self._on_poll)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _on_poll(self) -> None:
+        try:
+            self.refresh()
+        except Exception as error:  # a timer's exception is lost: say it, keep polling
+            self.set_trait("message", f"could not read the run: {type(error).__name__}: {error}")
+        self._schedule_poll()
+
+    def _saved_text(self) -> str:
+        step = self.training_step
+        shown = "no checkpoint yet" if step is None else f"training step {step:,}, seed {self.seed}"
+        what = f"CheckpointViewer: {self.title}, {shown} of {len(self.training_steps)} checkpoints"
+        return sentence(what, "step through the checkpoints", page=False)
+
+    def _saved_picture(self) -> Image.Image | None:
+        episode = self.episode
+        if episode is None:
+            return None
+        note = (
+            f"A saved picture of step {episode.step} at training step {self.training_step:,}: "
+            "run the cell to step through the checkpoints."
+        )
+        return framed([episode._still(episode.step)], f"{self.title} · {episode.title}", note)
+
+
+def _one_env(checkpoints: Checkpoints) -> None:
+    """A ValueError naming each env's steps for a run mixing envs."""
+    envs = checkpoints.env_ids()
+    if len(envs) > 1:
+        raise ValueError(_mixed(envs) + ": record each env's training in a run of its own")
+
+
+def _mixed(envs: dict[str, list[int]]) -> str:
+    parts = "; ".join(f"{env} at training steps {steps}" for env, steps in envs.items())
+    return f"the run mixes envs ({parts})"

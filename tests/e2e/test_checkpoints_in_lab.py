@@ -1,0 +1,209 @@
+"""CheckpointViewer in a real JupyterLab and Chromium, on a real SB3 DQN's checkpoints.
+
+This module trains the DQN (harness/dqn_run.py) into a library the notebook's kernel
+opens, and renders each checkpoint's episodes itself by replay, so it knows the frame
+every (checkpoint, seed, step) must paint and where consecutive checkpoints' recorded
+actions first differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agent_widget.checkpoints import Checkpoints, CheckpointViewer
+from agent_widget.library import RunLibrary
+from agent_widget.torch import QValues
+from harness.appearance import axe_violations, canvas_names
+from harness.dqn_run import RUN, dqn, train
+from harness.lab import Notebook, Server, View, opened, rgb_sha256
+from tests.e2e.test_page_in_browser import OpenedPage
+
+pytestmark = pytest.mark.e2e
+
+STEPS = [1000, 2000, 3000, 4000]
+VIEWER = 1  # cell index
+SLIDE = """(el, i) => {
+    el.value = String(i);
+    el.dispatchEvent(new Event("input", {bubbles: true}));
+}"""
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("runs")
+    train(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def checkpoints(library) -> Checkpoints:
+    return Checkpoints(RunLibrary(library), RUN)
+
+
+@pytest.fixture(scope="module")
+def notebook(server: Server, new_page, library) -> Iterator[Notebook]:
+    cells = [
+        f"""from agent_widget import CheckpointViewer
+from agent_widget.torch import QValues
+from harness.dqn_run import RUN, dqn
+
+viewer = CheckpointViewer({str(library)!r}, RUN, model=dqn(), checkpoint=0)
+viewer.add_panel("Q", QValues)""",
+        "viewer",
+    ]
+    with opened(server, new_page(), "checkpoints.ipynb", cells) as notebook:
+        yield notebook
+
+
+def episode_view(notebook: Notebook, step: int, seed: int) -> View:
+    """The episode shown, once it is the one of (``step``, ``seed``)."""
+    title = f"training step {step:,} · seed {seed}"
+    root = notebook.widgets(VIEWER).filter(has_text=title)
+    root.wait_for(timeout=30_000)
+    return View(notebook, root)
+
+
+def choose_checkpoint(notebook: Notebook, index: int) -> None:
+    """Move the training-step slider as a user would."""
+    notebook.page.locator(".aw-checkpoints input.aw-checkpoint-slider").evaluate(SLIDE, index)
+
+
+def assert_paints(view: View, checkpoints: Checkpoints, step: int, seed: int, t: int) -> None:
+    view.wait_painted(t)
+    frame = checkpoints.episode(step, seed).frames[t]
+    assert view.canvas()["sha256"] == rgb_sha256(np.asarray(frame)[..., :3]), (step, seed, t)
+
+
+def first_difference(checkpoints: Checkpoints, before: int, now: int, seed: int) -> int | None:
+    a = checkpoints.recorded(before, seed).actions
+    b = checkpoints.recorded(now, seed).actions
+    common = min(len(a), len(b))
+    differ = np.flatnonzero(a[:common] != b[:common])
+    return int(differ[0]) if len(differ) else (None if len(a) == len(b) else common)
+
+
+def test_both_controls_paint_the_frame_of_the_checkpoint_and_step(notebook, checkpoints):
+    view = episode_view(notebook, STEPS[0], 0)
+    assert_paints(view, checkpoints, STEPS[0], 0, 0)
+    t = min(checkpoints.recorded(step, 0).num_positions for step in STEPS) - 1
+    view.slide_to(t)  # the episode-step control
+    assert_paints(view, checkpoints, STEPS[0], 0, t)
+    for index in (2, 1, 3):  # the training-step control: same seed, same step
+        choose_checkpoint(notebook, index)
+        view = episode_view(notebook, STEPS[index], 0)
+        assert_paints(view, checkpoints, STEPS[index], 0, t)
+    view.slide_to(t // 2)
+    assert_paints(view, checkpoints, STEPS[3], 0, t // 2)
+
+
+def test_the_marked_divergence_is_where_the_recorded_actions_first_differ(notebook, checkpoints):
+    marked = []
+    for index in (1, 2, 3):
+        choose_checkpoint(notebook, index)
+        view = episode_view(notebook, STEPS[index], 0)
+        expected = first_difference(checkpoints, STEPS[index - 1], STEPS[index], 0)
+        timeline = view.root.locator("canvas.aw-timeline")
+        notebook.wait_until(
+            lambda timeline=timeline, expected=expected: (
+                timeline.get_attribute("data-mark") == (None if expected is None else str(expected))
+            ),
+            what=f"the timeline of checkpoint {STEPS[index]} to mark t = {expected}",
+        )
+        jump = notebook.page.locator(".aw-checkpoints button.aw-jump-divergence")
+        assert jump.is_hidden() == (expected is None)
+        if expected is not None:
+            assert jump.inner_text() == (
+                f"Acts differently from the checkpoint before at t = {expected}: go there"
+            )
+            jump.click()  # goes to the step marked
+            assert_paints(view, checkpoints, STEPS[index], 0, expected)
+        marked.append(expected)
+    assert any(t is not None for t in marked)
+
+
+def test_the_seed_chooser_shows_that_seeds_episode_at_the_same_checkpoint(notebook, checkpoints):
+    choose_checkpoint(notebook, 3)
+    view = episode_view(notebook, STEPS[3], 0)
+    view.slide_to(4)
+    assert_paints(view, checkpoints, STEPS[3], 0, 4)
+    notebook.page.locator(".aw-checkpoints select.aw-seed").select_option("1")
+    view = episode_view(notebook, STEPS[3], 1)
+    assert_paints(view, checkpoints, STEPS[3], 1, 4)
+    legend = notebook.page.locator(".aw-checkpoints .aw-legend").inner_text()
+    returns = checkpoints.returns()[STEPS[3]]
+    assert f"seed 1: {returns[1]:g}" in legend
+    assert f"seed 0: {returns[0]:g}" in legend
+
+
+def test_its_page_paints_each_checkpoint_and_step_with_no_kernel(
+    library, checkpoints, new_page, tmp_path
+):
+    viewer = CheckpointViewer(library, RUN, model=dqn(), checkpoint=0)
+    viewer.add_panel("Q", QValues)
+    path = viewer.to_html(tmp_path / "checkpoints.html", seeds=[0], progress=False)
+    opened = OpenedPage(new_page(), path.as_uri())
+    page = opened.page
+    t = min(checkpoints.recorded(step, 0).num_positions for step in STEPS) - 1
+    view = View(opened, page.locator("div.agent-widget").filter(has_text="training step 1,000"))
+    view.slide_to(t)
+    assert_paints(view, checkpoints, STEPS[0], 0, t)
+    for index in (3, 1):
+        page.locator(".aw-checkpoints input.aw-checkpoint-slider").evaluate(SLIDE, index)
+        title = f"training step {STEPS[index]:,} · seed 0"
+        view = View(opened, page.locator("div.agent-widget").filter(has_text=title))
+        assert_paints(view, checkpoints, STEPS[index], 0, t)
+        expected = first_difference(checkpoints, STEPS[index - 1], STEPS[index], 0)
+        mark = view.root.locator("canvas.aw-timeline").get_attribute("data-mark")
+        assert mark == (None if expected is None else str(expected))
+    assert opened.requests() == []
+
+
+def test_every_control_and_picture_is_named_and_axe_finds_nothing(notebook):
+    root = notebook.page.locator(".aw-checkpoints")
+    named = canvas_names(root)
+    assert named
+    for canvas in named:
+        assert canvas["role"] == "img", canvas
+        assert canvas["label"], canvas
+    assert axe_violations(root) == []
+
+
+LIVE = [
+    """import tempfile, threading
+import torch
+from agent_widget import CheckpointViewer
+from agent_widget.sb3 import RecordCheckpoints
+from harness.dqn_run import RUN, RUN_NAME, dqn
+
+torch.set_num_threads(1)
+root = tempfile.mkdtemp()
+model = dqn()
+record = RecordCheckpoints("CartPole-v1", every=1000, seeds=[0], library=root, run=RUN_NAME)
+model.learn(1000, callback=record)
+viewer = CheckpointViewer(root, RUN, poll=0.2)""",
+    "viewer",
+]
+
+
+def test_checkpoints_a_training_thread_writes_appear_in_the_open_view(server, new_page):
+    with opened(server, new_page(), "live.ipynb", LIVE) as notebook:
+        episode_view(notebook, 1000, 0)
+        label = notebook.page.locator(".aw-checkpoints .aw-checkpoint-label")
+        assert label.inner_text() == "training step 1,000 (1 of 1)"
+        notebook.execute(
+            "learning = threading.Thread(target=model.learn, args=(3000,), "
+            "kwargs={'callback': record, 'reset_num_timesteps': False}); learning.start()"
+        )  # the cell ends at once: the kernel is idle while the thread trains
+        notebook.wait_until(
+            lambda: label.inner_text() == "training step 4,000 (4 of 4)",
+            timeout=120,
+            what="the fourth checkpoint to appear in the view",
+        )
+        slider = notebook.page.locator(".aw-checkpoints input.aw-checkpoint-slider")
+        assert slider.get_attribute("max") == "3"
+        episode_view(notebook, 4000, 0).wait_painted(0)  # it followed the newest
+        notebook.execute("learning.join(); viewer.close()")
