@@ -9,6 +9,15 @@ filled is held raw), so an episode's memory grows by its encoded size (Pong: ~60
 frame instead of 100 KB). The rest of a step (action, reward, flags, info, extras) is
 appended to lists, built into arrays when a rollout is asked for.
 
+Where the machine has a second core, the frames are not encoded on the thread that
+steps the env: from the episode's second chunk on, each frame is copied into a ring of
+shared memory and a full chunk is encoded by the frame encoder process
+(:mod:`agent_widget.format._encoder_process`, one per Python process), which sends its
+parts back; the same bytes as encoding here. A chunk goes to the file once its parts
+are back, so with ``path=`` the file trails the episode by a chunk or two; a full ring
+makes the next step wait. An encoder that dies is an error naming it once the step is
+in, every step kept (the frames it had not encoded are encoded here).
+
 What a step brings is kept as it is, so what went wrong at step t is seen at step t:
 a NaN reward, a frame of another size. An exception in the env, the policy or the
 user's loop never loses the steps recorded before it, and never wedges the recorder.

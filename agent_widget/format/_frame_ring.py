@@ -13,6 +13,7 @@ those of encoding here all along (the same encoder, fed the same frames).
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import Callable
 from multiprocessing.shared_memory import SharedMemory
@@ -26,6 +27,22 @@ from agent_widget.format._encoder_process import EncoderDied, EncoderProcess
 # Three chunks: the encoder works on one while the loop fills the next, and a third
 # absorbs the wait for the encoder's answer. Fewer slots made the loop wait.
 SLOTS = 3 * CHUNK_SIZE
+# Shared memory for all the rings of a process at most (record_vector records one
+# episode a sub-env at once; 16 CartPole rings would take 550 MB): beyond it, and beyond
+# half of what /dev/shm has free (writing past a full one is a SIGBUS, not an error), an
+# episode's frames are encoded inline.
+RINGS_BYTES = 256 * 2**20
+SHARED_MEMORY = "/dev/shm"
+
+
+def room_for(process: EncoderProcess, nbytes: int) -> bool:
+    """Whether a ring of ``nbytes`` may be made now."""
+    try:
+        stat = os.statvfs(SHARED_MEMORY)
+        free = stat.f_bavail * stat.f_frsize
+    except OSError:  # no /dev/shm: SharedMemory says why, if it cannot make one
+        free = nbytes * 2
+    return process.rings_bytes + nbytes <= RINGS_BYTES and nbytes <= free // 2
 
 
 class OpenChunk(Protocol):
@@ -57,6 +74,7 @@ class FrameRing:
     def __init__(self, process: EncoderProcess, slot_bytes: int, encoding: str) -> None:
         self.process, self.slot_bytes = process, slot_bytes
         self._memory = SharedMemory(create=True, size=max(1, SLOTS * slot_bytes))
+        process.rings_bytes += self._memory.size
         self._slots = np.ndarray((SLOTS, slot_bytes), np.uint8, buffer=self._memory.buf)
         self._free = list(range(SLOTS))[::-1]
         self._waiting: dict[int, RemoteChunk] = {}  # chunk number -> chunk, parts to come
@@ -71,26 +89,30 @@ class FrameRing:
     def error(self) -> EncoderDied | None:
         return self.process.error
 
-    def put(self, t: int, frame: np.ndarray) -> int | None:
-        """Copy the frame of position ``t`` into a free slot (waiting for one if need
-        be) and send it to be encoded; its slot, or None when the encoder is dead."""
+    def put(self, frame: np.ndarray) -> int | None:
+        """Copy the frame into a free slot, waiting for one if need be; the slot, or
+        None if none frees (the encoder died)."""
         with self.process.lock:
             while not self._free and self.error is None:
                 self.process.receive(block=True)
-            if self.error is not None:
+            if not self._free:
                 return None
             slot = self._free.pop()
             self._slots[slot, : frame.nbytes] = frame.reshape(-1)
-            self.process.send(("frame", self._stream, slot, t, frame.shape))
             return slot
+
+    def send(self, chunk: RemoteChunk, slots: list[tuple[int, tuple[int, ...]]]) -> None:
+        """Send a full chunk's frames (slot, shape) to be encoded: one message a chunk,
+        as each wakes the encoder process (a message a frame cost ~250 µs a frame when
+        the machine's other core was busy)."""
+        with self.process.lock:
+            self._waiting[chunk.start // CHUNK_SIZE] = chunk
+            self.process.send(("chunk", self._stream, chunk.start, slots))
 
     def frame(self, slot: int, shape: tuple[int, ...]) -> np.ndarray:
         """A copy of the frame in ``slot`` (the slot is reused)."""
         size = int(np.prod(shape))
         return self._slots[slot, :size].reshape(shape).copy()
-
-    def expect(self, k: int, chunk: RemoteChunk) -> None:
-        self._waiting[k] = chunk
 
     def free(self, slots: list[int]) -> None:
         self._free.extend(slots)
@@ -109,6 +131,7 @@ class FrameRing:
 def _release(process: EncoderProcess, stream: int, memory: SharedMemory) -> None:
     with process.lock:
         process.close(stream)
+        process.rings_bytes -= memory.size
     memory.close()
     memory.unlink()
 
@@ -134,10 +157,11 @@ class RemoteChunk:
     @property
     def ready(self) -> bool:
         """Whether its parts are here for good, without waiting (asks the pipe)."""
-        if self._parts is None and self._inline is None:
-            self._ring.process.receive(block=False)
-            if self._ring.error is not None:
-                self._encode_here()
+        with self._ring.process.lock:
+            if self._parts is None and self._inline is None:
+                self._ring.process.receive(block=False)
+                if self._ring.error is not None:
+                    self._encode_here()
         return self._parts is not None or (self._inline is not None and self.full)
 
     @property
@@ -155,20 +179,19 @@ class RemoteChunk:
     def append(self, frame: np.ndarray) -> None:
         t = self.start + self.count
         with self._ring.process.lock:
+            slot = None
             if self._inline is None and self._ring.fits(frame):
-                slot = self._ring.put(t, frame)
-                if slot is not None:
-                    self._slots.append((slot, frame.shape))
-                    if len(self._slots) == CHUNK_SIZE:
-                        self._ring.expect(t // CHUNK_SIZE, self)
-                else:
-                    self._encode_here()
-            else:
+                slot = self._ring.put(frame)
+            if slot is None:
                 self._encode_here()
-            if self._inline is not None:
+                assert self._inline is not None
                 self._inline.append(frame)
+            else:
+                self._slots.append((slot, frame.shape))
             self.count += 1
             self.newest = (t, frame)
+            if self.full and self._inline is None:
+                self._ring.send(self, self._slots)
 
     def came(self, parts: list[Part]) -> None:
         """The encoder's parts: the frames' slots are free."""

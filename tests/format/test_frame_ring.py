@@ -11,6 +11,7 @@ import threading
 import numpy as np
 import pytest
 
+from agent_widget.format import _frame_ring as frame_ring
 from agent_widget.format._array_frames import ArrayFrames
 from agent_widget.format._codec import CHUNK_SIZE
 from agent_widget.format._encoder_process import cores, encoder_process
@@ -96,3 +97,17 @@ def test_a_full_ring_makes_the_appender_wait_for_the_encoder(process):
     appender.join(LIMIT)
     frames.finish_encoding()
     assert chunks(frames) == chunks(ArrayFrames(stream))
+
+
+def test_rings_past_their_budget_are_encoded_inline_the_same_bytes(process, monkeypatch):
+    monkeypatch.setattr(frame_ring, "RINGS_BYTES", process.rings_bytes + SLOTS * 24 * 32 * 3)
+    first, second = ArrayFrames(offload=True), ArrayFrames(offload=True)
+    stream = moving_frames(3 * CHUNK_SIZE, 24, 32)
+    for t, frame in enumerate(stream):
+        first.append(frame)
+        second.append(frame)
+        if t == 2 * CHUNK_SIZE:  # chunk 2 open in each
+            assert isinstance(first._open[2], RemoteChunk)  # the first took the room left
+            assert not isinstance(second._open[2], RemoteChunk)
+    first.finish_encoding()
+    assert chunks(first) == chunks(second) == chunks(ArrayFrames(stream))
