@@ -136,7 +136,7 @@ class EncoderProcess:
         self.error = EncoderDied(
             f"agent-widget's frame encoder process (pid {self.process.pid}) died ({how})"
         )
-        _forget(self)
+        _forget(self, started=self.ready)
 
     def stop(self) -> None:
         """Close the pipe; the process exits (at this process's exit; in a forked child,
@@ -148,22 +148,30 @@ class EncoderProcess:
 
 _process: EncoderProcess | None = None
 _owner = 0  # the pid that started it
+_cannot_start = False  # one could not be started, or died before it was up: inline
 
 
 def encoder_process() -> EncoderProcess | None:
     """This Python process's encoder process, started at the first call; None where
-    there is one core (encoding would only take the stepping thread's core)."""
-    global _process, _owner
-    if cores() < 2:
+    there is one core (encoding would only take the stepping thread's core), or where
+    one cannot run (frames are then encoded inline)."""
+    global _process, _owner, _cannot_start
+    if cores() < 2 or _cannot_start:
         return None
     if _process is None or _owner != os.getpid():
-        _process, _owner = EncoderProcess(), os.getpid()
+        try:
+            _process, _owner = EncoderProcess(), os.getpid()
+        except OSError:  # no interpreter to start, no process or pipe to spare
+            _cannot_start = True
+            return None
         atexit.register(_process.stop)
     return _process
 
 
-def _forget(process: EncoderProcess) -> None:
-    """After it died: the next episode starts another."""
-    global _process
+def _forget(process: EncoderProcess, *, started: bool) -> None:
+    """After it died: the next episode starts another, unless it never came up (one
+    that cannot start is not started again at every episode)."""
+    global _process, _cannot_start
     if _process is process:
         _process = None
+    _cannot_start = _cannot_start or not started
