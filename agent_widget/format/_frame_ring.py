@@ -3,7 +3,7 @@
 memory, and the chunks (:class:`RemoteChunk`) whose frames are in it.
 
 A frame's slot is reused once its chunk's parts have come back, so the ring bounds the
-raw frames held: :data:`SLOTS` of them (3.2 MB for Pong, 23 MB for CartPole's 400x600
+raw frames held: :data:`SLOTS` of them (4.8 MB for Pong, 35 MB for CartPole's 400x600
 frames). When every slot waits on the encoder, the next frame waits for a chunk to come
 back (back-pressure) instead of memory growing. Until its parts come back, a chunk's
 frames are all in the ring, raw: whatever happens to the encoder process (killed,
@@ -25,7 +25,7 @@ from agent_widget.format._codec import CHUNK_SIZE, Part
 from agent_widget.format._encoder_process import EncoderDied, EncoderProcess
 
 # Three chunks: the encoder works on one while the loop fills the next, and a third
-# absorbs the wait for the encoder's answer. Fewer slots made the loop wait.
+# absorbs the wait for the encoder's answer (a chunk is sent only once full).
 SLOTS = 3 * CHUNK_SIZE
 # Shared memory for all the rings of a process at most (record_vector records one
 # episode a sub-env at once; 16 CartPole rings would take 550 MB): beyond it, and beyond
