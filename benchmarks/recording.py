@@ -7,6 +7,9 @@ pre-drawn random actions; CartPole: a balancing rule, as random actions end it i
 steps) and stop at the same step; repetitions alternate bare / record so drift in
 machine load hits both alike. record()'s time covers the whole call, the encoding of
 frames and observations and building the Rollout included. The bar: under 25%.
+Where there is a second core, record()'s frames are encoded by the frame encoder
+process, started (and waited for) before the first repetition, as it is from a
+process's second recording on; its CPU time is not in record()'s.
 
 Memory: each recording runs in a fresh process, which reports its peak resident
 memory above what it held before recording (the env made and reset). Pong ends after
@@ -37,6 +40,7 @@ import numpy as np
 from agent_widget.episodes._policies import PolicyFunction
 from agent_widget.episodes._record import record
 from agent_widget.format._codec import CHUNK_SIZE, encode_part, runs_of
+from agent_widget.format._encoder_process import encoder_process
 from benchmarks.results import ROOT, arguments, code_version, command, machine, today, write_section
 
 TITLE = "Recording"
@@ -167,6 +171,8 @@ def bench(
 ) -> dict:
     env, policy = setup()
     disk = folder / "episode.rollout"
+    if (process := encoder_process()) is not None:
+        process.wait_ready()
     runs = {
         "bare": lambda: bare_loop(env, policy(), MAX_STEPS),
         "keep": lambda: bare_loop(env, policy(), MAX_STEPS, keep=True),

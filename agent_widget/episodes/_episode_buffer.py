@@ -9,6 +9,15 @@ filled is held raw), so an episode's memory grows by its encoded size (Pong: ~60
 frame instead of 100 KB). The rest of a step (action, reward, flags, info, extras) is
 appended to lists, built into arrays when a rollout is asked for.
 
+Where the machine has a second core, the frames are not encoded on the thread that
+steps the env: from the episode's second chunk on, each frame is copied into a ring of
+shared memory and a full chunk is encoded by the frame encoder process
+(:mod:`agent_widget.format._encoder_process`, one per Python process), which sends its
+parts back; the same bytes as encoding here. A chunk goes to the file once its parts
+are back, so with ``path=`` the file trails the episode by a chunk or two; a full ring
+makes the next step wait. An encoder that dies is an error naming it once the step is
+in, every step kept (the frames it had not encoded are encoded here).
+
 What a step brings is kept as it is, so what went wrong at step t is seen at step t:
 a NaN reward, a frame of another size. An exception in the env, the policy or the
 user's loop never loses the steps recorded before it, and never wedges the recorder.
@@ -113,7 +122,7 @@ class EpisodeBuffer:
         self._layout: dict[str, Any] | None = None  # the journal's, set by the first chunk
         self._streams: dict[str, int] = {}  # the large observation entries' streams
         self._dropped: dict[str, int] = {}  # info keys not JSON-able, first position
-        self.frames = ArrayFrames(allow_resize=True) if renders else None
+        self.frames = ArrayFrames(allow_resize=True, offload=True) if renders else None
         if self.frames is not None:
             self.frames.append(frame)
         self.observations = RecordedObservations(obs, frame, self.frames)
@@ -172,6 +181,12 @@ class EpisodeBuffer:
             self.truncated.append(truncated)
             self.infos.append(info)
             self._write_ready()
+            if self.frames is not None and (error := self.frames.take_error()) is not None:
+                error.add_note(
+                    f"agent-widget: the {t + 1} steps so far are kept (the frames it had not "
+                    "encoded were encoded here); the next episode starts another"
+                )
+                raise error
 
     def _write_ready(self, *, final: bool = False) -> None:
         """Write each chunk whose steps are all known (the position after it is here);
@@ -181,8 +196,11 @@ class EpisodeBuffer:
         if spool is None:
             return
         while not spool.failed and spool.written < chunk_count(n):
-            if not final and (spool.written + 1) * CHUNK_SIZE >= n:
-                return
+            if not final and (
+                (spool.written + 1) * CHUNK_SIZE >= n
+                or (self.frames is not None and not self.frames.ready(spool.written))
+            ):
+                return  # not all of its steps yet, or its frames still being encoded
             try:
                 self._write_chunk(spool, spool.written, n)
             except BaseException as error:
@@ -271,6 +289,8 @@ class EpisodeBuffer:
 
     def discard(self) -> None:
         """Drop an episode that took no action, and its file."""
+        if self.frames is not None:
+            self.frames.finish_encoding()
         if self.spool is not None:
             self.spool.discard()
 
@@ -286,6 +306,8 @@ class EpisodeBuffer:
             return self._finish(replace)
 
     def _finish(self, replace: bool) -> Rollout:
+        if self.frames is not None:
+            self.frames.finish_encoding()
         if self.spool is None:
             if self._states is not None:
                 self._states.fit(self._encoded_bytes())

@@ -9,6 +9,7 @@ frame whole.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
@@ -16,6 +17,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agent_widget.format._codec import CHUNK_SIZE, ENCODINGS, Part, RunEncoder
+from agent_widget.format._encoder_process import EncoderDied, encoder_process
+from agent_widget.format._frame_ring import SLOTS, FrameRing, OpenChunk, RemoteChunk, room_for
 from agent_widget.format._frames import MISSING, DecodedPart, Frames, normalize_frame
 
 # A part inflates to its first frame plus at most this many bytes of changes. The browser
@@ -86,6 +89,8 @@ class _OpenChunk:
     @property
     def full(self) -> bool:
         return self.count == CHUNK_SIZE
+
+    ready = True  # its parts are always at hand (a RemoteChunk's may be on their way)
 
     @property
     def nbytes(self) -> int:
@@ -205,6 +210,11 @@ class ArrayFrames(Frames):
         allow_resize: accept frames whose size changes mid-episode (each run of one
             size becomes its own part).
         encoding: how chunks are encoded, ``"zlib-runs"`` or ``"raw"``.
+        offload: encode the frames in the frame encoder process
+            (:mod:`agent_widget.format._encoder_process`) where there is a second core,
+            from the second chunk on and once it has started: appending a frame then
+            costs its copy into shared memory, and the same bytes come back. Call
+            :meth:`finish_encoding` when no frame follows.
 
     Examples:
         >>> frames = ArrayFrames(np.zeros((20, 4, 6, 3), np.uint8))
@@ -218,6 +228,7 @@ class ArrayFrames(Frames):
         *,
         allow_resize: bool = False,
         encoding: str = "zlib-runs",
+        offload: bool = False,
     ) -> None:
         if encoding not in ENCODINGS:
             raise ValueError(f"unknown frame encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
@@ -226,7 +237,13 @@ class ArrayFrames(Frames):
         self._length = 0
         self._shape: tuple[int, ...] | None = None  # the first frame's
         self._sealed: dict[int, list[Part]] = {}  # chunks encoded for good, frames let go
-        self._open: dict[int, _OpenChunk] = {}  # the others: every frame is in one of the two
+        # The others: every frame is in one of the two.
+        self._open: dict[int, OpenChunk] = {}
+        self._offload = offload
+        self._ring: FrameRing | None = None  # with offload, once the encoder process is up
+        self._error_said = False
+        if offload:
+            encoder_process()  # started now, to be up by the second chunk
         self._decoded = DecodedPart()
         # Frames this one continues (see :meth:`after`): its first full chunks, as they are.
         self._base: Frames | None = None
@@ -266,9 +283,34 @@ class ArrayFrames(Frames):
 
         The frame that fills a chunk has the chunk encoded for good, its frames let go.
         """
-        k = self._add(frame)
-        if self._open[k].full:
+        self._add(frame)
+        for k in [k for k, chunk in self._open.items() if chunk.full and chunk.ready]:
             self._seal(k)
+
+    def ready(self, k: int) -> bool:
+        """Whether chunk k's parts are at hand without waiting for the encoder process."""
+        chunk = self._open.get(k)
+        return chunk is None or chunk.ready
+
+    def take_error(self) -> EncoderDied | None:
+        """The encoder process's death, once: its frames are encoded here since."""
+        error = None if self._ring is None else self._ring.error
+        if error is None or self._error_said:
+            return None
+        self._error_said = True
+        return error
+
+    def finish_encoding(self) -> None:
+        """No frame follows: every chunk's parts here, the shared memory let go."""
+        if self._ring is None:
+            return
+        for k, chunk in list(self._open.items()):
+            if chunk.full:
+                self._seal(k)
+            elif isinstance(chunk, RemoteChunk):
+                self._open[k] = chunk.copy()
+        self._ring.close()
+        self._offload, self._ring = False, None
 
     def release(self, k: int, read_back: Callable[[int], list[Part]]) -> None:
         """Let go of the sealed chunks up to ``k``, written to a file while recording, so
@@ -279,7 +321,7 @@ class ArrayFrames(Frames):
 
     def copy(self) -> ArrayFrames:
         """These frames, to grow apart from them; what is held is shared (it never changes)."""
-        other = ArrayFrames(allow_resize=self.allow_resize, encoding=self.encoding)
+        other = ArrayFrames(allow_resize=self.allow_resize, encoding=self.encoding)  # inline
         other._length, other._shape = self._length, self._shape
         other._base, other._base_chunks = self._base, self._base_chunks
         other._released, other._read_back = self._released, self._read_back
@@ -324,10 +366,26 @@ class ArrayFrames(Frames):
             array.flags.writeable = False
         k = t // CHUNK_SIZE
         if k not in self._open:
-            self._open[k] = _OpenChunk(k * CHUNK_SIZE, self.encoding)
+            self._open[k] = self._new_chunk(k)
         self._open[k].append(array)
         self._length = t + 1
         return k
+
+    def _new_chunk(self, k: int) -> OpenChunk:
+        """Chunk k, encoded here or (:attr:`offload`) by the encoder process."""
+        encode_here = functools.partial(_OpenChunk, k * CHUNK_SIZE, self.encoding)
+        if self._offload and k > 0 and self._ring is None and self._shape is not None:
+            process, size = encoder_process(), int(np.prod(self._shape))
+            if process is not None and process.is_ready():
+                try:
+                    if room_for(process, SLOTS * size):
+                        self._ring = FrameRing(process, size, self.encoding)
+                except OSError:  # no room for it after all (a file size limit)
+                    pass
+                self._offload = self._ring is not None  # if not: encoded here, as it is
+        if self._ring is None or self._ring.error is not None:
+            return encode_here()
+        return RemoteChunk(k * CHUNK_SIZE, self._ring, encode_here)
 
     def _seal(self, k: int) -> list[Part]:
         parts = self._sealed[k] = self._open[k].seal()

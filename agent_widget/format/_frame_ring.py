@@ -1,0 +1,246 @@
+"""One episode's frames on their way to the encoder process
+(:mod:`agent_widget.format._encoder_process`): a ring of raw frame slots in shared
+memory, and the chunks (:class:`RemoteChunk`) whose frames are in it.
+
+A frame's slot is reused once its chunk's parts have come back, so the ring bounds the
+raw frames held: :data:`SLOTS` of them (4.8 MB for Pong, 35 MB for CartPole's 400x600
+frames). When every slot waits on the encoder, the next frame waits for a chunk to come
+back (back-pressure) instead of memory growing. Until its parts come back, a chunk's
+frames are all in the ring, raw: whatever happens to the encoder process (killed,
+exited), the chunk is encoded here from them, so no frame is lost and the bytes are
+those of encoding here all along (the same encoder, fed the same frames).
+"""
+
+from __future__ import annotations
+
+import os
+import weakref
+from collections.abc import Callable
+from multiprocessing.shared_memory import SharedMemory
+from typing import Protocol
+
+import numpy as np
+
+from agent_widget.format._codec import CHUNK_SIZE, Part
+from agent_widget.format._encoder_process import EncoderDied, EncoderProcess
+
+# Three chunks: the encoder works on one while the loop fills the next, and a third
+# absorbs the wait for the encoder's answer (a chunk is sent only once full).
+SLOTS = 3 * CHUNK_SIZE
+# Shared memory for all the rings of a process at most (record_vector records one
+# episode a sub-env at once; 16 CartPole rings would take 550 MB): beyond it, and beyond
+# half of what /dev/shm has free (writing past a full one is a SIGBUS, not an error), an
+# episode's frames are encoded inline.
+RINGS_BYTES = 256 * 2**20
+SHARED_MEMORY = "/dev/shm"
+
+
+def room_for(process: EncoderProcess, nbytes: int) -> bool:
+    """Whether a ring of ``nbytes`` may be made now."""
+    try:
+        stat = os.statvfs(SHARED_MEMORY)
+        free = stat.f_bavail * stat.f_frsize
+    except OSError:  # no /dev/shm: SharedMemory says why, if it cannot make one
+        free = nbytes * 2
+    return process.rings_bytes + nbytes <= RINGS_BYTES and nbytes <= free // 2
+
+
+class OpenChunk(Protocol):
+    """A chunk being filled: encoded here
+    (:class:`agent_widget.format._array_frames._OpenChunk`) or a :class:`RemoteChunk`."""
+
+    count: int
+    newest: tuple[int, np.ndarray] | None
+
+    @property
+    def full(self) -> bool: ...
+    @property
+    def ready(self) -> bool: ...
+
+    def append(self, frame: np.ndarray) -> None: ...
+    def parts(self) -> list[Part]: ...
+    def seal(self) -> list[Part]: ...
+    def copy(self) -> OpenChunk: ...
+    @property
+    def nbytes(self) -> int: ...
+
+
+class FrameRing:
+    """The slots of one episode's frames, and its stream in the encoder process.
+
+    Frames larger than the first one (their size changed mid-episode) do not fit a slot:
+    their chunk is encoded here (:meth:`fits`)."""
+
+    def __init__(self, process: EncoderProcess, slot_bytes: int, encoding: str) -> None:
+        self.process, self.slot_bytes = process, slot_bytes
+        self._memory = SharedMemory(create=True, size=max(1, SLOTS * slot_bytes))
+        process.rings_bytes += self._memory.size
+        self._slots = np.ndarray((SLOTS, slot_bytes), np.uint8, buffer=self._memory.buf)
+        self._free = list(range(SLOTS))[::-1]
+        self._waiting: dict[int, RemoteChunk] = {}  # chunk number -> chunk, parts to come
+        self._stream = process.open(self._memory.name, SLOTS, slot_bytes, encoding, self._came)
+        # An episode dropped unfinished (an exception) lets its memory go all the same.
+        self._release = weakref.finalize(self, _release, process, self._stream, self._memory)
+
+    def fits(self, frame: np.ndarray) -> bool:
+        return frame.nbytes <= self.slot_bytes
+
+    @property
+    def error(self) -> EncoderDied | None:
+        return self.process.error
+
+    def put(self, frame: np.ndarray) -> int | None:
+        """Copy the frame into a free slot, waiting for one if need be; the slot, or
+        None if none frees (the encoder died)."""
+        with self.process.lock:
+            while not self._free and self.error is None:
+                self.process.receive(block=True)
+            if not self._free:
+                return None
+            slot = self._free.pop()
+            self._slots[slot, : frame.nbytes] = frame.reshape(-1)
+            return slot
+
+    def send(self, chunk: RemoteChunk, slots: list[tuple[int, tuple[int, ...]]]) -> None:
+        """Send a full chunk's frames (slot, shape) to be encoded: one message a chunk,
+        as each wakes the encoder process (a message a frame cost ~250 µs a frame when
+        the machine's other core was busy)."""
+        with self.process.lock:
+            self._waiting[chunk.start // CHUNK_SIZE] = chunk
+            self.process.send(("chunk", self._stream, chunk.start, slots))
+
+    def frame(self, slot: int, shape: tuple[int, ...]) -> np.ndarray:
+        """A copy of the frame in ``slot`` (the slot is reused)."""
+        size = int(np.prod(shape))
+        return self._slots[slot, :size].reshape(shape).copy()
+
+    def free(self, slots: list[int]) -> None:
+        self._free.extend(slots)
+
+    def _came(self, k: int, parts: list[Part]) -> None:
+        chunk = self._waiting.pop(k, None)
+        if chunk is not None:
+            chunk.came(parts)
+
+    def close(self) -> None:
+        """Let the encoder process and the memory go (the episode's frames are encoded)."""
+        del self._slots  # the memory's only view here
+        self._release()
+
+
+def _release(process: EncoderProcess, stream: int, memory: SharedMemory) -> None:
+    with process.lock:
+        process.close(stream)
+        process.rings_bytes -= memory.size
+    memory.close()
+    memory.unlink()
+
+
+class RemoteChunk:
+    """A chunk encoded by the encoder process: its frames in the ring until its parts
+    come back, then the parts. Encoded here (``inline()``, fed its frames) when asked
+    for before they came (a chunk still filling, a copy for a branch) or if the
+    encoder dies; its answer is then not needed."""
+
+    def __init__(self, start: int, ring: FrameRing, inline: Callable[[], OpenChunk]) -> None:
+        self.start, self._ring, self._inline_chunk = start, ring, inline
+        self.count = 0
+        self.newest: tuple[int, np.ndarray] | None = None
+        self._slots: list[tuple[int, tuple[int, ...]]] = []  # (slot, shape) a frame
+        self._parts: list[Part] | None = None  # came back from the encoder
+        self._inline: OpenChunk | None = None  # encoding here instead
+
+    @property
+    def full(self) -> bool:
+        return self.count == CHUNK_SIZE
+
+    @property
+    def ready(self) -> bool:
+        """Whether its parts are here for good, without waiting (asks the pipe)."""
+        with self._ring.process.lock:
+            if self._parts is None and self._inline is None:
+                self._ring.process.receive(block=False)
+                if self._ring.error is not None:
+                    self._encode_here()
+        return self._parts is not None or (self._inline is not None and self.full)
+
+    @property
+    def error(self) -> EncoderDied | None:
+        return self._ring.error
+
+    @property
+    def nbytes(self) -> int:
+        if self._inline is not None:
+            return self._inline.nbytes
+        if self._parts is not None:
+            return sum(len(p.payload) for p in self._parts)
+        return sum(int(np.prod(shape)) for _, shape in self._slots)
+
+    def append(self, frame: np.ndarray) -> None:
+        t = self.start + self.count
+        with self._ring.process.lock:
+            slot = None
+            if self._inline is None and self._ring.fits(frame):
+                slot = self._ring.put(frame)
+            if slot is None:
+                self._encode_here()
+                assert self._inline is not None
+                self._inline.append(frame)
+            else:
+                self._slots.append((slot, frame.shape))
+            self.count += 1
+            self.newest = (t, frame)
+            if self.full and self._inline is None:
+                self._ring.send(self, self._slots)
+
+    def came(self, parts: list[Part]) -> None:
+        """The encoder's parts: the frames' slots are free."""
+        self._parts = parts
+        self._ring.free([slot for slot, _ in self._slots])
+        self._slots = []
+
+    def parts(self) -> list[Part]:
+        """The parts as they stand: while the chunk fills, its frames encoded here
+        (and still sent to the encoder)."""
+        with self._ring.process.lock:
+            if self._parts is not None:
+                return self._parts
+            if self.full:
+                return self.seal()
+            return self._encoded_here().parts()
+
+    def seal(self) -> list[Part]:
+        """The parts for good, waiting for the encoder if they are on their way."""
+        with self._ring.process.lock:
+            while self._parts is None and self._inline is None:
+                self._ring.process.receive(block=True)
+                if self._ring.error is not None:
+                    self._encode_here()
+            if self._parts is not None:
+                return self._parts
+            assert self._inline is not None
+            return self._inline.seal()
+
+    def copy(self) -> OpenChunk:
+        """The same frames, encoded here, to grow apart (itself once its parts came:
+        they never change, and a full chunk takes no frame)."""
+        with self._ring.process.lock:
+            return self if self._parts is not None else self._encoded_here()
+
+    def _encoded_here(self) -> OpenChunk:
+        """A chunk encoded here, of the frames so far."""
+        if self._inline is not None:
+            return self._inline.copy()
+        chunk = self._inline_chunk()
+        for slot, shape in self._slots:
+            chunk.append(self._ring.frame(slot, shape))
+        return chunk
+
+    def _encode_here(self) -> None:
+        """Encode the frames here from now on (the encoder died, or a frame does not fit
+        a slot): those in the ring first."""
+        if self._inline is not None or self._parts is not None:
+            return
+        self._inline = self._encoded_here()
+        self._ring.free([slot for slot, _ in self._slots])
+        self._slots = []
