@@ -8,12 +8,13 @@ appended a moment ago is as readable as one recorded long before.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from agent_widget.episodes import Rollout
-from agent_widget.format import CHUNK_SIZE, ArrayFrames, Frames, ImageFrames
+from agent_widget.format import CHUNK_SIZE, AgentColumns, ArrayFrames, Frames, ImageFrames
 from agent_widget.viewer import _summary
 from agent_widget.viewer._agents import AgentReadout
 from agent_widget.viewer._transport import action_text, pack_series, shows_actions
@@ -105,6 +106,7 @@ class ServedEpisode:
         # A multi-agent episode's readout per agent and return lines (of the steps given:
         # steps appended live have none).
         self._agents = AgentReadout(rollout, self.action_names) if rollout.agents else None
+        self._agent_columns = rollout.agent_columns
 
     @property
     def num_positions(self) -> int:
@@ -232,6 +234,9 @@ class ServedEpisode:
             extras={name: column.values[acted] for name, column in self._extras.items()},
             metadata=self.metadata,
         )
+        if (agents := self._agent_columns) is not None:  # a range of a multi-agent episode
+            arrays = {name: values[acted] for name, values in agents.arrays.items()}
+            rollout = replace(rollout, agent_columns=AgentColumns(agents.names, arrays))
         return ServedEpisode(
             rollout, frames, self._encoding, list(self._extras), self.action_names, full_series=True
         )

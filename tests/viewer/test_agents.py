@@ -102,3 +102,25 @@ def test_a_saved_picture_and_a_video_read_out_each_agent(game, tmp_path):
     path = viewer.save_video(tmp_path / "game.mp4", readout=True, progress=False)
     frames = iio.imread(path, plugin="FFMPEG")
     assert len(frames) == game.num_positions
+
+
+def test_a_range_of_a_game_keeps_each_agents_columns(game):
+    """What to_html(start, stop) and save_video(start, stop) export: the range's own
+    per-agent rewards, returns and readout, not a one-agent episode."""
+    start, stop = 4, 11
+    section = EpisodeViewer(game)._episode.section(start, stop)
+    steps = slice(start, stop)
+
+    assert section.acting_agent.tolist() == game.acting_agent[steps].tolist()
+    rows = section.agent_readout(range(stop - start))
+    whole = EpisodeViewer(game)._episode.agent_readout(range(start, stop))
+    # Who acted and how, each agent's action and legal moves, as in the whole game
+    # (rewards and returns count from the range's start).
+    assert [row["acting"] for row in rows] == [row["acting"] for row in whole]
+    assert [[a[:2] + a[4:] for a in row["agents"]] for row in rows] == [
+        [a[:2] + a[4:] for a in row["agents"]] for row in whole
+    ]
+    for i, agent in enumerate(game.agents):
+        line = section.series()[f"extra:return[{agent}]"]
+        expected = np.nancumsum(game.agent_rewards[steps, i])
+        np.testing.assert_array_equal(unpack_series(line), expected)
