@@ -21,6 +21,7 @@ import traitlets
 from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.compare import CompareViewer
+from agent_widget.library._shown import shown
 from agent_widget.viewer import (
     EpisodeViewer,
     KernelOwnedTraits,
@@ -136,7 +137,7 @@ class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidg
                 raise ValueError(
                     f"run {run_id!r} has {len(episodes)} episodes, no episode {episode}"
                 )
-            rollouts[_label(rows[run_id], [rows[i] for i in ids])] = episodes[episode]
+            rollouts[_label(rows[run_id], [rows[i] for i in ids])] = shown(episodes[episode])
         title = _title([rows[i] for i in ids], episode)
         viewer: EpisodeViewer | CompareViewer
         if len(rollouts) == 1:

@@ -23,6 +23,7 @@ import numpy as np
 import traitlets
 from ipywidgets import DOMWidget, widget_serialization
 
+from agent_widget.library._shown import shown
 from agent_widget.viewer import (
     EpisodeViewer,
     KernelOwnedTraits,
@@ -120,7 +121,7 @@ class Moments(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.A
             raise ValueError(f"no moment {index}: there are {len(self.rows)}")
         moment = self._moments[index]
         run, episode, t = str(moment["run"]), int(moment["episode"]), int(moment["t"])
-        rollout = self.library.open(run)[episode]
+        rollout = shown(self.library.open(run)[episode])
         marks = np.zeros(rollout.num_steps, np.float32)
         found = self._steps[(moment["run"], moment["episode"])]
         marks[found[(found >= 0) & (found < len(marks))]] = 1.0

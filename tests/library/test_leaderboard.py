@@ -12,6 +12,7 @@ from agent_widget.format import AgentColumns
 from agent_widget.library import Leaderboard, RunLibrary
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import unpack_series
+from tests.cartpole import cartpole, lean
 
 
 def episode(rewards, seed=0):
@@ -147,3 +148,26 @@ def test_the_saved_table_has_a_return_column_per_agent_of_multi_agent_runs(lib):
     assert "<th>return (mean ± std)</th><th>return · left</th><th>return · right</th>" in head
     assert "<td>1 ± 0</td><td>0</td><td>1</td>" in saved  # the duel's row
     assert "<td>0 ± 0</td><td>-</td><td>-</td>" in saved  # a run without agents
+
+
+def test_a_checkpoint_episode_opens_with_its_frames_rendered_by_replay(tmp_path):
+    """CheckpointRecorder keeps no frames (training stays fast); opened from the
+    leaderboard, the episode shows the frames its replay renders, as the
+    CheckpointViewer does."""
+    from agent_widget.checkpoints import CheckpointRecorder
+    from agent_widget.episodes import render_frames
+
+    library = RunLibrary(tmp_path)
+    CheckpointRecorder(lambda: cartpole(None), seeds=[3], library=library, run="c").record(
+        100, lean
+    )
+    stored = library.open("CartPole-v1/torch/c")[0]
+    assert stored.frames is None
+
+    viewer = Leaderboard(library, selected=["CartPole-v1/torch/c"]).open_runs()
+
+    expected = render_frames(stored).frames
+    shown = viewer._episode.frames
+    assert len(shown) == stored.num_positions
+    for t in (0, stored.num_positions - 1):
+        np.testing.assert_array_equal(shown[t], expected[t])

@@ -1,0 +1,26 @@
+"""An episode as the library's widgets show it: a checkpoint's evaluation episode,
+recorded without frames (:mod:`agent_widget.checkpoints` renders them later, by
+replay, to keep training fast), gets its frames when it is opened from the
+leaderboard or a list of moments, as the CheckpointViewer shows it."""
+
+from __future__ import annotations
+
+import warnings
+
+from agent_widget.episodes import Rollout, render_frames
+
+
+def shown(rollout: Rollout) -> Rollout:
+    """``rollout``, with frames rendered by replay if it is a checkpoint's evaluation
+    episode without them; as it is, with a warning saying why, if they cannot be."""
+    if rollout.frames is not None or "training_step" not in rollout.metadata:
+        return rollout
+    try:
+        return render_frames(rollout)
+    except Exception as error:  # the env's own code: shown without frames, never lost
+        warnings.warn(
+            f"the frames of this checkpoint episode could not be rendered by replay "
+            f"({error!r:.300}): shown without frames",
+            stacklevel=3,
+        )
+        return rollout
