@@ -126,24 +126,31 @@ class AgentRows:
         flags[[self.column(agent) for agent in agents]] = True
         return flags
 
-    def columns(self) -> AgentColumns:
-        """The columns of the steps so far."""
+    def columns(self, steps: slice = slice(None), *, mask_width: int | None = None) -> AgentColumns:
+        """The columns of the steps so far (of ``steps`` of them: a chunk written to a
+        file as it is recorded). The action masks' width is the widest mask seen, or
+        ``mask_width`` (a file's chunks all have the first one's columns)."""
         n = len(self.names)
         shapes = {"actions": (n, *self._shape)}
         dtypes: dict[str, np.dtype[Any]] = {"rewards": np.dtype(np.float64), "actions": self._dtype}
         arrays = {
-            key: np.array(rows, dtypes.get(key, np.dtype(bool))).reshape(
-                len(rows), *shapes.get(key, (n,))
+            key: np.array(rows[steps], dtypes.get(key, np.dtype(bool))).reshape(
+                len(rows[steps]), *shapes.get(key, (n,))
             )
             for key, rows in self._rows.items()
         }
         if self._acting is not None:
-            arrays["acting"] = np.array(self._acting, np.int64)
-        widths = [len(mask) for step in self._masks for mask in step.values()]
-        if widths:
-            masks = np.zeros((len(self._masks), n, max(widths)), bool)
-            for t, step in enumerate(self._masks):
+            arrays["acting"] = np.array(self._acting[steps], np.int64)
+        width = self.mask_width() if mask_width is None else mask_width
+        if width:
+            chosen = self._masks[steps]
+            masks = np.zeros((len(chosen), n, width), bool)
+            for t, step in enumerate(chosen):
                 for i, mask in step.items():
-                    masks[t, i, : len(mask)] = mask
+                    masks[t, i, : min(len(mask), width)] = mask[:width]
             arrays["action_mask"] = masks
         return AgentColumns(self.names, arrays)
+
+    def mask_width(self) -> int:
+        """The widest action mask of the steps so far; 0 without masks."""
+        return max((len(mask) for step in self._masks for mask in step.values()), default=0)

@@ -26,6 +26,7 @@ benchmarks/recording.py measures memory and overhead.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -36,6 +37,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
+from agent_widget.episodes._agent_rows import AgentRows
 from agent_widget.episodes._env_states import SavedStates
 from agent_widget.episodes._files import load
 from agent_widget.episodes._interrupts import interrupts_held
@@ -116,8 +118,12 @@ class EpisodeBuffer:
         spool: Spool | None = None,
         metadata: dict[str, Any] | None = None,
         states: SavedStates | None = None,
+        agents: AgentRows | None = None,
     ) -> None:
         self.spool, self.metadata = spool, metadata or {}
+        # A multi-agent episode's per-agent values, a row a step, written with each chunk.
+        self.agents = agents
+        self._mask_width = 0  # the action masks' width in the file's chunks, set by the first
         self._states = states  # the env states saved at some positions, if any
         self._layout: dict[str, Any] | None = None  # the journal's, set by the first chunk
         self._streams: dict[str, int] = {}  # the large observation entries' streams
@@ -160,9 +166,11 @@ class EpisodeBuffer:
         truncated: bool,
         info: dict[str, Any],
         frame: Any | None,
+        agent_row: dict[str, Any] | None = None,
     ) -> None:
         """Add a step whole, or nothing: what cannot be stored is refused before anything
-        changes, and a Ctrl-C waits until the step (and a chunk it completes) is in."""
+        changes, and a Ctrl-C waits until the step (and a chunk it completes) is in.
+        ``agent_row``: a multi-agent step's per-agent values (:class:`AgentRows`)."""
         t = len(self.actions)
         self.check_extras(extras)
         reward = _number(reward, t, "reward")
@@ -180,6 +188,8 @@ class EpisodeBuffer:
             self.terminated.append(terminated)
             self.truncated.append(truncated)
             self.infos.append(info)
+            if self.agents is not None:
+                self.agents.append(agent_row)  # type: ignore[arg-type]
             self._write_ready()
             if self.frames is not None and (error := self.frames.take_error()) is not None:
                 error.add_note(
@@ -223,6 +233,9 @@ class EpisodeBuffer:
             "truncated": np.asarray(self.truncated[steps], dtype=bool),
         }
         arrays |= {f"extras/{key}": np.asarray(v[steps]) for key, v in self.extras.items()}
+        if self.agents is not None:
+            chunk = self.agents.columns(steps, mask_width=self._mask_width)
+            arrays |= {f"agents/{key}": value for key, value in chunk.arrays.items()}
         streams: dict[int, bytes] = {}
         for key, column in self.observations.columns.items():
             stream = self._streams.get(key)
@@ -249,7 +262,11 @@ class EpisodeBuffer:
         spec, chunked = Members().observations(observations)
         keys = list(self.observations.columns)
         self._streams = {keys[stream - OBSERVATIONS]: stream for stream in chunked}
-        return journal_layout(self.metadata, self.frames is not None, spec)
+        agents = None
+        if self.agents is not None:
+            self._mask_width = self.agents.mask_width()
+            agents = self.agents.columns(slice(0, 0), mask_width=self._mask_width)
+        return journal_layout(self.metadata, self.frames is not None, spec, agents)
 
     @property
     def done(self) -> bool:
@@ -264,7 +281,7 @@ class EpisodeBuffer:
         """The episode so far; recording may go on (what is held is shared, not copied)."""
         frames = None if self.frames is None else self.frames.copy()
         steps = self._steps()
-        return Rollout.from_arrays(
+        rollout = Rollout.from_arrays(
             frames=frames,
             observations=self.observations.arrays(frames),
             actions=steps["actions"],
@@ -276,6 +293,9 @@ class EpisodeBuffer:
             metadata=self.metadata,
             states=self._held_states(),
         )
+        if self.agents is None:
+            return rollout
+        return dataclasses.replace(rollout, agent_columns=self.agents.columns())
 
     def _all_infos(self) -> list[dict[str, Any]]:
         """Every position's info: those written to the file read back from it."""
@@ -331,6 +351,7 @@ class EpisodeBuffer:
                 num_positions=len(self.infos),
                 metadata=self.metadata,
                 frames=self.frames is not None,
+                agents=None if self.agents is None else self.agents.columns(),
             ),
             replace=replace,
         )

@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 
 from agent_widget.episodes._agent_policies import AgentPolicies
 from agent_widget.episodes._interrupts import interrupts_held
+from agent_widget.episodes._kept_note import kept_note
 from agent_widget.episodes._policies import PolicyFunction, as_policy, split_policy_output
 from agent_widget.episodes._record_agents import pettingzoo_api, record_agents
 from agent_widget.episodes._record_wrapper import RecordRollout
 from agent_widget.episodes._recording_metadata import labels
 from agent_widget.episodes._rollout import Rollout
-from agent_widget.format import part_of
 
 
 def record(
@@ -101,8 +100,8 @@ def record(
         agent_observations: a PettingZoo env's observations kept per agent: None (the
             default) when one position's, of all agents, take at most 64 KiB (board
             games, vectors; Pistonball's images are not: its frame shows them), True
-            always, False never. For a PettingZoo env, ``path`` is written when the
-            episode ends (not a chunk at a time).
+            always, False never. A PettingZoo env's ``path`` is written a chunk at a
+            time too, each agent's columns with each chunk.
 
     Examples:
         >>> import gymnasium as gym
@@ -154,23 +153,8 @@ def record(
             partial = recorder.rollouts[-1]
         if partial is not None:
             error.rollout = partial  # type: ignore[attr-defined]
-            error.add_note(_kept(partial, path))
+            error.add_note(kept_note(partial, path))
         raise
     rollout = recorder.end_episode()
     assert rollout is not None  # reset() started one
     return rollout
-
-
-def _kept(rollout: Rollout, path: str | os.PathLike[str] | None) -> str:
-    """The note saying where the steps recorded before an exception are."""
-    note = (
-        f"agent-widget: the {rollout.num_steps} steps recorded before this are in this "
-        "exception's .rollout (e.g. sys.last_exc.rollout in a notebook)"
-    )
-    if path is None:
-        return note
-    part = part_of(path)
-    if not part.exists():
-        return f"{note}, and in {path}"
-    kept = f"; the file that was at {path} is kept" if Path(path).exists() else ""
-    return f"{note}, and in {part}{kept}"

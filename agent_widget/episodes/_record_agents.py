@@ -24,11 +24,10 @@ looked up only when PettingZoo has been imported (no env of it can exist otherwi
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import replace
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -36,10 +35,11 @@ import numpy as np
 from agent_widget.episodes._agent_policies import ActionSource, action_mask, check_legal
 from agent_widget.episodes._agent_rows import AgentRows
 from agent_widget.episodes._episode_buffer import EpisodeBuffer
-from agent_widget.episodes._files import load, save
 from agent_widget.episodes._interrupts import interrupts_held
+from agent_widget.episodes._kept_note import kept_note
 from agent_widget.episodes._recording_metadata import base_metadata
 from agent_widget.episodes._rollout import Rollout
+from agent_widget.format import Spool
 
 Api = Literal["aec", "parallel"]
 MAX_OBSERVATION_BYTES = 64 * 2**10  # one position's observations of all agents, kept
@@ -69,37 +69,20 @@ def record_agents(
     agent_observations: bool | None,
 ) -> Rollout:
     """One episode of a PettingZoo env (``agent_widget.record`` documents it for users)."""
-    recording = _Recording(env, api, seed, labels, agent_observations)
+    recording = _Recording(env, api, seed, labels, agent_observations, path)
     run = _aec_steps if api == "aec" else _parallel_steps
     try:
         run(env, policies, recording, seed, max_steps)
     except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded
-        with interrupts_held(raise_after=False):
-            partial = recording.rollout()
+        with interrupts_held(raise_after=False):  # a second Ctrl-C waits for the filing
+            partial = recording.finish(replace=False)
             if partial is not None:
                 error.rollout = partial  # type: ignore[attr-defined]
-                error.add_note(_kept(partial, path))
+                error.add_note(kept_note(partial, path))
         raise
-    rollout = recording.rollout()
+    rollout = recording.finish(replace=True)
     assert rollout is not None  # the reset started it
-    if path is None:
-        return rollout
-    return load(save(rollout, path))
-
-
-def _kept(rollout: Rollout, path: str | os.PathLike[str] | None) -> str:
-    """Where the steps recorded before an exception are: the exception, and ``path``
-    unless a file was there (it is kept)."""
-    note = (
-        f"agent-widget: the {rollout.num_steps} steps recorded before this are in this "
-        "exception's .rollout (e.g. sys.last_exc.rollout in a notebook)"
-    )
-    if path is None:
-        return note
-    if Path(path).exists():
-        return f"{note}; the file at {path} is kept as it was"
-    save(rollout, path)
-    return f"{note}, and in {path}"
+    return rollout
 
 
 class _Recording:
@@ -113,8 +96,9 @@ class _Recording:
         seed: int | None,
         labels: Mapping[str, Any],
         agent_observations: bool | None,
+        path: str | os.PathLike[str] | None,
     ) -> None:
-        self.env = env
+        self.env, self.path = env, path
         self.names = [str(agent) for agent in env.possible_agents]
         self.rows = AgentRows(self.names, env.action_space, turns=api == "aec")
         self.renders = getattr(env, "render_mode", None) == "rgb_array"
@@ -160,7 +144,9 @@ class _Recording:
             _infos(infos),
             self._frame(),
             self.renders,
+            None if self.path is None else Spool.to_path(self.path),
             metadata=self.metadata,
+            agents=self.rows,
         )
 
     def add(
@@ -187,17 +173,21 @@ class _Recording:
                 done and self.truncated_any,
                 _infos(infos),
                 frame,
+                row,
             )
-            self.rows.append(row)
 
-    def rollout(self) -> Rollout | None:
-        """The episode so far (an episode stopped before its end marked truncated)."""
-        if self.buffer is None:
+    def finish(self, *, replace: bool) -> Rollout | None:
+        """The episode as it ends (one stopped before its end marked truncated), read
+        back from its file when it has one; None before the reset. ``replace``: whether
+        its file replaces one at its path (:meth:`EpisodeBuffer.finish`)."""
+        buffer, self.buffer = self.buffer, None  # filed once
+        if buffer is None:
             return None
-        self.buffer.cut()
-        rollout = self.buffer.to_rollout()
-        observations = rollout.observations if self.keep_observations else None
-        return replace(rollout, observations=observations, agent_columns=self.rows.columns())
+        buffer.cut()
+        rollout = buffer.finish(replace=replace)
+        if self.keep_observations:
+            return rollout
+        return dataclasses.replace(rollout, observations=None)
 
     def _frame(self) -> Any:
         return self.env.render() if self.renders else None

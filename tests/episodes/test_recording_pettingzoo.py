@@ -477,3 +477,41 @@ def test_agent_widget_imports_and_records_gymnasium_without_pettingzoo():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) > 0
+
+
+def test_a_game_recorded_to_a_path_and_killed_keeps_its_whole_chunks(tmp_path):
+    """record(path=) writes a multi-agent episode a chunk at a time, its per-agent
+    columns journaled with each: a process killed mid-game (os._exit: no clean-up)
+    leaves a file holding every whole chunk, each agent's columns included. On one
+    CPU, so frames are encoded inline and every whole chunk is written."""
+    path = tmp_path / "killed.rollout"
+    code = f"""
+import os
+os.sched_setaffinity(0, {{0}})
+import numpy as np
+import pettingzoo
+from agent_widget import record
+rng, turns = np.random.default_rng(5), [0]
+def policy(agent, obs):
+    turns[0] += 1
+    if turns[0] == 20:
+        os._exit(0)
+    return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+env = pettingzoo.make("aec", "classic/connect_four-v3", render_mode="rgb_array")
+record(env, policy, seed=0, path={str(path)!r})
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+
+    part = path.with_name(path.name + ".part")
+    with pytest.warns(UserWarning, match="stopped before the end"):
+        kept = load(part)
+    assert kept.num_positions == 16  # the first chunk; the second needed position 32
+    whole = record(connect_four(), random_legal(5), seed=0)
+    steps = kept.num_steps
+    assert kept.agents == whole.agents
+    np.testing.assert_array_equal(kept.agent_rewards, whole.agent_rewards[:steps])
+    np.testing.assert_array_equal(kept.agent_actions, whole.agent_actions[:steps])
+    assert kept.acting_agent.tolist() == whole.acting_agent[:steps].tolist()
+    np.testing.assert_array_equal(kept.action_masks, whole.action_masks[:steps])
+    np.testing.assert_array_equal(kept.frames[steps], whole.frames[steps])
