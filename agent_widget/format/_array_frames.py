@@ -327,6 +327,8 @@ class ArrayFrames(Frames):
         other._released, other._read_back = self._released, self._read_back
         other._sealed = dict(self._sealed)
         other._open = {k: chunk.copy() for k, chunk in self._open.items()}
+        for k in [k for k, chunk in other._open.items() if chunk.full]:
+            other._seal(k)  # a chunk still with the encoder process: encoded in the copy
         return other
 
     @property
