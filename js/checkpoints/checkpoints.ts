@@ -8,7 +8,7 @@
  * and panels are the viewer's. Every string is written with textContent.
  */
 import { drawSwatch, ReturnsChart } from "../compare/chart.ts";
-import { type ChildView, childModel, mountChild } from "../shared/children.ts";
+import { type ChildView, ChildTrait, mountChild } from "../shared/children.ts";
 import { button, el, input } from "../shared/dom.ts";
 import { onAppearanceChange, readPalette } from "../shared/theme.ts";
 import type { Model } from "../shared/types.ts";
@@ -31,13 +31,14 @@ class CheckpointView {
   private episode: ChildView | undefined;
   private episodeModel: Model | undefined;
   /** Bumped on each change of the episode, so a slow model lookup never shows a stale one. */
-  private version = 0;
+  private readonly episodeChild: ChildTrait;
   private disposed = false;
 
   constructor(
     private readonly model: Model,
     parent: HTMLElement,
   ) {
+    this.episodeChild = new ChildTrait(model, "episode");
     this.root = parent.appendChild(el("div", "aw-checkpoints"));
     this.title = this.root.appendChild(el("div", "aw-title"));
     // Its positions are the checkpoints, labelled with their training steps.
@@ -190,13 +191,11 @@ class CheckpointView {
   }
 
   private async showEpisode(): Promise<void> {
-    const version = ++this.version;
-    const ref = this.model.get("episode");
-    const child = typeof ref === "string" ? await childModel(this.model, ref) : undefined;
-    if (this.disposed || version !== this.version) return;
+    const child = await this.episodeChild.latest();
+    if (this.disposed || child === undefined) return;
     const previous = this.episode;
-    this.episodeModel = child;
-    this.episode = child === undefined ? undefined : mountChild(child, viewer.render);
+    this.episodeModel = child ?? undefined;
+    this.episode = child === null ? undefined : mountChild(child, viewer.render);
     // The new episode goes in before the old one leaves: the page keeps its height.
     if (this.episode !== undefined) this.slot.appendChild(this.episode.el);
     previous?.remove();

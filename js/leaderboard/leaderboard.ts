@@ -7,7 +7,7 @@
  * as HTML.
  */
 import compare from "../compare/compare.ts";
-import { type ChildView, childModel, mountChild, type Render } from "../shared/children.ts";
+import { type ChildView, ChildTrait, mountChild, type Render } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
 import { button, el, input } from "../shared/dom.ts";
 import { asRows, cellTexts, type Column, columnsOf, GROUP_BY, groupRows, parseGroupBy, returnDecimals, type Row, type Sort } from "./table.ts";
@@ -30,12 +30,13 @@ class LeaderboardView {
   private sort: Sort = { key: "return_mean", descending: true };
   private openedView: ChildView | undefined;
   /** Bumped on each change of `opened`, so a slow view creation never shows a stale one. */
-  private openedVersion = 0;
+  private readonly openedChild: ChildTrait;
 
   constructor(
     private readonly model: Model,
     parent: HTMLElement,
   ) {
+    this.openedChild = new ChildTrait(model, "opened");
     this.root = parent.appendChild(el("div", "aw-leaderboard"));
     const bar = this.root.appendChild(el("div", "aw-toolbar"));
     this.filter = bar.appendChild(input("aw-filter", "search"));
@@ -207,12 +208,10 @@ class LeaderboardView {
   }
 
   private async showOpened(): Promise<void> {
-    const version = ++this.openedVersion;
-    const ref = this.model.get("opened");
-    const child = typeof ref === "string" ? await childModel(this.model, ref) : undefined;
-    if (version !== this.openedVersion) return;
+    const child = await this.openedChild.latest();
+    if (child === undefined) return;
     this.openedView?.remove();
-    this.openedView = child === undefined ? undefined : mountChild(child, renderOf(child));
+    this.openedView = child === null ? undefined : mountChild(child, renderOf(child));
     if (this.openedView !== undefined) this.opened.appendChild(this.openedView.el);
   }
 }

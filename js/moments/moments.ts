@@ -5,7 +5,7 @@
  * under the list, the found steps marked on its timeline. Every cell is written with
  * textContent, never as HTML.
  */
-import { type ChildView, childModel, mountChild } from "../shared/children.ts";
+import { type ChildView, ChildTrait, mountChild } from "../shared/children.ts";
 import { el } from "../shared/dom.ts";
 import type { Model } from "../shared/types.ts";
 import viewer from "../viewer/widget.ts";
@@ -21,12 +21,13 @@ class MomentsView {
   private readonly listeners: [string, () => void][] = [];
   private openedView: ChildView | undefined;
   /** Bumped on each change of `opened`, so a slow view creation never shows a stale one. */
-  private openedVersion = 0;
+  private readonly openedChild: ChildTrait;
 
   constructor(
     private readonly model: Model,
     parent: HTMLElement,
   ) {
+    this.openedChild = new ChildTrait(model, "opened");
     this.root = parent.appendChild(el("div", "aw-moments"));
     this.count = this.root.appendChild(el("div", "aw-count"));
     const scroll = this.root.appendChild(el("div", "aw-table-scroll"));
@@ -98,12 +99,10 @@ class MomentsView {
   }
 
   private async showOpened(): Promise<void> {
-    const version = ++this.openedVersion;
-    const ref = this.model.get("opened");
-    const child = typeof ref === "string" ? await childModel(this.model, ref) : undefined;
-    if (version !== this.openedVersion) return;
+    const child = await this.openedChild.latest();
+    if (child === undefined) return;
     this.openedView?.remove();
-    this.openedView = child === undefined ? undefined : mountChild(child, viewer.render);
+    this.openedView = child === null ? undefined : mountChild(child, viewer.render);
     if (this.openedView !== undefined) this.opened.appendChild(this.openedView.el);
   }
 }

@@ -52,3 +52,25 @@ export function mountChild(child: Model, render: Render): ChildView {
     },
   };
 }
+
+/**
+ * The child model a widget-reference trait names, followed as the trait changes:
+ * `latest()` resolves the trait's reference now, giving `null` when it names no
+ * widget and `undefined` when the trait changed again while the model was looked up
+ * (that answer is stale: the newer call draws).
+ */
+export class ChildTrait {
+  private version = 0;
+
+  constructor(
+    private readonly model: Model,
+    private readonly name: string,
+  ) {}
+
+  async latest(): Promise<Model | null | undefined> {
+    const version = ++this.version;
+    const ref = this.model.get(this.name);
+    const found = typeof ref === "string" ? await childModel(this.model, ref) : null;
+    return version === this.version ? found : undefined;
+  }
+}

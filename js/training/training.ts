@@ -5,7 +5,7 @@
  * frame (value-text-view.ts), a Play button, and the episode it played, shown below.
  * Every string is written with textContent.
  */
-import { type ChildView, childModel, mountChild } from "../shared/children.ts";
+import { type ChildView, ChildTrait, mountChild } from "../shared/children.ts";
 import { button, el } from "../shared/dom.ts";
 import { bytesOf } from "../shared/series.ts";
 import type { Model } from "../shared/types.ts";
@@ -25,13 +25,14 @@ class TrainingView {
   private playedView: ChildView | undefined;
   private playedText: ValueMapText | undefined;
   /** Bumped on each change of a child, so a slow model lookup never shows a stale one. */
-  private versions = { timeline: 0, played: 0 };
+  private readonly children: Record<"timeline" | "played", ChildTrait>;
   private disposed = false;
 
   constructor(
     private readonly model: Model,
     parent: HTMLElement,
   ) {
+    this.children = { timeline: new ChildTrait(model, "timeline"), played: new ChildTrait(model, "played") };
     this.root = parent.appendChild(el("div", "aw-training"));
     this.timelineSlot = this.root.appendChild(el("div", "aw-training-timeline"));
     const bar = this.root.appendChild(el("div", "aw-toolbar"));
@@ -72,12 +73,10 @@ class TrainingView {
     this.listeners.push([event, callback]);
   }
 
-  /** A child model named by trait `name`, or undefined when it names none or a newer change came meanwhile. */
+  /** The child model trait `name` names (null: none); undefined when a newer change came meanwhile or the view is gone. */
   private async child(name: "timeline" | "played"): Promise<Model | null | undefined> {
-    const version = ++this.versions[name];
-    const ref = this.model.get(name);
-    const found = typeof ref === "string" ? await childModel(this.model, ref) : null;
-    return this.disposed || version !== this.versions[name] ? undefined : found;
+    const found = await this.children[name].latest();
+    return this.disposed ? undefined : found;
   }
 
   private async showTimeline(): Promise<void> {
