@@ -89,6 +89,8 @@ def _number(value: Any, t: int, what: str) -> float:
 
 def _flag(value: Any, t: int, what: str) -> bool:
     """A step's terminated or truncated as a bool, or a ValueError naming the step."""
+    if type(value) is bool:  # as gymnasium's envs give it: no need to ask numpy
+        return value
     if np.ndim(value) != 0:
         raise ValueError(
             f"step {t}: {what} is {value!r:.80} ({type(value).__name__}), not one flag; "

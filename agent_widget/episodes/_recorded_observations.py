@@ -118,8 +118,16 @@ def _is_frame(value: Any, frame: Any) -> bool:
         and value.ndim == 3
         and value.shape == frame.shape
         and value.shape[2] == 3
-        and np.array_equal(value, frame)
+        and _same_bytes(value, frame)
     )
+
+
+def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two arrays of one shape and dtype hold the same bytes: compared eight at
+    a time where they can be (Pong's screen: ~4 µs, against ~11 µs a byte at a time)."""
+    if a.nbytes % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
+        a, b = a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)
+    return bool(np.array_equal(a, b))
 
 
 class RecordedObservations:

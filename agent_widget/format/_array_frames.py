@@ -19,7 +19,7 @@ import numpy as np
 from agent_widget.format._codec import CHUNK_SIZE, ENCODINGS, Part, RunEncoder
 from agent_widget.format._encoder_process import EncoderDied, encoder_process
 from agent_widget.format._frame_ring import SLOTS, FrameRing, OpenChunk, RemoteChunk, room_for
-from agent_widget.format._frames import MISSING, DecodedPart, Frames, normalize_frame
+from agent_widget.format._frames import MISSING, DecodedPart, Frames, held, normalize_frame
 
 # A part inflates to its first frame plus at most this many bytes of changes. The browser
 # inflates a whole part to show any of its frames, so this caps what showing one costs
@@ -362,14 +362,12 @@ class ArrayFrames(Frames):
                 f"frame at step {t}: size changed from {self._shape[:2]} to "
                 f"{array.shape[:2]}; pass allow_resize=True to accept frames of varying size"
             )
-        if array is not MISSING:
-            if array.base is not None:  # a view: held, it would pin the caller's whole array
-                array = array.copy()
-            array.flags.writeable = False
         k = t // CHUNK_SIZE
-        if k not in self._open:
-            self._open[k] = self._new_chunk(k)
-        self._open[k].append(array)
+        chunk = self._open.get(k)
+        if chunk is None:
+            chunk = self._open[k] = self._new_chunk(k)
+        # The encoder process's chunk copies the frame into its ring; one encoded here holds it.
+        chunk.append(array if isinstance(chunk, RemoteChunk) else held(array))
         self._length = t + 1
         return k
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import select
 import subprocess
 import sys
 import threading
@@ -65,6 +66,10 @@ class EncoderProcess:
         os.close(worker_out)
         self._send = Connection(to_worker, readable=False)
         self._receive = Connection(from_worker, writable=False)
+        # Asked at each step while a chunk's parts are on their way: a poll object kept
+        # open asks in ~0.7 µs, Connection.poll(0) in ~5 (it builds a selector each time).
+        self._incoming = select.poll()
+        self._incoming.register(from_worker, select.POLLIN)
         self.lock = threading.RLock()
         self.ready = False
         self.error: EncoderDied | None = None
@@ -120,7 +125,7 @@ class EncoderProcess:
         """Hand each message that came to its stream; ``block``: wait for one first."""
         with self.lock:
             try:
-                while self.error is None and self._receive.poll(None if block else 0):
+                while self.error is None and (block or self._incoming.poll(0)):
                     block = False
                     message = self._receive.recv()
                     if message[0] == "ready":

@@ -23,6 +23,7 @@ import numpy as np
 
 from agent_widget.format._codec import CHUNK_SIZE, Part
 from agent_widget.format._encoder_process import EncoderDied, EncoderProcess
+from agent_widget.format._frames import held
 
 # Three chunks: the encoder works on one while the loop fills the next, and a third
 # absorbs the wait for the encoder's answer (a chunk is sent only once full).
@@ -50,8 +51,9 @@ class OpenChunk(Protocol):
     (:class:`agent_widget.format._array_frames._OpenChunk`) or a :class:`RemoteChunk`."""
 
     count: int
-    newest: tuple[int, np.ndarray] | None
 
+    @property
+    def newest(self) -> tuple[int, np.ndarray] | None: ...
     @property
     def full(self) -> bool: ...
     @property
@@ -145,7 +147,6 @@ class RemoteChunk:
     def __init__(self, start: int, ring: FrameRing, inline: Callable[[], OpenChunk]) -> None:
         self.start, self._ring, self._inline_chunk = start, ring, inline
         self.count = 0
-        self.newest: tuple[int, np.ndarray] | None = None
         self._slots: list[tuple[int, tuple[int, ...]]] = []  # (slot, shape) a frame
         self._parts: list[Part] | None = None  # came back from the encoder
         self._inline: OpenChunk | None = None  # encoding here instead
@@ -176,8 +177,20 @@ class RemoteChunk:
             return sum(len(p.payload) for p in self._parts)
         return sum(int(np.prod(shape)) for _, shape in self._slots)
 
+    @property
+    def newest(self) -> tuple[int, np.ndarray] | None:
+        """The newest frame and its position while it is at hand (a copy from its slot,
+        made only when asked for: the frame itself is not held)."""
+        with self._ring.process.lock:
+            if self._inline is not None:
+                return self._inline.newest
+            if not self._slots:
+                return None  # its parts came back: read from them
+            slot, shape = self._slots[-1]
+            return self.start + self.count - 1, self._ring.frame(slot, shape)
+
     def append(self, frame: np.ndarray) -> None:
-        t = self.start + self.count
+        """Copy the frame into the ring (the caller's array is not held)."""
         with self._ring.process.lock:
             slot = None
             if self._inline is None and self._ring.fits(frame):
@@ -185,11 +198,10 @@ class RemoteChunk:
             if slot is None:
                 self._encode_here()
                 assert self._inline is not None
-                self._inline.append(frame)
+                self._inline.append(held(frame))
             else:
                 self._slots.append((slot, frame.shape))
             self.count += 1
-            self.newest = (t, frame)
             if self.full and self._inline is None:
                 self._ring.send(self, self._slots)
 

@@ -31,6 +31,15 @@ MISSING = np.zeros((0, 0, 3), np.uint8)
 MISSING.flags.writeable = False
 
 
+def held(frame: np.ndarray) -> np.ndarray:
+    """``frame`` to hold as it is: read-only, and a copy if it is a view (held, a view
+    would pin the caller's whole array)."""
+    if frame.base is not None:
+        frame = frame.copy()
+    frame.flags.writeable = False
+    return frame
+
+
 def normalize_frame(frame: Any, t: int) -> np.ndarray:
     """Return ``frame`` as a C-contiguous HxWx3 uint8 array, or raise ValueError naming step ``t``.
 
@@ -43,6 +52,15 @@ def normalize_frame(frame: Any, t: int) -> np.ndarray:
         >>> normalize_frame(np.zeros((2, 3)), t=0).shape, normalize_frame(None, t=1).shape
         ((2, 3, 3), (0, 0, 3))
     """
+    if (
+        type(frame) is np.ndarray
+        and frame.dtype == np.uint8
+        and frame.ndim == 3
+        and frame.shape[2] == 3
+        and 0 < frame.size <= MAX_FRAME_BYTES
+        and frame.flags.c_contiguous
+    ):
+        return frame  # as most envs render: nothing to check or convert (~1 µs a step)
     if frame is None:
         return MISSING
     array = np.asarray(frame)
