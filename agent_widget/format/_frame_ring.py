@@ -34,6 +34,12 @@ SLOTS = 3 * CHUNK_SIZE
 # episode's frames are encoded inline.
 RINGS_BYTES = 256 * 2**20
 SHARED_MEMORY = "/dev/shm"
+# Rings kept for the next episodes once theirs ended, at most this many bytes: making
+# one (35 MB of new shared memory for CartPole, each page faulted in by its first
+# frame) cost every episode ~20 µs a step, and an episode without one encoded its
+# first chunk here (CartPole: 16 frames of ~1 ms each). One CartPole ring, 13 Pong ones.
+IDLE_BYTES = 64 * 2**20
+_idle: list[FrameRing] = []
 
 
 def room_for(process: EncoderProcess, nbytes: int) -> bool:
@@ -71,10 +77,37 @@ class FrameRing:
     """The slots of one episode's frames, and its stream in the encoder process.
 
     Frames larger than the first one (their size changed mid-episode) do not fit a slot:
-    their chunk is encoded here (:meth:`fits`)."""
+    their chunk is encoded here (:meth:`fits`). An episode takes a ring (:meth:`take`)
+    and gives it back when its frames are encoded (:meth:`close`): the next episode of
+    frames of that size reuses it, its stream in the encoder process still open."""
+
+    @classmethod
+    def take(
+        cls, process: EncoderProcess, slot_bytes: int, encoding: str, *, new: bool
+    ) -> FrameRing | None:
+        """A ring an episode left, or (``new``) a new one if there is room; None if not."""
+        with process.lock:
+            for ring in _idle:
+                if (ring.process, ring.slot_bytes, ring.encoding) == (
+                    process,
+                    slot_bytes,
+                    encoding,
+                ):
+                    _idle.remove(ring)
+                    return ring
+            if not new:
+                return None
+            while _idle and not room_for(process, SLOTS * slot_bytes):
+                _idle.pop(0)._release()  # the oldest idle ring makes room
+            if not room_for(process, SLOTS * slot_bytes):
+                return None
+            try:
+                return cls(process, slot_bytes, encoding)
+            except OSError:  # no room for it after all (a file size limit)
+                return None
 
     def __init__(self, process: EncoderProcess, slot_bytes: int, encoding: str) -> None:
-        self.process, self.slot_bytes = process, slot_bytes
+        self.process, self.slot_bytes, self.encoding = process, slot_bytes, encoding
         self._memory = SharedMemory(create=True, size=max(1, SLOTS * slot_bytes))
         process.rings_bytes += self._memory.size
         self._slots = np.ndarray((SLOTS, slot_bytes), np.uint8, buffer=self._memory.buf)
@@ -82,7 +115,9 @@ class FrameRing:
         self._waiting: dict[int, RemoteChunk] = {}  # chunk number -> chunk, parts to come
         self._stream = process.open(self._memory.name, SLOTS, slot_bytes, encoding, self._came)
         # An episode dropped unfinished (an exception) lets its memory go all the same.
-        self._release = weakref.finalize(self, _release, process, self._stream, self._memory)
+        self._release = weakref.finalize(
+            self, _release, process, self._stream, self._memory, os.getpid()
+        )
 
     def fits(self, frame: np.ndarray) -> bool:
         return frame.nbytes <= self.slot_bytes
@@ -125,12 +160,20 @@ class FrameRing:
             chunk.came(parts)
 
     def close(self) -> None:
-        """Let the encoder process and the memory go (the episode's frames are encoded)."""
-        del self._slots  # the memory's only view here
+        """The episode's frames are encoded: keep the ring for the next episode, or let
+        its memory and stream go."""
+        with self.process.lock:
+            if self.error is None and not self._waiting and len(self._free) == SLOTS:
+                _idle.append(self)
+                while sum(ring._memory.size for ring in _idle) > IDLE_BYTES:
+                    _idle.pop(0)._release()  # the oldest
+                return
         self._release()
 
 
-def _release(process: EncoderProcess, stream: int, memory: SharedMemory) -> None:
+def _release(process: EncoderProcess, stream: int, memory: SharedMemory, owner: int) -> None:
+    if os.getpid() != owner:  # a forked child's copy: the memory is its parent's
+        return
     with process.lock:
         process.close(stream)
         process.rings_bytes -= memory.size
@@ -238,6 +281,13 @@ class RemoteChunk:
         they never change, and a full chunk takes no frame)."""
         with self._ring.process.lock:
             return self if self._parts is not None else self._encoded_here()
+
+    def moved_here(self) -> OpenChunk:
+        """The chunk encoded here from now on, its frames out of the ring (the episode
+        ends: the ring goes to the next one)."""
+        with self._ring.process.lock:
+            self._encode_here()
+            return self if self._inline is None else self._inline
 
     def _encoded_here(self) -> OpenChunk:
         """A chunk encoded here, of the frames so far."""

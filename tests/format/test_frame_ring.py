@@ -25,10 +25,12 @@ pytestmark = pytest.mark.skipif(cores() < 2, reason="the encoder process needs a
 
 @pytest.fixture
 def process():
-    """The encoder process, started."""
+    """The encoder process, started, with no ring left by an earlier episode."""
     process = encoder_process()
     assert process is not None
     assert process.wait_ready()
+    while frame_ring._idle:
+        frame_ring._idle.pop()._release()
     return process
 
 
@@ -111,3 +113,39 @@ def test_rings_past_their_budget_are_encoded_inline_the_same_bytes(process, monk
             assert not isinstance(second._open[2], RemoteChunk)
     first.finish_encoding()
     assert chunks(first) == chunks(second) == chunks(ArrayFrames(stream))
+
+
+def test_the_next_episode_reuses_the_ring_from_its_first_chunk(process):
+    stream = list(moving_frames(3 * CHUNK_SIZE, 24, 32))
+    first = ArrayFrames(offload=True)
+    for frame in stream:
+        first.append(frame)
+    ring = first._ring
+    first.finish_encoding()
+    assert frame_ring._idle == [ring]  # kept, its stream open in the encoder process
+    rings_bytes = process.rings_bytes
+
+    second = ArrayFrames(offload=True)
+    second.append(stream[0])
+    assert isinstance(second._open[0], RemoteChunk) and second._ring is ring
+    assert process.rings_bytes == rings_bytes and frame_ring._idle == []
+    for frame in stream[1:]:
+        second.append(frame)
+    other_size = ArrayFrames(offload=True)  # another ring: not taken from the first chunk
+    other_size.append(moving_frames(1, 12, 16)[0])
+    assert not isinstance(other_size._open[0], RemoteChunk)
+    second.finish_encoding()
+    assert chunks(second) == chunks(first) == chunks(ArrayFrames(stream))
+
+
+def test_a_ring_whose_encoder_died_is_not_kept(process):
+    frames = ArrayFrames(offload=True)
+    stream = list(moving_frames(3 * CHUNK_SIZE, 24, 32))
+    for frame in stream[: 2 * CHUNK_SIZE]:
+        frames.append(frame)
+    os.kill(process.process.pid, signal.SIGKILL)
+    for frame in stream[2 * CHUNK_SIZE :]:
+        frames.append(frame)
+    frames.finish_encoding()
+    assert frame_ring._idle == []
+    assert chunks(frames) == chunks(ArrayFrames(stream))
