@@ -18,6 +18,7 @@ for the file.
 
 from __future__ import annotations
 
+import functools
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -159,7 +160,12 @@ class FrameRows(ChunkedRows):
     def __init__(self, frames: Frames, length: int) -> None:
         self._frames, self._length = frames, length
         self.dtype = np.dtype(np.uint8)
-        self._row_shape = frames[0].shape if length else (0, 0, 3)
+
+    @functools.cached_property
+    def _row_shape(self) -> tuple[int, ...]:  # type: ignore[override]
+        """The first frame's shape, read only when asked for: the recorder asks each
+        written chunk's payload of rows made anew, and the first frame may be on disk."""
+        return self._frames[0].shape if self._length else (0, 0, 3)
 
     def __len__(self) -> int:
         return self._length
