@@ -32,10 +32,12 @@ MISSING.flags.writeable = False
 
 
 def held(frame: np.ndarray) -> np.ndarray:
-    """``frame`` to hold as it is: read-only, and a copy if it is a view (held, a view
-    would pin the caller's whole array)."""
-    if frame.base is not None:
-        frame = frame.copy()
+    """A read-only copy of ``frame`` to hold: an env may render into one array again and
+    again (freezing it would break the env's next render), or hand out a view of a
+    larger one (holding it would pin that)."""
+    if frame is MISSING:
+        return frame
+    frame = frame.copy()
     frame.flags.writeable = False
     return frame
 

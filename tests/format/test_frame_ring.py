@@ -127,8 +127,10 @@ def test_the_next_episode_reuses_the_ring_from_its_first_chunk(process):
 
     second = ArrayFrames(offload=True)
     second.append(stream[0])
-    assert isinstance(second._open[0], RemoteChunk) and second._ring is ring
-    assert process.rings_bytes == rings_bytes and frame_ring._idle == []
+    assert isinstance(second._open[0], RemoteChunk)
+    assert second._ring is ring
+    assert process.rings_bytes == rings_bytes
+    assert frame_ring._idle == []
     for frame in stream[1:]:
         second.append(frame)
     other_size = ArrayFrames(offload=True)  # another ring: not taken from the first chunk
