@@ -10,6 +10,7 @@
 import { drawSwatch, ReturnsChart } from "../compare/chart.ts";
 import { type ChildView, ChildTrait, mountChild } from "../shared/children.ts";
 import { button, el, input } from "../shared/dom.ts";
+import { ModelListeners } from "../shared/listeners.ts";
 import { onAppearanceChange, readPalette } from "../shared/theme.ts";
 import type { Model } from "../shared/types.ts";
 import viewer from "../viewer/widget.ts";
@@ -26,7 +27,7 @@ class CheckpointView {
   private readonly jump: HTMLButtonElement;
   private readonly message: HTMLDivElement;
   private readonly slot: HTMLDivElement;
-  private readonly listeners: [string, () => void][] = [];
+  private readonly listeners: ModelListeners;
   private readonly stopWatchingTheme: () => void;
   private episode: ChildView | undefined;
   private episodeModel: Model | undefined;
@@ -68,13 +69,14 @@ class CheckpointView {
     this.jump.addEventListener("click", () => this.goToDivergence());
     this.stopWatchingTheme = onAppearanceChange(() => this.colorLegend());
 
-    for (const name of ["training_steps", "returns", "seeds"]) this.listen(`change:${name}`, () => this.showRun());
-    this.listen("change:checkpoint", () => this.showCheckpoint());
-    this.listen("change:seed", () => this.showSeed());
-    this.listen("change:divergence", () => this.showDivergence());
-    this.listen("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
-    this.listen("change:title", () => (this.title.textContent = String(model.get("title") ?? "")));
-    this.listen("change:episode", () => void this.showEpisode());
+    this.listeners = new ModelListeners(model);
+    for (const name of ["training_steps", "returns", "seeds"]) this.listeners.on(`change:${name}`, () => this.showRun());
+    this.listeners.on("change:checkpoint", () => this.showCheckpoint());
+    this.listeners.on("change:seed", () => this.showSeed());
+    this.listeners.on("change:divergence", () => this.showDivergence());
+    this.listeners.on("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
+    this.listeners.on("change:title", () => (this.title.textContent = String(model.get("title") ?? "")));
+    this.listeners.on("change:episode", () => void this.showEpisode());
     this.title.textContent = String(model.get("title") ?? "");
     this.message.textContent = String(model.get("message") ?? "");
     this.showRun();
@@ -84,7 +86,7 @@ class CheckpointView {
 
   dispose(): void {
     this.disposed = true;
-    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    this.listeners.dispose();
     this.stopWatchingTheme();
     this.chart.dispose();
     this.episode?.remove();
@@ -97,11 +99,6 @@ class CheckpointView {
 
   private get index(): number {
     return Number(this.model.get("checkpoint")) || 0;
-  }
-
-  private listen(event: string, callback: () => void): void {
-    this.model.on(event, callback);
-    this.listeners.push([event, callback]);
   }
 
   private save(name: string, value: number): void {

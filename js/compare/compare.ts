@@ -15,6 +15,7 @@ import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
 import { drawSwatch, lineColor, ReturnsChart } from "./chart.ts";
 import { Controls, keyAction } from "../shared/controls.ts";
 import { button, el } from "../shared/dom.ts";
+import { ModelListeners } from "../shared/listeners.ts";
 import { Player } from "../shared/player.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
 import { SharedScales } from "../shared/shared-scales.ts";
@@ -56,7 +57,7 @@ class CompareView {
   private readonly stopWatchingTheme: () => void;
   /** The value axis cards of one panel share across the columns (the `shared_scales` trait). */
   private readonly scales: SharedScales;
-  private readonly listeners: [string, () => void][] = [];
+  private readonly listeners: ModelListeners;
   private children: Child[] = [];
   private alignment = new Alignment([], []);
   private step = -1;
@@ -115,15 +116,16 @@ class CompareView {
     this.resizeObserver.observe(this.root);
     this.stopWatchingTheme = onAppearanceChange(() => this.colorLegend());
 
-    this.listen("change:step", () => this.go(Number(model.get("step")) || 0, "model"));
-    this.listen("change:fps", () => this.onPlayback());
-    this.listen("change:loop", () => this.onPlayback());
-    this.listen("change:columns", () => this.layout());
-    this.listen("change:title", () => this.onTitle());
-    this.listen("change:shared_scales", () => this.scales.setEnabled(Boolean(model.get("shared_scales"))));
-    this.listen("change:what_if", () => this.whatIf.show(parseState(model.get("what_if"))));
+    this.listeners = new ModelListeners(model);
+    this.listeners.on("change:step", () => this.go(Number(model.get("step")) || 0, "model"));
+    this.listeners.on("change:fps", () => this.onPlayback());
+    this.listeners.on("change:loop", () => this.onPlayback());
+    this.listeners.on("change:columns", () => this.layout());
+    this.listeners.on("change:title", () => this.onTitle());
+    this.listeners.on("change:shared_scales", () => this.scales.setEnabled(Boolean(model.get("shared_scales"))));
+    this.listeners.on("change:what_if", () => this.whatIf.show(parseState(model.get("what_if"))));
     // A what-if's branch adds a viewer: the grid is laid out again with every child.
-    this.listen("change:viewers", () => this.attachChildren().catch((error: Error) => this.report(error)));
+    this.listeners.on("change:viewers", () => this.attachChildren().catch((error: Error) => this.report(error)));
     this.whatIf.show(parseState(model.get("what_if")));
     this.onTitle();
     this.onPlayback();
@@ -141,7 +143,7 @@ class CompareView {
     this.resizeObserver.disconnect();
     this.stopWatchingTheme();
     this.root.removeEventListener("keydown", this.onChildKey, { capture: true });
-    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    this.listeners.dispose();
     for (const child of this.children) child.view.remove();
     this.root.remove();
   }
@@ -153,11 +155,6 @@ class CompareView {
   private get divergence(): number | null {
     const t = this.model.get("divergence");
     return typeof t === "number" ? t : null;
-  }
-
-  private listen(event: string, callback: () => void): void {
-    this.model.on(event, callback);
-    this.listeners.push([event, callback]);
   }
 
   /** Draws each child viewer in a cell of the grid, then shows the step. */

@@ -10,6 +10,7 @@ import compare from "../compare/compare.ts";
 import { type ChildView, ChildTrait, mountChild, type Render } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
 import { button, el, input } from "../shared/dom.ts";
+import { ModelListeners } from "../shared/listeners.ts";
 import { asRows, cellTexts, type Column, columnsOf, GROUP_BY, groupRows, parseGroupBy, returnDecimals, type Row, type Sort } from "./table.ts";
 import type { Model } from "../shared/types.ts";
 
@@ -25,7 +26,7 @@ class LeaderboardView {
   private readonly errors: HTMLDivElement;
   private readonly message: HTMLDivElement;
   private readonly opened: HTMLDivElement;
-  private readonly listeners: [string, () => void][] = [];
+  private readonly listeners: ModelListeners;
   private rows: Row[] = [];
   private sort: Sort = { key: "return_mean", descending: true };
   private openedView: ChildView | undefined;
@@ -77,13 +78,14 @@ class LeaderboardView {
     this.root.addEventListener("keydown", (event) => event.stopPropagation());
     this.root.dataset.lmSuppressShortcuts = "true";
 
-    this.listen("change:rows", () => this.onRows());
-    this.listen("change:selected", () => this.draw());
-    this.listen("change:group_by", () => this.draw());
-    this.listen("change:episode", () => (this.episode.value = String(model.get("episode") ?? 0)));
-    this.listen("change:errors", () => this.showErrors());
-    this.listen("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
-    this.listen("change:opened", () => this.showOpened());
+    this.listeners = new ModelListeners(model);
+    this.listeners.on("change:rows", () => this.onRows());
+    this.listeners.on("change:selected", () => this.draw());
+    this.listeners.on("change:group_by", () => this.draw());
+    this.listeners.on("change:episode", () => (this.episode.value = String(model.get("episode") ?? 0)));
+    this.listeners.on("change:errors", () => this.showErrors());
+    this.listeners.on("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
+    this.listeners.on("change:opened", () => this.showOpened());
     this.episode.value = String(model.get("episode") ?? 0);
     this.message.textContent = String(model.get("message") ?? "");
     this.onRows();
@@ -92,14 +94,9 @@ class LeaderboardView {
   }
 
   dispose(): void {
-    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    this.listeners.dispose();
     this.openedView?.remove();
     this.root.remove();
-  }
-
-  private listen(event: string, callback: () => void): void {
-    this.model.on(event, callback);
-    this.listeners.push([event, callback]);
   }
 
   private get selected(): Set<string> {

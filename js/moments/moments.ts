@@ -7,6 +7,7 @@
  */
 import { type ChildView, ChildTrait, mountChild } from "../shared/children.ts";
 import { el } from "../shared/dom.ts";
+import { ModelListeners } from "../shared/listeners.ts";
 import type { Model } from "../shared/types.ts";
 import viewer from "../viewer/widget.ts";
 import { asCells, countText, NUMERIC } from "./rows.ts";
@@ -18,7 +19,7 @@ class MomentsView {
   private readonly body: HTMLTableSectionElement;
   private readonly message: HTMLDivElement;
   private readonly opened: HTMLDivElement;
-  private readonly listeners: [string, () => void][] = [];
+  private readonly listeners: ModelListeners;
   private openedView: ChildView | undefined;
   /** Bumped on each change of `opened`, so a slow view creation never shows a stale one. */
   private readonly openedChild: ChildTrait;
@@ -42,25 +43,21 @@ class MomentsView {
     this.root.addEventListener("keydown", (event) => event.stopPropagation());
     this.root.dataset.lmSuppressShortcuts = "true";
 
-    this.listen("change:rows", () => this.draw());
-    this.listen("change:columns", () => this.draw());
-    this.listen("change:chosen", () => this.mark());
-    this.listen("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
-    this.listen("change:opened", () => this.showOpened());
+    this.listeners = new ModelListeners(model);
+    this.listeners.on("change:rows", () => this.draw());
+    this.listeners.on("change:columns", () => this.draw());
+    this.listeners.on("change:chosen", () => this.mark());
+    this.listeners.on("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
+    this.listeners.on("change:opened", () => this.showOpened());
     this.message.textContent = String(model.get("message") ?? "");
     this.draw();
     this.showOpened();
   }
 
   dispose(): void {
-    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    this.listeners.dispose();
     this.openedView?.remove();
     this.root.remove();
-  }
-
-  private listen(event: string, callback: () => void): void {
-    this.model.on(event, callback);
-    this.listeners.push([event, callback]);
   }
 
   private draw(): void {

@@ -7,6 +7,7 @@
  */
 import { type ChildView, ChildTrait, mountChild } from "../shared/children.ts";
 import { button, el } from "../shared/dom.ts";
+import { ModelListeners } from "../shared/listeners.ts";
 import { bytesOf } from "../shared/series.ts";
 import type { Model } from "../shared/types.ts";
 import viewer from "../viewer/widget.ts";
@@ -19,7 +20,7 @@ class TrainingView {
   private readonly play: HTMLButtonElement;
   private readonly message: HTMLSpanElement;
   private readonly played: HTMLDivElement;
-  private readonly listeners: [string, () => void][] = [];
+  private readonly listeners: ModelListeners;
   private timeline: ChildView | undefined;
   private text: ValueMapText | undefined;
   private playedView: ChildView | undefined;
@@ -48,11 +49,12 @@ class TrainingView {
       model.send({ type: "play" });
     });
 
-    this.listen("change:timeline", () => void this.showTimeline());
-    this.listen("change:played", () => void this.showPlayed());
-    this.listen("change:message", () => this.showMessage());
-    for (const name of ["grid", "labels", "scales", "played_scale"]) this.listen(`change:${name}`, () => this.setText());
-    this.listen("change:lut", () => this.setLut());
+    this.listeners = new ModelListeners(model);
+    this.listeners.on("change:timeline", () => void this.showTimeline());
+    this.listeners.on("change:played", () => void this.showPlayed());
+    this.listeners.on("change:message", () => this.showMessage());
+    for (const name of ["grid", "labels", "scales", "played_scale"]) this.listeners.on(`change:${name}`, () => this.setText());
+    this.listeners.on("change:lut", () => this.setLut());
     void this.showTimeline();
     void this.showPlayed();
     this.showMessage();
@@ -60,17 +62,12 @@ class TrainingView {
 
   dispose(): void {
     this.disposed = true;
-    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    this.listeners.dispose();
     this.text?.dispose();
     this.playedText?.dispose();
     this.timeline?.remove();
     this.playedView?.remove();
     this.root.remove();
-  }
-
-  private listen(event: string, callback: () => void): void {
-    this.model.on(event, callback);
-    this.listeners.push([event, callback]);
   }
 
   /** The child model trait `name` names (null: none); undefined when a newer change came meanwhile or the view is gone. */

@@ -9,6 +9,7 @@
 import { FrameCanvas, missingFrameMessage } from "./canvas.ts";
 import { Controls } from "../shared/controls.ts";
 import { DecodeAhead } from "../frames/decoding.ts";
+import { ModelListeners } from "../shared/listeners.ts";
 import { NO_ANSWER, NoAnswer } from "../shared/no-answer.ts";
 import { Outbox } from "../shared/outbox.ts";
 import { PanelCards } from "../panels/panels.ts";
@@ -70,7 +71,7 @@ class EpisodeView {
   private readonly player: Player;
   private readonly saveStep: Throttle;
   private readonly traits: Traits;
-  private readonly listeners: [string, () => void][] = [];
+  private readonly listeners: ModelListeners;
   private series: Series;
   /** A long episode's timeline summary, parsed once per change of the trait. */
   private summary: TimelineColumns | undefined;
@@ -175,23 +176,24 @@ class EpisodeView {
     if (this.knownLength > 0) this.source.update(this.playhead(this.clamp(this.traits.step)));
     this.series = parseSeries(this.traits.series, this.knownLength);
     this.summary = parseSummary(this.traits.summary);
-    this.listen("change:step", () => this.go(this.traits.step, "model"));
-    this.listen("change:length", () => this.onLength());
-    this.listen("change:series", () => this.onSeries());
-    this.listen("change:summary", () => this.onSeries());
-    this.listen("change:timeline_names", () => this.nameTimeline());
-    this.listen("change:timeline_rates", () => this.showCurves());
-    this.listen("change:timeline_smoothing", () => this.showCurves());
-    this.listen("change:timeline_mark", () => this.timeline.setMark(this.traits.timelineMark));
-    this.listen("change:action_names", () => this.showReadout());
-    this.listen("change:readout", () => this.showReadout());
-    this.listen("change:has_frames", () => this.paint());
-    this.listen("change:chunk_size", () => this.onChunkSize());
-    this.listen("change:fps", () => this.onPlayback());
-    this.listen("change:loop", () => this.onPlayback());
-    this.listen("change:height", () => this.onSize());
-    this.listen("change:scale", () => this.onSize());
-    this.listen("change:title", () => this.onTitle());
+    this.listeners = new ModelListeners(model);
+    this.listeners.on("change:step", () => this.go(this.traits.step, "model"));
+    this.listeners.on("change:length", () => this.onLength());
+    this.listeners.on("change:series", () => this.onSeries());
+    this.listeners.on("change:summary", () => this.onSeries());
+    this.listeners.on("change:timeline_names", () => this.nameTimeline());
+    this.listeners.on("change:timeline_rates", () => this.showCurves());
+    this.listeners.on("change:timeline_smoothing", () => this.showCurves());
+    this.listeners.on("change:timeline_mark", () => this.timeline.setMark(this.traits.timelineMark));
+    this.listeners.on("change:action_names", () => this.showReadout());
+    this.listeners.on("change:readout", () => this.showReadout());
+    this.listeners.on("change:has_frames", () => this.paint());
+    this.listeners.on("change:chunk_size", () => this.onChunkSize());
+    this.listeners.on("change:fps", () => this.onPlayback());
+    this.listeners.on("change:loop", () => this.onPlayback());
+    this.listeners.on("change:height", () => this.onSize());
+    this.listeners.on("change:scale", () => this.onSize());
+    this.listeners.on("change:title", () => this.onTitle());
 
     this.controls.setLength(this.traits.length);
     this.controls.setFps(this.traits.fps);
@@ -216,13 +218,8 @@ class EpisodeView {
     this.panels.dispose();
     this.saveStep.flush();
     this.outbox.flush();
-    for (const [event, callback] of this.listeners) this.model.off(event, callback);
+    this.listeners.dispose();
     this.root.remove();
-  }
-
-  private listen(event: string, callback: () => void): void {
-    this.model.on(event, callback);
-    this.listeners.push([event, callback]);
   }
 
   /** The user moved the playhead: stop playback and go there. */
