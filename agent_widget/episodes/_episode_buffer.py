@@ -15,8 +15,10 @@ shared memory and a full chunk is encoded by the frame encoder process
 (:mod:`agent_widget.format._encoder_process`, one per Python process), which sends its
 parts back; the same bytes as encoding here. A chunk goes to the file once its parts
 are back, so with ``path=`` the file trails the episode by a chunk or two; a full ring
-makes the next step wait. An encoder that dies is an error naming it once the step is
-in, every step kept (the frames it had not encoded are encoded here).
+makes the next step wait. Large observations that are not the frames (Atari's stacked
+grayscale screens) go the same way, a ring of their own each, encoded a chunk at a time
+(:class:`~agent_widget.format.EncodedArray`). An encoder that dies is an error naming
+it once the step is in, every step kept (what it had not encoded is encoded here).
 
 What a step brings is kept as it is, so what went wrong at step t is seen at step t:
 a NaN reward, a frame of another size. An exception in the env, the policy or the
@@ -47,6 +49,7 @@ from agent_widget.format import (
     CHUNK_SIZE,
     OBSERVATIONS,
     ArrayFrames,
+    EncoderDied,
     Members,
     Spool,
     chunk_count,
@@ -133,7 +136,7 @@ class EpisodeBuffer:
         self.frames = ArrayFrames(allow_resize=True, offload=True) if renders else None
         if self.frames is not None:
             self.frames.append(frame)
-        self.observations = RecordedObservations(obs, frame, self.frames)
+        self.observations = RecordedObservations(obs, frame, self.frames, offload=True)
         # One per position; None once written to the episode's file (read back from it).
         self.infos: list[dict[str, Any] | None] = [info]
         self.actions: list[Any] = []
@@ -193,12 +196,20 @@ class EpisodeBuffer:
             if self.agents is not None:
                 self.agents.append(agent_row)  # type: ignore[arg-type]
             self._write_ready()
-            if self.frames is not None and (error := self.frames.take_error()) is not None:
+            if (error := self._encoder_error()) is not None:
                 error.add_note(
-                    f"agent-widget: the {t + 1} steps so far are kept (the frames it had not "
-                    "encoded were encoded here); the next episode starts another"
+                    f"agent-widget: the {t + 1} steps so far are kept (the frames and "
+                    "observations it had not encoded were encoded here); the next episode "
+                    "starts another"
                 )
                 raise error
+
+    def _encoder_error(self) -> EncoderDied | None:
+        """The encoder process's death, once, whether frames or observations saw it."""
+        errors = [self.observations.take_error()]
+        if self.frames is not None:
+            errors.append(self.frames.take_error())
+        return next((error for error in errors if error is not None), None)
 
     def _write_ready(self, *, final: bool = False) -> None:
         """Write each chunk whose steps are all known (the position after it is here);
@@ -211,8 +222,9 @@ class EpisodeBuffer:
             if not final and (
                 (spool.written + 1) * CHUNK_SIZE >= n
                 or (self.frames is not None and not self.frames.ready(spool.written))
+                or not self.observations.ready(spool.written)
             ):
-                return  # not all of its steps yet, or its frames still being encoded
+                return  # not all of its steps yet, or its frames or observations being encoded
             try:
                 self._write_chunk(spool, spool.written, n)
             except BaseException as error:
@@ -313,6 +325,7 @@ class EpisodeBuffer:
         """Drop an episode that took no action, and its file."""
         if self.frames is not None:
             self.frames.finish_encoding()
+        self.observations.finish_encoding()
         if self.spool is not None:
             self.spool.discard()
 
@@ -330,6 +343,7 @@ class EpisodeBuffer:
     def _finish(self, replace: bool) -> Rollout:
         if self.frames is not None:
             self.frames.finish_encoding()
+        self.observations.finish_encoding()
         if self.spool is None:
             if self._states is not None:
                 self._states.fit(self._encoded_bytes())
