@@ -1,0 +1,73 @@
+"""Recording Atari's preprocessed, stacked screens (observations that are not the frames)
+with their chunks encoded by the encoder process: the observations a bare loop sees,
+in memory and in the file."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from agent_widget.episodes import load, record
+from agent_widget.format import _frame_ring as frame_ring
+from agent_widget.format._encoder_process import cores, encoder_process
+
+ale_py = pytest.importorskip("ale_py")
+gym.register_envs(ale_py)
+
+pytestmark = pytest.mark.skipif(cores() < 2, reason="the encoder process needs a second core")
+
+STEPS = 100
+ACTIONS = np.random.default_rng(0).integers(6, size=STEPS).tolist()
+STACK = (4, 84, 84)
+
+
+def stacked_pong():
+    return gym.wrappers.FrameStackObservation(
+        gym.wrappers.AtariPreprocessing(
+            gym.make("ALE/Pong-v5", render_mode="rgb_array", frameskip=1)
+        ),
+        4,
+    )
+
+
+def scripted():
+    """A policy playing ACTIONS in order."""
+    actions = iter(ACTIONS)
+    return lambda obs: next(actions)
+
+
+def bare_loop_observations(env):
+    obs, _ = env.reset(seed=0)
+    seen = [np.array(obs)]
+    for action in ACTIONS:
+        obs, *_ = env.step(action)
+        seen.append(np.array(obs))
+    return np.stack(seen)
+
+
+@pytest.fixture
+def process():
+    """The encoder process, started, with no ring left by an earlier episode."""
+    process = encoder_process()
+    assert process is not None
+    assert process.wait_ready()
+    while frame_ring._idle:
+        frame_ring._idle.pop()._release()
+    return process
+
+
+@pytest.mark.parametrize("to_disk", [False, True], ids=["memory", "path"])
+def test_stacked_screens_encoded_off_thread_are_the_bare_loops(tmp_path, process, to_disk):
+    env = stacked_pong()
+    expected = bare_loop_observations(env)
+    assert expected.shape == (STEPS + 1, *STACK)
+    path = tmp_path / "pong.rollout" if to_disk else None
+    rollout = record(env, scripted(), seed=0, max_steps=STEPS, path=path)
+    assert rollout.num_steps == STEPS
+    # The observations' ring (and the frames') went back to the pool: they were offloaded.
+    row_bytes = int(np.prod(STACK))
+    assert row_bytes in [ring.slot_bytes for ring in frame_ring._idle]
+    assert np.array_equal(np.asarray(rollout.observations), expected)
+    if to_disk:
+        assert np.array_equal(np.asarray(load(path).observations), expected)
