@@ -4,13 +4,16 @@ in memory and in the file."""
 
 from __future__ import annotations
 
+import os
+import signal
+
 import gymnasium as gym
 import numpy as np
 import pytest
 
 from agent_widget.episodes import load, record
 from agent_widget.format import _frame_ring as frame_ring
-from agent_widget.format._encoder_process import cores, encoder_process
+from agent_widget.format._encoder_process import EncoderDied, cores, encoder_process
 
 ale_py = pytest.importorskip("ale_py")
 gym.register_envs(ale_py)
@@ -22,19 +25,27 @@ ACTIONS = np.random.default_rng(0).integers(6, size=STEPS).tolist()
 STACK = (4, 84, 84)
 
 
-def stacked_pong():
+def stacked_pong(render_mode="rgb_array"):
     return gym.wrappers.FrameStackObservation(
         gym.wrappers.AtariPreprocessing(
-            gym.make("ALE/Pong-v5", render_mode="rgb_array", frameskip=1)
+            gym.make("ALE/Pong-v5", render_mode=render_mode, frameskip=1)
         ),
         4,
     )
 
 
-def scripted():
-    """A policy playing ACTIONS in order."""
-    actions = iter(ACTIONS)
-    return lambda obs: next(actions)
+def scripted(kill_at=None):
+    """A policy playing ACTIONS in order; ``kill_at``: the step at which it kills the
+    encoder process (SIGKILL)."""
+    actions = iter(enumerate(ACTIONS))
+
+    def policy(obs):
+        t, action = next(actions)
+        if t == kill_at:
+            os.kill(encoder_process().process.pid, signal.SIGKILL)
+        return action
+
+    return policy
 
 
 def bare_loop_observations(env):
@@ -71,3 +82,21 @@ def test_stacked_screens_encoded_off_thread_are_the_bare_loops(tmp_path, process
     assert np.array_equal(np.asarray(rollout.observations), expected)
     if to_disk:
         assert np.array_equal(np.asarray(load(path).observations), expected)
+
+
+@pytest.mark.parametrize("to_disk", [False, True], ids=["memory", "path"])
+def test_an_encoder_killed_with_only_observations_is_an_error_with_every_step_kept(
+    tmp_path, process, to_disk
+):
+    env = stacked_pong(render_mode=None)  # no frames: the observations find it dead
+    expected = bare_loop_observations(env)
+    path = tmp_path / "pong.rollout" if to_disk else None
+    pid = process.process.pid
+    with pytest.raises(EncoderDied, match=rf"\(pid {pid}\) died \(killed by signal 9\)") as caught:
+        record(env, scripted(kill_at=40), seed=0, max_steps=STEPS, path=path)
+    kept = caught.value.rollout
+    assert 40 <= kept.num_steps < STEPS  # up to the step that found it dead
+    assert np.array_equal(np.asarray(kept.observations), expected[: kept.num_steps + 1])
+    if to_disk:
+        from_file = load(path).observations
+        assert np.array_equal(np.asarray(from_file), expected[: kept.num_steps + 1])

@@ -156,3 +156,14 @@ def test_a_copy_made_while_chunks_are_with_the_encoder_grows_apart(process):
     assert payloads(branch) == payloads(inline(rows + more, *STACKS))
     encoded.finish_encoding()
     assert payloads(encoded) == payloads(inline(rows, *STACKS))
+
+
+def test_rows_with_no_room_for_a_ring_are_encoded_here_the_same_bytes(process, monkeypatch):
+    monkeypatch.setattr(frame_ring, "RINGS_BYTES", process.rings_bytes)  # no room left
+    rows = observations(3 * CHUNK_SIZE + 2, *STACKS)
+    encoded = EncodedArray(*STACKS, offload=True)
+    for row in rows:
+        encoded.append(row)
+    assert encoded._ring is None
+    assert remote_chunks(encoded) == []
+    assert payloads(encoded) == payloads(inline(rows, *STACKS))
