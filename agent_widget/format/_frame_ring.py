@@ -9,6 +9,9 @@ back (back-pressure) instead of memory growing. Until its parts come back, a chu
 frames are all in the ring, raw: whatever happens to the encoder process (killed,
 exited), the chunk is encoded here from them, so no frame is lost and the bytes are
 those of encoding here all along (the same encoder, fed the same frames).
+
+A slot is raw bytes: an episode's large observations have rings of their own, from the
+same pool, their chunks sent as rows (:mod:`agent_widget.format._remote_rows`).
 """
 
 from __future__ import annotations
