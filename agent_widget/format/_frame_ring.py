@@ -16,6 +16,7 @@ same pool, their chunks sent as rows (:mod:`agent_widget.format._remote_rows`).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import weakref
 from collections.abc import Callable
@@ -206,7 +207,11 @@ def _release(process: EncoderProcess, stream: int, memory: SharedMemory, owner: 
         process.close(stream)
         process.rings_bytes -= memory.size
     memory.close()
-    memory.unlink()
+    # Its name may be gone already: an encoder process killed while it attached to the
+    # memory (between Python registering it with that process's resource tracker and
+    # this module's worker unregistering it) has the tracker unlink it at its death.
+    with contextlib.suppress(FileNotFoundError):
+        memory.unlink()
 
 
 class RemoteChunk:
