@@ -15,10 +15,13 @@ shared memory and a full chunk is encoded by the frame encoder process
 (:mod:`agent_widget.format._encoder_process`, one per Python process), which sends its
 parts back; the same bytes as encoding here. A chunk goes to the file once its parts
 are back, so with ``path=`` the file trails the episode by a chunk or two; a full ring
-makes the next step wait. Large observations that are not the frames (Atari's stacked
-grayscale screens) go the same way, a ring of their own each, encoded a chunk at a time
-(:class:`~agent_widget.format.EncodedArray`). An encoder that dies is an error naming
-it once the step is in, every step kept (what it had not encoded is encoded here).
+makes the next step wait. An encoder that dies is an error naming it once the step is
+in, every step kept (the frames it had not encoded are encoded here).
+
+Large observations that are not the frames (Atari's stacked grayscale screens) go the
+same way, a ring of their own each, encoded a chunk at a time
+(:class:`~agent_widget.format.EncodedArray`); those the encoder had not encoded when it
+died are encoded here too.
 
 What a step brings is kept as it is, so what went wrong at step t is seen at step t:
 a NaN reward, a frame of another size. An exception in the env, the policy or the
@@ -338,12 +341,12 @@ class EpisodeBuffer:
         states thinned to its size (:class:`SavedStates`).
         ``replace``: whether its file replaces one at its path (:meth:`Spool.finish`)."""
         with interrupts_held():  # the file finished whole, whenever a Ctrl-C comes
+            self.observations.finish_encoding()  # their payloads here, their rings let go
             return self._finish(replace)
 
     def _finish(self, replace: bool) -> Rollout:
         if self.frames is not None:
             self.frames.finish_encoding()
-        self.observations.finish_encoding()
         if self.spool is None:
             if self._states is not None:
                 self._states.fit(self._encoded_bytes())

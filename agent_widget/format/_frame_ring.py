@@ -168,13 +168,6 @@ class FrameRing:
             self._waiting[chunk.start // CHUNK_SIZE] = chunk
             self.process.send(("chunk", self._stream, chunk.start, slots))
 
-    def send_rows(self, k: int, rows: Waiting, slots: list[int], nbytes: int) -> None:
-        """Send chunk ``k`` of observation rows (``nbytes`` each) to be encoded
-        (:mod:`agent_widget.format._remote_rows`), one message a chunk as frames."""
-        with self.process.lock:
-            self._waiting[k] = rows
-            self.process.send(("rows", self._stream, k, slots, nbytes))
-
     def frame(self, slot: int, shape: tuple[int, ...]) -> np.ndarray:
         """A copy of the frame in ``slot`` (the slot is reused)."""
         size = int(np.prod(shape))
@@ -182,6 +175,13 @@ class FrameRing:
 
     def free(self, slots: list[int]) -> None:
         self._free.extend(slots)
+
+    def send_rows(self, k: int, rows: Waiting, slots: list[int], nbytes: int) -> None:
+        """Send chunk ``k`` of observation rows (``nbytes`` each) to be encoded
+        (:mod:`agent_widget.format._remote_rows`), one message a chunk as frames."""
+        with self.process.lock:
+            self._waiting[k] = rows
+            self.process.send(("rows", self._stream, k, slots, nbytes))
 
     def _came(self, k: int, parts: list[Part]) -> None:
         chunk = self._waiting.pop(k, None)
