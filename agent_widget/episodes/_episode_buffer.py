@@ -18,6 +18,11 @@ are back, so with ``path=`` the file trails the episode by a chunk or two; a ful
 makes the next step wait. An encoder that dies is an error naming it once the step is
 in, every step kept (the frames it had not encoded are encoded here).
 
+Large observations that are not the frames (Atari's stacked grayscale screens) go the
+same way, a ring of their own each, encoded a chunk at a time
+(:class:`~agent_widget.format.EncodedArray`); those the encoder had not encoded when it
+died are encoded here too.
+
 What a step brings is kept as it is, so what went wrong at step t is seen at step t:
 a NaN reward, a frame of another size. An exception in the env, the policy or the
 user's loop never loses the steps recorded before it, and never wedges the recorder.
@@ -47,6 +52,7 @@ from agent_widget.format import (
     CHUNK_SIZE,
     OBSERVATIONS,
     ArrayFrames,
+    EncoderDied,
     Members,
     Spool,
     chunk_count,
@@ -133,7 +139,7 @@ class EpisodeBuffer:
         self.frames = ArrayFrames(allow_resize=True, offload=True) if renders else None
         if self.frames is not None:
             self.frames.append(frame)
-        self.observations = RecordedObservations(obs, frame, self.frames)
+        self.observations = RecordedObservations(obs, frame, self.frames, offload=True)
         # One per position; None once written to the episode's file (read back from it).
         self.infos: list[dict[str, Any] | None] = [info]
         self.actions: list[Any] = []
@@ -193,12 +199,20 @@ class EpisodeBuffer:
             if self.agents is not None:
                 self.agents.append(agent_row)  # type: ignore[arg-type]
             self._write_ready()
-            if self.frames is not None and (error := self.frames.take_error()) is not None:
+            if (error := self._encoder_error()) is not None:
                 error.add_note(
-                    f"agent-widget: the {t + 1} steps so far are kept (the frames it had not "
-                    "encoded were encoded here); the next episode starts another"
+                    f"agent-widget: the {t + 1} steps so far are kept (the frames and "
+                    "observations it had not encoded were encoded here); the next episode "
+                    "starts another"
                 )
                 raise error
+
+    def _encoder_error(self) -> EncoderDied | None:
+        """The encoder process's death, once, whether frames or observations saw it."""
+        errors = [self.observations.take_error()]
+        if self.frames is not None:
+            errors.append(self.frames.take_error())
+        return next((error for error in errors if error is not None), None)
 
     def _write_ready(self, *, final: bool = False) -> None:
         """Write each chunk whose steps are all known (the position after it is here);
@@ -211,8 +225,9 @@ class EpisodeBuffer:
             if not final and (
                 (spool.written + 1) * CHUNK_SIZE >= n
                 or (self.frames is not None and not self.frames.ready(spool.written))
+                or not self.observations.ready(spool.written)
             ):
-                return  # not all of its steps yet, or its frames still being encoded
+                return  # not all of its steps yet, or its frames or observations being encoded
             try:
                 self._write_chunk(spool, spool.written, n)
             except BaseException as error:
@@ -313,6 +328,7 @@ class EpisodeBuffer:
         """Drop an episode that took no action, and its file."""
         if self.frames is not None:
             self.frames.finish_encoding()
+        self.observations.finish_encoding()
         if self.spool is not None:
             self.spool.discard()
 
@@ -325,6 +341,7 @@ class EpisodeBuffer:
         states thinned to its size (:class:`SavedStates`).
         ``replace``: whether its file replaces one at its path (:meth:`Spool.finish`)."""
         with interrupts_held():  # the file finished whole, whenever a Ctrl-C comes
+            self.observations.finish_encoding()  # their payloads here, their rings let go
             return self._finish(replace)
 
     def _finish(self, replace: bool) -> Rollout:

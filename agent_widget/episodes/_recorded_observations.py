@@ -10,7 +10,14 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.format import LARGE_ROW_BYTES, ArrayFrames, EncodedArray, FrameRows, Frames
+from agent_widget.format import (
+    LARGE_ROW_BYTES,
+    ArrayFrames,
+    EncodedArray,
+    EncoderDied,
+    FrameRows,
+    Frames,
+)
 
 
 def snapshot(obs: Any) -> Any:
@@ -28,8 +35,11 @@ class _ObservationColumn:
     arrays encoded by the chunk, anything else kept as given (stacked when a rollout is
     asked for)."""
 
-    def __init__(self, first: Any, frame: Any, frames: ArrayFrames | None) -> None:
+    def __init__(
+        self, first: Any, frame: Any, frames: ArrayFrames | None, *, offload: bool
+    ) -> None:
         self.frames = frames if frames is not None and _is_frame(first, frame) else None
+        self.offload = offload  # large arrays encoded by the encoder process where there is one
         self.mirrored = 1 if self.frames is not None else 0  # values that are the frames
         self.encoded: EncodedArray | None = None
         self.values: list[Any] = []
@@ -40,7 +50,7 @@ class _ObservationColumn:
                 and first.dtype.kind in "biufc"
                 and first.nbytes >= LARGE_ROW_BYTES
             ):
-                self.encoded = EncodedArray(first.dtype, first.shape)
+                self.encoded = EncodedArray(first.dtype, first.shape, offload=offload)
             self.append(first, None)
 
     def __len__(self) -> int:
@@ -57,7 +67,7 @@ class _ObservationColumn:
                 return
             # From here on the values are not the frames: hold the earlier ones encoded.
             mirrored, self.frames = self.frames, None
-            self.encoded = EncodedArray(np.uint8, mirrored[0].shape)
+            self.encoded = EncodedArray(np.uint8, mirrored[0].shape, offload=self.offload)
             for t in range(self.mirrored):
                 self.encoded.append(mirrored[t])
         if self.encoded is None:
@@ -131,14 +141,36 @@ def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 class RecordedObservations:
-    """An episode's observations: one column, or one per key of a dict space."""
+    """An episode's observations: one column, or one per key of a dict space.
+    ``offload``: large arrays are encoded by the encoder process where there is one
+    (:class:`EncodedArray`); :meth:`finish_encoding` when the episode ends."""
 
-    def __init__(self, first: Any, frame: Any, frames: ArrayFrames | None) -> None:
+    def __init__(
+        self, first: Any, frame: Any, frames: ArrayFrames | None, *, offload: bool = False
+    ) -> None:
         self.is_dict = isinstance(first, Mapping)
         entries = first if self.is_dict else {"": first}
         self.columns = {
-            key: _ObservationColumn(value, frame, frames) for key, value in entries.items()
+            key: _ObservationColumn(value, frame, frames, offload=offload)
+            for key, value in entries.items()
         }
+
+    def _encoded(self) -> list[EncodedArray]:
+        return [c.encoded for c in self.columns.values() if c.encoded is not None]
+
+    def ready(self, k: int) -> bool:
+        """Whether chunk k's encoded values are at hand without waiting for the encoder."""
+        return all(encoded.ready(k) for encoded in self._encoded())
+
+    def take_error(self) -> EncoderDied | None:
+        """The encoder process's death, once (its rows are encoded here since)."""
+        errors = [error for e in self._encoded() if (error := e.take_error()) is not None]
+        return errors[0] if errors else None
+
+    def finish_encoding(self) -> None:
+        """No value follows: every chunk encoded here, the rings given back."""
+        for encoded in self._encoded():
+            encoded.finish_encoding()
 
     def append(self, obs: Any, frame: Any) -> None:
         if self.is_dict != isinstance(obs, Mapping) or (

@@ -31,6 +31,7 @@ from agent_widget.format._encoded_array import (
     EncodedArray,
     FrameRows,
 )
+from agent_widget.format._encoder_process import EncoderDied
 from agent_widget.format._filesystems import is_url, url_to_fs
 from agent_widget.format._frames import Frames
 from agent_widget.format._layout import ACTION_KINDS, AgentColumns, Columns
@@ -50,6 +51,7 @@ __all__ = [
     "ChunkedRows",
     "Columns",
     "EncodedArray",
+    "EncoderDied",
     "FrameRows",
     "Frames",
     "ImageFrames",

@@ -18,7 +18,7 @@ import numpy as np
 
 from agent_widget.format._codec import CHUNK_SIZE, ENCODINGS, Part, RunEncoder
 from agent_widget.format._encoder_process import EncoderDied, encoder_process
-from agent_widget.format._frame_ring import FrameRing, OpenChunk, RemoteChunk
+from agent_widget.format._frame_ring import FrameRing, OpenChunk, RemoteChunk, episode_ring
 from agent_widget.format._frames import MISSING, DecodedPart, Frames, held, normalize_frame
 
 # A part inflates to its first frame plus at most this many bytes of changes. The browser
@@ -375,13 +375,8 @@ class ArrayFrames(Frames):
         """Chunk k, encoded here or (:attr:`offload`) by the encoder process."""
         encode_here = functools.partial(_OpenChunk, k * CHUNK_SIZE, self.encoding)
         if self._offload and self._ring is None and self._shape is not None:
-            process, size = encoder_process(), int(np.prod(self._shape))
-            if process is not None and process.is_ready():
-                # From the first chunk with a ring an episode left; a new one from the
-                # second (an episode of one chunk is not worth making one).
-                self._ring = FrameRing.take(process, size, self.encoding, new=k > 0)
-                if k > 0:
-                    self._offload = self._ring is not None  # if not: encoded here, as it is
+            size = int(np.prod(self._shape))
+            self._ring, self._offload = episode_ring(size, self.encoding, k)
         if self._ring is None or self._ring.error is not None:
             return encode_here()
         return RemoteChunk(k * CHUNK_SIZE, self._ring, encode_here)

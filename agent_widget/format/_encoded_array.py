@@ -27,7 +27,10 @@ from typing import Any
 import numpy as np
 
 from agent_widget.format._codec import CHUNK_SIZE, decode_rows, encode_rows
+from agent_widget.format._encoder_process import EncoderDied, encoder_process
+from agent_widget.format._frame_ring import FrameRing, episode_ring
 from agent_widget.format._frames import Frames, position
+from agent_widget.format._remote_rows import RemoteRows
 
 # Observations of at least this many bytes a position are held and stored encoded by the
 # chunk; smaller ones (vectors) are plain arrays.
@@ -77,6 +80,12 @@ class ChunkedRows(ABC):
 class EncodedArray(ChunkedRows):
     """Rows appended one at a time, held encoded by the chunk.
 
+    With ``offload``, where there is an encoder process
+    (:mod:`agent_widget.format._encoder_process`), each row is copied into a ring of
+    shared memory instead and a full chunk is encoded there (:class:`RemoteRows`): the
+    same bytes, off the thread that appends. Call :meth:`finish_encoding` when no row
+    follows.
+
     Examples:
         >>> rows = EncodedArray(np.uint8, (84, 84))
         >>> for t in range(20):
@@ -85,27 +94,41 @@ class EncodedArray(ChunkedRows):
         ((20, 84, 84), 17, True)
     """
 
-    def __init__(self, dtype: Any, row_shape: tuple[int, ...]) -> None:
+    def __init__(self, dtype: Any, row_shape: tuple[int, ...], *, offload: bool = False) -> None:
         self.dtype = np.dtype(dtype)
         if self.dtype.kind not in "biufc":
             raise ValueError(f"observations of dtype {self.dtype} are not numeric")
         self._row_shape = tuple(row_shape)
         self._row_bytes = self.dtype.itemsize * math.prod(self._row_shape)
-        self._sealed: list[bytes] = []  # one payload per full chunk
+        # One per full chunk: its payload, or its rows with the encoder process.
+        self._sealed: list[bytes | RemoteRows] = []
         # Chunks written to a file and let go, and how to read them back (:meth:`release`).
         self._released = 0
         self._read_back: Callable[[int], bytes] | None = None
-        self._open: list[np.ndarray] = []  # the rows of the chunk being filled
+        # The chunk being filled: its rows held here, or in the ring (``_filling``).
+        self._open: list[np.ndarray] = []
+        self._filling: RemoteRows | None = None
         self._decoded: tuple[int, np.ndarray] | None = None  # the chunk decoded last
+        self._offload = offload
+        self._ring: FrameRing | None = None  # with offload, once the encoder process is up
+        self._error_said = False
+        if offload:
+            encoder_process()  # started now, to be up by the second chunk
 
     @property
     def nbytes(self) -> int:
-        """Bytes held: the encoded chunks, the rows of the open one, the chunk decoded last."""
+        """Bytes held: the encoded chunks (or their rows in the ring), the rows of the
+        open one, the chunk decoded last."""
         decoded = 0 if self._decoded is None else self._decoded[1].nbytes
-        return sum(map(len, self._sealed)) + len(self._open) * self._row_bytes + decoded
+        sealed = sum(len(c) if isinstance(c, bytes) else c.nbytes for c in list(self._sealed))
+        filling = self._filling
+        open_rows = len(self._open) * self._row_bytes
+        return sealed + open_rows + (0 if filling is None else filling.nbytes) + decoded
 
     def __len__(self) -> int:
-        return len(self._sealed) * CHUNK_SIZE + len(self._open)
+        filling = self._filling
+        held = len(self._open) if filling is None else filling.count
+        return len(self._sealed) * CHUNK_SIZE + held
 
     def append(self, row: Any) -> None:
         """Add the next row (copied); ValueError if its dtype or shape differs."""
@@ -115,17 +138,76 @@ class EncodedArray(ChunkedRows):
                 f"observation {len(self)} has dtype {array.dtype} and shape {array.shape}; "
                 f"the earlier ones {self.dtype} and {self._row_shape}"
             )
+        if self._filling is None and not self._open:
+            self._filling = self._remote_chunk()
+        filling = self._filling
+        if filling is not None:
+            if filling.append(np.ascontiguousarray(array).reshape(-1).view(np.uint8)):
+                if filling.count == CHUNK_SIZE:  # sent to the encoder process
+                    self._sealed.append(filling)
+                    self._filling = None
+                return
+            # No slot frees (the encoder died): the chunk's rows are held here from now on.
+            self._open, self._filling = self._rows(filling.moved_here()), None
         self._open.append(np.array(array, order="C"))  # a copy: envs reuse their buffers
         if len(self._open) == CHUNK_SIZE:
             self._sealed.append(self.payload(len(self._sealed)))
             self._open = []
 
+    def _remote_chunk(self) -> RemoteRows | None:
+        """The next chunk in the ring, or None: encoded here."""
+        k = len(self._sealed)
+        if self._offload and self._ring is None:
+            self._ring, self._offload = episode_ring(self._row_bytes, "zlib-runs", k)
+        if self._ring is None or self._ring.error is not None:
+            return None
+        return RemoteRows(k, self._ring, self._row_bytes)
+
+    def _rows(self, raw: list[np.ndarray]) -> list[np.ndarray]:
+        return [row.view(self.dtype).reshape(self._row_shape) for row in raw]
+
+    def ready(self, k: int) -> bool:
+        """Whether chunk k's payload is at hand without waiting for the encoder process."""
+        chunk = self._sealed[k] if k < len(self._sealed) else None
+        return not isinstance(chunk, RemoteRows) or chunk.ready
+
+    def take_error(self) -> EncoderDied | None:
+        """The encoder process's death, once: its rows are encoded here since."""
+        error = None if self._ring is None else self._ring.error
+        if error is None or self._error_said:
+            return None
+        self._error_said = True
+        return error
+
+    def finish_encoding(self) -> None:
+        """No row follows: every full chunk's payload here, the ring given back."""
+        if self._ring is None:
+            return
+        for k, chunk in enumerate(self._sealed):
+            if isinstance(chunk, RemoteRows):
+                self._sealed[k] = chunk.payload()
+        if self._filling is not None:
+            self._open, self._filling = self._rows(self._filling.moved_here()), None
+        self._ring.close()
+        self._offload, self._ring = False, None
+
     def payload(self, k: int) -> bytes:
         if k < self._released and self._read_back is not None:
             return self._read_back(k)
         if k < len(self._sealed):
-            return self._sealed[k]
-        return encode_rows(np.stack(self._open).reshape(len(self._open), -1).view(np.uint8))
+            chunk = self._sealed[k]
+            if isinstance(chunk, RemoteRows):
+                chunk = self._sealed[k] = chunk.payload()
+            return chunk
+        rows = np.stack(self._held())
+        return encode_rows(rows.reshape(len(rows), -1).view(np.uint8))
+
+    def _held(self) -> list[np.ndarray]:
+        """The rows of the chunk being filled (copies of those in the ring)."""
+        filling, start = self._filling, len(self._sealed) * CHUNK_SIZE
+        if filling is None:
+            return list(self._open)
+        return [self._row(start + i) for i in range(filling.count)]
 
     def release(self, k: int, read_back: Callable[[int], bytes]) -> None:
         """Let go of the sealed chunks up to ``k``, written to a file while recording;
@@ -135,19 +217,32 @@ class EncodedArray(ChunkedRows):
         self._released, self._read_back = max(self._released, k + 1), read_back
 
     def copy(self) -> EncodedArray:
-        """These rows, to grow apart from them (the encoded chunks are shared)."""
+        """These rows, to grow apart from them (encoded here): the full chunks are shared
+        (one with the encoder process too: its payload never changes), the rows of the
+        one being filled copied."""
         other = EncodedArray(self.dtype, self._row_shape)
-        other._sealed, other._open = list(self._sealed), list(self._open)
+        other._open = self._held()
+        other._sealed = list(self._sealed)
         other._released, other._read_back = self._released, self._read_back
         return other
 
     def _row(self, t: int) -> np.ndarray:
+        # The chunk being filled first: once full it is sealed, then let go.
+        filling, held = self._filling, self._open
         k, i = divmod(t, CHUNK_SIZE)
-        if k == len(self._sealed):
-            return self._open[i]
+        chunk = (filling or held) if k == len(self._sealed) else self._sealed[k]
+        if isinstance(chunk, list):
+            return chunk[i]
+        if isinstance(chunk, RemoteRows):
+            if (raw := chunk.row(i)) is not None:
+                row = raw.view(self.dtype).reshape(self._row_shape)
+                row.flags.writeable = False
+                return row
+            payload = chunk.payload
+        else:
+            payload = functools.partial(self.payload, k)
         if self._decoded is None or self._decoded[0] != k:
-            payload = self.payload(k)
-            rows = decode_rows(payload, "zlib-runs", self._row_bytes, CHUNK_SIZE, CHUNK_SIZE)
+            rows = decode_rows(payload(), "zlib-runs", self._row_bytes, CHUNK_SIZE, CHUNK_SIZE)
             values = rows.view(self.dtype).reshape(CHUNK_SIZE, *self._row_shape)
             values.flags.writeable = False
             self._decoded = (k, values)

@@ -58,6 +58,14 @@ class _Stream:
             yield self.slots[slot, : int(np.prod(shape))].reshape(shape)
 
 
+def _encode_rows(stream: _Stream, slots: list[int], nbytes: int) -> bytes:
+    """A chunk of observation rows (the first ``nbytes`` of each slot) as one payload,
+    by the recording process's own ``encode_rows``: the bytes of encoding them there."""
+    from agent_widget.format._codec import encode_rows  # imported by _import_encoder
+
+    return encode_rows(stream.slots[slots, :nbytes], stream.encoding)
+
+
 def main(receive: Connection, send: Connection) -> None:
     encode_chunk, chunk_size = _import_encoder()
     streams: dict[int, _Stream | None] = {}  # None: ended before it was opened here
@@ -78,6 +86,10 @@ def main(receive: Connection, send: Connection) -> None:
                 streams[stream_id] = _Stream(name, slots, slot_bytes, encoding)
             except FileNotFoundError:  # the episode ended (and let its memory go) already
                 streams[stream_id] = None
+        elif message[0] == "rows":  # observation rows (agent_widget.format._remote_rows)
+            _, stream_id, k, slots, nbytes = message
+            if (stream := streams[stream_id]) is not None:
+                send.send(("parts", stream_id, k, _encode_rows(stream, slots, nbytes)))
         elif message[0] == "close":
             stream = streams.pop(message[1])
             if stream is None:

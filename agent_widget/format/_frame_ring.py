@@ -9,20 +9,24 @@ back (back-pressure) instead of memory growing. Until its parts come back, a chu
 frames are all in the ring, raw: whatever happens to the encoder process (killed,
 exited), the chunk is encoded here from them, so no frame is lost and the bytes are
 those of encoding here all along (the same encoder, fed the same frames).
+
+A slot is raw bytes: an episode's large observations have rings of their own, from the
+same pool, their chunks sent as rows (:mod:`agent_widget.format._remote_rows`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import weakref
 from collections.abc import Callable
 from multiprocessing.shared_memory import SharedMemory
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
 from agent_widget.format._codec import CHUNK_SIZE, Part
-from agent_widget.format._encoder_process import EncoderDied, EncoderProcess
+from agent_widget.format._encoder_process import EncoderDied, EncoderProcess, encoder_process
 from agent_widget.format._frames import held
 
 # Three chunks: the encoder works on one while the loop fills the next, and a third
@@ -50,6 +54,24 @@ def room_for(process: EncoderProcess, nbytes: int) -> bool:
     except OSError:  # no /dev/shm: SharedMemory says why, if it cannot make one
         free = nbytes * 2
     return process.rings_bytes + nbytes <= RINGS_BYTES and nbytes <= free // 2
+
+
+def episode_ring(slot_bytes: int, encoding: str, k: int) -> tuple[FrameRing | None, bool]:
+    """The ring for an episode's chunk ``k`` if it gets one: from its first chunk a ring
+    an episode left, from the second a new one (an episode of one chunk is not worth
+    making one); and whether to ask again at its next chunk (not if a new one was
+    refused: the episode is encoded here)."""
+    process = encoder_process()
+    if process is None or not process.is_ready():
+        return None, True
+    ring = FrameRing.take(process, slot_bytes, encoding, new=k > 0)
+    return ring, ring is not None or k == 0
+
+
+class Waiting(Protocol):
+    """A chunk sent to the encoder process, waiting for what it sends back."""
+
+    def came(self, result: Any, /) -> None: ...
 
 
 class OpenChunk(Protocol):
@@ -112,7 +134,7 @@ class FrameRing:
         process.rings_bytes += self._memory.size
         self._slots = np.ndarray((SLOTS, slot_bytes), np.uint8, buffer=self._memory.buf)
         self._free = list(range(SLOTS))[::-1]
-        self._waiting: dict[int, RemoteChunk] = {}  # chunk number -> chunk, parts to come
+        self._waiting: dict[int, Waiting] = {}  # chunk number -> chunk, parts to come
         self._stream = process.open(self._memory.name, SLOTS, slot_bytes, encoding, self._came)
         # An episode dropped unfinished (an exception) lets its memory go all the same.
         self._release = weakref.finalize(
@@ -154,6 +176,13 @@ class FrameRing:
     def free(self, slots: list[int]) -> None:
         self._free.extend(slots)
 
+    def send_rows(self, k: int, rows: Waiting, slots: list[int], nbytes: int) -> None:
+        """Send chunk ``k`` of observation rows (``nbytes`` each) to be encoded
+        (:mod:`agent_widget.format._remote_rows`), one message a chunk as frames."""
+        with self.process.lock:
+            self._waiting[k] = rows
+            self.process.send(("rows", self._stream, k, slots, nbytes))
+
     def _came(self, k: int, parts: list[Part]) -> None:
         chunk = self._waiting.pop(k, None)
         if chunk is not None:
@@ -178,7 +207,11 @@ def _release(process: EncoderProcess, stream: int, memory: SharedMemory, owner: 
         process.close(stream)
         process.rings_bytes -= memory.size
     memory.close()
-    memory.unlink()
+    # Its name may be gone already: an encoder process killed while it attached to the
+    # memory (between Python registering it with that process's resource tracker and
+    # this module's worker unregistering it) has the tracker unlink it at its death.
+    with contextlib.suppress(FileNotFoundError):
+        memory.unlink()
 
 
 class RemoteChunk:
