@@ -33,10 +33,20 @@ from agent_widget.format._encoded_array import (
 )
 from agent_widget.format._filesystems import is_url, url_to_fs
 from agent_widget.format._frames import Frames
+from agent_widget.format._held_chunks import Held
 from agent_widget.format._layout import ACTION_KINDS, AgentColumns, Columns
 from agent_widget.format._reader import read_columns
 from agent_widget.format._spool import Spool, part_of
-from agent_widget.format._writer import Members, chunk_payloads, journal_layout, write_columns
+from agent_widget.format._writer import (
+    Members,
+    Payload,
+    chunk_payloads,
+    frame_payloads,
+    infos_payload,
+    journal_layout,
+    stream_payloads,
+    write_columns,
+)
 
 __all__ = [
     "ACTION_KINDS",
@@ -52,9 +62,11 @@ __all__ = [
     "EncodedArray",
     "FrameRows",
     "Frames",
+    "Held",
     "ImageFrames",
     "Members",
     "Part",
+    "Payload",
     "RolloutFileError",
     "Spool",
     "atomic_path",
@@ -64,12 +76,15 @@ __all__ = [
     "chunk_payloads",
     "encode_chunk",
     "encode_rows",
+    "frame_payloads",
     "fsync_directory",
+    "infos_payload",
     "is_url",
     "journal_layout",
     "part_of",
     "read_columns",
     "remove_stale",
+    "stream_payloads",
     "temporary_name",
     "url_to_fs",
     "write_columns",

@@ -20,6 +20,7 @@ from agent_widget.format._codec import CHUNK_SIZE, ENCODINGS, Part, RunEncoder
 from agent_widget.format._encoder_process import EncoderDied, encoder_process
 from agent_widget.format._frame_ring import SLOTS, FrameRing, OpenChunk, RemoteChunk, room_for
 from agent_widget.format._frames import MISSING, DecodedPart, Frames, held, normalize_frame
+from agent_widget.format._held_chunks import Held
 
 # A part inflates to its first frame plus at most this many bytes of changes. The browser
 # inflates a whole part to show any of its frames, so this caps what showing one costs
@@ -291,6 +292,22 @@ class ArrayFrames(Frames):
         """Whether chunk k's parts are at hand without waiting for the encoder process."""
         chunk = self._open.get(k)
         return chunk is None or chunk.ready
+
+    def hold(self, k: int, written: int, held: Held) -> None:
+        """Give the encoder process full chunk ``k``'s ``held`` values (all but its frames)
+        to append to the episode's file should this process die before writing it;
+        ``written``: the chunks in the file now (:mod:`agent_widget.format._held_chunks`).
+        Its frame parts go with it if they are here, else the encoder's own are used."""
+        if self._ring is None:
+            return  # every frame is encoded here: each chunk is written once its steps are
+        chunk = self._open.get(k)
+        with_encoder = isinstance(chunk, RemoteChunk) and not chunk.ready
+        self._ring.hold(k, written, held._replace(parts=None if with_encoder else self.chunk(k)))
+
+    def drop_held(self) -> None:
+        """The encoder process forgets the chunks held (the episode's file failed)."""
+        if self._ring is not None:
+            self._ring.drop_held()
 
     def take_error(self) -> EncoderDied | None:
         """The encoder process's death, once: its frames are encoded here since."""

@@ -7,7 +7,9 @@ them with the recorder's own :func:`~agent_widget.format._array_frames.encode_ch
 parts go back over the pipe. Only the encoder is imported, not the widget (0.2 s to start instead of
 1.2 s): the two packages are made empty shells around their folders. It ends when the
 recording process closes its end of the pipe (its exit, however it came), and ignores
-Ctrl-C, which the recording process handles.
+Ctrl-C, which the recording process handles. A recording process that died (its pipe
+closed without its "exit") leaves the chunks it held here to append to their files
+(:mod:`agent_widget.format._held_chunks`), the writer imported only then.
 """
 
 from __future__ import annotations
@@ -32,15 +34,15 @@ NICE = 10
 
 
 def _import_encoder() -> Any:
-    """``encode_chunk`` and ``CHUNK_SIZE``, without importing the widget."""
+    """``encode_chunk``, ``CHUNK_SIZE`` and ``HeldChunks``, without importing the widget."""
     root = Path(__file__).resolve().parents[1]
     for name, folder in (("agent_widget", root), ("agent_widget.format", root / "format")):
         package = types.ModuleType(name)
         package.__path__ = [str(folder)]
         sys.modules.setdefault(name, package)
-    from agent_widget.format import _array_frames, _codec
+    from agent_widget.format import _array_frames, _codec, _held_chunks
 
-    return _array_frames.encode_chunk, _codec.CHUNK_SIZE
+    return _array_frames.encode_chunk, _codec.CHUNK_SIZE, _held_chunks.HeldChunks
 
 
 class _Stream:
@@ -59,19 +61,29 @@ class _Stream:
 
 
 def main(receive: Connection, send: Connection) -> None:
-    encode_chunk, chunk_size = _import_encoder()
+    encode_chunk, chunk_size, held_chunks = _import_encoder()
     streams: dict[int, _Stream | None] = {}  # None: ended before it was opened here
+    held = held_chunks()
     send.send(("ready",))
     while True:
         try:
             message = receive.recv()
-        except EOFError:
+        except EOFError:  # the recording process died: its held chunks go to its files
+            _append(held.held())
             return
         if message[0] == "chunk":
             _, stream_id, start, slots = message
             if (stream := streams[stream_id]) is not None:
                 parts = encode_chunk(stream.frames(slots), start, stream.encoding)
-                send.send(("parts", stream_id, start // chunk_size, parts))
+                held.encoded(stream_id, start // chunk_size, parts)
+                try:
+                    send.send(("parts", stream_id, start // chunk_size, parts))
+                except OSError:  # it died: read on to the end, for the chunks it held
+                    continue
+        elif message[0] == "hold":
+            held.hold(*message[1:])
+        elif message[0] == "drop":
+            held.drop(message[1])
         elif message[0] == "open":
             _, stream_id, name, slots, slot_bytes, encoding = message
             try:
@@ -79,11 +91,23 @@ def main(receive: Connection, send: Connection) -> None:
             except FileNotFoundError:  # the episode ended (and let its memory go) already
                 streams[stream_id] = None
         elif message[0] == "close":
+            held.close(message[1])
             stream = streams.pop(message[1])
             if stream is None:
                 continue
             del stream.slots
             stream.memory.close()
+        elif message[0] == "exit":  # the recording process exits, its files as it left them
+            return
+
+
+def _append(episodes: list[Any]) -> None:
+    """Append each episode's held chunks to its file (the writer imported only now)."""
+    if episodes:
+        from agent_widget.format._append_held import append_held
+
+        for chunks in episodes:
+            append_held(chunks)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import numpy as np
 from agent_widget.format._codec import CHUNK_SIZE, Part
 from agent_widget.format._encoder_process import EncoderDied, EncoderProcess
 from agent_widget.format._frames import held
+from agent_widget.format._held_chunks import Held
 
 # Three chunks: the encoder works on one while the loop fills the next, and a third
 # absorbs the wait for the encoder's answer (a chunk is sent only once full).
@@ -110,6 +111,18 @@ class FrameRing:
         with self.process.lock:
             self._waiting[chunk.start // CHUNK_SIZE] = chunk
             self.process.send(("chunk", self._stream, chunk.start, slots))
+
+    def hold(self, k: int, written: int, held: Held) -> None:
+        """Give the encoder process chunk ``k`` to append to the episode's file should
+        this process die before writing it; ``written``: the chunks in the file now
+        (:mod:`agent_widget.format._held_chunks`)."""
+        with self.process.lock:
+            self.process.send(("hold", self._stream, k, written, held))
+
+    def drop_held(self) -> None:
+        """The encoder process forgets the chunks held (the file failed)."""
+        with self.process.lock:
+            self.process.send(("drop", self._stream))
 
     def frame(self, slot: int, shape: tuple[int, ...]) -> np.ndarray:
         """A copy of the frame in ``slot`` (the slot is reused)."""
