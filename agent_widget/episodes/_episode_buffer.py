@@ -14,9 +14,12 @@ steps the env: from the episode's second chunk on, each frame is copied into a r
 shared memory and a full chunk is encoded by the frame encoder process
 (:mod:`agent_widget.format._encoder_process`, one per Python process), which sends its
 parts back; the same bytes as encoding here. A chunk goes to the file once its parts
-are back, so with ``path=`` the file trails the episode by a chunk or two; a full ring
-makes the next step wait. An encoder that dies is an error naming it once the step is
-in, every step kept (the frames it had not encoded are encoded here).
+are back, so with ``path=`` the file trails the episode by a chunk or two; meanwhile
+the encoder process holds the rest of each such chunk, to append it should this
+process be killed (:mod:`agent_widget.format._held_chunks`): a file cut by a kill
+holds every chunk whose steps were known. A full ring makes the next step wait. An
+encoder that dies is an error naming it once the step is in, every step kept (the
+frames it had not encoded are encoded here).
 
 What a step brings is kept as it is, so what went wrong at step t is seen at step t:
 a NaN reward, a frame of another size. An exception in the env, the policy or the

@@ -54,6 +54,7 @@ def append_held(chunks: dict[int, Held]) -> int:
                 for piece in pieces:
                     file.write(piece)
                     size += len(piece)
+                file.flush()  # in the OS's hands, or the OSError of a full disk
                 appended, k = appended + 1, k + 1
             file.truncate()  # what a write cut short left beyond the last record
     except OSError:  # a full disk: the journal ends at its last whole record
