@@ -266,14 +266,8 @@ class EpisodeBuffer:
             except ValueError:
                 break
             streams = [(self._streams[key], data) for key, data in prepared.streams.items()]
-            held = Held(
-                spool.identity,
-                self._layout if k == 0 else None,
-                prepared.arrays,
-                streams,
-                tuple(prepared.infos),
-                None,
-            )
+            layout = self._layout if k == 0 else None
+            held = Held.of(spool.identity, layout, prepared.arrays, streams, prepared.infos)
             self.frames.hold(k, spool.written, held)
         self._held = complete
 

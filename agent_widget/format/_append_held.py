@@ -22,7 +22,7 @@ from agent_widget.format._archive import Archive, RolloutFileError
 from agent_widget.format._chunk_index import BLOB
 from agent_widget.format._codec import CHUNK_SIZE, chunk_count
 from agent_widget.format._encoded_array import frame_rows_payload
-from agent_widget.format._held_chunks import Held
+from agent_widget.format._held_chunks import Held, unpacked
 from agent_widget.format._journal import read_journal
 from agent_widget.format._layout import META
 from agent_widget.format._writer import (
@@ -93,4 +93,4 @@ def _record(k: int, held: Held) -> tuple[list[Payload], dict[str, np.ndarray], d
         *stream_payloads(start, start + infos.positions, streams),
         infos,
     ]
-    return payloads, held.arrays, held.layout or {}
+    return payloads, unpacked(held.arrays), held.layout or {}

@@ -44,8 +44,8 @@ def parts(k):
 def held(spool, k, with_parts=True):
     start = k * CHUNK_SIZE
     payload = infos_payload(start, start + CHUNK_SIZE, infos(k))
-    layout, frames = LAYOUT if k == 0 else None, parts(k) if with_parts else None
-    return Held(spool.identity, layout, arrays(k), [], tuple(payload), frames)
+    chunk = Held.of(spool.identity, LAYOUT if k == 0 else None, arrays(k), [], payload)
+    return chunk._replace(parts=parts(k)) if with_parts else chunk
 
 
 def recorded(tmp_path, chunks=1):
