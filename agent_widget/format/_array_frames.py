@@ -299,7 +299,7 @@ class ArrayFrames(Frames):
         ``written``: the chunks in the file now (:mod:`agent_widget.format._held_chunks`).
         Its frame parts go with it if they are here, else the encoder's own are used."""
         if self._ring is None:
-            return  # every frame is encoded here: each chunk is written once its steps are
+            return  # encoded here: each chunk is written once its steps are known
         chunk = self._open.get(k)
         with_encoder = isinstance(chunk, RemoteChunk) and not chunk.ready
         self._ring.hold(k, written, held._replace(parts=None if with_encoder else self.chunk(k)))

@@ -18,7 +18,7 @@ from agent_widget.episodes import load, record
 from agent_widget.format import ArrayFrames
 from agent_widget.format._encoder_process import EncoderDied, cores, encoder_process
 from tests.cartpole import balance, cartpole
-from tests.waiting import wait_until
+from tests.waiting import LIMIT, wait_until
 
 pytestmark = pytest.mark.skipif(cores() < 2, reason="the encoder process needs a second core")
 
@@ -236,3 +236,61 @@ def test_a_recording_killed_keeps_the_chunks_its_encoder_process_had(tmp_path, n
 def load_part(path):
     with pytest.warns(UserWarning, match="recording stopped before the end"):
         return load(f"{path}.part")
+
+
+# The child records MountainCar with RecordRollout(path=) and, with chunks 1 and 2 with
+# its stopped encoder process, exits normally (sys.exit) in the middle of the episode.
+# A finalizer made first has the finalizers (closing the file) run after the encoder
+# process is stopped, as in any process that made one before its first recording.
+EXITS_WITH_CHUNKS_AT_THE_ENCODER = """
+import os, sys, weakref
+from agent_widget.episodes import RecordRollout
+from agent_widget.format._encoder_process import encoder_process
+from tests.episodes.test_recording_off_thread import mountain_car, rocking
+to_parent, from_parent, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+weakref.finalize(RecordRollout, lambda: None)
+encoder = encoder_process()
+assert encoder.wait_ready()
+os.write(to_parent, str(encoder.process.pid).encode().ljust(16))
+env = RecordRollout(mountain_car(), path=path)
+obs, _ = env.reset(seed=0)
+for t in range(63):  # chunk 2's steps all known; a 64th frame would wait for a free slot
+    if t == 24:
+        os.write(to_parent, b"s")
+        os.read(from_parent, 1)
+    obs, *_ = env.step(rocking(obs))
+os.write(to_parent, b"x")
+sys.exit(0)  # its exit waits for the encoder process, which the parent lets go on
+"""
+
+
+def test_a_recording_process_that_exits_has_its_files_left_as_it_left_them(tmp_path):
+    """The encoder process appends only for a process that died: one that exits may
+    still write to its files (its spools' finalizers close them), so it is told, and
+    the file holds what the process wrote (chunk 0), whole."""
+    path = tmp_path / "ep.rollout"
+    to_parent_r, to_parent_w = os.pipe()
+    from_parent_r, from_parent_w = os.pipe()
+    fds = (to_parent_w, from_parent_r)
+    child = subprocess.Popen(
+        [sys.executable, "-c", EXITS_WITH_CHUNKS_AT_THE_ENCODER, *map(str, fds), str(path)],
+        pass_fds=fds,
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy"},
+    )
+    os.close(to_parent_w)
+    os.close(from_parent_r)
+    encoder = None
+    try:
+        encoder = int(os.read(to_parent_r, 16))
+        assert os.read(to_parent_r, 1) == b"s"
+        os.kill(encoder, signal.SIGSTOP)
+        os.write(from_parent_w, b"g")
+        assert os.read(to_parent_r, 1) == b"x"
+    finally:
+        if encoder is not None:
+            os.kill(encoder, signal.SIGCONT)
+        assert child.wait(timeout=LIMIT) == 0
+    wait_until(lambda: not alive(encoder), "the encoder process exits")
+    assert load_part(path).num_positions == 16
+    # The zip as the process closed it ends the file: nothing was written over or after it.
+    assert (tmp_path / "ep.rollout.part").read_bytes()[-22:-18] == b"PK\x05\x06"
