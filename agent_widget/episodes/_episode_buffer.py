@@ -397,8 +397,10 @@ class EpisodeBuffer:
             if self._states is not None:
                 self._states.fit(self._encoded_bytes())
             return self.to_rollout()
+        if self.frames is not None:
+            self.frames.finish_encoding(let_go=False)  # the encoder process holds on
         try:
-            self._write_ready(final=True)  # waiting for the frames' parts where need be
+            self._write_ready(final=True)
         finally:
             # Only now: the encoder process holds the chunks until they are written.
             if self.frames is not None:

@@ -317,8 +317,10 @@ class ArrayFrames(Frames):
         self._error_said = True
         return error
 
-    def finish_encoding(self) -> None:
-        """No frame follows: every chunk's parts here, the shared memory let go."""
+    def finish_encoding(self, *, let_go: bool = True) -> None:
+        """No frame follows: every chunk's parts here, and (``let_go``) the shared memory
+        let go, the encoder process's stream closed (dropping what it held for the
+        episode's file: a recorder lets go once it wrote its chunks)."""
         if self._ring is None:
             return
         for k, chunk in list(self._open.items()):
@@ -326,8 +328,9 @@ class ArrayFrames(Frames):
                 self._seal(k)
             elif isinstance(chunk, RemoteChunk):
                 self._open[k] = chunk.copy()
-        self._ring.close()
-        self._offload, self._ring = False, None
+        if let_go:
+            self._ring.close()
+            self._offload, self._ring = False, None
 
     def release(self, k: int, read_back: Callable[[int], list[Part]]) -> None:
         """Let go of the sealed chunks up to ``k``, written to a file while recording, so
