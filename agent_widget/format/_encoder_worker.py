@@ -34,7 +34,7 @@ NICE = 10
 
 
 def _import_encoder() -> Any:
-    """``encode_chunk``, ``CHUNK_SIZE`` and ``HeldChunks``, without importing the widget."""
+    """``encode_chunk``, ``CHUNK_SIZE`` and ``_held_chunks``, without importing the widget."""
     root = Path(__file__).resolve().parents[1]
     for name, folder in (("agent_widget", root), ("agent_widget.format", root / "format")):
         package = types.ModuleType(name)
@@ -42,17 +42,18 @@ def _import_encoder() -> Any:
         sys.modules.setdefault(name, package)
     from agent_widget.format import _array_frames, _codec, _held_chunks
 
-    return _array_frames.encode_chunk, _codec.CHUNK_SIZE, _held_chunks.HeldChunks
+    return _array_frames.encode_chunk, _codec.CHUNK_SIZE, _held_chunks
 
 
 class _Stream:
-    """One episode's frame slots."""
+    """One episode's frame slots, and its hold slots after them."""
 
-    def __init__(self, name: str, slots: int, slot_bytes: int, encoding: str) -> None:
+    def __init__(self, name: str, slots: int, slot_bytes: int, encoding: str, held: Any) -> None:
         self.memory = SharedMemory(name)
         # The recording process owns the memory and unlinks it; this one only reads it.
         resource_tracker.unregister(self.memory._name, "shared_memory")  # type: ignore[attr-defined]
         self.slots = np.ndarray((slots, slot_bytes), np.uint8, buffer=self.memory.buf)
+        self.holds = held.hold_area(self.memory.buf, slots * slot_bytes)
         self.encoding = encoding
 
     def frames(self, slots: list[tuple[int, tuple[int, ...]]]) -> Iterator[np.ndarray]:
@@ -63,12 +64,15 @@ class _Stream:
 def main(receive: Connection, send: Connection) -> None:
     encode_chunk, chunk_size, held_chunks = _import_encoder()
     streams: dict[int, _Stream | None] = {}  # None: ended before it was opened here
-    held = held_chunks()
+    held = held_chunks.HeldChunks()
     send.send(("ready",))
     while True:
         try:
             message = receive.recv()
         except EOFError:  # the recording process died: its held chunks go to its files
+            for stream_id, stream in streams.items():
+                for k, chunk in [] if stream is None else stream.holds.held():
+                    held.hold(stream_id, k, 0, chunk)
             _append(held.held())
             return
         if message[0] == "chunk":
@@ -87,7 +91,7 @@ def main(receive: Connection, send: Connection) -> None:
         elif message[0] == "open":
             _, stream_id, name, slots, slot_bytes, encoding = message
             try:
-                streams[stream_id] = _Stream(name, slots, slot_bytes, encoding)
+                streams[stream_id] = _Stream(name, slots, slot_bytes, encoding, held_chunks)
             except FileNotFoundError:  # the episode ended (and let its memory go) already
                 streams[stream_id] = None
         elif message[0] == "close":
@@ -95,7 +99,7 @@ def main(receive: Connection, send: Connection) -> None:
             stream = streams.pop(message[1])
             if stream is None:
                 continue
-            del stream.slots
+            del stream.slots, stream.holds
             stream.memory.close()
         elif message[0] == "exit":  # the recording process exits, its files as it left them
             return

@@ -24,7 +24,7 @@ import numpy as np
 from agent_widget.format._codec import CHUNK_SIZE, Part
 from agent_widget.format._encoder_process import EncoderDied, EncoderProcess
 from agent_widget.format._frames import held
-from agent_widget.format._held_chunks import Held
+from agent_widget.format._held_chunks import AREA_BYTES, Held, hold_area
 
 # Three chunks: the encoder works on one while the loop fills the next, and a third
 # absorbs the wait for the encoder's answer (a chunk is sent only once full).
@@ -38,7 +38,8 @@ SHARED_MEMORY = "/dev/shm"
 
 
 def room_for(process: EncoderProcess, nbytes: int) -> bool:
-    """Whether a ring of ``nbytes`` may be made now."""
+    """Whether a ring of ``nbytes`` of frame slots (and its hold slots) may be made now."""
+    nbytes += AREA_BYTES
     try:
         stat = os.statvfs(SHARED_MEMORY)
         free = stat.f_bavail * stat.f_frsize
@@ -76,9 +77,10 @@ class FrameRing:
 
     def __init__(self, process: EncoderProcess, slot_bytes: int, encoding: str) -> None:
         self.process, self.slot_bytes = process, slot_bytes
-        self._memory = SharedMemory(create=True, size=max(1, SLOTS * slot_bytes))
+        self._memory = SharedMemory(create=True, size=SLOTS * slot_bytes + AREA_BYTES)
         process.rings_bytes += self._memory.size
         self._slots = np.ndarray((SLOTS, slot_bytes), np.uint8, buffer=self._memory.buf)
+        self._holds = hold_area(self._memory.buf, SLOTS * slot_bytes)
         self._free = list(range(SLOTS))[::-1]
         self._waiting: dict[int, RemoteChunk] = {}  # chunk number -> chunk, parts to come
         self._stream = process.open(self._memory.name, SLOTS, slot_bytes, encoding, self._came)
@@ -115,12 +117,15 @@ class FrameRing:
     def hold(self, k: int, written: int, held: Held) -> None:
         """Give the encoder process chunk ``k`` to append to the episode's file should
         this process die before writing it; ``written``: the chunks in the file now
-        (:mod:`agent_widget.format._held_chunks`)."""
-        with self.process.lock:
-            self.process.send(("hold", self._stream, k, written, held))
+        (:mod:`agent_widget.format._held_chunks`): in the hold slots, or down the pipe
+        if it does not fit."""
+        if not self._holds.put(k, written, held):
+            with self.process.lock:
+                self.process.send(("hold", self._stream, k, written, held))
 
     def drop_held(self) -> None:
         """The encoder process forgets the chunks held (the file failed)."""
+        self._holds.clear()
         with self.process.lock:
             self.process.send(("drop", self._stream))
 
@@ -139,7 +144,7 @@ class FrameRing:
 
     def close(self) -> None:
         """Let the encoder process and the memory go (the episode's frames are encoded)."""
-        del self._slots  # the memory's only view here
+        del self._slots, self._holds  # the memory's only views here
         self._release()
 
 

@@ -7,26 +7,83 @@ process (:mod:`agent_widget.format._encoder_process`) ~1-2 ms after the chunk wa
 so the file trails the episode by a chunk or two: a recording process killed then
 (SIGKILL, the OOM killer, a job's time limit) would lose them, where encoding inline it
 had written them. So for each chunk it leaves waiting on the encoder, the recording
-process sends the encoder process the rest of the chunk (:class:`Held`: its per-step
-arrays, large observations and infos, as its journal record takes them; one message a
-chunk, built once and written from later). The encoder process keeps them next to the
-parts it encoded (:class:`HeldChunks`), drops those the recording process says it wrote,
-and, when its pipe closes without the recording process having said it exits (it died),
-appends those that follow the file's last whole journal record
-(:func:`agent_widget.format._append_held.append_held`).
+process gives the encoder process the rest of the chunk (:class:`Held`: its per-step
+arrays, large observations and infos, as its journal record takes them; built once and
+written from later). It goes into the episode's shared memory, after the frame slots
+(:class:`HoldArea`), not down the pipe: a message wakes the encoder process, and a
+wake-up a chunk made recording slower on a busy machine, where copying ~1 KB costs
+nothing. A chunk too large for its slot goes down the pipe instead. When its pipe closes
+without the recording process having said it exits (it died), the encoder process reads
+them back next to the parts it encoded (:class:`HeldChunks`) and appends those that
+follow the file's last whole journal record
+(:func:`agent_widget.format._append_held.append_held`). An episode's end closes its
+stream and lets its shared memory go: what was held for it goes with them.
 """
 
 from __future__ import annotations
 
+import pickle
+import struct
+import zlib
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from agent_widget.format._codec import Part
 
-# Encoded chunks kept a stream, newest first: a chunk's hold follows its "chunk" message
-# at once (it is sent when the step after the chunk comes), so the newest one is enough;
-# a few more cost nothing (~1 KB a Pong chunk).
+# A ring's hold slots, chunk k in slot k % HOLDS: more than the chunks that can wait on the
+# encoder at once (its frame slots hold three), so a slot is free again when it is reused.
+HOLDS = 8
+HOLD_BYTES = 16 * 2**10  # a Pong chunk's ~0.7 KB, or infos of ~1 KB a position
+_HEADER = struct.Struct("<QII")  # chunk + 1 (0: empty), length, crc32 of the data
+
+
+AREA_BYTES = HOLDS * HOLD_BYTES
+
+
+def hold_area(buffer: Any, offset: int) -> HoldArea:
+    """The hold slots in shared memory ``buffer`` from byte ``offset`` (past the frames')."""
+    return HoldArea(np.ndarray((HOLDS, HOLD_BYTES), np.uint8, buffer=buffer, offset=offset))
+
+
+class HoldArea:
+    """The hold slots at the end of an episode's shared memory: written by the recording
+    process, read by the encoder process once the recording process died (a slot whose
+    write a kill cut short fails its CRC, and is not read)."""
+
+    def __init__(self, slots: np.ndarray) -> None:
+        self.slots = slots  # (HOLDS, HOLD_BYTES) uint8
+
+    def put(self, k: int, written: int, held: Held) -> bool:
+        """Hold chunk ``k``; False if it does not fit, or its slot holds a chunk not
+        written yet (``written``: the chunks in the file)."""
+        data = pickle.dumps(held, pickle.HIGHEST_PROTOCOL)
+        slot = self.slots[k % HOLDS]
+        before = _HEADER.unpack(slot[: _HEADER.size].tobytes())[0] - 1
+        if _HEADER.size + len(data) > HOLD_BYTES or written <= before < k:
+            return False
+        slot[: _HEADER.size] = 0  # empty while it is written
+        slot[_HEADER.size : _HEADER.size + len(data)] = np.frombuffer(data, np.uint8)
+        header = _HEADER.pack(k + 1, len(data), zlib.crc32(data))
+        slot[: _HEADER.size] = np.frombuffer(header, np.uint8)
+        return True
+
+    def clear(self) -> None:
+        self.slots[:, : _HEADER.size] = 0
+
+    def held(self) -> list[tuple[int, Held]]:
+        """The chunks held, whole."""
+        chunks = []
+        for slot in self.slots:
+            number, length, crc = _HEADER.unpack(slot[: _HEADER.size].tobytes())
+            data = slot[_HEADER.size : _HEADER.size + length].tobytes()
+            if number and length <= HOLD_BYTES - _HEADER.size and zlib.crc32(data) == crc:
+                chunks.append((number - 1, pickle.loads(data)))
+        return sorted(chunks, key=lambda chunk: chunk[0])
+
+
+# Encoded chunks kept a stream: the chunks not yet written are the newest sent (parts come
+# back in order), three at most while their frames fill the ring; ~1 KB a Pong chunk.
 KEPT = 4
 
 

@@ -1,6 +1,7 @@
 """Chunks held by the encoder process, appended to a file its recording process left
 (:func:`append_held`): after the last whole journal record, in order, over a record a
-kill cut short, never after a gap nor to a file that is not the episode's any more."""
+kill cut short, never after a gap nor to a file that is not the episode's any more; and
+the hold slots they wait in."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from agent_widget.format import Held, Spool, chunk_payloads, infos_payload, jour
 from agent_widget.format._append_held import append_held
 from agent_widget.format._array_frames import encode_chunk
 from agent_widget.format._codec import CHUNK_SIZE
-from agent_widget.format._held_chunks import HeldChunks
+from agent_widget.format._held_chunks import AREA_BYTES, HOLD_BYTES, HOLDS, HeldChunks, hold_area
 from tests.sample_frames import moving_frames
 
 FRAMES = list(moving_frames(4 * CHUNK_SIZE, 24, 32))
@@ -134,3 +135,20 @@ def test_a_full_disk_stops_at_the_last_whole_record(tmp_path):
     finally:
         resource.setrlimit(resource.RLIMIT_FSIZE, limit)
     assert_first_chunks(loaded(spool), 2)
+
+
+def test_hold_slots_keep_whole_chunks_not_yet_written(tmp_path):
+    spool = recorded(tmp_path)
+    area = hold_area(bytearray(AREA_BYTES), 0)
+    assert area.put(1, 1, held(spool, 1, with_parts=False))
+    assert area.put(2, 1, held(spool, 2))
+    # Chunk 1 + HOLDS would take chunk 1's slot while chunk 1 is not written yet.
+    later = held(spool, 1, with_parts=False)
+    assert not area.put(1 + HOLDS, 1, later)
+    assert area.put(1 + HOLDS, 2, later)  # chunk 1 written: it may
+    area.slots[2 % HOLDS, 40] ^= 0xFF  # a write a kill cut short: not read
+    assert [(k, chunk) for k, chunk in area.held()] == [(1 + HOLDS, later)]
+    large = held(spool, 3)._replace(streams=[(5, bytes(HOLD_BYTES))])
+    assert not area.put(3, 1, large)  # too large for a slot: down the pipe
+    area.clear()
+    assert area.held() == []
