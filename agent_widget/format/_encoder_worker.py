@@ -72,7 +72,7 @@ def main(receive: Connection, send: Connection) -> None:
         except EOFError:  # the recording process died: its held chunks go to its files
             for stream_id, stream in streams.items():
                 for k, chunk in [] if stream is None else stream.holds.held():
-                    held.hold(stream_id, k, 0, chunk)
+                    held.hold(stream_id, k, chunk)
             _append(held.held())
             return
         if message[0] == "chunk":
@@ -84,10 +84,6 @@ def main(receive: Connection, send: Connection) -> None:
                     send.send(("parts", stream_id, start // chunk_size, parts))
                 except OSError:  # it died: read on to the end, for the chunks it held
                     continue
-        elif message[0] == "hold":
-            held.hold(*message[1:])
-        elif message[0] == "drop":
-            held.drop(message[1])
         elif message[0] == "open":
             _, stream_id, name, slots, slot_bytes, encoding = message
             try:

@@ -116,18 +116,13 @@ class FrameRing:
 
     def hold(self, k: int, written: int, held: Held) -> None:
         """Give the encoder process chunk ``k`` to append to the episode's file should
-        this process die before writing it; ``written``: the chunks in the file now
-        (:mod:`agent_widget.format._held_chunks`): in the hold slots, or down the pipe
-        if it does not fit."""
-        if not self._holds.put(k, written, held):
-            with self.process.lock:
-                self.process.send(("hold", self._stream, k, written, held))
+        this process die before writing it, in the hold slots if it fits (``written``:
+        the chunks in the file now; :mod:`agent_widget.format._held_chunks`)."""
+        self._holds.put(k, written, held)
 
     def drop_held(self) -> None:
         """The encoder process forgets the chunks held (the file failed)."""
         self._holds.clear()
-        with self.process.lock:
-            self.process.send(("drop", self._stream))
 
     def frame(self, slot: int, shape: tuple[int, ...]) -> np.ndarray:
         """A copy of the frame in ``slot`` (the slot is reused)."""

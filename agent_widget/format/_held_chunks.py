@@ -12,10 +12,12 @@ arrays, large observations and infos, as its journal record takes them; built on
 written from later). It goes into the episode's shared memory, after the frame slots
 (:class:`HoldArea`), not down the pipe: a message wakes the encoder process, and a
 wake-up a chunk made recording slower on a busy machine, where copying ~1 KB costs
-nothing. A chunk too large for its slot goes down the pipe instead. When its pipe closes
-without the recording process having said it exits (it died), the encoder process reads
-them back next to the parts it encoded (:class:`HeldChunks`) and appends those that
-follow the file's last whole journal record
+nothing. A chunk too large for its slot (over 64 KB of infos and large observations) is
+not held: a kill may lose it as before (sent down the pipe instead, a large message could
+block the recording process while the encoder process blocked on its answer). When its
+pipe closes without the recording process having said it exits (it died), the encoder
+process reads them back next to the parts it encoded (:class:`HeldChunks`) and appends
+those that follow the file's last whole journal record
 (:func:`agent_widget.format._append_held.append_held`). An episode's end closes its
 stream and lets its shared memory go: what was held for it goes with them.
 """
@@ -34,7 +36,7 @@ from agent_widget.format._codec import Part
 # A ring's hold slots, chunk k in slot k % HOLDS: more than the chunks that can wait on the
 # encoder at once (its frame slots hold three), so a slot is free again when it is reused.
 HOLDS = 8
-HOLD_BYTES = 16 * 2**10  # a Pong chunk's ~0.7 KB, or infos of ~1 KB a position
+HOLD_BYTES = 64 * 2**10  # a Pong chunk's ~0.7 KB; 512 KB a ring (Pong's frames: 4.8 MB)
 _HEADER = struct.Struct("<QII")  # chunk + 1 (0: empty), length, crc32 of the data
 
 
@@ -55,8 +57,8 @@ class HoldArea:
         self.slots = slots  # (HOLDS, HOLD_BYTES) uint8
 
     def put(self, k: int, written: int, held: Held) -> bool:
-        """Hold chunk ``k``; False if it does not fit, or its slot holds a chunk not
-        written yet (``written``: the chunks in the file)."""
+        """Hold chunk ``k``; False (not held) if it does not fit, or its slot holds a
+        chunk not written yet (``written``: the chunks in the file)."""
         data = pickle.dumps(held, pickle.HIGHEST_PROTOCOL)
         slot = self.slots[k % HOLDS]
         before = _HEADER.unpack(slot[: _HEADER.size].tobytes())[0] - 1
@@ -128,8 +130,8 @@ class Held(NamedTuple):
 
 
 class HeldChunks:
-    """In the encoder process: each stream's newest encoded parts, and the chunks held
-    for it until the recording process writes them (or its episode ends)."""
+    """In the encoder process: each stream's newest encoded parts and, once the recording
+    process died, the chunks it held with their parts."""
 
     def __init__(self) -> None:
         self._encoded: dict[int, dict[int, list[Part]]] = {}  # stream -> chunk -> parts
@@ -141,24 +143,16 @@ class HeldChunks:
         for old in [j for j in kept if j <= k - KEPT]:
             del kept[old]
 
-    def hold(self, stream: int, k: int, written: int, held: Held) -> None:
-        """Hold chunk ``k``; ``written``: the chunks in the file when it was sent."""
-        chunks = self._held.setdefault(stream, {})
-        for old in [j for j in chunks if j < written]:
-            del chunks[old]
+    def hold(self, stream: int, k: int, held: Held) -> None:
+        """Hold chunk ``k`` (read from its slot), with its parts."""
         if held.parts is None:
             parts = self._encoded.get(stream, {}).get(k)
-            if parts is None:  # never encoded here: nothing to append from it on
+            if parts is None:  # not encoded here (or long ago: written): nothing to append
                 return
             held = held._replace(parts=parts)
-        chunks[k] = held
-
-    def drop(self, stream: int) -> None:
-        """Forget what is held for ``stream`` (its file is done with, or failed)."""
-        self._held.pop(stream, None)
+        self._held.setdefault(stream, {})[k] = held
 
     def close(self, stream: int) -> None:
-        self.drop(stream)
         self._encoded.pop(stream, None)
 
     def held(self) -> list[dict[int, Held]]:

@@ -16,7 +16,14 @@ from agent_widget.format import Held, Spool, chunk_payloads, infos_payload, jour
 from agent_widget.format._append_held import append_held
 from agent_widget.format._array_frames import encode_chunk
 from agent_widget.format._codec import CHUNK_SIZE
-from agent_widget.format._held_chunks import AREA_BYTES, HOLD_BYTES, HOLDS, HeldChunks, hold_area
+from agent_widget.format._held_chunks import (
+    AREA_BYTES,
+    HOLD_BYTES,
+    HOLDS,
+    KEPT,
+    HeldChunks,
+    hold_area,
+)
 from tests.sample_frames import moving_frames
 
 FRAMES = list(moving_frames(4 * CHUNK_SIZE, 24, 32))
@@ -107,19 +114,18 @@ def test_a_file_that_is_not_the_episodes_any_more_is_left_alone(tmp_path):
     assert os.path.getsize(other.path) == size
 
 
-def test_the_encoder_holds_chunks_with_its_parts_and_drops_those_written(tmp_path):
+def test_the_encoder_holds_chunks_with_the_parts_it_made(tmp_path):
     spool = recorded(tmp_path)
     store = HeldChunks()
-    for k in (1, 2, 3):
-        store.encoded(stream=7, k=k, parts=parts(k))
-    store.hold(7, 1, 1, held(spool, 1, with_parts=False))  # the encoder's parts
-    store.hold(7, 2, 1, held(spool, 2))
-    store.hold(7, 3, 3, held(spool, 3, with_parts=False))  # 1 and 2 were written
+    for k in range(1, 1 + KEPT + 1):
+        store.encoded(stream=7, k=k, parts=parts(k % 4))
+    store.hold(7, 1, held(spool, 1, with_parts=False))  # encoded long ago: not kept
+    store.hold(7, 3, held(spool, 3, with_parts=False))  # the encoder's parts
+    store.hold(7, 2, held(spool, 2))  # its own parts
     (chunks,) = store.held()
-    assert list(chunks) == [3]
+    assert sorted(chunks) == [2, 3]
     assert chunks[3].parts == parts(3)
-    store.close(7)
-    assert store.held() == []
+    assert chunks[2].parts == parts(2)
 
 
 def test_a_full_disk_stops_at_the_last_whole_record(tmp_path):
@@ -149,6 +155,6 @@ def test_hold_slots_keep_whole_chunks_not_yet_written(tmp_path):
     area.slots[2 % HOLDS, 40] ^= 0xFF  # a write a kill cut short: not read
     assert [(k, chunk) for k, chunk in area.held()] == [(1 + HOLDS, later)]
     large = held(spool, 3)._replace(streams=[(5, bytes(HOLD_BYTES))])
-    assert not area.put(3, 1, large)  # too large for a slot: down the pipe
+    assert not area.put(3, 1, large)  # too large for a slot: not held
     area.clear()
     assert area.held() == []
