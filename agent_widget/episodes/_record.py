@@ -57,7 +57,8 @@ def record(
     every position up to its last whole chunk: every chunk whose steps were all known
     (those whose frames the frame encoder process still had, it appends once the
     recording process is dead; unless it is killed with it, as when a container or a
-    job's cgroup is stopped whole: the file then ends up to three chunks earlier). When
+    job's cgroup is stopped whole, or a chunk holds over 64 KB of infos and large
+    observations: the file then ends up to three chunks earlier). When
     the episode ends the part is renamed to ``path``, and the rollout returned is read
     from it; after an exception, the file holds the steps recorded before it (at
     ``path`` unless a file was there, which is kept: then at ``<path>.part``, as the

@@ -11,10 +11,10 @@ frame into a slot of shared memory (~4 µs) and, once a chunk is full, sends its
 down a pipe; this process encodes the chunk and sends back its parts (~1 KB for Pong's
 16 frames). See :mod:`agent_widget.format._frame_ring`.
 
-With a file to record to, the recording process also sends it what it needs to append
-each chunk still waiting on its frames (:mod:`agent_widget.format._held_chunks`): a
-recording process killed at any moment loses no chunk whose steps were all known, as
-when it encoded inline.
+With a file to record to, the recording process also leaves it what it needs to append
+each chunk still waiting on its frames (in the ring's shared memory, without a message:
+:mod:`agent_widget.format._held_chunks`): a recording process killed at any moment loses
+no chunk whose steps were all known, as when it encoded inline.
 
 It is started as a fresh interpreter (``subprocess``, never a fork: the recording
 process may hold torch or ALE, whose state does not survive one), in its own session

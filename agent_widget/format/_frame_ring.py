@@ -4,8 +4,9 @@ memory, and the chunks (:class:`RemoteChunk`) whose frames are in it.
 
 A frame's slot is reused once its chunk's parts have come back, so the ring bounds the
 raw frames held: :data:`SLOTS` of them (4.8 MB for Pong, 35 MB for CartPole's 400x600
-frames). When every slot waits on the encoder, the next frame waits for a chunk to come
-back (back-pressure) instead of memory growing. Until its parts come back, a chunk's
+frames; and 512 KB of hold slots after them, :mod:`agent_widget.format._held_chunks`).
+When every slot waits on the encoder, the next frame waits for a chunk to come back
+(back-pressure) instead of memory growing. Until its parts come back, a chunk's
 frames are all in the ring, raw: whatever happens to the encoder process (killed,
 exited), the chunk is encoded here from them, so no frame is lost and the bytes are
 those of encoding here all along (the same encoder, fed the same frames).
