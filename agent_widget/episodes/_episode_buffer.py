@@ -14,9 +14,12 @@ steps the env: from the episode's second chunk on, each frame is copied into a r
 shared memory and a full chunk is encoded by the frame encoder process
 (:mod:`agent_widget.format._encoder_process`, one per Python process), which sends its
 parts back; the same bytes as encoding here. A chunk goes to the file once its parts
-are back, so with ``path=`` the file trails the episode by a chunk or two; a full ring
-makes the next step wait. An encoder that dies is an error naming it once the step is
-in, every step kept (the frames it had not encoded are encoded here).
+are back, so with ``path=`` the file trails the episode by a chunk or two; meanwhile
+the encoder process holds the rest of each such chunk, to append it should this
+process be killed (:mod:`agent_widget.format._held_chunks`): a file cut by a kill
+holds every chunk whose steps were known. A full ring makes the next step wait. An
+encoder that dies is an error naming it once the step is in, every step kept (the
+frames it had not encoded are encoded here).
 
 Large observations that are not the frames (Atari's stacked grayscale screens) go the
 same way, a ring of their own each, encoded a chunk at a time
@@ -37,7 +40,7 @@ import json
 import os
 import warnings
 from collections.abc import Mapping
-from typing import Any, SupportsFloat
+from typing import Any, NamedTuple, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
@@ -53,11 +56,15 @@ from agent_widget.format import (
     OBSERVATIONS,
     ArrayFrames,
     EncoderDied,
+    Held,
     Members,
+    Payload,
     Spool,
     chunk_count,
-    chunk_payloads,
+    frame_payloads,
+    infos_payload,
     journal_layout,
+    stream_payloads,
 )
 
 
@@ -110,6 +117,14 @@ def _flag(value: Any, t: int, what: str) -> bool:
 FILE_BYTES_A_POSITION = 48
 
 
+class _Prepared(NamedTuple):
+    """A chunk's values but its frames, as its journal record takes them."""
+
+    arrays: dict[str, np.ndarray]  # per-step arrays and small observations
+    streams: dict[str, bytes | None]  # large observations by key; None: the frames
+    infos: Payload
+
+
 class EpisodeBuffer:
     """One episode's data as it comes; a Rollout of it can be asked for at any time.
 
@@ -147,6 +162,10 @@ class EpisodeBuffer:
         self.terminated: list[bool] = []
         self.truncated: list[bool] = []
         self.extras: dict[str, list[Any]] = {}
+        # Chunks whose frames are with the encoder process, their other values made
+        # once (:meth:`_hold`) and written from here when the parts come back.
+        self._prepared: dict[int, _Prepared] = {}
+        self._held = 0  # the chunks before it were held (or written)
 
     def check_extras(self, extras: Mapping[str, Any]) -> None:
         """ValueError unless ``extras`` has the names of the steps before (checked before
@@ -217,28 +236,64 @@ class EpisodeBuffer:
     def _write_ready(self, *, final: bool = False) -> None:
         """Write each chunk whose steps are all known (the position after it is here);
         ``final``: the rest too. After a failed write, nothing more (the file ends at
-        the chunk before it)."""
+        the chunk before it). A chunk whose frames are still with the encoder process
+        waits for them, held by the encoder process meanwhile (:meth:`_hold`)."""
         spool, n = self.spool, len(self.infos)
         if spool is None:
             return
         while not spool.failed and spool.written < chunk_count(n):
+            if not final and (spool.written + 1) * CHUNK_SIZE >= n:
+                return  # not all of its steps yet
             if not final and (
-                (spool.written + 1) * CHUNK_SIZE >= n
-                or (self.frames is not None and not self.frames.ready(spool.written))
+                (self.frames is not None and not self.frames.ready(spool.written))
                 or not self.observations.ready(spool.written)
             ):
-                return  # not all of its steps yet, or its frames or observations being encoded
+                if self.frames is not None and self._held < (n - 1) // CHUNK_SIZE:
+                    self._hold(spool, n)
+                return  # its frames or observations still being encoded
             try:
                 self._write_chunk(spool, spool.written, n)
             except BaseException as error:
                 spool.failed = True  # said once; the episode goes on in memory
+                if self.frames is not None:
+                    self.frames.drop_held()
                 error.add_note(
                     f"agent-widget: {spool.path} ends before chunk {spool.written} (positions "
                     f"from {spool.written * CHUNK_SIZE}); the episode goes on in memory"
                 )
                 raise
 
-    def _write_chunk(self, spool: Spool, k: int, n: int) -> None:
+    def _hold(self, spool: Spool, n: int) -> None:
+        """Give the encoder process each chunk whose steps are all known, from the first
+        not written, to append should this process die before writing them (SIGKILL
+        loses none of them, as when frames were encoded here). Their values are made
+        now, once: the write takes them from here. A chunk whose values cannot be made
+        (infos too large) is not held, nor any after it: its write says why. Nor are
+        frames so small they are observations stored as plain arrays (under 1 KB): those
+        would be read back from the encoder's parts, waiting for them. A chunk whose
+        large observations are still with the encoder is held once they are back."""
+        complete = (n - 1) // CHUNK_SIZE  # the chunks whose steps are all known
+        assert self.frames is not None
+        columns = self.observations.columns.items()
+        if any(key not in self._streams and c.frames is not None for key, c in columns):
+            self._held = complete
+            return
+        for k in range(max(self._held, spool.written), complete):
+            if not self.observations.ready(k):  # held once its rows' payload is here
+                self._held = k
+                return
+            try:
+                prepared = self._prepared[k] = self._prepare(k, n)
+            except ValueError:
+                break
+            streams = [(self._streams[key], data) for key, data in prepared.streams.items()]
+            layout = self._layout if k == 0 else None
+            held = Held.of(spool.identity, layout, prepared.arrays, streams, prepared.infos)
+            self.frames.hold(k, spool.written, held)
+        self._held = complete
+
+    def _prepare(self, k: int, n: int) -> _Prepared:
+        """Chunk k's values but its frames, as its journal record takes them."""
         start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)
         steps = slice(start, min(stop, n - 1))
         if self._layout is None:
@@ -253,17 +308,30 @@ class EpisodeBuffer:
         if self.agents is not None:
             chunk = self.agents.columns(steps, mask_width=self._mask_width)
             arrays |= {f"agents/{key}": value for key, value in chunk.arrays.items()}
-        streams: dict[int, bytes] = {}
+        streams: dict[str, bytes | None] = {}
         for key, column in self.observations.columns.items():
-            stream = self._streams.get(key)
-            if stream is None:  # a small entry: in the record's arrays, unless broken
+            if key not in self._streams:  # a small entry: in the record's arrays, unless broken
                 if (rows := column.rows(start, stop)) is not None:
                     arrays[f"observations/{key}"] = rows
+            elif column.frames is not None:
+                streams[key] = None  # the frames: made from their parts, once they are here
             elif (payload := column.payload(k)) is not None:
-                streams[stream] = payload
-        parts = None if self.frames is None else self.frames.chunk(k)
+                streams[key] = payload
         infos = json_dicts(self.infos[start:stop], self._dropped, start)  # type: ignore[arg-type]
-        spool.write(chunk_payloads(start, stop, parts, streams, infos), arrays, self._layout)
+        return _Prepared(arrays, streams, infos_payload(start, stop, infos))
+
+    def _write_chunk(self, spool: Spool, k: int, n: int) -> None:
+        prepared = self._prepared.pop(k, None) or self._prepare(k, n)
+        start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)
+        parts = None if self.frames is None else self.frames.chunk(k)
+        streams: dict[int, bytes] = {}
+        for key, data in prepared.streams.items():
+            payload = self.observations.columns[key].payload(k) if data is None else data
+            if payload is not None:
+                streams[self._streams[key]] = payload
+        payloads = [*frame_payloads(parts or []), *stream_payloads(start, stop, streams)]
+        assert self._layout is not None  # made with the first chunk's values (_prepare)
+        spool.write([*payloads, prepared.infos], prepared.arrays, self._layout)
         self.infos[start:stop] = [None] * (stop - start)
         if self.frames is not None:
             self.frames.release(k, spool.frame_parts)
@@ -293,6 +361,7 @@ class EpisodeBuffer:
         """Mark an episode stopped from outside (step limit, early reset) as truncated."""
         if self.actions and not self.done:
             self.truncated[-1] = True
+            self._prepared.clear()  # made before: the last step's flag is made again
 
     def to_rollout(self) -> Rollout:
         """The episode so far; recording may go on (what is held is shared, not copied)."""
@@ -345,15 +414,20 @@ class EpisodeBuffer:
             return self._finish(replace)
 
     def _finish(self, replace: bool) -> Rollout:
-        if self.frames is not None:
-            self.frames.finish_encoding()
         if self.spool is None:
+            if self.frames is not None:
+                self.frames.finish_encoding()
             if self._states is not None:
                 self._states.fit(self._encoded_bytes())
             return self.to_rollout()
+        if self.frames is not None:
+            self.frames.finish_encoding(let_go=False)  # the encoder process holds on
         try:
             self._write_ready(final=True)
         finally:
+            # Only now: the encoder process holds the chunks until they are written.
+            if self.frames is not None:
+                self.frames.finish_encoding()
             if self.spool.failed:
                 self.spool.close()
         if self.spool.failed:

@@ -54,11 +54,15 @@ def record(
     at a time, to ``<path>.part``, and what was written is let go: an episode longer
     than memory can be recorded, and a run killed at any moment (kill -9, out of
     memory, a job's time limit) leaves a ``.part`` file that :func:`load` opens with
-    every position up to its last chunk written (the last whole one, or up to three
-    before it while the frame encoder process had them). When the episode ends the part is
-    renamed to ``path``, and the rollout returned is read from it; after an
-    exception, the file holds the steps recorded before it (at ``path`` unless a file
-    was there, which is kept: then at ``<path>.part``, as the note says).
+    every position up to its last whole chunk: every chunk whose steps were all known
+    (those whose frames the frame encoder process still had, it appends once the
+    recording process is dead; unless it is killed with it, as when a container or a
+    job's cgroup is stopped whole, or a chunk holds over 64 KB of infos and large
+    observations: the file then ends up to three chunks earlier). When
+    the episode ends the part is renamed to ``path``, and the rollout returned is read
+    from it; after an exception, the file holds the steps recorded before it (at
+    ``path`` unless a file was there, which is kept: then at ``<path>.part``, as the
+    note says).
 
     A PettingZoo env (AEC or Parallel) records many agents in one episode: a
     position is one ``env.step`` (one agent's turn in an AEC env, a move of all in a

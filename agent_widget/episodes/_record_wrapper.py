@@ -39,8 +39,8 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
     With ``directory``, each episode is written to ``directory/episode-NNN.rollout`` as
     it is recorded, a chunk (16 positions) at a time, and what was written is let go:
     an episode longer than memory can be recorded, and a run killed at any moment leaves
-    files that :func:`load` opens up to their last chunk written (the last whole one,
-    or up to three before it while the frame encoder process had them). The rollouts are then
+    files that :func:`load` opens up to their last whole chunk, every chunk whose steps
+    were all known (as :func:`record` says of ``path``). The rollouts are then
     read from their files. Several recorders may share a directory. With ``path``
     instead, each episode is written to that one file (replacing the one before: for a
     loop that records one episode, as :func:`record` does): to ``<path>.part`` while it

@@ -34,10 +34,20 @@ from agent_widget.format._encoded_array import (
 from agent_widget.format._encoder_process import EncoderDied
 from agent_widget.format._filesystems import is_url, url_to_fs
 from agent_widget.format._frames import Frames
+from agent_widget.format._held_chunks import Held
 from agent_widget.format._layout import ACTION_KINDS, AgentColumns, Columns
 from agent_widget.format._reader import read_columns
 from agent_widget.format._spool import Spool, part_of
-from agent_widget.format._writer import Members, chunk_payloads, journal_layout, write_columns
+from agent_widget.format._writer import (
+    Members,
+    Payload,
+    chunk_payloads,
+    frame_payloads,
+    infos_payload,
+    journal_layout,
+    stream_payloads,
+    write_columns,
+)
 
 __all__ = [
     "ACTION_KINDS",
@@ -54,9 +64,11 @@ __all__ = [
     "EncoderDied",
     "FrameRows",
     "Frames",
+    "Held",
     "ImageFrames",
     "Members",
     "Part",
+    "Payload",
     "RolloutFileError",
     "Spool",
     "atomic_path",
@@ -66,12 +78,15 @@ __all__ = [
     "chunk_payloads",
     "encode_chunk",
     "encode_rows",
+    "frame_payloads",
     "fsync_directory",
+    "infos_payload",
     "is_url",
     "journal_layout",
     "part_of",
     "read_columns",
     "remove_stale",
+    "stream_payloads",
     "temporary_name",
     "url_to_fs",
     "write_columns",

@@ -20,6 +20,7 @@ from agent_widget.format._codec import CHUNK_SIZE, ENCODINGS, Part, RunEncoder
 from agent_widget.format._encoder_process import EncoderDied, encoder_process
 from agent_widget.format._frame_ring import FrameRing, OpenChunk, RemoteChunk, episode_ring
 from agent_widget.format._frames import MISSING, DecodedPart, Frames, held, normalize_frame
+from agent_widget.format._held_chunks import Held
 
 # A part inflates to its first frame plus at most this many bytes of changes. The browser
 # inflates a whole part to show any of its frames, so this caps what showing one costs
@@ -292,6 +293,22 @@ class ArrayFrames(Frames):
         chunk = self._open.get(k)
         return chunk is None or chunk.ready
 
+    def hold(self, k: int, written: int, held: Held) -> None:
+        """Give the encoder process full chunk ``k``'s ``held`` values (all but its frames)
+        to append to the episode's file should this process die before writing it;
+        ``written``: the chunks in the file now (:mod:`agent_widget.format._held_chunks`).
+        Its frame parts go with it if they are here, else the encoder's own are used."""
+        if self._ring is None:
+            return  # encoded here: each chunk is written once its steps are known
+        chunk = self._open.get(k)
+        with_encoder = isinstance(chunk, RemoteChunk) and not chunk.ready
+        self._ring.hold(k, written, held._replace(parts=None if with_encoder else self.chunk(k)))
+
+    def drop_held(self) -> None:
+        """The encoder process forgets the chunks held (the episode's file failed)."""
+        if self._ring is not None:
+            self._ring.drop_held()
+
     def take_error(self) -> EncoderDied | None:
         """The encoder process's death, once: its frames are encoded here since."""
         error = None if self._ring is None else self._ring.error
@@ -300,8 +317,10 @@ class ArrayFrames(Frames):
         self._error_said = True
         return error
 
-    def finish_encoding(self) -> None:
-        """No frame follows: every chunk's parts here, the shared memory let go."""
+    def finish_encoding(self, *, let_go: bool = True) -> None:
+        """No frame follows: every chunk's parts here, and (``let_go``) the shared memory
+        let go, the encoder process's stream closed (dropping what it held for the
+        episode's file: a recorder lets go once it wrote its chunks)."""
         if self._ring is None:
             return
         for k, chunk in list(self._open.items()):
@@ -309,8 +328,9 @@ class ArrayFrames(Frames):
                 self._seal(k)
             elif isinstance(chunk, RemoteChunk):
                 self._open[k] = chunk.moved_here()
-        self._ring.close()
-        self._offload, self._ring = False, None
+        if let_go:
+            self._ring.close()
+            self._offload, self._ring = False, None
 
     def release(self, k: int, read_back: Callable[[int], list[Part]]) -> None:
         """Let go of the sealed chunks up to ``k``, written to a file while recording, so

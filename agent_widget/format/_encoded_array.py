@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.format._codec import CHUNK_SIZE, decode_rows, encode_rows
+from agent_widget.format._codec import CHUNK_SIZE, Part, decode_part, decode_rows, encode_rows
 from agent_widget.format._encoder_process import EncoderDied, encoder_process
 from agent_widget.format._frame_ring import FrameRing, episode_ring
 from agent_widget.format._frames import Frames, position
@@ -270,10 +270,14 @@ class FrameRows(ChunkedRows):
 
     def payload(self, k: int) -> bytes:
         start = k * CHUNK_SIZE
-        stop = min(start + CHUNK_SIZE, self._length)
-        parts = self._frames.chunk(k)
-        part = parts[0]
-        if len(parts) == 1 and part.encoding == "zlib-runs" and part.count == stop - start:
-            return part.payload  # the same bytes: the file stores them once
-        rows = np.stack([self._frames[t] for t in range(start, stop)])
-        return encode_rows(rows.reshape(stop - start, -1))
+        return frame_rows_payload(self._frames.chunk(k), min(CHUNK_SIZE, self._length - start))
+
+
+def frame_rows_payload(parts: list[Part], count: int) -> bytes:
+    """The first ``count`` frames of a chunk's ``parts`` as a large observation entry's
+    payload (the frames as observations)."""
+    part = parts[0]
+    if len(parts) == 1 and part.encoding == "zlib-runs" and part.count == count:
+        return part.payload  # the same bytes: the file stores them once
+    rows = np.concatenate([decode_part(p) for p in parts])[:count]
+    return encode_rows(rows.reshape(count, -1))

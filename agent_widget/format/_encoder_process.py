@@ -11,6 +11,11 @@ frame into a slot of shared memory (~4 µs) and, once a chunk is full, sends its
 down a pipe; this process encodes the chunk and sends back its parts (~1 KB for Pong's
 16 frames). See :mod:`agent_widget.format._frame_ring`.
 
+With a file to record to, the recording process also leaves it what it needs to append
+each chunk still waiting on its frames (in the ring's shared memory, without a message:
+:mod:`agent_widget.format._held_chunks`): a recording process killed at any moment loses
+no chunk whose steps were all known, as when it encoded inline.
+
 It is started as a fresh interpreter (``subprocess``, never a fork: the recording
 process may hold torch or ALE, whose state does not survive one), in its own session
 so a Ctrl-C reaches only the recording process, and it imports only the encoder. It
@@ -56,6 +61,7 @@ class EncoderProcess:
         to_worker, worker_in = os.pipe()[::-1]
         worker_out, from_worker = os.pipe()[::-1]
         # from_worker/to_worker: this end; worker_in/worker_out: the worker's.
+        self.owner = os.getpid()  # a forked child's copy says nothing for it (stop)
         self.process = subprocess.Popen(
             [sys.executable, str(WORKER), str(worker_in), str(worker_out)],
             pass_fds=(worker_in, worker_out),
@@ -145,7 +151,11 @@ class EncoderProcess:
 
     def stop(self) -> None:
         """Close the pipe; the process exits (at this process's exit; in a forked child,
-        only the child's copies of the pipe close)."""
+        only the child's copies of the pipe close). It is told this process exits, so it
+        drops the chunks it holds (:mod:`agent_widget.format._held_chunks`): this process
+        leaves its files as they are, and only one that dies has them appended."""
+        if self.owner == os.getpid():
+            self.send(("exit",))
         self._send.close()
         self._receive.close()
         self.process.wait()

@@ -7,7 +7,9 @@ them with the recorder's own :func:`~agent_widget.format._array_frames.encode_ch
 parts go back over the pipe. Only the encoder is imported, not the widget (0.2 s to start instead of
 1.2 s): the two packages are made empty shells around their folders. It ends when the
 recording process closes its end of the pipe (its exit, however it came), and ignores
-Ctrl-C, which the recording process handles.
+Ctrl-C, which the recording process handles. A recording process that died (its pipe
+closed without its "exit") leaves the chunks it held here to append to their files
+(:mod:`agent_widget.format._held_chunks`), the writer imported only then.
 """
 
 from __future__ import annotations
@@ -32,25 +34,26 @@ NICE = 10
 
 
 def _import_encoder() -> Any:
-    """``encode_chunk`` and ``CHUNK_SIZE``, without importing the widget."""
+    """``encode_chunk``, ``CHUNK_SIZE`` and ``_held_chunks``, without importing the widget."""
     root = Path(__file__).resolve().parents[1]
     for name, folder in (("agent_widget", root), ("agent_widget.format", root / "format")):
         package = types.ModuleType(name)
         package.__path__ = [str(folder)]
         sys.modules.setdefault(name, package)
-    from agent_widget.format import _array_frames, _codec
+    from agent_widget.format import _array_frames, _codec, _held_chunks
 
-    return _array_frames.encode_chunk, _codec.CHUNK_SIZE
+    return _array_frames.encode_chunk, _codec.CHUNK_SIZE, _held_chunks
 
 
 class _Stream:
-    """One episode's frame slots."""
+    """One episode's frame slots, and its hold slots after them."""
 
-    def __init__(self, name: str, slots: int, slot_bytes: int, encoding: str) -> None:
+    def __init__(self, name: str, slots: int, slot_bytes: int, encoding: str, held: Any) -> None:
         self.memory = SharedMemory(name)
         # The recording process owns the memory and unlinks it; this one only reads it.
         resource_tracker.unregister(self.memory._name, "shared_memory")  # type: ignore[attr-defined]
         self.slots = np.ndarray((slots, slot_bytes), np.uint8, buffer=self.memory.buf)
+        self.holds = held.hold_area(self.memory.buf, slots * slot_bytes)
         self.encoding = encoding
 
     def frames(self, slots: list[tuple[int, tuple[int, ...]]]) -> Iterator[np.ndarray]:
@@ -67,35 +70,61 @@ def _encode_rows(stream: _Stream, slots: list[int], nbytes: int) -> bytes:
 
 
 def main(receive: Connection, send: Connection) -> None:
-    encode_chunk, chunk_size = _import_encoder()
+    encode_chunk, chunk_size, held_chunks = _import_encoder()
     streams: dict[int, _Stream | None] = {}  # None: ended before it was opened here
+    held = held_chunks.HeldChunks()
     send.send(("ready",))
     while True:
         try:
             message = receive.recv()
-        except EOFError:
+        except EOFError:  # the recording process died: its held chunks go to its files
+            for stream_id, stream in streams.items():
+                for k, chunk in [] if stream is None else stream.holds.held():
+                    held.hold(stream_id, k, chunk)
+            _append(held.held())
             return
         if message[0] == "chunk":
             _, stream_id, start, slots = message
             if (stream := streams[stream_id]) is not None:
                 parts = encode_chunk(stream.frames(slots), start, stream.encoding)
-                send.send(("parts", stream_id, start // chunk_size, parts))
+                held.encoded(stream_id, start // chunk_size, parts)
+                try:
+                    send.send(("parts", stream_id, start // chunk_size, parts))
+                except OSError:  # it died: read on to the end, for the chunks it held
+                    continue
         elif message[0] == "open":
             _, stream_id, name, slots, slot_bytes, encoding = message
             try:
-                streams[stream_id] = _Stream(name, slots, slot_bytes, encoding)
+                streams[stream_id] = _Stream(name, slots, slot_bytes, encoding, held_chunks)
             except FileNotFoundError:  # the episode ended (and let its memory go) already
                 streams[stream_id] = None
         elif message[0] == "rows":  # observation rows (agent_widget.format._remote_rows)
             _, stream_id, k, slots, nbytes = message
             if (stream := streams[stream_id]) is not None:
-                send.send(("parts", stream_id, k, _encode_rows(stream, slots, nbytes)))
+                try:
+                    send.send(("parts", stream_id, k, _encode_rows(stream, slots, nbytes)))
+                except OSError:  # it died: read on to the end, for the chunks it held
+                    continue
+        elif message[0] == "reset":  # the stream's ring goes to another episode
+            held.close(message[1])
         elif message[0] == "close":
+            held.close(message[1])
             stream = streams.pop(message[1])
             if stream is None:
                 continue
-            del stream.slots
+            del stream.slots, stream.holds
             stream.memory.close()
+        elif message[0] == "exit":  # the recording process exits, its files as it left them
+            return
+
+
+def _append(episodes: list[Any]) -> None:
+    """Append each episode's held chunks to its file (the writer imported only now)."""
+    if episodes:
+        from agent_widget.format._append_held import append_held
+
+        for chunks in episodes:
+            append_held(chunks)
 
 
 if __name__ == "__main__":

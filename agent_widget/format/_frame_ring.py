@@ -4,8 +4,9 @@ memory, and the chunks (:class:`RemoteChunk`) whose frames are in it.
 
 A frame's slot is reused once its chunk's parts have come back, so the ring bounds the
 raw frames held: :data:`SLOTS` of them (4.8 MB for Pong, 35 MB for CartPole's 400x600
-frames). When every slot waits on the encoder, the next frame waits for a chunk to come
-back (back-pressure) instead of memory growing. Until its parts come back, a chunk's
+frames; and 512 KB of hold slots after them, :mod:`agent_widget.format._held_chunks`).
+When every slot waits on the encoder, the next frame waits for a chunk to come back
+(back-pressure) instead of memory growing. Until its parts come back, a chunk's
 frames are all in the ring, raw: whatever happens to the encoder process (killed,
 exited), the chunk is encoded here from them, so no frame is lost and the bytes are
 those of encoding here all along (the same encoder, fed the same frames).
@@ -28,6 +29,7 @@ import numpy as np
 from agent_widget.format._codec import CHUNK_SIZE, Part
 from agent_widget.format._encoder_process import EncoderDied, EncoderProcess, encoder_process
 from agent_widget.format._frames import held
+from agent_widget.format._held_chunks import AREA_BYTES, Held, hold_area
 
 # Three chunks: the encoder works on one while the loop fills the next, and a third
 # absorbs the wait for the encoder's answer (a chunk is sent only once full).
@@ -47,7 +49,8 @@ _idle: list[FrameRing] = []
 
 
 def room_for(process: EncoderProcess, nbytes: int) -> bool:
-    """Whether a ring of ``nbytes`` may be made now."""
+    """Whether a ring of ``nbytes`` of frame slots (and its hold slots) may be made now."""
+    nbytes += AREA_BYTES
     try:
         stat = os.statvfs(SHARED_MEMORY)
         free = stat.f_bavail * stat.f_frsize
@@ -130,9 +133,10 @@ class FrameRing:
 
     def __init__(self, process: EncoderProcess, slot_bytes: int, encoding: str) -> None:
         self.process, self.slot_bytes, self.encoding = process, slot_bytes, encoding
-        self._memory = SharedMemory(create=True, size=max(1, SLOTS * slot_bytes))
+        self._memory = SharedMemory(create=True, size=SLOTS * slot_bytes + AREA_BYTES)
         process.rings_bytes += self._memory.size
         self._slots = np.ndarray((SLOTS, slot_bytes), np.uint8, buffer=self._memory.buf)
+        self._holds = hold_area(self._memory.buf, SLOTS * slot_bytes)
         self._free = list(range(SLOTS))[::-1]
         self._waiting: dict[int, Waiting] = {}  # chunk number -> chunk, parts to come
         self._stream = process.open(self._memory.name, SLOTS, slot_bytes, encoding, self._came)
@@ -168,6 +172,16 @@ class FrameRing:
             self._waiting[chunk.start // CHUNK_SIZE] = chunk
             self.process.send(("chunk", self._stream, chunk.start, slots))
 
+    def hold(self, k: int, written: int, held: Held) -> None:
+        """Give the encoder process chunk ``k`` to append to the episode's file should
+        this process die before writing it, in the hold slots if it fits (``written``:
+        the chunks in the file now; :mod:`agent_widget.format._held_chunks`)."""
+        self._holds.put(k, written, held)
+
+    def drop_held(self) -> None:
+        """The encoder process forgets the chunks held (the file failed)."""
+        self._holds.clear()
+
     def frame(self, slot: int, shape: tuple[int, ...]) -> np.ndarray:
         """A copy of the frame in ``slot`` (the slot is reused)."""
         size = int(np.prod(shape))
@@ -189,14 +203,18 @@ class FrameRing:
             chunk.came(parts)
 
     def close(self) -> None:
-        """The episode's frames are encoded: keep the ring for the next episode, or let
-        its memory and stream go."""
+        """The episode's frames are encoded: keep the ring for the next episode (nothing
+        held for this one's file, here or in the encoder process), or let its memory and
+        stream go."""
         with self.process.lock:
             if self.error is None and not self._waiting and len(self._free) == SLOTS:
+                self._holds.clear()
+                self.process.send(("reset", self._stream))
                 _idle.append(self)
                 while sum(ring._memory.size for ring in _idle) > IDLE_BYTES:
                     _idle.pop(0)._release()  # the oldest
                 return
+        del self._slots, self._holds  # the memory's only views here
         self._release()
 
 

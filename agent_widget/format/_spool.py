@@ -95,6 +95,10 @@ class Spool:
 
     def __init__(self, path: Path, file: BinaryIO, destination: Path | None = None) -> None:
         self.path, self._file, self.destination = path, file, destination
+        # The file by its path and identity, for the encoder process to append to
+        # (:mod:`agent_widget.format._held_chunks`): by then the path may be another file.
+        stat = os.fstat(file.fileno())
+        self.identity = (str(path), stat.st_dev, stat.st_ino)
         self._writer = RolloutWriter(file)
         self._rows: list[np.ndarray] = []  # each written chunk's index rows
         self.failed = False  # a write failed: the file ends before it

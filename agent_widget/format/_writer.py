@@ -128,11 +128,28 @@ def chunk_payloads(
 ) -> list[Payload]:
     """Positions ``start..stop-1`` (one chunk) as payloads: frame parts, large
     observations (one zlib-runs payload a stream), infos (JSON)."""
-    payloads = [
-        Payload(p.payload, FRAMES, p.start, p.count, ENCODINGS.index(p.encoding), p[2:4])
-        for p in parts or []
+    return [
+        *frame_payloads(parts or []),
+        *stream_payloads(start, stop, streams),
+        infos_payload(start, stop, infos),
     ]
-    payloads += [Payload(data, s, start, stop - start, ZLIB_RUNS) for s, data in streams.items()]
+
+
+def frame_payloads(parts: list[Part]) -> list[Payload]:
+    """A chunk's frame parts as payloads."""
+    return [
+        Payload(p.payload, FRAMES, p.start, p.count, ENCODINGS.index(p.encoding), p[2:4])
+        for p in parts
+    ]
+
+
+def stream_payloads(start: int, stop: int, streams: dict[int, bytes]) -> list[Payload]:
+    """A chunk's large observations as payloads, one zlib-runs payload a stream."""
+    return [Payload(data, s, start, stop - start, ZLIB_RUNS) for s, data in streams.items()]
+
+
+def infos_payload(start: int, stop: int, infos: list[Any]) -> Payload:
+    """A chunk's infos as one payload of JSON, or a ValueError when they are too large."""
     text = _json_text(infos, f"the infos of positions {start}..{stop - 1}").encode()
     if len(text) > (stop - start) * MAX_INFO_BYTES:
         raise ValueError(
@@ -140,8 +157,40 @@ def chunk_payloads(
             f"JSON, over {MAX_INFO_BYTES:,} a position; keep infos small (per-step arrays "
             "belong in extras)"
         )
-    payloads.append(Payload(zlib.compress(text, 6), INFOS, start, stop - start, ZLIB_JSON))
-    return payloads
+    return Payload(zlib.compress(text, 6), INFOS, start, stop - start, ZLIB_JSON)
+
+
+def journal_record(
+    chunk: int,
+    size: int,
+    payloads: list[Payload],
+    arrays: dict[str, np.ndarray],
+    layout: dict[str, Any],
+    offsets: dict[bytes, int],
+) -> tuple[list[bytes], list[list[int]]]:
+    """Chunk number ``chunk`` as the bytes that follow the ``size`` bytes of chunks.bin
+    before it (its record's prefix, its new payloads, its body) and its index rows.
+    ``offsets``: where each payload already in chunks.bin is, by digest; equal payloads
+    are stored once, and the new ones are added to it."""
+    first = size + journal.PREFIX.size
+    new: list[bytes] = []
+    rows = []
+    for payload in payloads:
+        key = hashlib.blake2b(payload.data, digest_size=16).digest()
+        offset = offsets.get(key)
+        if offset is None:
+            offset = offsets[key] = first + sum(map(len, new))
+            new.append(payload.data)
+        rows.append(payload.row(offset))
+    header = {
+        "chunk": chunk,
+        "positions": payloads[-1].positions,
+        "steps": len(arrays["actions"]),
+        "rows": rows,
+        **({"layout": layout} if chunk == 0 else {}),
+    }
+    record = journal.body(header, arrays)
+    return [journal.prefix(sum(map(len, new))), *new, record], rows
 
 
 def journal_layout(
@@ -244,25 +293,10 @@ class RolloutWriter:
         its per-step arrays (``actions`` ..., ``extras/<name>``) and small observations
         (``observations/<key>``), and the episode's ``layout`` (:func:`journal_layout`).
         Returns the chunk's index rows."""
-        first = self._size + journal.PREFIX.size
-        new: list[bytes] = []
-        rows = []
-        for payload in payloads:
-            key = hashlib.blake2b(payload.data, digest_size=16).digest()
-            offset = self._offsets.get(key)
-            if offset is None:
-                offset = self._offsets[key] = first + sum(map(len, new))
-                new.append(payload.data)
-            rows.append(payload.row(offset))
-        header = {
-            "chunk": self.chunks,
-            "positions": payloads[-1].positions,
-            "steps": len(arrays["actions"]),
-            "rows": rows,
-            **({"layout": layout} if self.chunks == 0 else {}),
-        }
-        record = journal.body(header, arrays)
-        for piece in [journal.prefix(sum(map(len, new))), *new, record]:
+        pieces, rows = journal_record(
+            self.chunks, self._size, payloads, arrays, layout, self._offsets
+        )
+        for piece in pieces:
             self._blob.write(piece)
             self._size += len(piece)
         self._file.flush()  # in the OS's hands: a kill -9 from now on loses none of it

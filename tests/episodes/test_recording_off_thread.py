@@ -1,7 +1,7 @@
 """Recording with the frames encoded by the encoder process: the same stored bytes as
 encoding them on the stepping thread (where there is one core), an encoder killed
-mid-episode is an error naming it with every step kept, and a policy that forks
-records on."""
+mid-episode is an error naming it with every step kept, a policy that forks records on,
+and a recording killed while chunks were with the encoder process keeps them."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from agent_widget.episodes import load, record
 from agent_widget.format import ArrayFrames
 from agent_widget.format._encoder_process import EncoderDied, cores, encoder_process
 from tests.cartpole import balance, cartpole
+from tests.waiting import LIMIT, wait_until
 
 pytestmark = pytest.mark.skipif(cores() < 2, reason="the encoder process needs a second core")
 
@@ -123,3 +125,194 @@ def test_a_policy_that_forks_records_on_and_so_does_its_child():
     _, status = os.waitpid(policy.child, 0)
     assert os.waitstatus_to_exitcode(status) == 0
     assert digest(rollout.frames) == digest(reference.frames)
+
+
+# The child records an episode to a file. At step 24 it has the parent stop its encoder
+# process (SIGSTOP), so chunks 1 and 2 (positions 16..47) are sent to it but never come
+# back; at step 63 (chunk 2's steps all known, chunk 3's not) it has the parent kill it
+# (SIGKILL). The encoder process, let go on, appends chunks 1 and 2. With "after", an
+# earlier episode (its own file, to its end) left the ring the killed one takes.
+KILLED_WITH_CHUNKS_AT_THE_ENCODER = """
+import os, sys
+from agent_widget.episodes import record
+from agent_widget.format._encoder_process import encoder_process
+from tests.episodes.test_recording_off_thread import EPISODES
+to_parent, from_parent, path, name = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+make_env, act = EPISODES[name]
+encoder = encoder_process()
+assert encoder.wait_ready()
+if sys.argv[5] == "after":
+    record(make_env(), act, seed=1, max_steps=70, path=path + ".before.rollout")
+os.write(to_parent, str(encoder.process.pid).encode().ljust(16))
+def policy(obs, t=iter(range(10**9))):
+    step = next(t)
+    if step in (24, 63):
+        os.write(to_parent, b"s" if step == 24 else b"k")
+        os.read(from_parent, 1)  # at step 63 no answer comes: killed while waiting
+    return act(obs)
+record(make_env(), policy, seed=0, max_steps=1000, path=path)
+"""
+
+
+def mountain_car():
+    """400x600 frames, observations apart from them."""
+    import gymnasium as gym
+
+    return gym.make("MountainCar-v0", render_mode="rgb_array", max_episode_steps=1000)
+
+
+def rocking(obs):
+    """Push the way the car moves: it rocks, and its frames change at every step."""
+    return 2 if obs[1] >= 0 else 0
+
+
+def pong():
+    """Observations that are the frames (stored as the frames' payloads)."""
+    import gymnasium as gym
+
+    ale_py = pytest.importorskip("ale_py")
+    gym.register_envs(ale_py)
+    return gym.make("ALE/Pong-v5", render_mode="rgb_array", frameskip=1)
+
+
+def pong_policy(obs):
+    return [0, 2, 3][(obs[100, 80, 0] // 16) % 3]
+
+
+EPISODES = {"MountainCar": (mountain_car, rocking), "Pong": (pong, pong_policy)}
+
+
+def asleep(pid):
+    """Whether the process waits (on its pipe, for the encoder process)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split(") ")[1].startswith("S")
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:
+        return not stat.read().split(") ")[1].startswith("Z")  # a zombie: exited
+
+
+@pytest.mark.parametrize("earlier", ["first", "after"])
+@pytest.mark.parametrize("name", list(EPISODES))
+def test_a_recording_killed_keeps_the_chunks_its_encoder_process_had(tmp_path, name, earlier):
+    """Killed with three chunks' steps known but two of them still with the encoder
+    process, the file holds all three (only chunk 0 was written by the recording
+    process), equal to a recording in memory, frames byte for byte; also when an
+    episode before it left the ring it took (nothing of that one's is appended)."""
+    make_env, act = EPISODES[name]
+    make_env()  # no ALE: skipped here, before the child fails on it
+    path = tmp_path / "ep.rollout"
+    to_parent_r, to_parent_w = os.pipe()
+    from_parent_r, from_parent_w = os.pipe()
+    fds = (to_parent_w, from_parent_r)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            KILLED_WITH_CHUNKS_AT_THE_ENCODER,
+            *map(str, fds),
+            str(path),
+            name,
+            earlier,
+        ],
+        pass_fds=fds,
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy"},
+    )
+    os.close(to_parent_w)
+    os.close(from_parent_r)
+    encoder = None
+    try:
+        encoder = int(os.read(to_parent_r, 16))
+        assert os.read(to_parent_r, 1) == b"s"
+        # The child waits: once the encoder sleeps it has answered all it was sent (chunk
+        # 0 too, when the ring came from the episode before: then it is not encoded inline).
+        wait_until(lambda: asleep(encoder), "the encoder process answered chunk 0")
+        os.kill(encoder, signal.SIGSTOP)
+        os.write(from_parent_w, b"g")
+        assert os.read(to_parent_r, 1) == b"k"
+        assert load_part(path).num_positions == 16  # chunk 0: the others wait on the encoder
+    finally:
+        child.kill()
+        child.wait()
+        if encoder is not None:
+            os.kill(encoder, signal.SIGCONT)
+    wait_until(lambda: not alive(encoder), "the encoder process appends and exits")
+    cut = load_part(path)
+    assert cut.num_positions == 48  # every chunk whose steps were known
+    reference = record(make_env(), act, seed=0, max_steps=64)
+    assert digest(cut.frames) == digest(ArrayFrames(list(reference.frames)[:48]))
+    for t in range(48):
+        np.testing.assert_array_equal(cut.frames[t], reference.frames[t], err_msg=f"frame {t}")
+        np.testing.assert_array_equal(cut.observations[t], reference.observations[t])
+    np.testing.assert_array_equal(cut.actions, reference.actions[:47])
+    np.testing.assert_array_equal(cut.rewards, reference.rewards[:47])
+    assert [cut.infos[t] for t in range(48)] == [reference.infos[t] for t in range(48)]
+    assert cut.truncated[-1]
+
+
+def load_part(path):
+    with pytest.warns(UserWarning, match="recording stopped before the end"):
+        return load(f"{path}.part")
+
+
+# The child records MountainCar with RecordRollout(path=) and, with chunks 1 and 2 with
+# its stopped encoder process, exits normally (sys.exit) in the middle of the episode.
+# A finalizer made first has the finalizers (closing the file) run after the encoder
+# process is stopped, as in any process that made one before its first recording.
+EXITS_WITH_CHUNKS_AT_THE_ENCODER = """
+import os, sys, weakref
+from agent_widget.episodes import RecordRollout
+from agent_widget.format._encoder_process import encoder_process
+from tests.episodes.test_recording_off_thread import mountain_car, rocking
+to_parent, from_parent, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+weakref.finalize(RecordRollout, lambda: None)
+encoder = encoder_process()
+assert encoder.wait_ready()
+os.write(to_parent, str(encoder.process.pid).encode().ljust(16))
+env = RecordRollout(mountain_car(), path=path)
+obs, _ = env.reset(seed=0)
+for t in range(63):  # chunk 2's steps all known; a 64th frame would wait for a free slot
+    if t == 24:
+        os.write(to_parent, b"s")
+        os.read(from_parent, 1)
+    obs, *_ = env.step(rocking(obs))
+os.write(to_parent, b"x")
+sys.exit(0)  # its exit waits for the encoder process, which the parent lets go on
+"""
+
+
+def test_a_recording_process_that_exits_has_its_files_left_as_it_left_them(tmp_path):
+    """The encoder process appends only for a process that died: one that exits may
+    still write to its files (its spools' finalizers close them), so it is told, and
+    the file holds what the process wrote (chunk 0), whole."""
+    path = tmp_path / "ep.rollout"
+    to_parent_r, to_parent_w = os.pipe()
+    from_parent_r, from_parent_w = os.pipe()
+    fds = (to_parent_w, from_parent_r)
+    child = subprocess.Popen(
+        [sys.executable, "-c", EXITS_WITH_CHUNKS_AT_THE_ENCODER, *map(str, fds), str(path)],
+        pass_fds=fds,
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy"},
+    )
+    os.close(to_parent_w)
+    os.close(from_parent_r)
+    encoder = None
+    try:
+        encoder = int(os.read(to_parent_r, 16))
+        assert os.read(to_parent_r, 1) == b"s"
+        os.kill(encoder, signal.SIGSTOP)
+        os.write(from_parent_w, b"g")
+        assert os.read(to_parent_r, 1) == b"x"
+    finally:
+        if encoder is not None:
+            os.kill(encoder, signal.SIGCONT)
+        assert child.wait(timeout=LIMIT) == 0
+    wait_until(lambda: not alive(encoder), "the encoder process exits")
+    assert load_part(path).num_positions == 16
+    # The zip as the process closed it ends the file: nothing was written over or after it.
+    assert (tmp_path / "ep.rollout.part").read_bytes()[-22:-18] == b"PK\x05\x06"

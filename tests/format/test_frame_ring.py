@@ -17,6 +17,7 @@ from agent_widget.format._codec import CHUNK_SIZE
 from agent_widget.format._encoder_process import cores, encoder_process
 from agent_widget.format._frame_ring import SLOTS, RemoteChunk
 from agent_widget.format._frames import MISSING
+from agent_widget.format._held_chunks import AREA_BYTES
 from tests.sample_frames import changing_frames, moving_frames
 from tests.waiting import LIMIT, wait_until
 
@@ -102,7 +103,8 @@ def test_a_full_ring_makes_the_appender_wait_for_the_encoder(process):
 
 
 def test_rings_past_their_budget_are_encoded_inline_the_same_bytes(process, monkeypatch):
-    monkeypatch.setattr(frame_ring, "RINGS_BYTES", process.rings_bytes + SLOTS * 24 * 32 * 3)
+    room = SLOTS * 24 * 32 * 3 + AREA_BYTES  # one ring: its frame slots and hold slots
+    monkeypatch.setattr(frame_ring, "RINGS_BYTES", process.rings_bytes + room)
     first, second = ArrayFrames(offload=True), ArrayFrames(offload=True)
     stream = moving_frames(3 * CHUNK_SIZE, 24, 32)
     for t, frame in enumerate(stream):
