@@ -10,6 +10,8 @@ from collections.abc import Iterator
 import gymnasium as gym
 import pytest
 
+from agent_widget.format import _frame_ring as frame_ring
+from agent_widget.format._encoder_process import EncoderProcess, encoder_process
 from agent_widget.panels import register, registered, unregister
 from tests.stuck_panel import Stuck
 
@@ -50,3 +52,15 @@ def stuck() -> Iterator[Stuck]:
     panel = Stuck()
     yield panel
     panel.release()
+
+
+@pytest.fixture
+def encoder() -> EncoderProcess:
+    """This process's frame encoder process, started, with no ring an earlier episode
+    left (each test sees its rings made anew). For tests marked to need a second core."""
+    process = encoder_process()
+    assert process is not None
+    assert process.wait_ready()
+    while frame_ring._idle:
+        frame_ring._idle.pop()._release()
+    return process

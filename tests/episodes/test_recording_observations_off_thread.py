@@ -57,19 +57,8 @@ def bare_loop_observations(env):
     return np.stack(seen)
 
 
-@pytest.fixture
-def process():
-    """The encoder process, started, with no ring left by an earlier episode."""
-    process = encoder_process()
-    assert process is not None
-    assert process.wait_ready()
-    while frame_ring._idle:
-        frame_ring._idle.pop()._release()
-    return process
-
-
 @pytest.mark.parametrize("to_disk", [False, True], ids=["memory", "path"])
-def test_stacked_screens_encoded_off_thread_are_the_bare_loops(tmp_path, process, to_disk):
+def test_stacked_screens_encoded_off_thread_are_the_bare_loops(tmp_path, encoder, to_disk):
     env = stacked_pong()
     expected = bare_loop_observations(env)
     assert expected.shape == (STEPS + 1, *STACK)
@@ -86,12 +75,12 @@ def test_stacked_screens_encoded_off_thread_are_the_bare_loops(tmp_path, process
 
 @pytest.mark.parametrize("to_disk", [False, True], ids=["memory", "path"])
 def test_an_encoder_killed_with_only_observations_is_an_error_with_every_step_kept(
-    tmp_path, process, to_disk
+    tmp_path, encoder, to_disk
 ):
     env = stacked_pong(render_mode=None)  # no frames: the observations find it dead
     expected = bare_loop_observations(env)
     path = tmp_path / "pong.rollout" if to_disk else None
-    pid = process.process.pid
+    pid = encoder.process.pid
     with pytest.raises(EncoderDied, match=rf"\(pid {pid}\) died \(killed by signal 9\)") as caught:
         record(env, scripted(kill_at=40), seed=0, max_steps=STEPS, path=path)
     kept = caught.value.rollout

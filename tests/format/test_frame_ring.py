@@ -14,7 +14,7 @@ import pytest
 from agent_widget.format import _frame_ring as frame_ring
 from agent_widget.format._array_frames import ArrayFrames
 from agent_widget.format._codec import CHUNK_SIZE
-from agent_widget.format._encoder_process import cores, encoder_process
+from agent_widget.format._encoder_process import cores
 from agent_widget.format._frame_ring import SLOTS, RemoteChunk
 from agent_widget.format._frames import MISSING
 from agent_widget.format._held_chunks import AREA_BYTES
@@ -22,17 +22,6 @@ from tests.sample_frames import changing_frames, moving_frames
 from tests.waiting import LIMIT, wait_until
 
 pytestmark = pytest.mark.skipif(cores() < 2, reason="the encoder process needs a second core")
-
-
-@pytest.fixture
-def process():
-    """The encoder process, started, with no ring left by an earlier episode."""
-    process = encoder_process()
-    assert process is not None
-    assert process.wait_ready()
-    while frame_ring._idle:
-        frame_ring._idle.pop()._release()
-    return process
 
 
 def chunks(frames):
@@ -49,7 +38,7 @@ def episode(n=100):
     return frames[:n]
 
 
-def test_frames_encoded_by_the_process_are_the_bytes_encoded_here(process):
+def test_frames_encoded_by_the_process_are_the_bytes_encoded_here(encoder):
     frames = ArrayFrames(allow_resize=True, offload=True)
     remote = set()
     for frame in episode():
@@ -61,7 +50,7 @@ def test_frames_encoded_by_the_process_are_the_bytes_encoded_here(process):
     assert all(np.array_equal(a, b) for a, b in zip(frames, episode(), strict=True))
 
 
-def test_a_chunk_read_while_it_fills_or_copied_is_encoded_from_the_ring(process):
+def test_a_chunk_read_while_it_fills_or_copied_is_encoded_from_the_ring(encoder):
     frames = ArrayFrames(allow_resize=True, offload=True)
     inline = ArrayFrames(allow_resize=True)
     for t, frame in enumerate(episode(40)):
@@ -80,12 +69,12 @@ def test_a_chunk_read_while_it_fills_or_copied_is_encoded_from_the_ring(process)
     assert chunks(frames) == chunks(ArrayFrames(episode(40), allow_resize=True))
 
 
-def test_a_full_ring_makes_the_appender_wait_for_the_encoder(process):
+def test_a_full_ring_makes_the_appender_wait_for_the_encoder(encoder):
     frames = ArrayFrames(offload=True)
     stream = list(moving_frames(CHUNK_SIZE + SLOTS + CHUNK_SIZE, 24, 32))
     for frame in stream[: CHUNK_SIZE + 1]:  # the ring opens with the second chunk
         frames.append(frame)
-    os.kill(process.process.pid, signal.SIGSTOP)
+    os.kill(encoder.process.pid, signal.SIGSTOP)
     try:
         appender = threading.Thread(
             target=lambda: [frames.append(f) for f in stream[CHUNK_SIZE + 1 :]]
@@ -96,15 +85,15 @@ def test_a_full_ring_makes_the_appender_wait_for_the_encoder(process):
         assert appender.is_alive()
         assert len(frames) == CHUNK_SIZE + SLOTS
     finally:
-        os.kill(process.process.pid, signal.SIGCONT)
+        os.kill(encoder.process.pid, signal.SIGCONT)
     appender.join(LIMIT)
     frames.finish_encoding()
     assert chunks(frames) == chunks(ArrayFrames(stream))
 
 
-def test_rings_past_their_budget_are_encoded_inline_the_same_bytes(process, monkeypatch):
+def test_rings_past_their_budget_are_encoded_inline_the_same_bytes(encoder, monkeypatch):
     room = SLOTS * 24 * 32 * 3 + AREA_BYTES  # one ring: its frame slots and hold slots
-    monkeypatch.setattr(frame_ring, "RINGS_BYTES", process.rings_bytes + room)
+    monkeypatch.setattr(frame_ring, "RINGS_BYTES", encoder.rings_bytes + room)
     first, second = ArrayFrames(offload=True), ArrayFrames(offload=True)
     stream = moving_frames(3 * CHUNK_SIZE, 24, 32)
     for t, frame in enumerate(stream):
@@ -117,7 +106,7 @@ def test_rings_past_their_budget_are_encoded_inline_the_same_bytes(process, monk
     assert chunks(first) == chunks(second) == chunks(ArrayFrames(stream))
 
 
-def test_the_next_episode_reuses_the_ring_from_its_first_chunk(process):
+def test_the_next_episode_reuses_the_ring_from_its_first_chunk(encoder):
     stream = list(moving_frames(3 * CHUNK_SIZE, 24, 32))
     first = ArrayFrames(offload=True)
     for frame in stream:
@@ -125,13 +114,13 @@ def test_the_next_episode_reuses_the_ring_from_its_first_chunk(process):
     ring = first._ring
     first.finish_encoding()
     assert frame_ring._idle == [ring]  # kept, its stream open in the encoder process
-    rings_bytes = process.rings_bytes
+    rings_bytes = encoder.rings_bytes
 
     second = ArrayFrames(offload=True)
     second.append(stream[0])
     assert isinstance(second._open[0], RemoteChunk)
     assert second._ring is ring
-    assert process.rings_bytes == rings_bytes
+    assert encoder.rings_bytes == rings_bytes
     assert frame_ring._idle == []
     for frame in stream[1:]:
         second.append(frame)
@@ -142,12 +131,12 @@ def test_the_next_episode_reuses_the_ring_from_its_first_chunk(process):
     assert chunks(second) == chunks(first) == chunks(ArrayFrames(stream))
 
 
-def test_a_ring_whose_encoder_died_is_not_kept(process):
+def test_a_ring_whose_encoder_died_is_not_kept(encoder):
     frames = ArrayFrames(offload=True)
     stream = list(moving_frames(3 * CHUNK_SIZE, 24, 32))
     for frame in stream[: 2 * CHUNK_SIZE]:
         frames.append(frame)
-    os.kill(process.process.pid, signal.SIGKILL)
+    os.kill(encoder.process.pid, signal.SIGKILL)
     for frame in stream[2 * CHUNK_SIZE :]:
         frames.append(frame)
     frames.finish_encoding()
@@ -155,14 +144,14 @@ def test_a_ring_whose_encoder_died_is_not_kept(process):
     assert chunks(frames) == chunks(ArrayFrames(stream))
 
 
-def test_a_ring_whose_memory_was_unlinked_by_a_dead_encoder_is_let_go(process):
+def test_a_ring_whose_memory_was_unlinked_by_a_dead_encoder_is_let_go(encoder):
     # A killed encoder's resource tracker may unlink a ring's memory it was attaching to
     # (a race: done by hand here); the episode ends all the same, its frames whole.
     frames = ArrayFrames(offload=True)
     stream = list(moving_frames(3 * CHUNK_SIZE, 24, 32))
     for frame in stream[: 2 * CHUNK_SIZE]:
         frames.append(frame)
-    os.kill(process.process.pid, signal.SIGKILL)
+    os.kill(encoder.process.pid, signal.SIGKILL)
     os.unlink(f"/dev/shm/{frames._ring._memory.name.lstrip('/')}")
     for frame in stream[2 * CHUNK_SIZE :]:
         frames.append(frame)

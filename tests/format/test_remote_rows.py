@@ -14,23 +14,12 @@ import pytest
 from agent_widget.format import _frame_ring as frame_ring
 from agent_widget.format._codec import CHUNK_SIZE
 from agent_widget.format._encoded_array import EncodedArray
-from agent_widget.format._encoder_process import EncoderDied, cores, encoder_process
+from agent_widget.format._encoder_process import EncoderDied, cores
 from agent_widget.format._frame_ring import SLOTS
 from agent_widget.format._remote_rows import RemoteRows
 from tests.waiting import LIMIT, wait_until
 
 pytestmark = pytest.mark.skipif(cores() < 2, reason="the encoder process needs a second core")
-
-
-@pytest.fixture
-def process():
-    """The encoder process, started, with no ring left by an earlier episode."""
-    process = encoder_process()
-    assert process is not None
-    assert process.wait_ready()
-    while frame_ring._idle:
-        frame_ring._idle.pop()._release()
-    return process
 
 
 def observations(n, dtype, shape, seed=0):
@@ -68,7 +57,7 @@ STACKS = (np.uint8, (4, 84, 84))  # Atari's preprocessed, stacked screens
     [STACKS, (np.float32, (3, 32, 32)), (np.int16, (40, 30)), (np.float64, (2, 16, 16))],
     ids=["uint8-stack", "float32-image", "int16", "float64"],
 )
-def test_rows_encoded_by_the_process_are_the_payloads_encoded_here(process, dtype, shape):
+def test_rows_encoded_by_the_process_are_the_payloads_encoded_here(encoder, dtype, shape):
     rows = observations(5 * CHUNK_SIZE + 3, dtype, shape)
     encoded = EncodedArray(dtype, shape, offload=True)
     for t, row in enumerate(rows):
@@ -84,12 +73,12 @@ def test_rows_encoded_by_the_process_are_the_payloads_encoded_here(process, dtyp
     assert [ring.slot_bytes for ring in frame_ring._idle] == [rows[0].nbytes]  # kept
 
 
-def test_a_full_ring_makes_the_appender_wait_for_the_encoder(process):
+def test_a_full_ring_makes_the_appender_wait_for_the_encoder(encoder):
     rows = observations(CHUNK_SIZE + SLOTS + CHUNK_SIZE, *STACKS)
     encoded = EncodedArray(*STACKS, offload=True)
     for row in rows[: CHUNK_SIZE + 1]:  # the ring opens with the second chunk
         encoded.append(row)
-    os.kill(process.process.pid, signal.SIGSTOP)
+    os.kill(encoder.process.pid, signal.SIGSTOP)
     try:
         appender = threading.Thread(
             target=lambda: [encoded.append(r) for r in rows[CHUNK_SIZE + 1 :]]
@@ -100,32 +89,32 @@ def test_a_full_ring_makes_the_appender_wait_for_the_encoder(process):
         assert appender.is_alive()
         assert len(encoded) == CHUNK_SIZE + SLOTS
     finally:
-        os.kill(process.process.pid, signal.SIGCONT)
+        os.kill(encoder.process.pid, signal.SIGCONT)
     appender.join(LIMIT)
     assert len(encoded) == len(rows)
     encoded.finish_encoding()
     assert payloads(encoded) == payloads(inline(rows, *STACKS))
 
 
-def test_a_killed_encoder_keeps_every_row_and_says_so_once(process):
+def test_a_killed_encoder_keeps_every_row_and_says_so_once(encoder):
     # The encoder stopped, then killed while the appender waits on a full ring: the
     # three chunks in the ring are encoded here, and the rows after them too.
     rows = observations(CHUNK_SIZE + SLOTS + 2 * CHUNK_SIZE + 5, *STACKS)
     encoded = EncodedArray(*STACKS, offload=True)
     for row in rows[: CHUNK_SIZE + 1]:
         encoded.append(row)
-    os.kill(process.process.pid, signal.SIGSTOP)
+    os.kill(encoder.process.pid, signal.SIGSTOP)
     appender = threading.Thread(target=lambda: [encoded.append(r) for r in rows[CHUNK_SIZE + 1 :]])
     appender.start()
     wait_until(lambda: len(encoded) == CHUNK_SIZE + SLOTS, "the ring filled")
     assert encoded.take_error() is None
-    os.kill(process.process.pid, signal.SIGKILL)
+    os.kill(encoder.process.pid, signal.SIGKILL)
     appender.join(LIMIT)
     assert len(encoded) == len(rows)
     assert remote_chunks(encoded) == [1, 2, 3]  # their rows still in the ring
     error = encoded.take_error()
     assert isinstance(error, EncoderDied)
-    assert f"pid {process.process.pid}" in str(error)
+    assert f"pid {encoder.process.pid}" in str(error)
     assert encoded.take_error() is None  # once
     assert all(np.array_equal(encoded[t], row) for t, row in enumerate(rows))
     assert payloads(encoded) == payloads(inline(rows, *STACKS))
@@ -134,13 +123,13 @@ def test_a_killed_encoder_keeps_every_row_and_says_so_once(process):
     assert payloads(encoded) == payloads(inline(rows, *STACKS))
 
 
-def test_a_copy_made_while_chunks_are_with_the_encoder_grows_apart(process):
+def test_a_copy_made_while_chunks_are_with_the_encoder_grows_apart(encoder):
     rows = observations(3 * CHUNK_SIZE + 7, *STACKS)
     more = observations(2 * CHUNK_SIZE, *STACKS, seed=1)
     encoded = EncodedArray(*STACKS, offload=True)
     for row in rows[: CHUNK_SIZE + 1]:
         encoded.append(row)
-    os.kill(process.process.pid, signal.SIGSTOP)
+    os.kill(encoder.process.pid, signal.SIGSTOP)
     try:
         for row in rows[CHUNK_SIZE + 1 :]:  # chunks 1 and 2 sent, 3 filling: all in the ring
             encoded.append(row)
@@ -152,14 +141,14 @@ def test_a_copy_made_while_chunks_are_with_the_encoder_grows_apart(process):
         # The branch reads the rows still with the encoder from the ring, waiting for none.
         assert all(np.array_equal(branch[t], row) for t, row in enumerate(rows + more))
     finally:
-        os.kill(process.process.pid, signal.SIGCONT)
+        os.kill(encoder.process.pid, signal.SIGCONT)
     assert payloads(branch) == payloads(inline(rows + more, *STACKS))
     encoded.finish_encoding()
     assert payloads(encoded) == payloads(inline(rows, *STACKS))
 
 
-def test_rows_with_no_room_for_a_ring_are_encoded_here_the_same_bytes(process, monkeypatch):
-    monkeypatch.setattr(frame_ring, "RINGS_BYTES", process.rings_bytes)  # no room left
+def test_rows_with_no_room_for_a_ring_are_encoded_here_the_same_bytes(encoder, monkeypatch):
+    monkeypatch.setattr(frame_ring, "RINGS_BYTES", encoder.rings_bytes)  # no room left
     rows = observations(3 * CHUNK_SIZE + 2, *STACKS)
     encoded = EncodedArray(*STACKS, offload=True)
     for row in rows:
