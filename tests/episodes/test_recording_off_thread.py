@@ -182,10 +182,15 @@ def pong_policy(obs):
 EPISODES = {"MountainCar": (mountain_car, rocking), "Pong": (pong, pong_policy)}
 
 
+def state(pid):
+    """The process's state letter in /proc (S: waiting, Z: exited, a zombie)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().split(") ")[1][0]
+
+
 def asleep(pid):
     """Whether the process waits (on its pipe, for the encoder process)."""
-    with open(f"/proc/{pid}/stat") as stat:
-        return stat.read().split(") ")[1].startswith("S")
+    return state(pid) == "S"
 
 
 def alive(pid):
@@ -193,8 +198,7 @@ def alive(pid):
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    with open(f"/proc/{pid}/stat") as stat:
-        return not stat.read().split(") ")[1].startswith("Z")  # a zombie: exited
+    return state(pid) != "Z"
 
 
 @pytest.mark.parametrize("earlier", ["first", "after"])
