@@ -242,7 +242,6 @@ class ArrayFrames(Frames):
         self._open: dict[int, OpenChunk] = {}
         self._offload = offload
         self._ring: FrameRing | None = None  # with offload, once the encoder process is up
-        self._error_said = False
         if offload:
             encoder_process()  # started now, to be up by the second chunk
         self._decoded = DecodedPart()
@@ -311,11 +310,7 @@ class ArrayFrames(Frames):
 
     def take_error(self) -> EncoderDied | None:
         """The encoder process's death, once: its frames are encoded here since."""
-        error = None if self._ring is None else self._ring.error
-        if error is None or self._error_said:
-            return None
-        self._error_said = True
-        return error
+        return None if self._ring is None else self._ring.take_error()
 
     def finish_encoding(self, *, let_go: bool = True) -> None:
         """No frame follows: every chunk's parts here, and (``let_go``) the shared memory

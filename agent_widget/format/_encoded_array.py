@@ -111,7 +111,6 @@ class EncodedArray(ChunkedRows):
         self._decoded: tuple[int, np.ndarray] | None = None  # the chunk decoded last
         self._offload = offload
         self._ring: FrameRing | None = None  # with offload, once the encoder process is up
-        self._error_said = False
         if offload:
             encoder_process()  # started now, to be up by the second chunk
 
@@ -173,11 +172,7 @@ class EncodedArray(ChunkedRows):
 
     def take_error(self) -> EncoderDied | None:
         """The encoder process's death, once: its rows are encoded here since."""
-        error = None if self._ring is None else self._ring.error
-        if error is None or self._error_said:
-            return None
-        self._error_said = True
-        return error
+        return None if self._ring is None else self._ring.take_error()
 
     def finish_encoding(self) -> None:
         """No row follows: every full chunk's payload here, the ring given back."""

@@ -138,6 +138,7 @@ class FrameRing:
         self._slots = np.ndarray((SLOTS, slot_bytes), np.uint8, buffer=self._memory.buf)
         self._holds = hold_area(self._memory.buf, SLOTS * slot_bytes)
         self._free = list(range(SLOTS))[::-1]
+        self._error_said = False
         self._waiting: dict[int, Waiting] = {}  # chunk number -> chunk, parts to come
         self._stream = process.open(self._memory.name, SLOTS, slot_bytes, encoding, self._came)
         # An episode dropped unfinished (an exception) lets its memory go all the same.
@@ -150,6 +151,14 @@ class FrameRing:
 
     @property
     def error(self) -> EncoderDied | None:
+        return self.process.error
+
+    def take_error(self) -> EncoderDied | None:
+        """The encoder process's death, once: said to the episode's recorder once, its
+        frames or rows encoded in this process since."""
+        if self.process.error is None or self._error_said:
+            return None
+        self._error_said = True
         return self.process.error
 
     def put(self, frame: np.ndarray) -> int | None:
