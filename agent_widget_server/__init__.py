@@ -1,4 +1,6 @@
-"""A Jupyter server extension: kernel websockets that send each message at once.
+"""A Jupyter server extension: kernel websockets that send each message at once, and
+notebooks saved without widget state that keep agent-widget's saved copies drawable
+(:mod:`agent_widget_server._saved_views`).
 
 jupyter_server leaves Nagle's algorithm on for its websockets (tornado's default). A
 kernel answers a widget's message with a "busy" status, the reply and an "idle"
@@ -29,6 +31,8 @@ from typing import Any, TypeVar
 from jupyter_server.services.kernels.connection.base import BaseKernelWebsocketConnection
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 
+from agent_widget_server._saved_views import without_lost_views
+
 __all__ = ["Connection", "without_nagle"]
 
 Base = TypeVar("Base", bound=BaseKernelWebsocketConnection)
@@ -39,6 +43,7 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
 
 
 def _load_jupyter_server_extension(serverapp: Any) -> None:
+    serverapp.contents_manager.register_pre_save_hook(without_lost_views)
     settings = serverapp.web_app.settings
     connection = settings.get("kernel_websocket_connection_class")
     if connection is None:

@@ -87,7 +87,8 @@ class SavedCopy:
                 data["text/html"] = html
         except Exception:  # a saved copy is a courtesy: the widget shows whatever happens
             _log.warning("agent-widget: could not draw the output's saved copy", exc_info=True)
-        return data, metadata
+        # Marks the output for the server extension (agent_widget_server._saved_views).
+        return data, {**metadata, "agent_widget": {"saved_copy": True}}
 
 
 def sentence(what: str, how: str, page: bool = True) -> str:

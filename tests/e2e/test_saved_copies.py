@@ -102,3 +102,42 @@ def test_an_untrusted_notebook_in_jupyterlab_shows_the_pictures(untrusted):
     )
     assert trusted is False  # an unsigned notebook: only safe renderers draw its outputs
     shows_the_saved_copies(untrusted.page)
+
+
+@pytest.fixture(scope="module")
+def stock_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = Server(tmp_path_factory.mktemp("stock"), stock=True)
+    yield server
+    server.stop()
+
+
+@pytest.mark.parametrize("extension", [True, False], ids=["our-server", "stock-server"])
+def test_a_notebook_saved_in_jupyterlab_without_widget_state_opens_to_its_pictures(
+    extension, server, stock_server, new_page
+):
+    """Run, saved from JupyterLab (no widget state, its default), opened again trusted:
+    with agent-widget's server extension each viewer shows its picture; a stock server
+    keeps the widget view, which reads "model not found"."""
+    lab = server if extension else stock_server
+    name = f"saved-in-lab-{extension}.ipynb"
+    with opened(lab, new_page(), name, CELLS[:2]) as notebook:
+        notebook.page.evaluate(
+            "async () => await window.jupyterapp.commands.execute('docmanager:save')"
+        )
+    saved = nbformat.read(lab.notebooks / name, as_version=4)
+    assert "widgets" not in saved.metadata
+    with opened(lab, new_page(), name, saved, run=False) as again:
+        trusted = again.page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.content.model.cells.get(1).trusted"
+        )
+        assert trusted is True  # signed by the server as it saved the notebook
+        output = cell(again.page, VIEWER).locator(".jp-OutputArea-output")
+        if extension:
+            pixels = shown_pixels(output.locator("img"))
+            assert holds(pixels, shown_frame(FRAMES[VIEWER][0]))
+            assert "model not found" not in output.inner_text()
+        else:
+            again.wait_for(
+                "() => document.body.innerText.includes('model not found')",
+                what="the stock server's widget view to fail",
+            )
