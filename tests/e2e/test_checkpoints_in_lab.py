@@ -263,3 +263,32 @@ viewer = CheckpointViewer({str(tmp_path)!r}, RUN)""",
         checkpoints.refresh()
         assert_paints(episode_view(notebook, 2000, 0), checkpoints, 2000, 0, 0)
         notebook.execute("learning.join(); viewer.close()")
+
+
+def test_a_checkpoint_episode_opened_from_the_leaderboard_paints_its_replayed_frames(
+    server, new_page, library, checkpoints
+):
+    """Recorded without frames (training stays fast), the run's first episode (training
+    step 1,000, seed 0) opens from the leaderboard with the frames the viewer replays."""
+    cells = [
+        f"""from agent_widget.library import RunLibrary
+board = RunLibrary({str(library)!r}).leaderboard()""",
+        "board",
+    ]
+    assert checkpoints.episodes[0].metadata["training_step"] == STEPS[0]
+    assert checkpoints.episodes[0].frames is None
+    with opened(server, new_page(), "board.ipynb", cells) as notebook:
+        root = notebook.page.locator(".aw-leaderboard")
+        root.locator("tr.aw-run", has_text="dqn").locator("input.aw-tick").check()
+        notebook.wait_until(
+            lambda: notebook.python("board.selected") == [RUN], what="the run ticked"
+        )
+        root.locator("button.aw-open").click()
+        view = View(notebook, root.locator(".aw-opened .agent-widget"))
+        view.root.wait_for(timeout=30_000)
+        frames = checkpoints.episode(STEPS[0], 0).frames
+        assert np.asarray(frames[0]).shape == (400, 600, 3)
+        assert_paints(view, checkpoints, STEPS[0], 0, 0)
+        last = len(frames) - 1
+        view.slide_to(last)
+        assert_paints(view, checkpoints, STEPS[0], 0, last)
