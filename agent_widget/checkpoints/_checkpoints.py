@@ -4,13 +4,15 @@ What a viewer of the checkpoints stands on: the training steps, each checkpoint'
 episodes by seed, their frames made by replay the first time an episode is asked for
 (then kept), the evaluations that failed, each checkpoint's weights loaded into a
 module the caller gives, and the checkpoints a training still running adds
-(:meth:`Checkpoints.refresh`).
+(:meth:`Checkpoints.refresh`). A run its training has not written into yet has no
+checkpoint: read before the first one is in (a viewer opened in the cell after the
+one starting the training), it is empty until a refresh finds it.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,12 @@ class Checkpoints:
         run: str,
         render_env: Callable[[], gym.Env[Any, Any]] | None = None,
     ) -> None:
-        self._library, self._run = library, run
+        self._library, self.run = library, run
+        self.folder = Path(library.root, run)
+        """Where the run's episodes and weights files are (or will be)."""
+        self.episodes: Sequence[Rollout] = ()
+        """The run's episodes, empty before the training writes the first checkpoint."""
+        self._returns: dict[str, float] = {}  # episode file -> its return, from run.json
         self._render_env = render_env
         self._rendered: dict[str, Rollout] = {}
         self._render_lock = threading.Lock()
@@ -56,11 +63,14 @@ class Checkpoints:
         """Read the run again, adding the checkpoints recorded since (by a training
         still running, here or in another process); the training steps added.
 
-        Episode files never change once in a run, so only the new ones are read."""
-        self.episodes = self._library.open(self._run)
-        self.folder = Path(self.episodes.run.path)
+        Episode files never change once in a run, so only the new ones are read. A run
+        not written yet stays empty (a training about to write its first checkpoint)."""
+        if not self._returns and not self._library.has_run(self.run):
+            return []
+        self.episodes = episodes = self._library.open(self.run)
         before = set(self._index)
-        for i, entry in enumerate(self.episodes.run.episodes):
+        for i, entry in enumerate(episodes.run.episodes):
+            self._returns[entry.file] = entry.total_return
             known = entry.file in self._positions
             self._positions[entry.file] = i
             if known:
@@ -89,9 +99,8 @@ class Checkpoints:
     def returns(self) -> dict[int, dict[int, float]]:
         """``training_step -> {seed: return}`` of every evaluation, in order: the return
         over training, read from the run's summary (no episode file is opened)."""
-        totals = {entry.file: entry.total_return for entry in self.episodes.run.episodes}
         return {
-            step: {seed: totals[file] for seed, file in sorted(self._index[step].items())}
+            step: {seed: self._returns[file] for seed, file in sorted(self._index[step].items())}
             for step in self.steps
         }
 

@@ -21,7 +21,11 @@ A few recent episodes' viewers are kept, so going back to a checkpoint just seen
 costs no new frames. Live: with ``poll`` the run is read again every ``poll``
 seconds (:meth:`CheckpointViewer.refresh`), and the checkpoints a training still
 running writes appear; a checkpoint whose weights file is not written yet waits for
-the next poll, so it never shows half.
+the next poll, so it never shows half. A viewer opened before the run's first
+checkpoint (the cell after the one that starts the training) says there is none yet
+and polls on its own, every :data:`EMPTY_RUN_POLL` seconds unless ``poll`` says
+otherwise: the first checkpoint, and those after it, appear without running the cell
+again.
 """
 
 from __future__ import annotations
@@ -62,6 +66,10 @@ from agent_widget.viewer import (
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 # Episode viewers kept for going back (each holds its episode's frames).
 KEPT_EPISODES = 4
+# Seconds between reads of a run that had no checkpoint when its viewer opened (and no
+# poll was asked for): such a run is one a training is about to write. A read is a
+# stat of run.json while there is none, then the read of run.json.
+EMPTY_RUN_POLL = 1.0
 PanelMaker = Callable[[Any], Callable[[Step], Any]]
 # The traits a page holds (its episode named by the page's own child ids).
 _PAGE_TRAITS = (
@@ -88,7 +96,9 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
             returning a new module; None: no panels.
         kept: how many checkpoints' networks stay loaded.
         poll: seconds between reads of the run for new checkpoints (a training still
-            running); None reads it only when :meth:`refresh` is called.
+            running); None reads it only when :meth:`refresh` is called, unless the run
+            has no checkpoint yet (its training just started): then every
+            :data:`EMPTY_RUN_POLL` seconds.
         ahead: prepare the checkpoints beside the one shown (same seed) on a thread:
             their frames rendered, their viewers made, their networks loaded and their
             cards computed, so that the next or previous one shows at once; False spends
@@ -96,7 +106,7 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         render_env: as for :class:`Checkpoints`, when ``checkpoints`` is a library.
         title: text above the view; defaults to the run's id.
         **traits: ``checkpoint`` (an index into ``training_steps``, default the last)
-            and ``seed`` (default the first).
+            and ``seed`` (default the first, once there is one).
 
     Examples:
         >>> viewer = CheckpointViewer("runs/", "CartPole-v1/DQN/dqn", model=model)  # doctest: +SKIP
@@ -177,12 +187,15 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         self._ahead: threading.Thread | None = None  # what prepares the neighbours
         self._prepares_ahead = ahead
         self._wanted = 0  # the episode step asked for, kept across shorter episodes
+        self._seed_given = "seed" in traits  # else the first seed, once the run has one
         _one_env(checkpoints)
         self._read_run()
         steps = self.training_steps
+        if not steps and poll is None:
+            self._poll = EMPTY_RUN_POLL
         traits.setdefault("checkpoint", max(len(steps) - 1, 0))
         traits.setdefault("seed", self.seeds[0] if self.seeds else 0)
-        super().__init__(title=checkpoints.episodes.run.id if title is None else title, **traits)
+        super().__init__(title=checkpoints.run if title is None else title, **traits)
         self._show()
         self.observe(lambda _: self._show(), names=["checkpoint", "seed"])
         self._schedule_poll()
@@ -238,10 +251,13 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
             before = set(self.training_steps)
             self._read_run()
             shown = [step for step in self.training_steps if step not in before]
-            if shown and following:
-                self.checkpoint = len(self.training_steps) - 1
-            elif self.episode is None and self.training_steps:
-                self._show()
+            with self.hold_trait_notifications():  # one episode shown for both changes
+                if shown and not before and not self._seed_given:
+                    self.seed = self.seeds[0]  # the first checkpoints: their first seed
+                if shown and following:
+                    self.checkpoint = len(self.training_steps) - 1
+            if self.episode is None and self.training_steps:
+                self._show()  # the first checkpoint at index 0, where the viewer was
             return shown
 
     def to_html(
@@ -351,7 +367,9 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
         with self._lock:
             steps = self.training_steps
             if not steps:
-                self.set_trait("message", "no checkpoint in the run yet")
+                polling = "" if self._poll is None else f": looking every {self._poll:g} s"
+                run = self.checkpoints.run
+                self.set_trait("message", f"no checkpoint yet in run {run}{polling}")
                 return
             if not 0 <= self.checkpoint < len(steps):
                 self.checkpoint = min(max(self.checkpoint, 0), len(steps) - 1)
@@ -519,8 +537,13 @@ class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, an
 
     def _saved_text(self) -> str:
         step = self.training_step
-        shown = "no checkpoint yet" if step is None else f"training step {step:,}, seed {self.seed}"
-        what = f"CheckpointViewer: {self.title}, {shown} of {len(self.training_steps)} checkpoints"
+        shown = (
+            "no checkpoint yet"
+            if step is None
+            else f"training step {step:,}, seed {self.seed} of {len(self.training_steps)} "
+            "checkpoints"
+        )
+        what = f"CheckpointViewer: {self.title}, {shown}"
         return sentence(what, "step through the checkpoints", page=False)
 
     def _saved_picture(self) -> Image.Image | None:

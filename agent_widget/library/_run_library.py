@@ -24,7 +24,14 @@ import numpy as np
 from agent_widget.episodes import Rollout, load
 from agent_widget.format import is_url, remove_stale
 from agent_widget.library._bucket import BucketRuns
-from agent_widget.library._run_file import ROW_COLUMNS, Run, RunError, folder_name, read_run
+from agent_widget.library._run_file import (
+    ROW_COLUMNS,
+    RUN_FILE,
+    Run,
+    RunError,
+    folder_name,
+    read_run,
+)
 from agent_widget.library._run_folders import run_folders
 from agent_widget.library._run_writer import write_run
 
@@ -256,8 +263,7 @@ class RunLibrary:
             return Episodes(run, self.storage_options)
         if isinstance(run, tuple):
             run = "/".join(map(folder_name, run))
-        elif ".." in Path(run).parts or Path(run).is_absolute():
-            raise ValueError(f"run id {run!r} must be a path inside the library")
+        _check_run_id(run)
         if self._bucket is None:
             folder = Path(self._run_path(run))
             return Episodes(read_run(folder, self._id(folder)))
@@ -267,6 +273,15 @@ class RunLibrary:
             why = [e.message for e in errors if e.path == self._run_path(run)]
             raise ValueError(why[0] if why else f"{self.root}/{run}: no such run (no episodes)")
         return Episodes(found[0], self.storage_options)
+
+    def has_run(self, run: str) -> bool:
+        """Whether the run of id ``run`` is written: its first episodes are in, so
+        :meth:`open` reads it. What a reader opened before a training's first checkpoint
+        waits for (a folder being written, its ``run.json`` not in yet, is not a run)."""
+        _check_run_id(run)
+        if self._bucket is None:
+            return Path(self._run_path(run, RUN_FILE)).is_file()
+        return any(found.id == run for found in self._bucket.read()[0])
 
     def query(self, sql: str, *, progress: bool = True) -> pandas.DataFrame:
         """Run ``sql`` over every step of the library; the result as a pandas DataFrame.
@@ -399,6 +414,12 @@ class Episodes(Sequence[Rollout]):
 
     def __repr__(self) -> str:
         return f"Episodes({self.run.id!r}, {len(self)} episodes)"
+
+
+def _check_run_id(run: str) -> None:
+    """A ValueError for a run id that would name a path outside the library."""
+    if ".." in Path(run).parts or Path(run).is_absolute():
+        raise ValueError(f"run id {run!r} must be a path inside the library")
 
 
 def _from_metadata(rollouts: Sequence[Rollout], key: str) -> str:

@@ -207,3 +207,88 @@ def test_checkpoints_a_training_thread_writes_appear_in_the_open_view(server, ne
         assert slider.get_attribute("max") == "3"
         episode_view(notebook, 4000, 0).wait_painted(0)  # it followed the newest
         notebook.execute("learning.join(); viewer.close()")
+
+
+def test_a_view_opened_before_the_first_checkpoint_paints_it_when_it_lands(
+    server, new_page, tmp_path
+):
+    """The view opened in the cell after the one starting the training, before the run
+    exists: it says so, then paints the first checkpoint's frame and takes the next one,
+    the cell never run again."""
+    cells = [
+        f"""import threading
+import torch
+from agent_widget import CheckpointViewer
+from agent_widget.sb3 import RecordCheckpoints
+from harness.dqn_run import RUN, RUN_NAME, dqn
+
+torch.set_num_threads(1)
+model = dqn()
+record = RecordCheckpoints("CartPole-v1", every=1000, seeds=[0], library={str(tmp_path)!r},
+                           run=RUN_NAME)
+viewer = CheckpointViewer({str(tmp_path)!r}, RUN)""",
+        "viewer",
+    ]
+    with opened(server, new_page(), "early.ipynb", cells) as notebook:
+        root = notebook.page.locator(".aw-checkpoints")
+        message = root.locator(".aw-message")
+        notebook.wait_until(
+            lambda: message.inner_text() == f"no checkpoint yet in run {RUN}: looking every 1 s",
+            what="the view to say there is no checkpoint yet",
+        )
+        assert root.locator(".aw-checkpoint-episode canvas").count() == 0
+        assert root.locator("input.aw-checkpoint-slider").is_disabled()
+        notebook.execute(
+            "learning = threading.Thread(target=model.learn, args=(1000,), "
+            "kwargs={'callback': record}); learning.start()"
+        )  # the cell ends at once: the kernel is idle while the thread trains
+        label = root.locator(".aw-checkpoint-label")
+        notebook.wait_until(
+            lambda: label.inner_text() == "training step 1,000 (1 of 1)",
+            timeout=120,
+            what="the first checkpoint to appear in the view",
+        )
+        checkpoints = Checkpoints(RunLibrary(tmp_path), RUN)
+        assert_paints(episode_view(notebook, 1000, 0), checkpoints, 1000, 0, 0)
+        assert message.inner_text() == ""
+        notebook.execute(
+            "learning.join(); learning = threading.Thread(target=model.learn, args=(1000,), "
+            "kwargs={'callback': record, 'reset_num_timesteps': False}); learning.start()"
+        )  # the training goes on: the next checkpoint
+        notebook.wait_until(
+            lambda: label.inner_text() == "training step 2,000 (2 of 2)",
+            timeout=120,
+            what="the second checkpoint to appear in the view",
+        )
+        checkpoints.refresh()
+        assert_paints(episode_view(notebook, 2000, 0), checkpoints, 2000, 0, 0)
+        notebook.execute("learning.join(); viewer.close()")
+
+
+def test_a_checkpoint_episode_opened_from_the_leaderboard_paints_its_replayed_frames(
+    server, new_page, library, checkpoints
+):
+    """Recorded without frames (training stays fast), the run's first episode (training
+    step 1,000, seed 0) opens from the leaderboard with the frames the viewer replays."""
+    cells = [
+        f"""from agent_widget.library import RunLibrary
+board = RunLibrary({str(library)!r}).leaderboard()""",
+        "board",
+    ]
+    assert checkpoints.episodes[0].metadata["training_step"] == STEPS[0]
+    assert checkpoints.episodes[0].frames is None
+    with opened(server, new_page(), "board.ipynb", cells) as notebook:
+        root = notebook.page.locator(".aw-leaderboard")
+        root.locator("tr.aw-run", has_text="dqn").locator("input.aw-tick").check()
+        notebook.wait_until(
+            lambda: notebook.python("board.selected") == [RUN], what="the run ticked"
+        )
+        root.locator("button.aw-open").click()
+        view = View(notebook, root.locator(".aw-opened .agent-widget"))
+        view.root.wait_for(timeout=30_000)
+        frames = checkpoints.episode(STEPS[0], 0).frames
+        assert np.asarray(frames[0]).shape == (400, 600, 3)
+        assert_paints(view, checkpoints, STEPS[0], 0, 0)
+        last = len(frames) - 1
+        view.slide_to(last)
+        assert_paints(view, checkpoints, STEPS[0], 0, last)

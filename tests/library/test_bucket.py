@@ -153,6 +153,9 @@ def test_an_empty_bucket_library_has_no_runs_and_a_missing_run_says_so(lib, url)
     assert lib.runs() == []
     with pytest.raises(ValueError, match=rf"{url}/Moving-v0/dqn/a: no such run"):
         lib.open(("Moving-v0", "dqn", "a"))
+    assert not lib.has_run("Moving-v0/dqn/a")
+    lib.add(episode([1.0]), algorithm="dqn", run="a")
+    assert lib.has_run("Moving-v0/dqn/a")
 
 
 # ---------------------------------------------------------------------- concurrent writers

@@ -154,8 +154,7 @@ def test_a_checkpoint_episode_opens_with_its_frames_rendered_by_replay(tmp_path)
     """CheckpointRecorder keeps no frames (training stays fast); opened from the
     leaderboard, the episode shows the frames its replay renders, as the
     CheckpointViewer does."""
-    from agent_widget.checkpoints import CheckpointRecorder
-    from agent_widget.episodes import render_frames
+    from agent_widget.checkpoints import CheckpointRecorder, Checkpoints
 
     library = RunLibrary(tmp_path)
     CheckpointRecorder(lambda: cartpole(None), seeds=[3], library=library, run="c").record(
@@ -166,8 +165,10 @@ def test_a_checkpoint_episode_opens_with_its_frames_rendered_by_replay(tmp_path)
 
     viewer = Leaderboard(library, selected=["CartPole-v1/torch/c"]).open_runs()
 
-    expected = render_frames(stored).frames
+    expected = Checkpoints(library, "CartPole-v1/torch/c").episode(100, 3).frames
     shown = viewer._episode.frames
-    assert len(shown) == stored.num_positions
+    assert len(shown) == len(expected) == stored.num_positions
     for t in (0, stored.num_positions - 1):
+        assert np.asarray(shown[t]).shape == (400, 600, 3)
         np.testing.assert_array_equal(shown[t], expected[t])
+    assert np.asarray(shown[0]).std() > 0  # a painted cart, not a blank picture

@@ -248,6 +248,16 @@ def test_open_of_a_missing_run_is_a_value_error_naming_it(lib):
         lib.open(("Moving-v0", "a", "nope"))
 
 
+def test_has_run_is_whether_the_run_json_is_in_not_whether_the_folder_is(lib):
+    assert not lib.has_run("Moving-v0/a/r")
+    (lib.root / "Moving-v0" / "a" / "half").mkdir(parents=True)  # its run.json not in yet
+    assert not lib.has_run("Moving-v0/a/half")
+    lib.add(episode([1.0]), algorithm="a", run="r")
+    assert lib.has_run("Moving-v0/a/r")
+    with pytest.raises(ValueError, match="inside the library"):
+        lib.has_run("../elsewhere/x/y")
+
+
 # ------------------------------------------------------------------ other programs
 
 
