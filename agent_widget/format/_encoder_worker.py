@@ -31,6 +31,10 @@ import numpy as np
 # without taking the stepping thread's core from it (at the same priority the pipe
 # write that woke it waited out the chunk's encoding, ~1.2 ms for Pong's 16 frames).
 NICE = 10
+# And never preempting it on waking: Linux's batch policy takes its turn as the nice
+# value says, but a wake-up does not put it ahead of the process running (a kernel's
+# scheduler may still have, with nice 10 alone, when the other core was busy).
+POLICY = getattr(os, "SCHED_BATCH", None)  # Linux
 
 
 def _import_encoder() -> Any:
@@ -130,4 +134,6 @@ def _append(episodes: list[Any]) -> None:
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     os.nice(NICE)
+    if POLICY is not None:
+        os.sched_setscheduler(0, POLICY, os.sched_param(0))
     main(Connection(int(sys.argv[1]), writable=False), Connection(int(sys.argv[2]), readable=False))

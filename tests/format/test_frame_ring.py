@@ -15,6 +15,7 @@ from agent_widget.format import _frame_ring as frame_ring
 from agent_widget.format._array_frames import ArrayFrames
 from agent_widget.format._codec import CHUNK_SIZE
 from agent_widget.format._encoder_process import cores
+from agent_widget.format._encoder_worker import NICE
 from agent_widget.format._frame_ring import SLOTS, RemoteChunk
 from agent_widget.format._frames import MISSING
 from agent_widget.format._held_chunks import AREA_BYTES
@@ -158,3 +159,11 @@ def test_a_ring_whose_memory_was_unlinked_by_a_dead_encoder_is_let_go(encoder):
     frames.finish_encoding()
     assert frame_ring._idle == []
     assert chunks(frames) == chunks(ArrayFrames(stream))
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux's scheduling policies")
+def test_the_encoder_runs_below_the_recorder_and_never_preempts_it_on_waking(encoder):
+    pid = encoder.process.pid
+    assert os.sched_getscheduler(pid) == os.SCHED_BATCH
+    ours = os.getpriority(os.PRIO_PROCESS, 0)
+    assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + NICE, 19)
