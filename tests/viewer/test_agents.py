@@ -12,11 +12,12 @@ import pytest
 
 pettingzoo = pytest.importorskip("pettingzoo")
 
-from agent_widget import CompareViewer, Step, record  # noqa: E402
+from agent_widget import CompareViewer, Step, load, record  # noqa: E402
 from agent_widget.viewer import EpisodeViewer  # noqa: E402
 from agent_widget.viewer._agents import MAX_AGENT_LINES  # noqa: E402
 from agent_widget.viewer._saved_copy import readout_lines  # noqa: E402
 from agent_widget.viewer._transport import chunk_reply, unpack_series  # noqa: E402
+from tests.beacon import beacon_aec, guide  # noqa: E402
 
 
 def legal_first(agent, obs):
@@ -124,3 +125,25 @@ def test_a_range_of_a_game_keeps_each_agents_columns(game):
         line = section.series()[f"extra:return[{agent}]"]
         expected = np.nancumsum(game.agent_rewards[steps, i])
         np.testing.assert_array_equal(unpack_series(line), expected)
+
+
+def test_the_readout_shows_each_agents_action_in_its_own_shape(tmp_path):
+    """Beacon (its speaker's actions Discrete, its listener's a Box of shape (2,)),
+    recorded and read back from its file: the acting agent's action as it took it."""
+    recorded = record(beacon_aec(), guide(0), seed=0)
+    rollout = load(recorded.save(tmp_path / "beacon.rollout"))
+    viewer = EpisodeViewer(rollout)
+    rows = agent_readout(viewer, 0)
+    word, (x, y) = rollout.agent_action("speaker")[2], rollout.agent_action("listener")[3]
+    assert [row["acting"] for row in rows[2:4]] == ["speaker", "listener"]
+    assert [a[:2] for a in rows[2]["agents"]] == [["speaker", str(word)], ["listener", ""]]
+    assert [a[:2] for a in rows[3]["agents"]] == [
+        ["speaker", ""],
+        ["listener", f"[{x:.4g}, {y:.4g}]"],
+    ]
+    acted, speaker, listener = readout_lines(viewer._episode, 3)[1:4]
+    assert acted == "acted: listener"
+    assert speaker.startswith("speaker: action - · reward ")
+    assert listener.startswith(f"listener: action [{x:.4g}, {y:.4g}] · reward ")
+    side = rollout.for_agent("listener")
+    np.testing.assert_array_equal(side.actions, rollout.agent_action("listener"))
