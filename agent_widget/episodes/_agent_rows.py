@@ -1,6 +1,7 @@
-"""A multi-agent episode's per-agent columns as they are recorded: one row a step, one
-column per agent (the env's ``possible_agents``), what an absent agent did filled in so
-each column is one numpy array (``Rollout.agent_rewards`` and the rest say with what)."""
+"""A multi-agent episode's per-agent columns as they are recorded (or appended live to
+a viewer): one row a step, one column per agent (the env's ``possible_agents``), what
+an absent agent did filled in so each column is one numpy array
+(``Rollout.agent_rewards`` and the rest say with what)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,12 @@ class _ActionKind(NamedTuple):
     def of(cls, spaces: Sequence[Any]) -> _ActionKind:
         """The kind that holds the actions of every one of ``spaces`` (of one shape)."""
         integer = {np.dtype(space.dtype).kind for space in spaces} <= set("iub")
-        shape = tuple(spaces[0].shape or ())
-        return cls(shape, np.dtype(np.int64 if integer else np.float64), -1 if integer else np.nan)
+        return cls.stored(np.dtype(np.int64 if integer else np.float64), spaces[0].shape or ())
+
+    @classmethod
+    def stored(cls, dtype: np.dtype[Any], shape: Sequence[int]) -> _ActionKind:
+        """The kind of actions stored as ``dtype`` (int64 or float64), each of ``shape``."""
+        return cls(tuple(shape), dtype, -1 if dtype.kind in "iub" else np.nan)
 
     def none(self) -> np.ndarray:
         return np.full(self.shape, self.fill, self.dtype)
@@ -42,35 +47,70 @@ class _ActionKind(NamedTuple):
 
 
 class AgentRows:
-    """Per-agent values, a step at a time.
+    """Per-agent values, a step at a time: of an env's agents as it is recorded
+    (:meth:`for_spaces`), or of steps appended to a recorded episode (:meth:`like`).
+
+    Agents whose actions share one shape have them in one array (``"actions"``,
+    ``(T, n_agents, ...)``); agents whose shapes differ (MPE's speaker and listener, a
+    Discrete agent beside a Box one) each have a column of their own, ``"actions/<j>"``,
+    ``(T, ...)`` in their own dtype, and the step's one-agent action is empty
+    (:meth:`step_action`).
 
     Args:
         names: the agents, in column order.
-        action_space: an agent's action space (PettingZoo's ``env.action_space``).
-            Agents whose actions share one shape have them in one array
-            (``"actions"``, ``(T, n_agents, ...)``); agents whose shapes differ (MPE's
-            speaker and listener, a Discrete agent beside a Box one) each have a column
-            of their own, ``"actions/<j>"``, ``(T, ...)`` in their own dtype, and the
-            step's one-agent action is empty (:meth:`step_action`).
+        kinds: how the actions are stored: ``{"actions": kind}``, or a kind for each
+            ``"actions/<j>"``.
         turns: whether one agent acts a step (AEC), so which one is kept.
+        mask_width: the action masks' width, where it is fixed (:meth:`columns`).
     """
 
-    def __init__(self, names: Sequence[str], action_space: Callable[[str], Any], turns: bool):
+    def __init__(
+        self,
+        names: Sequence[str],
+        kinds: dict[str, _ActionKind],
+        turns: bool,
+        mask_width: int | None = None,
+    ) -> None:
         self.names = list(names)
         self._index = {name: i for i, name in enumerate(self.names)}
-        spaces = [action_space(name) for name in self.names]
-        self.shared = len({tuple(space.shape or ()) for space in spaces}) == 1
+        self._kinds = kinds
+        self.shared = "actions" in kinds
         self._turns = turns
-        if self.shared:
-            self._kinds = {"actions": _ActionKind.of(spaces)}
-        else:
-            self._kinds = {
-                f"actions/{i}": _ActionKind.of([space]) for i, space in enumerate(spaces)
-            }
+        self._mask_width = mask_width
         keys = ["rewards", *self._kinds, "acted", "present", "terminated", "truncated"]
         self._rows: dict[str, list[np.ndarray]] = {key: [] for key in keys}
         self._acting: list[int] | None = [] if turns else None
         self._masks: list[dict[int, np.ndarray]] = []
+
+    @classmethod
+    def for_spaces(
+        cls, names: Sequence[str], action_space: Callable[[str], Any], turns: bool
+    ) -> AgentRows:
+        """The rows of an env's agents, their actions stored as ``action_space(agent)``
+        (PettingZoo's ``env.action_space``) says."""
+        spaces = [action_space(name) for name in names]
+        if len({tuple(space.shape or ()) for space in spaces}) == 1:
+            return cls(names, {"actions": _ActionKind.of(spaces)}, turns)
+        kinds = {f"actions/{j}": _ActionKind.of([space]) for j, space in enumerate(spaces)}
+        return cls(names, kinds, turns)
+
+    @classmethod
+    def like(cls, columns: AgentColumns) -> AgentRows:
+        """Rows that continue an episode's ``columns``: their actions stored as its are,
+        whose turn each step was kept if it keeps it, masks as wide as its."""
+        arrays = columns.arrays
+        if "actions" in arrays:
+            shared = np.asarray(arrays["actions"])
+            kinds = {"actions": _ActionKind.stored(shared.dtype, shared.shape[2:])}
+        else:
+            own = {
+                f"actions/{j}": np.asarray(arrays[f"actions/{j}"])
+                for j in range(len(columns.names))
+            }
+            kinds = {key: _ActionKind.stored(a.dtype, a.shape[1:]) for key, a in own.items()}
+        mask = arrays.get("action_mask")
+        width = 0 if mask is None else int(np.shape(mask)[2])
+        return cls(columns.names, kinds, "acting" in arrays, mask_width=width)
 
     def column(self, agent: str) -> int:
         """The column of ``agent``; ValueError for one the env did not declare."""
@@ -171,7 +211,8 @@ class AgentRows:
     def columns(self, steps: slice = slice(None), *, mask_width: int | None = None) -> AgentColumns:
         """The columns of the steps so far (of ``steps`` of them: a chunk written to a
         file as it is recorded). The action masks' width is the widest mask seen, or
-        ``mask_width`` (a file's chunks all have the first one's columns)."""
+        ``mask_width`` (a file's chunks all have the first one's columns), or the
+        episode's these rows continue (:meth:`like`)."""
         n = len(self.names)
         columns = (n,) if self.shared else ()  # one array of every agent's, or agent j's
         shapes = {key: (*columns, *kind.shape) for key, kind in self._kinds.items()}
@@ -185,7 +226,9 @@ class AgentRows:
         }
         if self._acting is not None:
             arrays["acting"] = np.array(self._acting[steps], np.int64)
-        width = self.mask_width() if mask_width is None else mask_width
+        width = self._mask_width if mask_width is None else mask_width
+        if width is None:
+            width = self.mask_width()
         if width:
             chosen = self._masks[steps]
             masks = np.zeros((len(chosen), n, width), bool)

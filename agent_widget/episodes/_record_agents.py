@@ -102,7 +102,7 @@ class _Recording:
     ) -> None:
         self.env, self.path = env, path
         self.names = [str(agent) for agent in env.possible_agents]
-        self.rows = AgentRows(self.names, env.action_space, turns=api == "aec")
+        self.rows = AgentRows.for_spaces(self.names, env.action_space, turns=api == "aec")
         self.renders = getattr(env, "render_mode", None) == "rgb_array"
         self.observations = _AgentObservations(self.names, env.observation_space)
         self.keep_observations = (
