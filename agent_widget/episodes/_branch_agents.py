@@ -35,14 +35,13 @@ class _Replayed:
     ) -> None:
         self._rollout, self._t, self._forced = rollout, t, forced
         self._policies, self._env = policies, env
-        self._columns = {agent: i for i, agent in enumerate(rollout.agents)}
 
     def action(self, agent: str, observation: Any, t: int) -> Any:
         if t == self._t and agent in self._forced:
             return self._forced[agent]
         if t > self._t:
             return self._policies.action(agent, observation, t)
-        recorded = self._rollout.agent_actions[t, self._columns[agent]]
+        recorded = self._rollout.agent_action(agent)[t]
         value = np.asarray(recorded).astype(self._env.action_space(agent).dtype)
         return value.item() if value.ndim == 0 else value  # a discrete action as an int
 

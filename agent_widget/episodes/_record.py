@@ -68,10 +68,12 @@ def record(
     position is one ``env.step`` (one agent's turn in an AEC env, a move of all in a
     Parallel one), ``policy`` gives each agent's action, and the rollout has a column
     per agent (``rollout.agents``, ``agent_rewards`` of shape (T, n_agents) with NaN
-    where an agent was absent, ``agent_actions``, ``acting_agent``, ``action_masks``;
-    ``rewards`` is their sum). An agent missing from a dict of policies, an action its
-    action mask forbids, or ``env.agents`` changing as PettingZoo forbids is a
-    ValueError naming the agent and step, the steps before it kept.
+    where an agent was absent, ``agent_action(agent)``, ``acting_agent``,
+    ``action_masks``; ``rewards`` is their sum). Agents whose actions differ in shape
+    each keep theirs in their own shape and dtype. An agent missing from a dict of
+    policies, an action its action mask forbids, or ``env.agents`` changing as
+    PettingZoo forbids is a ValueError naming the agent and step, the steps before it
+    kept.
 
     Args:
         env: any gymnasium env; it is reset with ``seed`` and left open. Or a

@@ -8,7 +8,9 @@ exactly what ``env.rewards`` said after each step. Agents that leave (killed, do
 join are kept: each has its column from the env's ``possible_agents``, filled where it
 is absent (``Rollout.agent_present``). The one-agent fields hold the step as a whole:
 ``rewards`` summed over the agents, ``actions`` the acting agent's (AEC) or every
-agent's (Parallel), so what shows one agent's episode shows this one.
+agent's (Parallel), so what shows one agent's episode shows this one. Agents whose
+actions differ in shape (a Discrete agent beside a Box one) keep them in a column each
+(``Rollout.agent_action``), and ``actions`` is then empty.
 
 Observations are kept per agent (``observations["<agent>"]``, or
 ``"<agent>/<key>"`` for a dict space) when one position's, of all agents, take at most
@@ -100,7 +102,7 @@ class _Recording:
     ) -> None:
         self.env, self.path = env, path
         self.names = [str(agent) for agent in env.possible_agents]
-        self.rows = AgentRows(self.names, env.action_space, turns=api == "aec")
+        self.rows = AgentRows.for_spaces(self.names, env.action_space, turns=api == "aec")
         self.renders = getattr(env, "render_mode", None) == "rgb_array"
         self.observations = _AgentObservations(self.names, env.observation_space)
         self.keep_observations = (
@@ -273,7 +275,7 @@ def _aec_steps(
             t=t,
         )
         recording.add(
-            actions[agent] if actions else recording.rows.no_action(),
+            recording.rows.step_action(actions),
             observed() if recording.keep_observations else {},
             {a: env.infos[a] for a in after},
             row,
@@ -316,4 +318,4 @@ def _parallel_steps(
             masks=masks,
             t=t,
         )
-        recording.add(recording.rows.actions_row(actions), observations, infos, row, done=not after)
+        recording.add(recording.rows.step_action(actions), observations, infos, row, done=not after)

@@ -134,8 +134,30 @@ class Rollout:
     @property
     def agent_actions(self) -> np.ndarray:
         """``(T, n_agents, ...)``: each agent's action at step t; where it took none
-        (``agent_acted`` False) -1 for integer actions, NaN for real ones."""
+        (``agent_acted`` False) -1 for integer actions, NaN for real ones. Agents whose
+        actions differ in shape have no one array: ValueError, read each agent's with
+        :meth:`agent_action`."""
+        columns = self.agent_columns
+        if columns is not None and "actions" not in columns.arrays:
+            raise ValueError(
+                f"the agents' actions differ in shape ({self._action_shapes()}): no one "
+                "array holds them; read each agent's with rollout.agent_action(agent)"
+            )
         return self._agent_array("actions")
+
+    def agent_action(self, agent: str) -> np.ndarray:
+        """``(T, ...)``: ``agent``'s action at each step, in its action space's shape
+        (int64 for a discrete space, float64 else), -1 or NaN where it took none. Agents
+        whose action spaces differ in shape each have theirs stored apart, in its own
+        shape and dtype."""
+        i = self._agent_index(agent)
+        columns = self.agent_columns
+        assert columns is not None  # _agent_index checked
+        own = columns.arrays.get(f"actions/{i}")
+        return np.asarray(own) if own is not None else self.agent_actions[:, i]
+
+    def _action_shapes(self) -> dict[str, tuple[int, ...]]:
+        return {agent: self.agent_action(agent).shape[1:] for agent in self.agents}
 
     @property
     def agent_acted(self) -> np.ndarray:
@@ -190,9 +212,7 @@ class Rollout:
         Examples:
             >>> CompareViewer({a: rollout.for_agent(a) for a in rollout.agents})  # doctest: +SKIP
         """
-        if agent not in self.agents:
-            raise ValueError(f"no agent {agent!r} in this episode (its agents: {self.agents})")
-        i = self.agents.index(agent)
+        i = self._agent_index(agent)
         observations = None
         if isinstance(self.observations, Mapping):
             prefix = f"{agent}/"
@@ -204,7 +224,7 @@ class Rollout:
         return Rollout(
             frames=self.frames if frames else None,
             observations=observations,
-            actions=self.agent_actions[:, i],
+            actions=self.agent_action(agent),
             rewards=np.nan_to_num(self.agent_rewards[:, i], nan=0.0),
             terminated=_first(self.agent_terminated[:, i]),
             truncated=_first(self.agent_truncated[:, i])
@@ -212,6 +232,11 @@ class Rollout:
             infos=[info.get(agent, {}) for info in self.infos],
             metadata={**self.metadata, "agent": agent},
         )
+
+    def _agent_index(self, agent: str) -> int:
+        if agent not in self.agents:
+            raise ValueError(f"no agent {agent!r} in this episode (its agents: {self.agents})")
+        return self.agents.index(agent)
 
     def _agent_array(self, key: str) -> np.ndarray:
         if self.agent_columns is None:

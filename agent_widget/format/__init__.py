@@ -35,7 +35,7 @@ from agent_widget.format._encoder_process import EncoderDied
 from agent_widget.format._filesystems import is_url, url_to_fs
 from agent_widget.format._frames import Frames
 from agent_widget.format._held_chunks import Held
-from agent_widget.format._layout import ACTION_KINDS, AgentColumns, Columns
+from agent_widget.format._layout import ACTION_KINDS, AgentColumns, Columns, own_column
 from agent_widget.format._reader import read_columns
 from agent_widget.format._spool import Spool, part_of
 from agent_widget.format._writer import (
@@ -83,6 +83,7 @@ __all__ = [
     "infos_payload",
     "is_url",
     "journal_layout",
+    "own_column",
     "part_of",
     "read_columns",
     "remove_stale",

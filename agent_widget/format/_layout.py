@@ -26,7 +26,9 @@ and extract it. Members, in this order:
     per-agent per-step arrays, one row per step: ``(T, n_agents, ...)`` with a column
     per agent in the order ``meta.json``'s ``agents.names`` gives, or ``(T,)`` for
     what is one value a step (which agent acted). ``meta.json``'s ``agents`` lists
-    them by name as ``arrays`` lists the per-step ones.
+    them by name as ``arrays`` lists the per-step ones. Version 4: an array named
+    ``<key>/<j>`` holds agent j's column alone, ``(T, ...)`` of its own shape and
+    dtype (the actions of agents whose action spaces differ in shape).
 ``chunks.index.npy``
     int64 table, one row per payload in ``chunks.bin``: ``stream, chunk, start, count,
     height, width, encoding, offset, length, crc32``. Streams: 0 frames, 1 infos,
@@ -34,10 +36,12 @@ and extract it. Members, in this order:
     3 zlib-runs.
 
 Version 3 adds the ``agents`` entry and its members (a PettingZoo episode: one column
-per agent). A file is written with the lowest version that describes it, so a
+per agent); version 4 its arrays of one agent each (:func:`own_column`). A file is
+written with the lowest version that describes it (:func:`file_version`), so a
 single-agent episode is still written as version 2, which agent-widget releases that
-know no agents read. Version 2 stores frames and large observations as zlib-runs;
-version 1 stored them as zlib-xor. Version-1 files still load: their frames and observations
+know no agents read, and a multi-agent one whose columns are all shared as version 3.
+Version 2 stores frames and large observations as zlib-runs; version 1 stored them as
+zlib-xor. Version-1 files still load: their frames and observations
 decode as they are, and their frame chunks are re-encoded as zlib-runs when handed
 out (:mod:`agent_widget.format._lazy_columns`), so saving one again writes version 2.
 
@@ -74,8 +78,9 @@ import numpy as np
 from agent_widget.format._frames import Frames
 
 FORMAT = "agent-widget.rollout"
-VERSION = 3  # 3: per-agent columns; 2: frames and observations as zlib-runs; 1: zlib-xor
-SINGLE_AGENT_VERSION = 2  # what a file without per-agent columns is written as
+# 4: an agent's own columns; 3: per-agent columns; 2: frames and observations as
+# zlib-runs; 1: zlib-xor
+VERSION = 4
 
 META = "meta.json"
 PER_STEP = ("actions", "rewards", "terminated", "truncated")
@@ -86,11 +91,32 @@ ACTION_KINDS = "biufcU"
 class AgentColumns(NamedTuple):
     """A multi-agent episode's per-agent columns (version 3): the agents' ``names``, and
     ``arrays`` by name, each with one row per step: ``(T, len(names), ...)`` holds a
-    column per agent, ``(T,)`` one value a step. What the arrays mean is the episode
+    column per agent, ``(T,)`` one value a step, and ``<key>/<j>`` agent j's column
+    alone (version 4, :func:`own_column`). What the arrays mean is the episode
     layer's (``agent_widget.episodes``); the format only stores them."""
 
     names: list[str]
     arrays: Mapping[str, np.ndarray]
+
+
+def own_column(key: str, agents: int) -> tuple[str, int] | None:
+    """``("actions", 1)`` for an agents array named ``"actions/1"``: agent 1's column
+    alone, ``(T, ...)``, where the agents' values differ in shape (version 4); None for
+    an array of every agent's (``(T, n_agents, ...)`` or ``(T,)``), or a name whose
+    index is not an agent's."""
+    base, slash, index = key.rpartition("/")
+    if not slash or not index.isdigit() or int(index) >= agents:
+        return None
+    return base, int(index)
+
+
+def file_version(agents: AgentColumns | None) -> int:
+    """The lowest version that describes an episode with these per-agent columns."""
+    if agents is None:
+        return 2
+    if any(own_column(key, len(agents.names)) for key in agents.arrays):
+        return 4
+    return 3
 
 
 class Columns(NamedTuple):

@@ -24,6 +24,7 @@ from agent_widget.format._layout import (
     VERSION,
     AgentColumns,
     Columns,
+    own_column,
 )
 from agent_widget.format._lazy_columns import StoredArray, StoredFrames, StoredInfos
 
@@ -217,7 +218,7 @@ def _load_observations(archive: Archive, index: ChunkIndex, meta: dict[str, Any]
 
 
 def _load_agents(archive: Archive, meta: dict[str, Any], steps: int) -> AgentColumns | None:
-    """A version-3 file's per-agent columns (None for a single-agent episode)."""
+    """A version-3 or -4 file's per-agent columns (None for a single-agent episode)."""
     spec = meta.get("agents")
     if spec is None:
         return None
@@ -244,9 +245,11 @@ def _agent_names(archive: Archive, names: Any) -> list[str]:
 def _checked_agents(
     archive: Archive, names: list[str], arrays: dict[str, np.ndarray]
 ) -> AgentColumns:
-    """The columns, each array checked to hold a column per agent (or one value a step)."""
+    """The columns, each array checked to hold a column per agent (or one value a step),
+    but an agent's own (``<key>/<j>``, any shape)."""
     for name, array in arrays.items():
-        if array.ndim >= 2 and array.shape[1] != len(names):
+        own = own_column(name, len(names)) is not None
+        if not own and array.ndim >= 2 and array.shape[1] != len(names):
             raise archive.error(
                 f"agents.{name} has shape {array.shape}: not a column per agent ({len(names)})"
             )

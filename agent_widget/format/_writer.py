@@ -39,10 +39,10 @@ from agent_widget.format._layout import (
     FORMAT,
     META,
     PER_STEP,
-    SINGLE_AGENT_VERSION,
-    VERSION,
     AgentColumns,
     Columns,
+    file_version,
+    own_column,
 )
 from agent_widget.format._lazy_columns import MAX_INFO_BYTES
 
@@ -220,7 +220,8 @@ def _agent_names(agents: AgentColumns) -> list[str]:
     if not all(isinstance(name, str) for name in names) or len(set(names)) != len(names):
         raise ValueError(f"cannot save agents: their names must be distinct strings: {names}")
     for key, array in agents.arrays.items():
-        if np.ndim(array) >= 2 and np.shape(array)[1] != len(names):
+        shared = own_column(key, len(names)) is None  # not one agent's column alone
+        if shared and np.ndim(array) >= 2 and np.shape(array)[1] != len(names):
             raise ValueError(
                 f"cannot save agents[{key!r}]: shape {np.shape(array)} has no column per "
                 f"agent ({len(names)})"
@@ -365,7 +366,7 @@ class Members:
     ) -> list[tuple[str, bytes]]:
         """meta.json, then the members: ``steps`` holds the per-step arrays (actions,
         rewards, terminated, truncated), ``observations`` is what :meth:`observations`
-        returned, ``agents`` the per-agent columns (version 3) if any."""
+        returned, ``agents`` the per-agent columns (version 3 or 4) if any."""
         arrays = {
             name: self.npy(
                 f"{name}.npy", steps[name], name, ACTION_KINDS if name == "actions" else "biufc"
@@ -386,7 +387,7 @@ class Members:
             named = {"agents": {"names": names, "arrays": arrays_of_agents}}
         meta = {
             "format": FORMAT,
-            "version": SINGLE_AGENT_VERSION if agents is None else VERSION,
+            "version": file_version(agents),
             "num_steps": len(steps["actions"]),
             "num_positions": num_positions,
             "metadata": metadata,

@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from agent_widget.episodes import Rollout
+from agent_widget.format import own_column
 
 # The columns every table has, before those an episode brings.
 FIXED = (
@@ -197,14 +198,20 @@ def _agents(rollout: Rollout) -> Columns:
     acted = found.arrays.get("acted")
     for key, values in found.arrays.items():
         array = np.asarray(values)
-        if key == "acting" or array.ndim < 2 or array.ndim > 3:
+        own = own_column(key, len(found.names))
+        if own is not None:  # one agent's column (its actions' shape differs from others')
+            key, i = own
+            per_agent = [(i, array)]
+        elif key == "acting" or array.ndim < 2 or array.ndim > 3:
             continue
+        else:
+            per_agent = [(i, array[:, i]) for i in range(len(found.names))]
         name = _SINGULAR.get(key, key)
-        for i, agent in enumerate(found.names):
+        for i, agent_values in per_agent:
             took = None if acted is None or key != "actions" else ~np.asarray(acted[:, i], bool)
-            column = _per_agent(array[:, i], took)
+            column = _per_agent(agent_values, took)
             if column is not None:
-                columns[f"{name}_{agent}"] = column
+                columns[f"{name}_{found.names[i]}"] = column
     return columns
 
 
@@ -214,7 +221,7 @@ _SINGULAR = {"rewards": "reward", "actions": "action"}
 def _per_agent(values: np.ndarray, missing: np.ndarray | None) -> pa.Array | None:
     """One agent's column: numbers, flags, or a list of numbers per step; NULL where
     ``missing`` (an action it did not take) or NaN (a reward while absent)."""
-    if values.dtype.kind not in "biuf":
+    if values.dtype.kind not in "biuf" or values.ndim > 2:
         return None
     if values.ndim == 2:
         return _lists(values.astype(np.float64))

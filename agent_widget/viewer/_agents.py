@@ -29,7 +29,7 @@ class AgentReadout:
     def __init__(self, rollout: Rollout, action_names: Sequence[str]) -> None:
         self.names = rollout.agents
         self.acting = rollout.acting_agent
-        self.actions = rollout.agent_actions
+        self.actions = [rollout.agent_action(name) for name in self.names]  # shapes may differ
         self.acted = rollout.agent_acted
         self.present = rollout.agent_present
         self.rewards = rollout.agent_rewards
@@ -60,7 +60,7 @@ class AgentReadout:
         for i, name in enumerate(self.names):
             if not self.present[t, i]:
                 continue
-            action = action_text(self.actions[t, i], self.action_names) if self.acted[t, i] else ""
+            action = action_text(self.actions[i][t], self.action_names) if self.acted[t, i] else ""
             reward = float(self.rewards[t, i])
             legal = (
                 "" if self.masks is None else " ".join(map(str, np.flatnonzero(self.masks[t, i])))

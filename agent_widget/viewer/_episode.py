@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.episodes import Rollout
+from agent_widget.episodes import AgentRows, Rollout
 from agent_widget.format import CHUNK_SIZE, AgentColumns, ArrayFrames, Frames, ImageFrames
 from agent_widget.viewer import _summary
 from agent_widget.viewer._agents import AgentReadout
@@ -103,10 +103,16 @@ class ServedEpisode:
         self._new_observations: list[Any] = []  # one per appended position, None if not given
         self._other_extras = {k: v for k, v in rollout.extras.items() if k not in self._extras}
         self.metadata = rollout.metadata
-        # A multi-agent episode's readout per agent and return lines (of the steps given:
-        # steps appended live have none).
-        self._agents = AgentReadout(rollout, self.action_names) if rollout.agents else None
-        self._agent_columns = rollout.agent_columns
+        # A multi-agent episode's per-agent columns, grown as steps are appended, and the
+        # readout per agent and return lines made of them (again once they grew).
+        self._agent_names = rollout.agents
+        self._agent_arrays = None
+        if rollout.agent_columns is not None:
+            self._agent_arrays = {
+                key: _GrowingColumn(values, f"agents {key}")
+                for key, values in rollout.agent_columns.arrays.items()
+            }
+        self._agents: AgentReadout | None = None
 
     @property
     def num_positions(self) -> int:
@@ -155,13 +161,80 @@ class ServedEpisode:
         return {**self._other_extras, **{name: c.values for name, c in self._extras.items()}}
 
     @property
+    def agent_columns(self) -> AgentColumns | None:
+        """A multi-agent episode's per-agent columns as grown; None for one agent."""
+        if self._agent_arrays is None:
+            return None
+        arrays = {key: column.values for key, column in self._agent_arrays.items()}
+        return AgentColumns(self._agent_names, arrays)
+
+    @property
     def acting_agent(self) -> np.ndarray | None:
         """Whose turn each step was, for a multi-agent (AEC) episode; else None."""
-        return None if self._agents is None else self._agents.acting
+        readout = self._readout()
+        return None if readout is None else readout.acting
 
     def agent_readout(self, positions: Sequence[int]) -> list[dict[str, Any]] | None:
         """A multi-agent episode's readout per agent at ``positions``; else None."""
-        return None if self._agents is None else self._agents.rows(positions)
+        readout = self._readout()
+        return None if readout is None else readout.rows(positions)
+
+    def agent_step(
+        self,
+        acting: str | None,
+        present: Sequence[str] | None,
+        actions: Mapping[str, Any],
+        rewards: Mapping[str, Any],
+        terminated: Mapping[str, Any],
+        truncated: Mapping[str, Any],
+        masks: Mapping[str, Any],
+    ) -> tuple[AgentColumns, Any, float]:
+        """One step of a multi-agent episode, to append: its per-agent columns, made as
+        recording makes them from ``acting`` (whose turn it was) and the values by agent
+        (``EpisodeViewer.append`` documents them), and its one-agent action and reward
+        as recording makes them (the acting agent's action, the agents' rewards summed).
+        The agents ``present`` as it began are by default those the values name."""
+        columns = self.agent_columns
+        if columns is None:
+            raise ValueError(
+                "this viewer shows one agent: per-agent values (agent=, agent_rewards=, ...) "
+                "are for an episode of many agents (a PettingZoo one)"
+            )
+        rows = AgentRows.like(columns)
+        if present is None:
+            present = list(dict.fromkeys((*actions, *rewards, *terminated, *truncated, *masks)))
+        row = rows.row(
+            present=present,
+            actions=actions,
+            rewards=rewards,
+            terminated=terminated,
+            truncated=truncated,
+            masks={agent: np.asarray(mask, bool) for agent, mask in masks.items()},
+            acting=acting,
+            t=self.num_positions,  # as extend() names the step
+        )
+        rows.append(row)
+        return rows.columns(), rows.step_action(actions), float(np.nansum(row["rewards"]))
+
+    def _readout(self) -> AgentReadout | None:
+        """The readout per agent of the steps so far, made again once they grew: of the
+        steps every column holds, as a panel's thread may read while ``extend`` grows
+        them one by one."""
+        columns = self.agent_columns
+        if columns is None:
+            return None
+        steps = min(len(values) for values in columns.arrays.values())
+        if self._agents is None or len(self._agents.rewards) != steps:
+            arrays = {key: values[:steps] for key, values in columns.arrays.items()}
+            episode = Rollout(  # the per-agent columns alone are read
+                actions=np.zeros((steps, 0)),
+                rewards=np.zeros(steps),
+                terminated=np.zeros(steps, bool),
+                truncated=np.zeros(steps, bool),
+                agent_columns=AgentColumns(columns.names, arrays),
+            )
+            self._agents = AgentReadout(episode, self.action_names)
+        return self._agents
 
     def action_text(self, t: int) -> str | None:
         actions = self._actions.values
@@ -192,8 +265,9 @@ class ServedEpisode:
                 lines[name] = values
             else:
                 lines.update({f"{name}[{i}]": values[:, i] for i in range(values.shape[1])})
-        if self._agents is not None and len(self._agents.returns) == self.num_steps:
-            lines |= self._agents.lines()
+        readout = self._readout()
+        if readout is not None:
+            lines |= readout.lines()
         return lines
 
     def readout_values(self, positions: Sequence[int]) -> dict[str, Any] | None:
@@ -234,7 +308,7 @@ class ServedEpisode:
             extras={name: column.values[acted] for name, column in self._extras.items()},
             metadata=self.metadata,
         )
-        if (agents := self._agent_columns) is not None:  # a range of a multi-agent episode
+        if (agents := self.agent_columns) is not None:  # a range of a multi-agent episode
             arrays = {name: values[acted] for name, values in agents.arrays.items()}
             rollout = replace(rollout, agent_columns=AgentColumns(agents.names, arrays))
         return ServedEpisode(
@@ -260,6 +334,7 @@ class ServedEpisode:
                     f"e.g. append(..., extras={{{name!r}: value}})"
                 )
             columns.append((column, part.extras[name]))
+        columns += self._agent_parts(part, t)
         rows = [(column, column.checked(values, t)) for column, values in columns]
         self._extend_frames(part, range(first, first + steps), t)
         for column, values in rows:
@@ -268,6 +343,27 @@ class ServedEpisode:
         observations = _Rows(part.observations, part.num_positions)
         self._new_observations.extend(observations[i] for i in range(first, first + steps))
         self._new_infos.extend(infos[i] for i in range(first, first + steps))
+
+    def _agent_parts(self, part: Rollout, t: int) -> list[tuple[_GrowingColumn, Any]]:
+        """The per-agent columns of a multi-agent episode with ``part``'s values, which
+        must name the same agents and hold the same columns (``EpisodeViewer.append``'s
+        ``agent_rewards`` and the rest make them); none for one agent."""
+        if self._agent_arrays is None:
+            return []
+        given = part.agent_columns
+        if given is None or list(given.names) != self._agent_names:
+            held = "none" if given is None else list(given.names)
+            raise ValueError(
+                f"step {t}: this viewer shows agents {self._agent_names}; the step's agents "
+                f"are {held} (give each step's per-agent values: append(..., agent=..., "
+                "agent_actions=..., agent_rewards=...))"
+            )
+        if given.arrays.keys() != self._agent_arrays.keys():
+            raise ValueError(
+                f"step {t}: the step's per-agent columns {sorted(given.arrays)} are not "
+                f"the episode's {sorted(self._agent_arrays)}"
+            )
+        return [(column, given.arrays[key]) for key, column in self._agent_arrays.items()]
 
     def _extend_frames(self, part: Rollout, positions: range, t: int) -> None:
         source = part.observations if self._frames_from_observations else part.frames

@@ -210,13 +210,15 @@ def growth_push(episode: WireEpisode, since: int) -> tuple[Message, list[bytes]]
     busy), so it pushes the chunks that changed since the last push instead: always the
     chunk holding the newest position (re-sent as it fills), plus the other changed ones,
     newest first, while the push stays within ``PUSH_CHUNKS`` chunks and ``PUSH_BYTES``
-    of payload. Chunks left out are asked for as usual once the cell ends. The message
-    is a request's reply with ``"id": None`` and ``"push": True``.
+    of payload. The chunk of the position that was the newest changed too: that
+    position now has a step, whose readout (its action, each agent's) its chunk
+    carries. Chunks left out are asked for as usual once the cell ends. The message is
+    a request's reply with ``"id": None`` and ``"push": True``.
     """
     last = (episode.num_positions - 1) // CHUNK_SIZE
     chunks = [last]
     size = _payload_bytes(episode, last)
-    for k in range(last - 1, since // CHUNK_SIZE - 1, -1):
+    for k in range(last - 1, max(since - 1, 0) // CHUNK_SIZE - 1, -1):
         if len(chunks) == PUSH_CHUNKS:
             break
         size += _payload_bytes(episode, k)

@@ -11,6 +11,7 @@ import pathlib
 import threading
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import anywidget
@@ -178,37 +179,68 @@ class EpisodeViewer(
         self,
         frame: Any = None,
         action: Any = None,
-        reward: float = 0.0,
+        reward: float | None = None,
         terminated: bool = False,
         truncated: bool = False,
         info: Mapping[str, Any] | None = None,
         obs: Any = None,
         extras: Mapping[str, Any] | None = None,
+        *,
+        agent: str | None = None,
+        agents: Sequence[str] | None = None,
+        agent_actions: Mapping[str, Any] | None = None,
+        agent_rewards: Mapping[str, Any] | None = None,
+        agent_terminated: Mapping[str, Any] | None = None,
+        agent_truncated: Mapping[str, Any] | None = None,
+        action_masks: Mapping[str, Any] | None = None,
     ) -> None:
-        """Add one step while it happens: ``action`` earned ``reward`` and led to ``frame``.
+        """Add one step while it happens: ``action`` earned ``reward`` (default 0) and
+        led to ``frame``.
 
         The new position shows ``frame`` (or ``obs``, when the viewer shows image
         observations) and carries ``info``. If the user is at the last position, the
         view follows the new one. Works while the cell is still running.
+
+        A viewer of a multi-agent (PettingZoo) episode takes each step's values per
+        agent, as ``record()`` keeps them, and reads them out as it does a recorded
+        step's: ``agent``, whose turn it was (an AEC env); ``agents``, those present as
+        it began (``env.agents`` before ``env.step``; by default, those the values
+        below name); and by agent ``agent_actions``, ``agent_rewards`` (PettingZoo's
+        ``env.rewards`` after the step), ``agent_terminated``, ``agent_truncated`` and
+        ``action_masks`` (the legal actions). ``action`` and ``reward`` then default to
+        the acting agent's action and the agents' rewards summed.
 
         Examples:
             >>> viewer = EpisodeViewer([np.zeros((4, 4, 3), np.uint8)])
             >>> viewer.append(frame=np.ones((4, 4, 3), np.uint8), action=0, reward=1.0)
             >>> viewer.length
             2
+
+            An AEC game's turn (``present = list(env.agents)`` before ``env.step(move)``)::
+
+                viewer.append(frame=env.render(), agent=player, agents=present,
+                              agent_actions={player: move}, agent_rewards=env.rewards,
+                              agent_terminated=env.terminations)
         """
-        self.extend(
-            Rollout.from_arrays(
-                frames=None if frame is None else [frame],
-                observations=None if obs is None else np.asarray(obs)[None],
-                actions=None if action is None else np.asarray(action)[None],
-                rewards=[reward],
-                terminated=[terminated],
-                truncated=[truncated],
-                infos=[info or {}],
-                extras={name: np.asarray(value)[None] for name, value in (extras or {}).items()},
+        per_agent = (agent_actions, agent_rewards, agent_terminated, agent_truncated, action_masks)
+        columns = None
+        if agent is not None or agents is not None or any(v is not None for v in per_agent):
+            columns, acted, earned = self._episode.agent_step(
+                agent, agents, *({} if values is None else values for values in per_agent)
             )
+            action = acted if action is None else action
+            reward = earned if reward is None else reward
+        part = Rollout.from_arrays(
+            frames=None if frame is None else [frame],
+            observations=None if obs is None else np.asarray(obs)[None],
+            actions=None if action is None else np.asarray(action)[None],
+            rewards=[0.0 if reward is None else reward],
+            terminated=[terminated],
+            truncated=[truncated],
+            infos=[info or {}],
+            extras={name: np.asarray(value)[None] for name, value in (extras or {}).items()},
         )
+        self.extend(part if columns is None else replace(part, agent_columns=columns))
 
     def add_panel(
         self,

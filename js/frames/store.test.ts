@@ -174,6 +174,18 @@ describe("FrameStore", () => {
     expect(s.frameNow(19)!.rgba).toEqual(rgba(FRAMES[19]));
   });
 
+  it("takes the readouts of a copy reaching as far, keeping its decoded frames", async () => {
+    const s = store();
+    s.put(chunk(0)); // whole: position 15 was the episode's last, with no step
+    await s.frame(15);
+    const again = chunk(0);
+    again.steps.set(15, { action: "3 (LEFT)", info: { t: 15 } }); // a step appended after it
+    expect(s.put(again)).toBe(false);
+    expect(s.meta(15)).toEqual({ action: "3 (LEFT)", info: { t: 15 } });
+    expect(s.meta(0)).toEqual({ action: "a0", info: { k: 0 } });
+    expect(s.isDecoded(15)).toBe(true);
+  });
+
   it("tells whether a cached chunk holds every position the episode now has", () => {
     const s = store();
     s.put(partial(1, 3));

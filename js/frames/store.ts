@@ -104,10 +104,17 @@ export class FrameStore {
    * Caches a chunk unless the cached copy already reaches as far: while the episode
    * grows the same chunk arrives again and again (pushed, or answering a request),
    * and a copy cut short must never replace a longer one. Returns whether it was kept.
+   * A copy reaching exactly as far is the newer (the kernel sends in order): its
+   * steps' readouts replace the cached ones, whose frames stay decoded. The kernel
+   * re-sends a chunk so when its last position, then the episode's, gained a step
+   * (a step appended at a chunk's end): that position's readout is the step's now.
    */
   put(data: ChunkData): boolean {
     const cached = this.chunks.peek(data.chunk);
-    if (cached !== undefined && reach(cached) >= reach(data)) return false;
+    if (cached !== undefined && reach(cached) >= reach(data)) {
+      if (reach(cached) === reach(data)) for (const [t, meta] of data.steps) cached.steps.set(t, meta);
+      return false;
+    }
     if (cached !== undefined) this.drop(data.chunk);
     this.previewSteps.delete(data.chunk);
     this.chunks.set(data.chunk, data);

@@ -19,6 +19,7 @@ from gymnasium import spaces  # noqa: E402
 
 from agent_widget import RunLibrary, load, record  # noqa: E402
 from agent_widget.episodes import ReplayDivergenceError  # noqa: E402
+from tests.beacon import Beacon, beacon_aec, guide  # noqa: E402
 
 
 def random_legal(seed):
@@ -73,7 +74,8 @@ def aec_by_hand(env, policy, seed):
     for agent in env.agent_iter():
         obs, _, terminated, truncated, _ = env.last()
         action = None if terminated or truncated else policy(agent, obs)
-        mask = None if action is None else np.array(obs["action_mask"], bool)
+        masked = action is not None and isinstance(obs, dict)
+        mask = np.array(obs["action_mask"], bool) if masked else None
         env.step(action)
         steps.append({"agent": agent, "action": action, "rewards": dict(env.rewards), "mask": mask})
     return steps
@@ -294,16 +296,23 @@ def test_a_branch_refuses_what_it_cannot_replay_or_change():
 
 
 @pytest.mark.parametrize(
-    ("make", "policy", "seed"),
-    [(connect_four, random_legal(0), 0), (pistonball, random_pistons(0), 0)],
-    ids=["connect_four", "pistonball"],
+    ("make", "policy", "seed", "version"),
+    [
+        (connect_four, random_legal(0), 0, 3),
+        (pistonball, random_pistons(0), 0, 3),
+        (Beacon, guide(0), 0, 4),
+        (beacon_aec, guide(1), 1, 4),
+    ],
+    ids=["connect_four", "pistonball", "beacon", "beacon_aec"],
 )
-def test_a_multi_agent_episode_saves_and_loads_exact(tmp_path, make, policy, seed):
+def test_a_multi_agent_episode_saves_and_loads_exact(tmp_path, make, policy, seed, version):
+    """Byte for byte, as the lowest version that holds it: 3 where the agents' actions
+    share a shape, 4 where each agent's have a column of their own."""
     rollout = record(make(), policy, seed=seed)
     path = rollout.save(tmp_path / "game.rollout")
     with zipfile.ZipFile(path) as archive:
         meta = json.loads(archive.read("meta.json"))
-    assert meta["version"] == 3
+    assert meta["version"] == version
     assert meta["agents"]["names"] == rollout.agents
     again = load(path)
     assert again.agents == rollout.agents
@@ -321,8 +330,13 @@ def test_a_multi_agent_episode_saves_and_loads_exact(tmp_path, make, policy, see
     assert again.save(tmp_path / "again.rollout").read_bytes() == path.read_bytes()
 
 
-def test_a_multi_agent_file_cut_before_its_small_members_keeps_its_agents(tmp_path):
-    rollout = record(connect_four(), random_legal(0), seed=0)
+@pytest.mark.parametrize(
+    ("make", "policy"),
+    [(connect_four, random_legal(0)), (beacon_aec, guide(0))],
+    ids=["connect_four", "beacon_aec"],
+)
+def test_a_multi_agent_file_cut_before_its_small_members_keeps_its_agents(tmp_path, make, policy):
+    rollout = record(make(), policy, seed=0)
     path = rollout.save(tmp_path / "game.rollout")
     with zipfile.ZipFile(path) as archive:
         cut = archive.getinfo("meta.json").header_offset  # chunks.bin whole, nothing after
@@ -338,6 +352,74 @@ def test_recording_to_a_path_gives_the_episode_read_from_it(tmp_path):
     rollout = record(tictactoe(), random_legal(2), seed=2, path=tmp_path / "t.rollout")
     assert (tmp_path / "t.rollout").exists()
     assert rollout.acting_agent.tolist() == load(tmp_path / "t.rollout").acting_agent.tolist()
+
+
+# ------------------------------------------- actions of different shapes
+
+
+def test_agents_whose_actions_differ_in_shape_each_keep_theirs_as_taken():
+    """Beacon's speaker says a word (Discrete(3)), its listener moves (a Box of shape
+    (2,)): each agent's actions are a column of their own, in their own shape and
+    dtype, equal to what the policy gave the env."""
+    rollout = record(Beacon(), guide(0), seed=0)
+    steps, frames = parallel_by_hand(Beacon(), guide(0), seed=0)
+    assert_rewards_as_read(rollout, steps)
+    speaker, listener = rollout.agent_action("speaker"), rollout.agent_action("listener")
+    assert speaker.dtype == np.int64
+    assert speaker.tolist() == [step["actions"]["speaker"] for step in steps]
+    assert listener.dtype == np.float64
+    assert listener.shape == (len(steps), 2)
+    np.testing.assert_array_equal(listener, [step["actions"]["listener"] for step in steps])
+    assert rollout.actions.shape == (len(steps), 0)  # no one array holds them
+    with pytest.raises(ValueError, match=r"differ in shape .*agent_action\(agent\)"):
+        _ = rollout.agent_actions
+    assert all(np.array_equal(a, b) for a, b in zip(rollout.frames, frames, strict=True))
+
+
+def test_an_aec_env_whose_actions_differ_in_shape_keeps_each_turns_action():
+    """Beacon through PettingZoo's parallel_to_aec: a turn each, the acting agent's
+    action in its own column, none (-1, NaN) in the other's."""
+    rollout = record(beacon_aec(), guide(3), seed=3)
+    steps = aec_by_hand(beacon_aec(), guide(3), seed=3)
+    assert_rewards_as_read(rollout, steps)
+    assert rollout.acting_agent.tolist() == [step["agent"] for step in steps]
+    for t, step in enumerate(steps):
+        for agent in rollout.agents:
+            taken = rollout.agent_action(agent)[t]
+            if agent == step["agent"] and step["action"] is not None:
+                np.testing.assert_array_equal(taken, step["action"])
+            else:
+                assert np.all(taken == -1) if agent == "speaker" else np.all(np.isnan(taken))
+    assert rollout.agent_acted[:, 0].sum() == rollout.agent_acted[:, 1].sum() == 6
+
+
+def test_a_game_of_different_action_shapes_recorded_to_a_path_and_cut_keeps_its_chunks(
+    tmp_path,
+):
+    """record(path=) journals each agent's own column with each chunk: a file cut after
+    its first chunk gives those steps' actions back."""
+    path = tmp_path / "beacon.rollout"
+    rollout = record(beacon_aec(), guide(0), seed=0, path=path)
+    whole = load(path)
+    for agent in rollout.agents:
+        np.testing.assert_array_equal(whole.agent_action(agent), rollout.agent_action(agent))
+    with zipfile.ZipFile(path) as archive:
+        cut = archive.getinfo("meta.json").header_offset
+    path.write_bytes(path.read_bytes()[:cut])
+    with pytest.warns(UserWarning, match="recording stopped before the end"):
+        kept = load(path)
+    for agent in rollout.agents:
+        np.testing.assert_array_equal(kept.agent_action(agent), rollout.agent_action(agent))
+
+
+def test_a_branch_replays_recorded_actions_of_different_shapes():
+    rollout = record(Beacon(), guide(4), seed=4)
+    what_if = rollout.branch(2, {"speaker": 2}, env=Beacon(), policy=guide(5))
+    for agent in rollout.agents:
+        np.testing.assert_array_equal(
+            what_if.agent_action(agent)[:2], rollout.agent_action(agent)[:2]
+        )
+    assert what_if.agent_action("speaker")[2] == 2
 
 
 def test_a_run_library_ranks_runs_per_agent(tmp_path):

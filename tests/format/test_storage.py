@@ -778,7 +778,7 @@ def test_a_version_that_is_not_a_positive_integer_is_refused(saved, version):
     with zipfile.ZipFile(path) as archive:
         meta = json.loads(archive.read("meta.json"))
     rewrite(path, meta_json=json.dumps({**meta, "version": version}).encode())
-    with pytest.raises(RolloutFileError, match=r"meta.json has no format version \(1 to 3\)"):
+    with pytest.raises(RolloutFileError, match=r"meta.json has no format version \(1 to 4\)"):
         load(path)
 
 

@@ -406,6 +406,25 @@ def test_a_pettingzoo_episode_has_a_column_of_each_kind_per_agent(tmp_path):
     assert sorted(np.nansum(rollouts[0].agent_rewards, axis=0)) == [-1.0, 1.0]  # a win
 
 
+def test_agents_whose_actions_differ_in_shape_have_each_their_action_column(tmp_path):
+    """Beacon's speaker says a word (an int), its listener moves (two numbers a step):
+    ``action_speaker`` an integer column, NULL where it did not act, ``action_listener``
+    a list of two a step."""
+    pytest.importorskip("pettingzoo")
+    from tests.beacon import beacon_aec, guide
+
+    rollout = record(beacon_aec(), guide(0), seed=0)
+    lib = RunLibrary(tmp_path / "runs")
+    lib.add([rollout], algorithm="guide", run="a")
+    found = lib.query(
+        "SELECT t, coalesce(action_speaker, -9) AS word, action_listener FROM steps ORDER BY t"
+    )
+    speaker, listener = rollout.agent_action("speaker"), rollout.agent_action("listener")
+    words = np.where(rollout.agent_acted[:, 0], speaker, -9)
+    assert found["word"].tolist() == words.tolist()
+    np.testing.assert_array_equal(np.stack(found["action_listener"]), listener)
+
+
 def test_an_episode_no_table_can_hold_fails_neither_add_nor_the_query(tmp_path, monkeypatch):
     """Should building an episode's steps raise (a kind of data this code has not met),
     add() still adds it, saying so, and the query leaves that episode out."""

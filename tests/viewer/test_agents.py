@@ -12,11 +12,12 @@ import pytest
 
 pettingzoo = pytest.importorskip("pettingzoo")
 
-from agent_widget import CompareViewer, Step, record  # noqa: E402
+from agent_widget import CompareViewer, Step, load, record  # noqa: E402
 from agent_widget.viewer import EpisodeViewer  # noqa: E402
 from agent_widget.viewer._agents import MAX_AGENT_LINES  # noqa: E402
 from agent_widget.viewer._saved_copy import readout_lines  # noqa: E402
 from agent_widget.viewer._transport import chunk_reply, unpack_series  # noqa: E402
+from tests.beacon import Beacon, beacon_aec, guide  # noqa: E402
 
 
 def legal_first(agent, obs):
@@ -124,3 +125,127 @@ def test_a_range_of_a_game_keeps_each_agents_columns(game):
         line = section.series()[f"extra:return[{agent}]"]
         expected = np.nancumsum(game.agent_rewards[steps, i])
         np.testing.assert_array_equal(unpack_series(line), expected)
+
+
+def test_the_readout_shows_each_agents_action_in_its_own_shape(tmp_path):
+    """Beacon (its speaker's actions Discrete, its listener's a Box of shape (2,)),
+    recorded and read back from its file: the acting agent's action as it took it."""
+    recorded = record(beacon_aec(), guide(0), seed=0)
+    rollout = load(recorded.save(tmp_path / "beacon.rollout"))
+    viewer = EpisodeViewer(rollout)
+    rows = agent_readout(viewer, 0)
+    word, (x, y) = rollout.agent_action("speaker")[2], rollout.agent_action("listener")[3]
+    assert [row["acting"] for row in rows[2:4]] == ["speaker", "listener"]
+    assert [a[:2] for a in rows[2]["agents"]] == [["speaker", str(word)], ["listener", ""]]
+    assert [a[:2] for a in rows[3]["agents"]] == [
+        ["speaker", ""],
+        ["listener", f"[{x:.4g}, {y:.4g}]"],
+    ]
+    acted, speaker, listener = readout_lines(viewer._episode, 3)[1:4]
+    assert acted == "acted: listener"
+    assert speaker.startswith("speaker: action - · reward ")
+    assert listener.startswith(f"listener: action [{x:.4g}, {y:.4g}] · reward ")
+    side = rollout.for_agent("listener")
+    np.testing.assert_array_equal(side.actions, rollout.agent_action("listener"))
+
+
+# ------------------------------------------------------------- steps appended live
+
+
+def connect_four():
+    return pettingzoo.make("aec", "classic/connect_four-v3", render_mode="rgb_array")
+
+
+def play_a_turn(viewer, env):
+    """One turn of ``env``'s game, played as a notebook's loop would and appended to
+    ``viewer`` with the values ``record()`` keeps."""
+    player = env.agent_selection
+    obs, _, terminated, truncated, _ = env.last()
+    leaving = terminated or truncated  # PettingZoo's step of None
+    move = None if leaving else legal_first(player, obs)
+    present = list(env.agents)
+    env.step(move)
+    viewer.append(
+        frame=env.render(),
+        agent=player,
+        agents=present,
+        agent_actions={} if leaving else {player: move},
+        agent_rewards=env.rewards,
+        agent_terminated=env.terminations,
+        agent_truncated=env.truncations,
+        action_masks={} if leaving else {player: obs["action_mask"]},
+    )
+
+
+def pushed(sent):
+    """The readout per agent of each position the widget's last push carries, by
+    position."""
+    _, buffers = sent[-1]
+    index = json.loads(zlib.decompress(bytes(buffers[-1])))
+    chunks = zip(index["chunks"], index["counts"], strict=True)
+    positions = [16 * k + i for k, n in chunks for i in range(n)]
+    return dict(zip(positions, index["agents"], strict=True))
+
+
+def test_turns_appended_live_are_read_out_as_recorded_ones(monkeypatch):
+    """A game recorded for 6 turns, then played on turn by turn into its viewer: each
+    turn's readout, pushed as it is appended, and its return lines are those of the
+    game recorded whole."""
+    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    env = connect_four()
+    viewer = EpisodeViewer(record(env, legal_first, seed=0, max_steps=6))
+    sent = []
+    monkeypatch.setattr(
+        viewer, "send", lambda content, buffers=None: sent.append((content, buffers))
+    )
+    whole = record(connect_four(), legal_first, seed=0)
+    recorded = EpisodeViewer(whole)._episode.agent_readout(range(whole.num_positions))
+    for t in range(6, whole.num_steps):
+        play_a_turn(viewer, env)
+        assert viewer.length == t + 2
+        assert pushed(sent)[t] == recorded[t], t
+    assert viewer._episode.acting_agent.tolist() == whole.acting_agent.tolist()
+    assert agent_readout(viewer, 0) + agent_readout(viewer, 1) == recorded
+    for i, agent in enumerate(whole.agents):
+        line = unpack_series(viewer.series[f"extra:return[{agent}]"])
+        np.testing.assert_array_equal(line, np.nancumsum(whole.agent_rewards[:, i]))
+    assert unpack_series(viewer.series["rewards"]).tolist() == whole.rewards.tolist()
+
+
+def test_a_step_of_actions_of_different_shapes_appended_live_is_read_out():
+    """Beacon's speaker (a word) and listener (a move of two numbers), a Parallel step
+    appended to the viewer of its first steps."""
+    first = record(Beacon(), guide(0), seed=0, max_steps=2)
+    viewer = EpisodeViewer(first)
+    viewer.append(
+        frame=np.zeros((32, 32, 3), np.uint8),
+        agent_actions={"speaker": 2, "listener": np.array([0.5, -0.25], np.float32)},
+        agent_rewards={"speaker": -1.5, "listener": -1.5},
+    )
+    (row,) = viewer._episode.agent_readout([2])
+    speaker, listener = np.nansum(first.agent_rewards, axis=0) - 1.5  # returns after it
+    assert row == {
+        "acting": None,
+        "agents": [
+            ["speaker", "2", -1.5, speaker, ""],
+            ["listener", "[0.5, -0.25]", -1.5, listener, ""],
+        ],
+    }
+    assert unpack_series(viewer.series["rewards"])[-1] == -3.0
+
+
+def test_a_step_without_each_agents_values_is_refused_and_changes_nothing():
+    viewer = EpisodeViewer(record(connect_four(), legal_first, seed=0, max_steps=4))
+    with pytest.raises(
+        ValueError,
+        match=r"step 5: this viewer shows agents \['player_0', 'player_1'\]; the step's "
+        r"agents are none",
+    ):
+        viewer.append(frame=np.zeros((4, 4, 3), np.uint8), action=0)
+    with pytest.raises(ValueError, match=r"step 5: the env reports agent 'ghost'"):
+        viewer.append(agent="ghost", agent_actions={"ghost": 1})
+    assert viewer.length == 5
+    assert viewer._episode.agent_columns.arrays["rewards"].shape == (4, 2)
+    single = EpisodeViewer([np.zeros((4, 4, 3), np.uint8)])
+    with pytest.raises(ValueError, match="this viewer shows one agent"):
+        single.append(frame=np.zeros((4, 4, 3), np.uint8), agent_rewards={"a": 1.0})
