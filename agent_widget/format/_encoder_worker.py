@@ -77,7 +77,10 @@ def main(receive: Connection, send: Connection) -> None:
     encode_chunk, chunk_size, held_chunks = _import_encoder()
     streams: dict[int, _Stream | None] = {}  # None: ended before it was opened here
     held = held_chunks.HeldChunks()
-    send.send(("ready",))
+    try:
+        send.send(("ready",))
+    except OSError:  # it exited while this process started: read on, for its last words
+        pass
     while True:
         try:
             message = receive.recv()

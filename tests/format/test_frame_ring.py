@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from multiprocessing.connection import Connection
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from agent_widget.format import _frame_ring as frame_ring
 from agent_widget.format._array_frames import ArrayFrames
 from agent_widget.format._codec import CHUNK_SIZE
 from agent_widget.format._encoder_process import cores
-from agent_widget.format._encoder_worker import NICE
+from agent_widget.format._encoder_worker import NICE, main
 from agent_widget.format._frame_ring import SLOTS, RemoteChunk
 from agent_widget.format._frames import MISSING
 from agent_widget.format._held_chunks import AREA_BYTES
@@ -167,3 +168,15 @@ def test_the_encoder_runs_below_the_recorder_and_never_preempts_it_on_waking(enc
     assert os.sched_getscheduler(pid) == os.SCHED_BATCH
     ours = os.getpriority(os.PRIO_PROCESS, 0)
     assert os.getpriority(os.PRIO_PROCESS, pid) == min(ours + NICE, 19)
+
+
+def test_an_encoder_whose_recorder_exited_as_it_started_ends_without_a_traceback():
+    # A short script exits (closing its end of the pipes) before the encoder process
+    # has imported what it needs: its "ready" finds no reader.
+    replies_read, replies = os.pipe()
+    os.close(replies_read)
+    messages, messages_written = os.pipe()
+    recorder = Connection(messages_written, readable=False)
+    recorder.send(("exit",))
+    recorder.close()
+    main(Connection(messages, writable=False), Connection(replies, readable=False))
