@@ -439,7 +439,11 @@ class EpisodeViewer(
         return Column(self._episode, self._panels, start, stop, names, options, self.readout, title)
 
     def close(self) -> None:
-        """Close the widget, its panel worker and a pending live-growth update."""
+        """Close the widget, its layout, its panel worker and a pending live-growth update.
+
+        The layout is a model of its own that ipywidgets' close leaves open: a front end
+        keeps it, and a notebook saved with its widget state holds one per viewer ever
+        closed (a CheckpointViewer closes one at each checkpoint it drops)."""
         panels = getattr(self, "_panels", None)  # None when __init__ failed (from __del__)
         if panels is not None:
             panels.close()
@@ -447,7 +451,10 @@ class EpisodeViewer(
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+        opened = self.comm is not None  # else it has no layout: reading it would make one
         super().close()
+        if opened:
+            self.layout.close()
 
     @traitlets.validate("height", "scale")
     def _check_size(self, proposal: traitlets.Bunch) -> Any:
