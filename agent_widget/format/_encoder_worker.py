@@ -14,6 +14,7 @@ closed without its "exit") leaves the chunks it held here to append to their fil
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -77,10 +78,9 @@ def main(receive: Connection, send: Connection) -> None:
     encode_chunk, chunk_size, held_chunks = _import_encoder()
     streams: dict[int, _Stream | None] = {}  # None: ended before it was opened here
     held = held_chunks.HeldChunks()
-    try:
+    # Its recorder may have exited while this process started: read on, for its last words.
+    with contextlib.suppress(OSError):
         send.send(("ready",))
-    except OSError:  # it exited while this process started: read on, for its last words
-        pass
     while True:
         try:
             message = receive.recv()
