@@ -12,7 +12,16 @@ with a dot: the library's listing never sees it (nor do a bucket's readers, whic
 read manifests). Segment names are the UTC time and random bits (no two writers
 take one name): a folder writes them under a temporary name then renames them, a
 bucket whole; neither is fsynced, as the tables are a cache of the episodes. Two segments may
-list one episode (two programs built it at once); the older one is read.
+list one episode (two programs built it at once, or a merge left its copy beside the
+originals); the older one is read, and each row names its segment, so a query joins
+every episode to the rows of one segment alone.
+
+Merging (:meth:`SegmentStore.merge`, by ``add`` once a run has ``MERGE_AT`` small
+segments): the small segments' rows are written as one new segment, whole, then the
+old ones are deleted. A reader listing at any moment sees each episode in the old
+segment or the new one (the new one is written first, and, newest, read only once
+the old one is gone), never twice, never neither. A query whose segment was deleted
+between its listing and its reading lists again (:mod:`agent_widget.library._query`).
 
 Nothing here is needed to add or list runs: without pyarrow, ``add`` writes no
 segment, and the first query builds the missing ones.
@@ -31,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
@@ -44,6 +54,9 @@ TABLES = ".tables"
 _EPISODES_KEY = b"agent_widget.episodes"
 _READERS = 8  # footers read at once
 _ROW_GROUP = 128 * 1024  # rows: a filter skips the groups whose statistics rule them out
+MERGE_AT = 16  # small segments of a run that an add merges
+_SMALL_BYTES = 8 * 2**20  # a segment under this is merged; one merge's output is larger
+_MERGED_BYTES = 64 * 2**20  # at most this much read by one merge (memory held)
 
 
 @dataclass(frozen=True)
@@ -126,7 +139,8 @@ class SegmentStore:
         self._kept: list[Segment] = []  # segments that could not be written
 
     def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
-        """Write the segment of episodes just added (``files`` of run ``run_id``). Whatever
+        """Write the segment of episodes just added (``files`` of run ``run_id``), and
+        merge the run's small segments once there are ``MERGE_AT``. Whatever
         goes wrong, the episodes are in all the same: a warning says so, and the first
         query builds their tables (or lists the episode it cannot)."""
         try:
@@ -137,33 +151,94 @@ class SegmentStore:
                 f"written ({type(error).__name__}: {error}); the first query builds them",
                 stacklevel=3,
             )
+            return
+        try:
+            self.merge(run_id, MERGE_AT)
+        except Exception as error:  # the segments stay as they were, each still read
+            warnings.warn(
+                f"the step tables of {run_id} were not merged ({type(error).__name__}: "
+                f"{error}); the next add tries again",
+                stacklevel=3,
+            )
 
     def write(self, run_id: str, episodes: Sequence[tuple[str, Rollout]]) -> Segment:
         """A new segment of run ``run_id`` holding ``episodes``, written whole."""
         name = unique_name()
         table = segment_table(run_id, name, episodes)
+        try:
+            return self._put(run_id, name, table)
+        except (OSError, PermissionError):  # a stranger's library, read-only: kept here
+            segment = _segment("", run_id, name, table.schema, table)
+            self._kept.append(segment)
+            return segment
+
+    def _put(self, run_id: str, name: str, table: pa.Table) -> Segment:
+        """Write ``table`` as segment ``name`` of run ``run_id``, whole or not at all."""
         buffer = io.BytesIO()
         # Dictionaries for the text columns only (run, file, action names: few values);
         # numbers gain little from them and cost half the write.
         text = [f.name for f in table.schema if pa.types.is_string(f.type)]
         pq.write_table(table, buffer, row_group_size=_ROW_GROUP, use_dictionary=text)
         path = f"{self._root}/{run_id}/{name}.parquet"
-        try:
-            if self._local:
-                _write_renamed(Path(path), buffer.getvalue())
-            else:
-                self._fs.pipe_file(path, buffer.getvalue())
-        except (OSError, PermissionError):  # a stranger's library, read-only: kept here
-            segment = _segment("", run_id, name, table.schema, table)
-            self._kept.append(segment)
-            return segment
+        if self._local:
+            _write_renamed(Path(path), buffer.getvalue())
+        else:
+            self._fs.pipe_file(path, buffer.getvalue())
         segment = _segment(path, run_id, name, table.schema)
         self._footers[path] = segment
         return segment
 
+    def merge(self, run_id: str, at_least: int = 2) -> int:
+        """Merge the oldest small segments of run ``run_id`` (up to ``_MERGED_BYTES``)
+        into one when there are ``at_least`` of them; how many were merged (0: none).
+
+        The merged segment is written first, then the old ones deleted, oldest first:
+        readers choose an episode's oldest segment, so at every moment each episode
+        is read from exactly one. Two merges at once both write theirs (one copy is
+        read, and the next merge keeps one); unreadable segments are left as they are.
+        """
+        sizes = self._sizes(f"{self._root}/{run_id}")
+        taken: list[Segment] = []
+        total = 0
+        for path in sorted(p for p, size in sizes.items() if size < _SMALL_BYTES):  # oldest first
+            segment = self._cached_footer(path)
+            if not isinstance(segment, Segment):
+                continue
+            if taken and total + sizes[path] > _MERGED_BYTES:
+                break
+            taken.append(segment)
+            total += sizes[path]
+        if len(taken) < max(at_least, 2):
+            return 0
+        name = unique_name()
+        self._put(run_id, name, _merged(taken, name, self.filesystem))
+        for segment in taken:
+            self._remove(segment.path)
+        return len(taken)
+
+    def _cached_footer(self, path: str) -> Segment | Exception:
+        if path not in self._footers:
+            read = self._footer(path)
+            if not isinstance(read, Segment):
+                return read
+            self._footers[path] = read
+        return self._footers[path]
+
+    def _remove(self, path: str) -> None:
+        """Delete segment ``path``; already gone (another merge took it) is fine."""
+        try:
+            if self._local:
+                os.unlink(path)
+            else:
+                self._fs.rm_file(path)
+        except FileNotFoundError:
+            pass
+        self._footers.pop(path, None)
+
     def read(self) -> tuple[list[Segment], list[tuple[str, str]]]:
         """Every segment, oldest first, and (path, why) for each whose footer cannot be read."""
         paths = self._paths()
+        self._footers = {p: self._footers[p] for p in paths if p in self._footers}  # merged away
         new = [path for path in paths if path not in self._footers]
         errors = []
         with ThreadPoolExecutor(_READERS) as pool:  # a bucket's footers: a request or two each
@@ -185,16 +260,31 @@ class SegmentStore:
             return error
 
     def _paths(self) -> list[str]:
+        return list(self._sizes(self._root))
+
+    def _sizes(self, folder: str) -> dict[str, int]:
+        """Each segment under ``folder`` (path -> bytes), listed afresh."""
         if self._local:
-            found = []
-            for folder, _, files in os.walk(self._root):
-                found += [f"{folder}/{f}" for f in files if f.endswith(".parquet")]
+            found = {}
+            for where, _, files in os.walk(folder):
+                for file in files:
+                    if file.endswith(".parquet"):
+                        try:
+                            found[f"{where}/{file}"] = os.stat(f"{where}/{file}").st_size
+                        except FileNotFoundError:  # merged away since the walk read it
+                            continue
             return found
-        self._fs.invalidate_cache(self._root)  # segments other writers added since
+        self._fs.invalidate_cache(folder)  # segments other writers added since
         try:
-            return [p for p in self._fs.find(self._root) if p.endswith(".parquet")]
+            listed = self._fs.find(folder, detail=True)
         except FileNotFoundError:
-            return []
+            return {}
+        return {p: int(e.get("size") or 0) for p, e in listed.items() if p.endswith(".parquet")}
+
+    def gone(self, segments: Sequence[Segment]) -> bool:
+        """Whether any of ``segments`` written here is no longer listed (merged away)."""
+        paths = set(self._paths())
+        return any(s.table is None and s.path not in paths for s in segments)
 
     def dataset(self, segments: Sequence[Segment], schema: pa.Schema) -> ds.Dataset:
         """The segments as one dataset of ``schema``: a query reads the columns and row
@@ -203,6 +293,28 @@ class SegmentStore:
         parts = [ds.dataset(files, schema=schema, format="parquet", filesystem=self.filesystem)]
         parts += [ds.dataset(conform(s.table, schema)) for s in segments if s.table is not None]
         return parts[0] if len(parts) == 1 else ds.dataset(parts)
+
+
+def _merged(segments: Sequence[Segment], name: str, filesystem: pafs.FileSystem) -> pa.Table:
+    """The rows of ``segments`` (oldest first) as segment ``name``: each episode's from
+    the oldest segment listing it, as a query reads them, each row naming the new one."""
+    chosen: dict[str, Segment] = {}
+    for segment in segments:
+        for file in segment.episodes:
+            chosen.setdefault(file, segment)
+    schema = unified_schema([s.schema for s in segments])
+    parts = []
+    for segment in segments:
+        table = pq.read_table(segment.path, filesystem=filesystem)
+        mine = [file for file, owner in chosen.items() if owner is segment]
+        if len(mine) < len(segment.episodes):  # a copy another segment holds too
+            table = table.filter(pc.is_in(table["file"], pa.array(mine, pa.string())))
+        column = table.schema.get_field_index("segment")
+        table = table.set_column(column, "segment", pa.repeat(pa.scalar(name), len(table)))
+        parts.append(conform(table, schema))
+    listed = [{"file": f, "metadata": s.episodes[f]} for f, s in chosen.items()]
+    merged = pa.concat_tables(parts)
+    return merged.replace_schema_metadata({_EPISODES_KEY: json.dumps(listed).encode()})
 
 
 def _write_renamed(path: Path, data: bytes) -> None:
