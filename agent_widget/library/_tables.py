@@ -23,6 +23,9 @@ segment or the new one (the new one is written first, and, newest, read only onc
 the old one is gone), never twice, never neither. A query whose segment was deleted
 between its listing and its reading lists again (:mod:`agent_widget.library._query`).
 
+The tables of a run removed from a folder are deleted by the next ``add``, never by a
+query (:meth:`SegmentStore.drop_removed`).
+
 Nothing here is needed to add or list runs: without pyarrow, ``add`` writes no
 segment, and the first query builds the missing ones.
 """
@@ -32,6 +35,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +52,7 @@ import pyarrow.parquet as pq
 from agent_widget.episodes import Rollout
 from agent_widget.format import temporary_name, url_to_fs
 from agent_widget.library._bucket import unique_name
+from agent_widget.library._run_file import RUN_FILE
 from agent_widget.library._step_tables import episode_metadata, step_columns
 
 TABLES = ".tables"
@@ -139,8 +144,9 @@ class SegmentStore:
         self._kept: list[Segment] = []  # segments that could not be written
 
     def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
-        """Write the segment of episodes just added (``files`` of run ``run_id``), and
-        merge the run's small segments once there are ``MERGE_AT``. Whatever
+        """Write the segment of episodes just added (``files`` of run ``run_id``),
+        merge the run's small segments once there are ``MERGE_AT``, and delete the
+        tables of runs removed from a folder (:meth:`drop_removed`). Whatever
         goes wrong, the episodes are in all the same: a warning says so, and the first
         query builds their tables (or lists the episode it cannot)."""
         try:
@@ -160,6 +166,26 @@ class SegmentStore:
                 f"{error}); the next add tries again",
                 stacklevel=3,
             )
+        self.drop_removed()
+
+    def drop_removed(self) -> list[str]:
+        """Delete the tables of the runs removed from a folder library (a run is
+        removed by deleting its folder: its ``run.json`` is gone); their ids.
+
+        Only ``add`` calls this: whoever adds owns the library, while a query may be a
+        stranger's reader and deletes nothing (removed runs' tables are never read, a
+        query joining steps to the episodes listed). A bucket's runs are listed by
+        their writers' manifests, which the library never removes a run from."""
+        if not self._local:
+            return []
+        tables = Path(self._root)
+        dropped = []
+        for folder in tables.glob("*/*/*"):
+            run_id = folder.relative_to(tables).as_posix()
+            if folder.is_dir() and not _listed(tables.parent / run_id / RUN_FILE):
+                shutil.rmtree(folder, ignore_errors=True)  # what is left, the next add takes
+                dropped.append(run_id)
+        return dropped
 
     def write(self, run_id: str, episodes: Sequence[tuple[str, Rollout]]) -> Segment:
         """A new segment of run ``run_id`` holding ``episodes``, written whole."""
@@ -315,6 +341,18 @@ def _merged(segments: Sequence[Segment], name: str, filesystem: pafs.FileSystem)
     listed = [{"file": f, "metadata": s.episodes[f]} for f, s in chosen.items()]
     merged = pa.concat_tables(parts)
     return merged.replace_schema_metadata({_EPISODES_KEY: json.dumps(listed).encode()})
+
+
+def _listed(run_file: Path) -> bool:
+    """Whether the run of ``run_file`` is there; True when that cannot be told (a folder
+    without permission): only a file the system says is not there is a removed run."""
+    try:
+        os.stat(run_file)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _write_renamed(path: Path, data: bytes) -> None:
