@@ -17,7 +17,7 @@ originals); the older one is read, and each row names its segment, so a query jo
 every episode to the rows of one segment alone.
 
 Merging (:meth:`SegmentStore.merge`, by ``add`` once a run has ``MERGE_AT`` small
-segments): the small segments' rows are written as one new segment, whole, then the
+segments of one tier): their rows are written as one new segment, whole, then the
 old ones are deleted. A reader listing at any moment sees each episode in the old
 segment or the new one (the new one is written first, and, newest, read only once
 the old one is gone), never twice, never neither. A query whose segment was deleted
@@ -59,7 +59,7 @@ TABLES = ".tables"
 _EPISODES_KEY = b"agent_widget.episodes"
 _READERS = 8  # footers read at once
 _ROW_GROUP = 128 * 1024  # rows: a filter skips the groups whose statistics rule them out
-MERGE_AT = 16  # small segments of a run that an add merges
+MERGE_AT = 16  # small segments of a run, of one tier, that an add merges
 _SMALL_BYTES = 8 * 2**20  # a segment under this is merged; one merge's output is larger
 _MERGED_BYTES = 64 * 2**20  # at most this much read by one merge (memory held)
 
@@ -145,7 +145,7 @@ class SegmentStore:
 
     def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
         """Write the segment of episodes just added (``files`` of run ``run_id``),
-        merge the run's small segments once there are ``MERGE_AT``, and delete the
+        merge the run's small segments once a tier has ``MERGE_AT``, and delete the
         tables of runs removed from a folder (:meth:`drop_removed`). Whatever
         goes wrong, the episodes are in all the same: a warning says so, and the first
         query builds their tables (or lists the episode it cannot)."""
@@ -215,8 +215,12 @@ class SegmentStore:
         return segment
 
     def merge(self, run_id: str, at_least: int = 2) -> int:
-        """Merge the oldest small segments of run ``run_id`` (up to ``_MERGED_BYTES``)
-        into one when there are ``at_least`` of them; how many were merged (0: none).
+        """Merge the oldest small segments of one tier of run ``run_id`` (up to
+        ``_MERGED_BYTES``) into one when the tier has ``at_least``; how many were merged
+        (0: none). A segment's tier is how many times ``MERGE_AT`` divides its count of
+        episodes: 16 one-episode segments make one of tier 1, 16 of those one of tier 2,
+        so each step is written again once per tier (about twice before a segment is
+        too large to merge), not at every merge.
 
         The merged segment is written first, then the old ones deleted, oldest first:
         readers choose an episode's oldest segment, so at every moment each episode
@@ -224,23 +228,24 @@ class SegmentStore:
         read, and the next merge keeps one); unreadable segments are left as they are.
         """
         sizes = self._sizes(f"{self._root}/{run_id}")
-        taken: list[Segment] = []
-        total = 0
+        tiers: dict[int, list[Segment]] = {}
         for path in sorted(p for p, size in sizes.items() if size < _SMALL_BYTES):  # oldest first
             segment = self._cached_footer(path)
-            if not isinstance(segment, Segment):
-                continue
-            if taken and total + sizes[path] > _MERGED_BYTES:
-                break
-            taken.append(segment)
-            total += sizes[path]
-        if len(taken) < max(at_least, 2):
-            return 0
-        name = unique_name()
-        self._put(run_id, name, _merged(taken, name, self.filesystem))
-        for segment in taken:
-            self._remove(segment.path)
-        return len(taken)
+            if isinstance(segment, Segment):
+                tiers.setdefault(_tier(len(segment.episodes)), []).append(segment)
+        for tier in sorted(tiers):
+            taken: list[Segment] = []
+            for segment in tiers[tier]:
+                if taken and sum(sizes[s.path] for s in (*taken, segment)) > _MERGED_BYTES:
+                    break
+                taken.append(segment)
+            if len(taken) >= max(at_least, 2):
+                name = unique_name()
+                self._put(run_id, name, _merged(taken, name, self.filesystem))
+                for segment in taken:
+                    self._remove(segment.path)
+                return len(taken)
+        return 0
 
     def _cached_footer(self, path: str) -> Segment | Exception:
         if path not in self._footers:
@@ -341,6 +346,15 @@ def _merged(segments: Sequence[Segment], name: str, filesystem: pafs.FileSystem)
     listed = [{"file": f, "metadata": s.episodes[f]} for f, s in chosen.items()]
     merged = pa.concat_tables(parts)
     return merged.replace_schema_metadata({_EPISODES_KEY: json.dumps(listed).encode()})
+
+
+def _tier(episodes: int) -> int:
+    """How many times ``MERGE_AT`` divides ``episodes`` (a segment's tier, see merge)."""
+    tier = 0
+    while episodes >= MERGE_AT:
+        episodes //= MERGE_AT
+        tier += 1
+    return tier
 
 
 def _listed(run_file: Path) -> bool:
