@@ -16,8 +16,9 @@ list one episode (two programs built it at once, or a merge left its copy beside
 originals); the older one is read, and each row names its segment, so a query joins
 every episode to the rows of one segment alone.
 
-Merging (:meth:`SegmentStore.merge`, by ``add`` once a run has ``MERGE_AT`` small
-segments of one tier): their rows are written as one new segment, whole, then the
+Merging (:meth:`SegmentStore.merge`, by ``add`` to a folder once a run has
+``MERGE_AT`` small segments of one tier; not to a bucket, whose readers' scans of a
+deleted segment may hang): their rows are written as one new segment, whole, then the
 old ones are deleted. A reader listing at any moment sees each episode in the old
 segment or the new one (the new one is written first, and, newest, read only once
 the old one is gone), never twice, never neither. A query whose segment was deleted
@@ -157,6 +158,10 @@ class SegmentStore:
                 f"written ({type(error).__name__}: {error}); the first query builds them",
                 stacklevel=3,
             )
+            return
+        if not self._local:
+            # A bucket's reader may hang in DuckDB's scan of a segment deleted under it
+            # (instead of failing and listing again): merged only by asking, for now.
             return
         try:
             self.merge(run_id, MERGE_AT)

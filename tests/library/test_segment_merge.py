@@ -81,7 +81,8 @@ def test_the_add_that_reaches_the_threshold_merges_the_runs_segments(root, reque
     assert before  # the filter finds steps
     assert before == leaning(rollouts[:-1])
     lib.add(rollouts[-1], algorithm="lean", run="a")
-    assert len(segment_files(root, request)) == 1
+    # A bucket's readers may hang on a segment deleted under them: not merged by an add.
+    assert len(segment_files(root, request)) == (1 if isinstance(root, Path) else MERGE_AT)
     assert rows(lib.query(PER_EPISODE)) == per_episode(rollouts)
     assert rows(lib.query(LEANING)) == leaning(rollouts)
     assert lib.errors == []
@@ -127,8 +128,7 @@ def test_a_merge_between_a_readers_listing_and_its_reading_is_read_again(root, r
     if not isinstance(root, Path):
         pytest.skip(
             "on a bucket, DuckDB's scan of a segment deleted under it hung (about 1 run "
-            "in 7) instead of failing: readers must stop reading a merged segment's "
-            "sources before they are deleted (see the report of the segments branch)"
+            "in 7) instead of failing: an add does not merge a bucket's segments"
         )
     writer = added_one_by_one(root, request, rollouts[:4])
     reader = library(root, request)
