@@ -70,6 +70,7 @@ _EPISODES = pa.schema(
         ("segment", pa.string()),
     ]
 )
+_ATTEMPTS = 3  # a query runs again when a merge took a segment it was reading
 _LOADERS = 8  # episodes opened at once when building tables (a bucket waits on requests)
 _LOCK = (
     "SET enable_external_access = false",
@@ -97,19 +98,28 @@ class StepTables:
         self._broken: dict[str, str] = {}  # episode location -> why its table is missing
         self.errors: list[RunError] = []
         """What the last query's tables left out: unreadable segments and episodes."""
+        self._reading: list[Segment] = []  # the segments the last connection reads
 
     def query(self, runs: Sequence[Run], sql: str, progress: bool = True) -> pandas.DataFrame:
-        """``sql`` over the tables of ``runs``; problems with episodes go to :attr:`errors`."""
-        with self.connect(runs, progress) as connection:
-            try:
-                relation = connection.sql(sql)
-            except duckdb.Error as error:
-                raise QueryError(_explained(error)) from None
-            if relation is None:  # a statement with no result
-                import pandas
+        """``sql`` over the tables of ``runs``; problems with episodes go to :attr:`errors`.
 
-                return pandas.DataFrame()
-            return relation.df()
+        A merge deleting a segment between the listing and the reading fails the query
+        (the rows it read are thrown away, none returned): it is run again on a fresh
+        listing, up to ``_ATTEMPTS`` times, as merges are rare and quick."""
+        for attempt in range(1, _ATTEMPTS + 1):
+            with self.connect(runs, progress) as connection:
+                try:
+                    relation = connection.sql(sql)
+                    if relation is None:  # a statement with no result
+                        import pandas
+
+                        return pandas.DataFrame()
+                    return relation.df()
+                except duckdb.Error as error:
+                    if attempt < _ATTEMPTS and self.store.gone(self._reading):
+                        continue
+                    raise QueryError(_explained(error)) from None
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
     def connect(self, runs: Sequence[Run], progress: bool = True) -> duckdb.DuckDBPyConnection:
         """A locked connection holding the tables ``steps``, ``episodes`` and ``runs``;
@@ -129,6 +139,7 @@ class StepTables:
         self.errors += [RunError(where, why) for where, why in self._broken.items()]
         # Only segments holding a listed episode are read: a removed run's cost nothing.
         used = list({id(s): s for s in chosen.values()}.values())
+        self._reading = used
         schema = unified_schema([_BASE, *(s.schema for s in used)])
         connection = duckdb.connect(config=_CONFIG)
         connection.register("_steps", self.store.dataset(used, schema))

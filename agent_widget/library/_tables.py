@@ -12,7 +12,20 @@ with a dot: the library's listing never sees it (nor do a bucket's readers, whic
 read manifests). Segment names are the UTC time and random bits (no two writers
 take one name): a folder writes them under a temporary name then renames them, a
 bucket whole; neither is fsynced, as the tables are a cache of the episodes. Two segments may
-list one episode (two programs built it at once); the older one is read.
+list one episode (two programs built it at once, or a merge left its copy beside the
+originals); the older one is read, and each row names its segment, so a query joins
+every episode to the rows of one segment alone.
+
+Merging (:meth:`SegmentStore.merge`, by ``add`` to a folder once a run has
+``MERGE_AT`` small segments of one tier; not to a bucket, whose readers' scans of a
+deleted segment may hang): their rows are written as one new segment, whole, then the
+old ones are deleted. A reader listing at any moment sees each episode in the old
+segment or the new one (the new one is written first, and, newest, read only once
+the old one is gone), never twice, never neither. A query whose segment was deleted
+between its listing and its reading lists again (:mod:`agent_widget.library._query`).
+
+The tables of a run removed from a folder are deleted by the next ``add``, never by a
+query (:meth:`SegmentStore.drop_removed`).
 
 Nothing here is needed to add or list runs: without pyarrow, ``add`` writes no
 segment, and the first query builds the missing ones.
@@ -23,6 +36,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -31,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
@@ -38,12 +53,16 @@ import pyarrow.parquet as pq
 from agent_widget.episodes import Rollout
 from agent_widget.format import temporary_name, url_to_fs
 from agent_widget.library._bucket import unique_name
+from agent_widget.library._run_file import RUN_FILE
 from agent_widget.library._step_tables import episode_metadata, step_columns
 
 TABLES = ".tables"
 _EPISODES_KEY = b"agent_widget.episodes"
 _READERS = 8  # footers read at once
 _ROW_GROUP = 128 * 1024  # rows: a filter skips the groups whose statistics rule them out
+MERGE_AT = 16  # small segments of a run, of one tier, that an add merges
+_SMALL_BYTES = 8 * 2**20  # a segment under this is merged; one merge's output is larger
+_MERGED_BYTES = 64 * 2**20  # at most this much read by one merge (memory held)
 
 
 @dataclass(frozen=True)
@@ -126,7 +145,9 @@ class SegmentStore:
         self._kept: list[Segment] = []  # segments that could not be written
 
     def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
-        """Write the segment of episodes just added (``files`` of run ``run_id``). Whatever
+        """Write the segment of episodes just added (``files`` of run ``run_id``),
+        merge the run's small segments once a tier has ``MERGE_AT``, and delete the
+        tables of runs removed from a folder (:meth:`drop_removed`). Whatever
         goes wrong, the episodes are in all the same: a warning says so, and the first
         query builds their tables (or lists the episode it cannot)."""
         try:
@@ -137,33 +158,123 @@ class SegmentStore:
                 f"written ({type(error).__name__}: {error}); the first query builds them",
                 stacklevel=3,
             )
+            return
+        if not self._local:
+            # A bucket's reader may hang in DuckDB's scan of a segment deleted under it
+            # (instead of failing and listing again): merged only by asking, for now.
+            return
+        try:
+            self.merge(run_id, MERGE_AT)
+        except Exception as error:  # the segments stay as they were, each still read
+            warnings.warn(
+                f"the step tables of {run_id} were not merged ({type(error).__name__}: "
+                f"{error}); the next add tries again",
+                stacklevel=3,
+            )
+        self.drop_removed()
+
+    def drop_removed(self) -> list[str]:
+        """Delete the tables of the runs removed from a folder library (a run is
+        removed by deleting its folder: its ``run.json`` is gone); their ids.
+
+        Only ``add`` calls this: whoever adds owns the library, while a query may be a
+        stranger's reader and deletes nothing (removed runs' tables are never read, a
+        query joining steps to the episodes listed). A bucket's runs are listed by
+        their writers' manifests, which the library never removes a run from."""
+        if not self._local:
+            return []
+        tables = Path(self._root)
+        dropped = []
+        for folder in tables.glob("*/*/*"):
+            run_id = folder.relative_to(tables).as_posix()
+            if folder.is_dir() and not _listed(tables.parent / run_id / RUN_FILE):
+                shutil.rmtree(folder, ignore_errors=True)  # what is left, the next add takes
+                dropped.append(run_id)
+        return dropped
 
     def write(self, run_id: str, episodes: Sequence[tuple[str, Rollout]]) -> Segment:
         """A new segment of run ``run_id`` holding ``episodes``, written whole."""
         name = unique_name()
         table = segment_table(run_id, name, episodes)
+        try:
+            return self._put(run_id, name, table)
+        except (OSError, PermissionError):  # a stranger's library, read-only: kept here
+            segment = _segment("", run_id, name, table.schema, table)
+            self._kept.append(segment)
+            return segment
+
+    def _put(self, run_id: str, name: str, table: pa.Table) -> Segment:
+        """Write ``table`` as segment ``name`` of run ``run_id``, whole or not at all."""
         buffer = io.BytesIO()
         # Dictionaries for the text columns only (run, file, action names: few values);
         # numbers gain little from them and cost half the write.
         text = [f.name for f in table.schema if pa.types.is_string(f.type)]
         pq.write_table(table, buffer, row_group_size=_ROW_GROUP, use_dictionary=text)
         path = f"{self._root}/{run_id}/{name}.parquet"
-        try:
-            if self._local:
-                _write_renamed(Path(path), buffer.getvalue())
-            else:
-                self._fs.pipe_file(path, buffer.getvalue())
-        except (OSError, PermissionError):  # a stranger's library, read-only: kept here
-            segment = _segment("", run_id, name, table.schema, table)
-            self._kept.append(segment)
-            return segment
+        if self._local:
+            _write_renamed(Path(path), buffer.getvalue())
+        else:
+            self._fs.pipe_file(path, buffer.getvalue())
         segment = _segment(path, run_id, name, table.schema)
         self._footers[path] = segment
         return segment
 
+    def merge(self, run_id: str, at_least: int = 2) -> int:
+        """Merge the oldest small segments of one tier of run ``run_id`` (up to
+        ``_MERGED_BYTES``) into one when the tier has ``at_least``; how many were merged
+        (0: none). A segment's tier is how many times ``MERGE_AT`` divides its count of
+        episodes: 16 one-episode segments make one of tier 1, 16 of those one of tier 2,
+        so each step is written again once per tier (about twice before a segment is
+        too large to merge), not at every merge.
+
+        The merged segment is written first, then the old ones deleted, oldest first:
+        readers choose an episode's oldest segment, so at every moment each episode
+        is read from exactly one. Two merges at once both write theirs (one copy is
+        read, and the next merge keeps one); unreadable segments are left as they are.
+        """
+        sizes = self._sizes(f"{self._root}/{run_id}")
+        tiers: dict[int, list[Segment]] = {}
+        for path in sorted(p for p, size in sizes.items() if size < _SMALL_BYTES):  # oldest first
+            segment = self._cached_footer(path)
+            if isinstance(segment, Segment):
+                tiers.setdefault(_tier(len(segment.episodes)), []).append(segment)
+        for tier in sorted(tiers):
+            taken: list[Segment] = []
+            for segment in tiers[tier]:
+                if taken and sum(sizes[s.path] for s in (*taken, segment)) > _MERGED_BYTES:
+                    break
+                taken.append(segment)
+            if len(taken) >= max(at_least, 2):
+                name = unique_name()
+                self._put(run_id, name, _merged(taken, name, self.filesystem))
+                for segment in taken:
+                    self._remove(segment.path)
+                return len(taken)
+        return 0
+
+    def _cached_footer(self, path: str) -> Segment | Exception:
+        if path not in self._footers:
+            read = self._footer(path)
+            if not isinstance(read, Segment):
+                return read
+            self._footers[path] = read
+        return self._footers[path]
+
+    def _remove(self, path: str) -> None:
+        """Delete segment ``path``; already gone (another merge took it) is fine."""
+        try:
+            if self._local:
+                os.unlink(path)
+            else:
+                self._fs.rm_file(path)
+        except FileNotFoundError:
+            pass
+        self._footers.pop(path, None)
+
     def read(self) -> tuple[list[Segment], list[tuple[str, str]]]:
         """Every segment, oldest first, and (path, why) for each whose footer cannot be read."""
         paths = self._paths()
+        self._footers = {p: self._footers[p] for p in paths if p in self._footers}  # merged away
         new = [path for path in paths if path not in self._footers]
         errors = []
         with ThreadPoolExecutor(_READERS) as pool:  # a bucket's footers: a request or two each
@@ -185,16 +296,31 @@ class SegmentStore:
             return error
 
     def _paths(self) -> list[str]:
+        return list(self._sizes(self._root))
+
+    def _sizes(self, folder: str) -> dict[str, int]:
+        """Each segment under ``folder`` (path -> bytes), listed afresh."""
         if self._local:
-            found = []
-            for folder, _, files in os.walk(self._root):
-                found += [f"{folder}/{f}" for f in files if f.endswith(".parquet")]
+            found = {}
+            for where, _, files in os.walk(folder):
+                for file in files:
+                    if file.endswith(".parquet"):
+                        try:
+                            found[f"{where}/{file}"] = os.stat(f"{where}/{file}").st_size
+                        except FileNotFoundError:  # merged away since the walk read it
+                            continue
             return found
-        self._fs.invalidate_cache(self._root)  # segments other writers added since
+        self._fs.invalidate_cache(folder)  # segments other writers added since
         try:
-            return [p for p in self._fs.find(self._root) if p.endswith(".parquet")]
+            listed = self._fs.find(folder, detail=True)
         except FileNotFoundError:
-            return []
+            return {}
+        return {p: int(e.get("size") or 0) for p, e in listed.items() if p.endswith(".parquet")}
+
+    def gone(self, segments: Sequence[Segment]) -> bool:
+        """Whether any of ``segments`` written here is no longer listed (merged away)."""
+        paths = set(self._paths())
+        return any(s.table is None and s.path not in paths for s in segments)
 
     def dataset(self, segments: Sequence[Segment], schema: pa.Schema) -> ds.Dataset:
         """The segments as one dataset of ``schema``: a query reads the columns and row
@@ -203,6 +329,49 @@ class SegmentStore:
         parts = [ds.dataset(files, schema=schema, format="parquet", filesystem=self.filesystem)]
         parts += [ds.dataset(conform(s.table, schema)) for s in segments if s.table is not None]
         return parts[0] if len(parts) == 1 else ds.dataset(parts)
+
+
+def _merged(segments: Sequence[Segment], name: str, filesystem: pafs.FileSystem) -> pa.Table:
+    """The rows of ``segments`` (oldest first) as segment ``name``: each episode's from
+    the oldest segment listing it, as a query reads them, each row naming the new one."""
+    chosen: dict[str, Segment] = {}
+    for segment in segments:
+        for file in segment.episodes:
+            chosen.setdefault(file, segment)
+    schema = unified_schema([s.schema for s in segments])
+    parts = []
+    for segment in segments:
+        table = pq.read_table(segment.path, filesystem=filesystem)
+        mine = [file for file, owner in chosen.items() if owner is segment]
+        if len(mine) < len(segment.episodes):  # a copy another segment holds too
+            table = table.filter(pc.is_in(table["file"], pa.array(mine, pa.string())))
+        column = table.schema.get_field_index("segment")
+        table = table.set_column(column, "segment", pa.repeat(pa.scalar(name), len(table)))
+        parts.append(conform(table, schema))
+    listed = [{"file": f, "metadata": s.episodes[f]} for f, s in chosen.items()]
+    merged = pa.concat_tables(parts)
+    return merged.replace_schema_metadata({_EPISODES_KEY: json.dumps(listed).encode()})
+
+
+def _tier(episodes: int) -> int:
+    """How many times ``MERGE_AT`` divides ``episodes`` (a segment's tier, see merge)."""
+    tier = 0
+    while episodes >= MERGE_AT:
+        episodes //= MERGE_AT
+        tier += 1
+    return tier
+
+
+def _listed(run_file: Path) -> bool:
+    """Whether the run of ``run_file`` is there; True when that cannot be told (a folder
+    without permission): only a file the system says is not there is a removed run."""
+    try:
+        os.stat(run_file)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _write_renamed(path: Path, data: bytes) -> None:

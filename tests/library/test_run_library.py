@@ -4,7 +4,6 @@ import builtins
 import json
 import multiprocessing
 import os
-import shutil
 import socket
 import stat
 import subprocess
@@ -20,6 +19,7 @@ from agent_widget.library import _run_library as library_module
 from agent_widget.library import _run_writer as run_writer
 from agent_widget.library._run_file import FORMAT, VERSION
 from tests.sample_frames import moving_frames
+from tests.unprivileged import unprivileged
 
 
 def episode(rewards, seed=0, env_id="Moving-v0", algorithm="random", **metadata):
@@ -438,12 +438,7 @@ print(json.dumps({"runs": runs, "errors": [list(map(str, e)) for e in lib.errors
 def unprivileged_table(root):
     """The run ids and errors of ``lib.table()`` in a process that file permissions bind:
     as root (these tests run as root in CI), without the capabilities that override them."""
-    prefix = []
-    if os.geteuid() == 0:
-        if shutil.which("setpriv") is None:
-            pytest.skip("root without setpriv: file permissions cannot be made to bind")
-        prefix = ["setpriv", "--inh-caps=-all", "--bounding-set=-dac_override,-dac_read_search"]
-    command = [*prefix, sys.executable, "-c", UNPRIVILEGED_LISTING, str(root)]
+    command = [*unprivileged(), sys.executable, "-c", UNPRIVILEGED_LISTING, str(root)]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 

@@ -3,8 +3,6 @@ written by add, read by queries as a folder's are, built by the first query when
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 
@@ -13,18 +11,9 @@ pytest.importorskip("s3fs")
 
 from agent_widget import RunLibrary, record
 from agent_widget.library._tables import TABLES
-from harness.s3_server import S3Server
 from tests.cartpole import cartpole, lean, with_angle
 
-BUCKET = "runs"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Server]:
-    server = S3Server(tmp_path_factory.mktemp("s3"))
-    server.fs.mkdir(BUCKET)
-    yield server
-    server.stop()
+BUCKET = "runs"  # made by the server fixture (conftest)
 
 
 @pytest.fixture(scope="module")
