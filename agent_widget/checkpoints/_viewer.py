@@ -51,6 +51,7 @@ from agent_widget.library import RunLibrary
 from agent_widget.panels import DEFAULT_TIMEOUT, Step
 from agent_widget.viewer import (
     DEFAULT_MAX_BYTES,
+    ClosesItsLayout,
     EpisodeViewer,
     Export,
     KernelOwnedTraits,
@@ -84,7 +85,13 @@ _PAGE_TRAITS = (
 )
 
 
-class CheckpointViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.AnyWidget):
+class CheckpointViewer(
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    ClosesItsLayout,
+    SavedCopy,
+    anywidget.AnyWidget,
+):
     """Step through a run's evaluation episodes, checkpoint by checkpoint.
 
     Args:

@@ -26,6 +26,7 @@ from agent_widget.episodes import Rollout
 from agent_widget.panels import DEFAULT_TIMEOUT, Panel, PanelDecorator, Step
 from agent_widget.viewer import (
     DEFAULT_MAX_BYTES,
+    ClosesItsLayout,
     EpisodeViewer,
     Export,
     KernelOwnedTraits,
@@ -67,6 +68,7 @@ class CompareViewer(
     PlaybackChecks,
     KernelOwnedTraits,
     OpensOutsideMarimoCells,
+    ClosesItsLayout,
     SavedCopy,
     anywidget.AnyWidget,
 ):

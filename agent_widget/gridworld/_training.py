@@ -62,6 +62,7 @@ from agent_widget.gridworld._snapshots import DEFAULT_TOLERANCE, Snapshots
 from agent_widget.gridworld._value_map import ValueMap
 from agent_widget.panels import LUT, number_text
 from agent_widget.viewer import (
+    ClosesItsLayout,
     EpisodeViewer,
     KernelOwnedTraits,
     OpensOutsideMarimoCells,
@@ -90,7 +91,13 @@ def reached_goal(ret: float) -> bool:
     return ret > 0
 
 
-class TrainingViewer(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.AnyWidget):
+class TrainingViewer(
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    ClosesItsLayout,
+    SavedCopy,
+    anywidget.AnyWidget,
+):
     """The value map and greedy policy of a tabular agent over training, live.
 
     Args:

@@ -23,6 +23,7 @@ from ipywidgets import DOMWidget, widget_serialization
 from agent_widget.compare import CompareViewer
 from agent_widget.library._shown import shown
 from agent_widget.viewer import (
+    ClosesItsLayout,
     EpisodeViewer,
     KernelOwnedTraits,
     OpensOutsideMarimoCells,
@@ -48,7 +49,13 @@ _COLUMNS: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
 )
 
 
-class Leaderboard(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.AnyWidget):
+class Leaderboard(
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    ClosesItsLayout,
+    SavedCopy,
+    anywidget.AnyWidget,
+):
     """The runs of a :class:`RunLibrary` as a sortable, filterable table.
 
     Args:

@@ -25,6 +25,7 @@ from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.library._shown import shown
 from agent_widget.viewer import (
+    ClosesItsLayout,
     EpisodeViewer,
     KernelOwnedTraits,
     OpensOutsideMarimoCells,
@@ -43,7 +44,13 @@ _KEYS = ("run", "episode", "t")
 MAX_ROWS = 10_000  # listed at most (the widget's state carries them): the first, in order
 
 
-class Moments(KernelOwnedTraits, OpensOutsideMarimoCells, SavedCopy, anywidget.AnyWidget):
+class Moments(
+    KernelOwnedTraits,
+    OpensOutsideMarimoCells,
+    ClosesItsLayout,
+    SavedCopy,
+    anywidget.AnyWidget,
+):
     """The steps ``sql`` finds in ``library``, one row per step or per stretch.
 
     Args:

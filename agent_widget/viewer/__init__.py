@@ -9,6 +9,7 @@ are built from it.
 # For the layers above (the comparison, the leaderboard and the training viewer are built
 # like the viewer, their outputs' saved copies and videos too);
 # not the user API.
+from agent_widget.viewer._closing import ClosesItsLayout as ClosesItsLayout
 from agent_widget.viewer._episode import positions as positions
 from agent_widget.viewer._film import first_shape as first_shape
 from agent_widget.viewer._film import video_options as video_options

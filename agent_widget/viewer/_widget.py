@@ -31,6 +31,7 @@ from agent_widget.panels import (
     registered,
 )
 from agent_widget.viewer import _video
+from agent_widget.viewer._closing import ClosesItsLayout
 from agent_widget.viewer._episode import ServedEpisode, as_rollout, frames_to_show, positions
 from agent_widget.viewer._film import Column, Options, beside, first_shape, video_options
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
@@ -71,6 +72,7 @@ class EpisodeViewer(
     PlaybackChecks,
     KernelOwnedTraits,
     OpensOutsideMarimoCells,
+    ClosesItsLayout,
     SavedCopy,
     anywidget.AnyWidget,
 ):
@@ -439,11 +441,8 @@ class EpisodeViewer(
         return Column(self._episode, self._panels, start, stop, names, options, self.readout, title)
 
     def close(self) -> None:
-        """Close the widget, its layout, its panel worker and a pending live-growth update.
-
-        The layout is a model of its own that ipywidgets' close leaves open: a front end
-        keeps it, and a notebook saved with its widget state holds one per viewer ever
-        closed (a CheckpointViewer closes one at each checkpoint it drops)."""
+        """Close the widget (its layout too), its panel worker and a pending live-growth
+        update."""
         panels = getattr(self, "_panels", None)  # None when __init__ failed (from __del__)
         if panels is not None:
             panels.close()
@@ -451,10 +450,7 @@ class EpisodeViewer(
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
-        opened = self.comm is not None  # else it has no layout: reading it would make one
         super().close()
-        if opened:
-            self.layout.close()
 
     @traitlets.validate("height", "scale")
     def _check_size(self, proposal: traitlets.Bunch) -> Any:
