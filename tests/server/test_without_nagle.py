@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from jupyter_server.services.contents.filemanager import FileContentsManager
 from jupyter_server.services.kernels.connection.base import BaseKernelWebsocketConnection
 from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection
 from tornado.httpserver import HTTPServer
@@ -22,6 +23,7 @@ from tornado.websocket import WebSocketHandler, websocket_connect
 
 import agent_widget_server
 from agent_widget_server import without_nagle
+from agent_widget_server._saved_views import without_lost_views
 
 
 class Bare(BaseKernelWebsocketConnection):
@@ -72,11 +74,15 @@ def test_a_stock_connection_leaves_nagle_on():  # the control: tornado's default
     assert apart(server_nodelay(Bare)) == 0
 
 
-def test_the_extension_wraps_the_configured_connection_class():
+def test_the_extension_wraps_the_configured_connection_class(tmp_path):
     settings: dict[str, Any] = {"kernel_websocket_connection_class": ZMQChannelsWebsocketConnection}
     log = SimpleNamespace(info=lambda *a: None, warning=pytest.fail)
-    app = SimpleNamespace(web_app=SimpleNamespace(settings=settings), log=log)
+    contents = FileContentsManager(root_dir=str(tmp_path))
+    app = SimpleNamespace(
+        web_app=SimpleNamespace(settings=settings), log=log, contents_manager=contents
+    )
     agent_widget_server._load_jupyter_server_extension(app)
     wrapped = settings["kernel_websocket_connection_class"]
     assert issubclass(wrapped, ZMQChannelsWebsocketConnection)
     assert wrapped is without_nagle(wrapped)  # wrapped once, however often loaded
+    assert without_lost_views in contents._pre_save_hooks  # and saved notebooks kept drawable
