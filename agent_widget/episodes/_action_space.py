@@ -8,7 +8,7 @@ without a warning). Bounds are kept so that actions can be drawn within them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -58,6 +58,52 @@ def box_shape(metadata: Mapping[str, Any]) -> tuple[int, ...] | None:
     if not isinstance(shape, list) or not all(isinstance(n, int) and n >= 0 for n in shape):
         return None
     return tuple(shape)
+
+
+def agent_spaces(described: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """What a multi-agent episode's metadata says of its agents' action spaces beyond
+    the one ``action_space`` field (the first agent's), from each agent's description
+    (:func:`describe_space`): nothing where every agent has the same space (so files of
+    such episodes stay byte for byte as before), else ``action_space`` None and
+    ``agent_action_spaces`` by agent (the first agent's space read as everyone's would
+    mislead: a speaker's words are not a listener's moves).
+
+    Examples:
+        >>> agent_spaces({"a": {"type": "Discrete", "n": 2}, "b": {"type": "Discrete", "n": 2}})
+        {}
+        >>> agent_spaces({"a": {"type": "Discrete", "n": 2}, "b": {"type": "Box"}})
+        {'action_space': None, 'agent_action_spaces': {'a': {'type': 'Discrete', 'n': 2}, \
+'b': {'type': 'Box'}}}
+    """
+    first, *others = described.values()
+    if all(other == first for other in others):
+        return {}
+    return {"action_space": None, "agent_action_spaces": {k: dict(v) for k, v in described.items()}}
+
+
+def agent_space(metadata: Mapping[str, Any], agent: str) -> Any:
+    """The description of ``agent``'s action space in a multi-agent episode's metadata:
+    its own where the agents' differ, else the episode's one (None where not kept)."""
+    own = metadata.get("agent_action_spaces")
+    if isinstance(own, Mapping):
+        return own.get(agent)
+    return metadata.get("action_space")
+
+
+def names_fit(names: Sequence[str], space: Any) -> bool:
+    """Whether a list of action names names the actions of the space ``space``
+    describes: a ``Discrete`` one of as many actions (None, a space not kept: assumed
+    to, as before spaces were kept).
+
+    Examples:
+        >>> names_fit(["LEFT", "RIGHT"], {"type": "Discrete", "n": 2, "start": 0})
+        True
+        >>> names_fit(["LEFT", "RIGHT"], {"type": "Box", "shape": [2]})
+        False
+    """
+    if not isinstance(space, Mapping):
+        return True
+    return space.get("type") == "Discrete" and space.get("n") == len(names)
 
 
 def _bounds(values: np.ndarray) -> list[float | None]:

@@ -10,7 +10,8 @@ is absent (``Rollout.agent_present``). The one-agent fields hold the step as a w
 ``rewards`` summed over the agents, ``actions`` the acting agent's (AEC) or every
 agent's (Parallel), so what shows one agent's episode shows this one. Agents whose
 actions differ in shape (a Discrete agent beside a Box one) keep them in a column each
-(``Rollout.agent_action``), and ``actions`` is then empty.
+(``Rollout.agent_action``), and ``actions`` is then empty. Agents whose action spaces
+differ at all have them described each in the metadata's ``agent_action_spaces``.
 
 Observations are kept per agent (``observations["<agent>"]``, or
 ``"<agent>/<key>"`` for a dict space) when one position's, of all agents, take at most
@@ -34,6 +35,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from agent_widget.episodes._action_space import agent_spaces, describe_space
 from agent_widget.episodes._agent_policies import ActionSource, action_mask, check_legal
 from agent_widget.episodes._agent_rows import AgentRows
 from agent_widget.episodes._episode_buffer import EpisodeBuffer
@@ -111,10 +113,12 @@ class _Recording:
             else agent_observations
         )
         name = env.metadata.get("name") if isinstance(env.metadata, Mapping) else None
+        spaces = {agent: describe_space(env.action_space(agent)) for agent in self.names}
         self.metadata = {
             **base_metadata(
                 name or type(env).__name__, seed, None, env.action_space(self.names[0]), labels
             ),
+            **agent_spaces(spaces),
             "pettingzoo_api": api,
         }
         self.truncated_any = False

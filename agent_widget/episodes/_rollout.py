@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agent_widget.episodes._action_space import agent_space
 from agent_widget.format import (
     ACTION_KINDS,
     AgentColumns,
@@ -230,7 +231,7 @@ class Rollout:
             truncated=_first(self.agent_truncated[:, i])
             | (self.truncated & self.agent_present[:, i]),
             infos=[info.get(agent, {}) for info in self.infos],
-            metadata={**self.metadata, "agent": agent},
+            metadata=_own_metadata(self.metadata, agent),
         )
 
     def _agent_index(self, agent: str) -> int:
@@ -466,3 +467,17 @@ def _jsonable(value: Any) -> Any:
         entries = {str(k): _jsonable(v) for k, v in value.items()}
         return _DROP if any(v is _DROP for v in entries.values()) else entries
     return _DROP
+
+
+def _own_metadata(metadata: Mapping[str, Any], agent: str) -> dict[str, Any]:
+    """A multi-agent episode's metadata as one agent's side of it: ``agent`` named, and
+    the action space and names its own where the metadata keeps them per agent (what
+    reads a one-agent episode knows no other agents)."""
+    per_agent = ("agent_action_spaces", "agent_action_names")
+    own = {k: v for k, v in metadata.items() if k not in per_agent}
+    if "agent_action_spaces" in metadata:
+        own["action_space"] = agent_space(metadata, agent)
+    names = metadata.get("agent_action_names")
+    if isinstance(names, Mapping):
+        own["action_names"] = names.get(agent)
+    return {**own, "agent": agent}

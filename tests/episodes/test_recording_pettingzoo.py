@@ -5,6 +5,7 @@ the same seed and policy, and reads what the env says at every step."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -328,6 +329,59 @@ def test_a_multi_agent_episode_saves_and_loads_exact(tmp_path, make, policy, see
     assert all(np.array_equal(a, b) for a, b in zip(again.frames, rollout.frames, strict=True))
     assert again.metadata == rollout.metadata
     assert again.save(tmp_path / "again.rollout").read_bytes() == path.read_bytes()
+
+
+def saved_metadata(path):
+    with zipfile.ZipFile(path) as archive:
+        return json.loads(archive.read("meta.json"))["metadata"]
+
+
+def test_agents_whose_action_spaces_differ_have_each_described(tmp_path):
+    """Beacon's speaker (Discrete(3)) and listener (a Box of shape (2,)): the metadata
+    describes each agent's space, none as the episode's one, in the file as in memory;
+    one agent's side has its own."""
+    rollout = record(beacon_aec(), guide(0), seed=0)
+    described = {
+        "speaker": {"type": "Discrete", "n": 3, "start": 0},
+        "listener": {
+            "type": "Box",
+            "shape": [2],
+            "dtype": "float32",
+            "low": [-1.0, -1.0],
+            "high": [1.0, 1.0],
+        },
+    }
+    kept = saved_metadata(rollout.save(tmp_path / "beacon.rollout"))
+    assert kept["action_space"] is None
+    assert kept["agent_action_spaces"] == described
+    assert load(tmp_path / "beacon.rollout").metadata == rollout.metadata == kept
+    side = rollout.for_agent("listener").metadata
+    assert side["action_space"] == described["listener"]
+    assert "agent_action_spaces" not in side
+
+
+def test_agents_sharing_a_space_keep_the_one_action_space_as_before(tmp_path):
+    """Connect Four's players both choose a column of 7: one ``action_space``, no
+    per-agent field, so its files are as they were."""
+    rollout = record(connect_four(), random_legal(0), seed=0)
+    kept = saved_metadata(rollout.save(tmp_path / "game.rollout"))
+    assert kept["action_space"] == {"type": "Discrete", "n": 7, "start": 0}
+    assert "agent_action_spaces" not in kept
+    assert rollout.for_agent("player_1").metadata["action_space"] == kept["action_space"]
+
+
+def test_a_file_saved_before_agents_spaces_were_kept_apart_loads(tmp_path):
+    """A Beacon file as recordings made before this kept it, the speaker's space as the
+    episode's: it loads, with that metadata, and one agent's side keeps it."""
+    recorded = record(beacon_aec(), guide(0), seed=0)
+    old = {k: v for k, v in recorded.metadata.items() if k != "agent_action_spaces"}
+    old["action_space"] = {"type": "Discrete", "n": 3, "start": 0}
+    path = dataclasses.replace(recorded, metadata=old).save(tmp_path / "old.rollout")
+    assert saved_metadata(path) == old
+    again = load(path)
+    assert again.metadata == old
+    assert again.for_agent("listener").metadata["action_space"] == old["action_space"]
+    np.testing.assert_array_equal(again.agent_action("listener"), recorded.agent_action("listener"))
 
 
 @pytest.mark.parametrize(
