@@ -1,6 +1,7 @@
 """A multi-agent episode as the viewer shows it: each position's readout per agent (who
-acted, each agent's action by name, reward and return, its legal actions where the env
-gives action masks), and one return line per agent on the timeline.
+acted, each agent's action by name where the names fit its own action space, reward and
+return, its legal actions where the env gives action masks), and one return line per
+agent on the timeline.
 
 The lines are timeline extras named ``return[<agent>]``: the front end draws the
 components of one name on one range in the extras' colours, given in the agents' order,
@@ -9,12 +10,12 @@ so an agent keeps its colour all along the episode.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from agent_widget.episodes import Rollout
+from agent_widget.episodes import Rollout, names_fit
 from agent_widget.panels import number_text
 from agent_widget.viewer._transport import action_text
 
@@ -22,11 +23,16 @@ from agent_widget.viewer._transport import action_text
 # the timeline's return line is their sum, the readout names each.
 MAX_AGENT_LINES = 8
 
+# The viewer's action names: one list, or a list per agent (a dict by agent's name).
+ActionNames = Sequence[str] | Mapping[str, Sequence[str]]
+
 
 class AgentReadout:
     """The per-agent readout and return lines of ``rollout`` (one with ``agents``)."""
 
-    def __init__(self, rollout: Rollout, action_names: Sequence[str]) -> None:
+    def __init__(
+        self, rollout: Rollout, action_names: ActionNames, metadata: Mapping[str, Any]
+    ) -> None:
         self.names = rollout.agents
         self.acting = rollout.acting_agent
         self.actions = [rollout.agent_action(name) for name in self.names]  # shapes may differ
@@ -35,7 +41,7 @@ class AgentReadout:
         self.rewards = rollout.agent_rewards
         self.masks = rollout.action_masks
         self.returns = np.nancumsum(self.rewards, axis=0)  # after step t
-        self.action_names = list(action_names)
+        self.action_names = [own_names(action_names, metadata, name) for name in self.names]
 
     def lines(self) -> dict[str, np.ndarray]:
         """Each agent's return after each step, ``return[<agent>]``; none past
@@ -60,7 +66,8 @@ class AgentReadout:
         for i, name in enumerate(self.names):
             if not self.present[t, i]:
                 continue
-            action = action_text(self.actions[i][t], self.action_names) if self.acted[t, i] else ""
+            acted = self.acted[t, i]
+            action = action_text(self.actions[i][t], self.action_names[i]) if acted else ""
             reward = float(self.rewards[t, i])
             legal = (
                 "" if self.masks is None else " ".join(map(str, np.flatnonzero(self.masks[t, i])))
@@ -75,6 +82,20 @@ class AgentReadout:
                 ]
             )
         return {"acting": acting, "agents": agents}
+
+
+def own_names(names: ActionNames, metadata: Mapping[str, Any], agent: str) -> list[str]:
+    """The action names that name ``agent``'s actions: its own where ``names`` is a dict
+    by agent; else the one list where the agents share one action space, and where they
+    differ (the metadata's ``agent_action_spaces``) only for an agent whose own space it
+    fits (a Discrete one of as many actions), so a speaker's three words never name
+    another agent's five moves."""
+    if isinstance(names, Mapping):
+        return list(names.get(agent, ()))
+    own = metadata.get("agent_action_spaces")
+    if isinstance(own, Mapping) and not names_fit(names, own.get(agent)):
+        return []
+    return list(names)
 
 
 def agent_lines(row: dict[str, Any]) -> list[str]:

@@ -16,7 +16,7 @@ import numpy as np
 from agent_widget.episodes import AgentRows, Rollout
 from agent_widget.format import CHUNK_SIZE, AgentColumns, ArrayFrames, Frames, ImageFrames
 from agent_widget.viewer import _summary
-from agent_widget.viewer._agents import AgentReadout
+from agent_widget.viewer._agents import ActionNames, AgentReadout
 from agent_widget.viewer._transport import action_text, pack_series, shows_actions
 
 # A vector extra's lines on the timeline: more than HalfCheetah's 6 action dimensions,
@@ -78,13 +78,15 @@ class ServedEpisode:
         frames: Frames | None,
         encoding: str,
         extras: Sequence[str],
-        action_names: Sequence[str] | None,
+        action_names: ActionNames | None,
         full_series: bool = False,
     ) -> None:
         self.frames = frames
         self.full_series = full_series
         self._returns: np.ndarray | None = None
-        self.action_names = _checked_names(action_names)
+        # A list names every agent's actions (those its space fits); a dict, each agent's.
+        self.named = _checked_names(action_names, rollout.agents)
+        self.action_names = self.named if isinstance(self.named, list) else []
         self._encoding = encoding
         self._frames_owned = False
         self._frames_from_observations = frames is not None and rollout.frames is None
@@ -233,7 +235,7 @@ class ServedEpisode:
                 truncated=np.zeros(steps, bool),
                 agent_columns=AgentColumns(columns.names, arrays),
             )
-            self._agents = AgentReadout(episode, self.action_names)
+            self._agents = AgentReadout(episode, self.named, self.metadata)
         return self._agents
 
     def action_text(self, t: int) -> str | None:
@@ -312,7 +314,7 @@ class ServedEpisode:
             arrays = {name: values[acted] for name, values in agents.arrays.items()}
             rollout = replace(rollout, agent_columns=AgentColumns(agents.names, arrays))
         return ServedEpisode(
-            rollout, frames, self._encoding, list(self._extras), self.action_names, full_series=True
+            rollout, frames, self._encoding, list(self._extras), self.named, full_series=True
         )
 
     def extend(self, part: Rollout) -> None:
@@ -415,11 +417,29 @@ def _timeline_extra(rollout: Rollout, name: str) -> Any:
     return values
 
 
-def _checked_names(names: Sequence[str] | None) -> list[str]:
+def _checked_names(
+    names: ActionNames | None, agents: Sequence[str]
+) -> list[str] | dict[str, list[str]]:
+    """The names as a list, or a dict of lists by agent, each agent one of ``agents``
+    (a misspelt one would otherwise name nothing, silently)."""
     if names is None:
         return []
+    if not isinstance(names, Mapping):
+        return _name_list(names)
+    strangers = [agent for agent in names if agent not in agents]
+    if strangers:
+        raise ValueError(
+            f"action_names names agent(s) {strangers} this episode does not have "
+            f"(its agents: {list(agents)})"
+        )
+    return {str(agent): _name_list(own) for agent, own in names.items()}
+
+
+def _name_list(names: Any) -> list[str]:
     if isinstance(names, str) or not all(isinstance(name, str) for name in names):
-        raise ValueError(f"action_names must be a list of strings, got {names!r:.200}")
+        raise ValueError(
+            f"action_names must be a list of strings or a dict of them by agent, got {names!r:.200}"
+        )
     return list(names)
 
 

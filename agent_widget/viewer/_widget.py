@@ -31,6 +31,7 @@ from agent_widget.panels import (
     registered,
 )
 from agent_widget.viewer import _video
+from agent_widget.viewer._agents import ActionNames
 from agent_widget.viewer._closing import ClosesItsLayout
 from agent_widget.viewer._episode import ServedEpisode, as_rollout, frames_to_show, positions
 from agent_widget.viewer._film import Column, Options, beside, first_shape, video_options
@@ -91,7 +92,10 @@ class EpisodeViewer(
             ``(T,)`` as a line, ``(T, k)`` (k <= 8, e.g. a continuous action's mean) as
             k lines named ``name[i]``.
         action_names: names of the discrete actions; defaults to the rollout's
-            ``metadata["action_names"]``.
+            ``metadata["agent_action_names"]`` or ``metadata["action_names"]``. Of a
+            multi-agent episode, a dict of them by agent names each agent's own; one
+            list names the actions of every agent whose action space it fits (all of
+            them where the agents share one space).
         title: text above the frame; defaults to the rollout's ``env_id``, ``algorithm``
             and ``agent`` (those its metadata has).
         panel_cache_bytes: bound of the cache of panel results (per viewer).
@@ -134,7 +138,7 @@ class EpisodeViewer(
         *,
         encoding: str = "zlib-runs",
         extras: Sequence[str] = (),
-        action_names: Sequence[str] | None = None,
+        action_names: ActionNames | None = None,
         title: str | None = None,
         panel_cache_bytes: int = DEFAULT_CACHE_BYTES,
         embed_bytes: int = DEFAULT_EMBED_BYTES,
@@ -151,7 +155,10 @@ class EpisodeViewer(
         rollout = as_rollout(episode, encoding)
         if rollout.num_positions == 0:
             raise ValueError("the episode is empty: EpisodeViewer needs at least one position")
-        names = rollout.metadata.get("action_names") if action_names is None else action_names
+        names = action_names
+        if names is None:
+            kept = rollout.metadata
+            names = kept.get("agent_action_names") or kept.get("action_names")
         frames = frames_to_show(rollout, encoding)
         self._episode = ServedEpisode(rollout, frames, encoding, extras, names, full_series)
         self._panels = PanelRunner(

@@ -3,6 +3,7 @@ readout per agent in each chunk reply, and ``step.agent`` for panels."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import zlib
 
@@ -147,6 +148,86 @@ def test_the_readout_shows_each_agents_action_in_its_own_shape(tmp_path):
     assert listener.startswith(f"listener: action [{x:.4g}, {y:.4g}] · reward ")
     side = rollout.for_agent("listener")
     np.testing.assert_array_equal(side.actions, rollout.agent_action("listener"))
+
+
+WORDS = ["left", "top", "right"]  # Beacon's landmarks, the speaker's three words
+
+
+def actions_read_out(viewer, t):
+    """Position ``t``'s readout as (agent, action text) pairs."""
+    chunk, i = divmod(t, 16)
+    return [tuple(agent[:2]) for agent in agent_readout(viewer, chunk)[i]["agents"]]
+
+
+@pytest.fixture(scope="module")
+def beacon(tmp_path_factory):
+    """Beacon turn by turn, read back from its file."""
+    path = tmp_path_factory.mktemp("beacon") / "beacon.rollout"
+    return load(record(beacon_aec(), guide(0), seed=0).save(path))
+
+
+def test_names_that_fit_the_speakers_space_name_its_words_alone(beacon):
+    word, (x, y) = beacon.agent_action("speaker")[2], beacon.agent_action("listener")[3]
+    viewer = EpisodeViewer(beacon, action_names=WORDS)
+    assert actions_read_out(viewer, 2) == [("speaker", f"{word} ({WORDS[word]})"), ("listener", "")]
+    assert actions_read_out(viewer, 3) == [("speaker", ""), ("listener", f"[{x:.4g}, {y:.4g}]")]
+    assert readout_lines(viewer._episode, 2)[2].startswith(
+        f"speaker: action {word} ({WORDS[word]}) · reward "
+    )
+
+
+def test_names_that_fit_no_agents_space_name_nothing(beacon):
+    """Four names fit neither the speaker's Discrete(3) nor the listener's Box."""
+    word = beacon.agent_action("speaker")[2]
+    viewer = EpisodeViewer(beacon, action_names=[*WORDS, "nowhere"])
+    assert actions_read_out(viewer, 2) == [("speaker", str(word)), ("listener", "")]
+
+
+def test_names_by_agent_name_each_agents_own_and_are_kept_with_the_episode(tmp_path):
+    """A dict of names by agent, given to the viewer or kept in the recording's
+    metadata (``agent_action_names``, saved with the file)."""
+    names = {"speaker": WORDS}
+    recorded = record(beacon_aec(), guide(0), seed=0, metadata={"agent_action_names": names})
+    rollout = load(recorded.save(tmp_path / "named.rollout"))
+    word = rollout.agent_action("speaker")[2]
+    for viewer in (EpisodeViewer(rollout), EpisodeViewer(recorded, action_names=names)):
+        assert actions_read_out(viewer, 2)[0] == ("speaker", f"{word} ({WORDS[word]})")
+        assert viewer.action_names == []  # the one-agent list: none
+    speaker = EpisodeViewer(rollout.for_agent("speaker"))  # its own, as one agent's
+    assert speaker.action_names == WORDS
+    assert EpisodeViewer(rollout.for_agent("listener")).action_names == []
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        ({"speeker": WORDS}, r"agent\(s\) \['speeker'\] .*its agents: \['speaker', 'listener'\]"),
+        ({"speaker": "left"}, r"a list of strings or a dict of them by agent, got 'left'"),
+    ],
+    ids=["unknown agent", "not a list"],
+)
+def test_names_by_agent_that_cannot_name_are_refused(beacon, names, message):
+    with pytest.raises(ValueError, match=message):
+        EpisodeViewer(beacon, action_names=names)
+
+
+def test_names_of_a_space_the_agents_share_name_every_agents_action(game):
+    columns = [f"column {c}" for c in range(7)]
+    viewer = EpisodeViewer(game, action_names=columns)
+    first, second = (int(game.agent_action(a)[t]) for a, t in (("player_0", 0), ("player_1", 1)))
+    assert actions_read_out(viewer, 0)[0] == ("player_0", f"{first} (column {first})")
+    assert actions_read_out(viewer, 1)[1] == ("player_1", f"{second} (column {second})")
+
+
+def test_a_file_saved_before_spaces_were_kept_apart_names_as_it_did(beacon, tmp_path):
+    """Its metadata gives the speaker's space as the episode's, none per agent: one list
+    names every agent's actions, as the viewer did then."""
+    old = {k: v for k, v in beacon.metadata.items() if k != "agent_action_spaces"}
+    old["action_space"] = {"type": "Discrete", "n": 3, "start": 0}
+    path = dataclasses.replace(beacon, metadata=old).save(tmp_path / "old.rollout")
+    viewer = EpisodeViewer(load(path), action_names=[*WORDS, "nowhere"])
+    word = beacon.agent_action("speaker")[2]
+    assert actions_read_out(viewer, 2)[0] == ("speaker", f"{word} ({WORDS[word]})")
 
 
 # ------------------------------------------------------------- steps appended live
