@@ -211,24 +211,9 @@ def test_a_recording_killed_keeps_the_chunks_its_encoder_process_had(tmp_path, n
     make_env, act = EPISODES[name]
     make_env()  # no ALE: skipped here, before the child fails on it
     path = tmp_path / "ep.rollout"
-    to_parent_r, to_parent_w = os.pipe()
-    from_parent_r, from_parent_w = os.pipe()
-    fds = (to_parent_w, from_parent_r)
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            KILLED_WITH_CHUNKS_AT_THE_ENCODER,
-            *map(str, fds),
-            str(path),
-            name,
-            earlier,
-        ],
-        pass_fds=fds,
-        env={**os.environ, "SDL_VIDEODRIVER": "dummy"},
+    child, to_parent_r, from_parent_w = talking_child(
+        KILLED_WITH_CHUNKS_AT_THE_ENCODER, str(path), name, earlier
     )
-    os.close(to_parent_w)
-    os.close(from_parent_r)
     encoder = None
     try:
         encoder = int(os.read(to_parent_r, 16))
@@ -257,6 +242,23 @@ def test_a_recording_killed_keeps_the_chunks_its_encoder_process_had(tmp_path, n
     np.testing.assert_array_equal(cut.rewards, reference.rewards[:47])
     assert [cut.infos[t] for t in range(48)] == [reference.infos[t] for t in range(48)]
     assert cut.truncated[-1]
+
+
+def talking_child(script: str, *args: str) -> tuple[subprocess.Popen, int, int]:
+    """``script`` run by a child process with two pipes to its parent, whose ends it
+    takes as its first two arguments (``args`` after them); the child, and the
+    parent's ends: the one it reads the child's words from, the one it answers on."""
+    to_parent_r, to_parent_w = os.pipe()
+    from_parent_r, from_parent_w = os.pipe()
+    fds = (to_parent_w, from_parent_r)
+    child = subprocess.Popen(
+        [sys.executable, "-c", script, *map(str, fds), *args],
+        pass_fds=fds,
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy"},
+    )
+    os.close(to_parent_w)
+    os.close(from_parent_r)
+    return child, to_parent_r, from_parent_w
 
 
 def load_part(path):
@@ -295,16 +297,7 @@ def test_a_recording_process_that_exits_has_its_files_left_as_it_left_them(tmp_p
     still write to its files (its spools' finalizers close them), so it is told, and
     the file holds what the process wrote (chunk 0), whole."""
     path = tmp_path / "ep.rollout"
-    to_parent_r, to_parent_w = os.pipe()
-    from_parent_r, from_parent_w = os.pipe()
-    fds = (to_parent_w, from_parent_r)
-    child = subprocess.Popen(
-        [sys.executable, "-c", EXITS_WITH_CHUNKS_AT_THE_ENCODER, *map(str, fds), str(path)],
-        pass_fds=fds,
-        env={**os.environ, "SDL_VIDEODRIVER": "dummy"},
-    )
-    os.close(to_parent_w)
-    os.close(from_parent_r)
+    child, to_parent_r, from_parent_w = talking_child(EXITS_WITH_CHUNKS_AT_THE_ENCODER, str(path))
     encoder = None
     try:
         encoder = int(os.read(to_parent_r, 16))
