@@ -5,7 +5,8 @@ Envs that can save and restore their whole state (ALE's ``clone_state`` /
 default: every 64 positions while the episode runs, then, when it ends, every 128, 256...
 (the fewest doublings) so that they hold at most 10% of the episode's encoded size
 (its file's, or what its file would be), each held as a delta against the one before
-(:mod:`~agent_widget.episodes._state_deltas`). ``states_every=K`` saves every K
+(:mod:`~agent_widget.format._state_deltas`), packed by the frame encoder process where
+there is one (:mod:`~agent_widget.format._state_packing`). ``states_every=K`` saves every K
 positions whatever they cost; ``states_every=0`` saves none. An env that cannot
 save its state, or whose ``clone_state`` raises, records all the same without
 states: a branch then replays from the seed.
@@ -31,7 +32,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from agent_widget.episodes._state_deltas import DeltaState
+from agent_widget.format import DeltaState, StateChain
 
 
 def can_save(env: gym.Env[Any, Any]) -> bool:
@@ -81,16 +82,28 @@ class SavedStates:
         self.offset = offset
         self.states: dict[int, Any] = {}
         self._clone = _cloner(env) if self.every else None
-        self._last: tuple[DeltaState, Any] | None = None  # the newest, for the next delta
         self._packs: bool | None = None  # whether the env's states serialize themselves
+        self._chain: StateChain | None = None  # with _packs: how they are packed
 
     @property
     def nbytes(self) -> int:
-        """The bytes the states hold (a state that does not serialize itself: its size
-        as Python sees it, which may count less than the env holds for it)."""
+        """The bytes the states hold, once those being packed are (a state that does not
+        serialize itself: its size as Python sees it, which may count less than the env
+        holds for it)."""
+        if self._chain is not None:
+            self._chain.settle()
+        return self._held()
+
+    def _held(self) -> int:
+        """The bytes the states hold now: those being packed counted whole."""
+        pending = {} if self._chain is None else self._chain.pending
         return sum(
-            state.nbytes if isinstance(state, DeltaState) else sys.getsizeof(state)
-            for state in self.states.values()
+            len(pending[position])
+            if position in pending
+            else state.nbytes
+            if isinstance(state, DeltaState)
+            else sys.getsizeof(state)
+            for position, state in self.states.items()
         )
 
     def save(self, env: gym.Env[Any, Any], position: int) -> None:
@@ -110,35 +123,35 @@ class SavedStates:
             return
         if self._packs is None:
             self._packs = _serializable(state)
-        if self._packs:
-            state, split = DeltaState.packed(type(state), state.serialize(), self._last)
-            self._last = state, split
-        self.states[position] = state
-        if self.automatic and self.nbytes > HELD_MOST:
+        if not self._packs:
+            self.states[position] = state
+        else:
+            if self._chain is None:
+                self._chain = StateChain(type(state), self.states)
+            self._chain.add(position, state)
+        if self.automatic and self._held() > HELD_MOST:
             self._thin()
 
     def fit(self, encoded_bytes: int) -> None:
-        """By default, thin the states until they hold at most 10% of ``encoded_bytes``
-        (the episode's file size, or a floor of it)."""
+        """The episode ended: by default, thin the states until they hold at most 10% of
+        ``encoded_bytes`` (the episode's file size, or a floor of it). Every state is
+        packed by then."""
         while self.automatic and self.states and self.nbytes > STATES_SHARE * encoded_bytes:
             self._thin()
+        if self._chain is not None:
+            self._chain.settle()
+            self._chain.close()
 
     def _thin(self) -> None:
         """Keep every other state (the interval doubled), deltas taken again."""
         self.every *= 2
         kept = {p for p in self.states if (self.offset + p) % self.every == 0}
-        if not self._packs:
-            self.states = {p: s for p, s in self.states.items() if p in kept}
-            return
-        thinned: dict[int, Any] = {}
-        split, self._last = None, None
-        for position in sorted(self.states):
-            state = self.states[position]
-            split = state.split(split)
-            if position in kept:
-                self._last = DeltaState.packed(state.kind, split.joined(), self._last)
-                thinned[position] = self._last[0]
-        self.states = thinned
+        if self._chain is None:
+            thinned = {p: s for p, s in self.states.items() if p in kept}
+        else:
+            thinned = self._chain.thinned(kept)
+        self.states.clear()  # in place: the chain packs into it
+        self.states.update(thinned)
 
 
 def restore_state(env: gym.Env[Any, Any], state: Any, position: int) -> None:

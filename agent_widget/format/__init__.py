@@ -38,6 +38,8 @@ from agent_widget.format._held_chunks import Held
 from agent_widget.format._layout import ACTION_KINDS, AgentColumns, Columns, own_column
 from agent_widget.format._reader import read_columns
 from agent_widget.format._spool import Spool, part_of
+from agent_widget.format._state_deltas import DeltaState
+from agent_widget.format._state_packing import StateChain
 from agent_widget.format._writer import (
     Members,
     Payload,
@@ -60,6 +62,7 @@ __all__ = [
     "ArrayFrames",
     "ChunkedRows",
     "Columns",
+    "DeltaState",
     "EncodedArray",
     "EncoderDied",
     "FrameRows",
@@ -71,6 +74,7 @@ __all__ = [
     "Payload",
     "RolloutFileError",
     "Spool",
+    "StateChain",
     "atomic_path",
     "atomic_write",
     "checked_name",

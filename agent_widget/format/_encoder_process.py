@@ -107,10 +107,17 @@ class EncoderProcess:
     ) -> int:
         """Register a stream of frames in the shared memory ``name``; its id."""
         with self.lock:
+            stream = self.listen(on_parts)
+            self.send(("open", stream, name, slots, slot_bytes, encoding))
+            return stream
+
+    def listen(self, on_message: Callable[[int, Any], None]) -> int:
+        """Register a stream whose messages need no shared memory (a chain of env
+        states, :mod:`agent_widget.format._state_packing`); its id."""
+        with self.lock:
             stream = self._next_stream
             self._next_stream += 1
-            self._streams[stream] = on_parts
-            self.send(("open", stream, name, slots, slot_bytes, encoding))
+            self._streams[stream] = on_message
             return stream
 
     def close(self, stream: int) -> None:

@@ -9,7 +9,9 @@ parts go back over the pipe. Only the encoder is imported, not the widget (0.2 s
 recording process closes its end of the pipe (its exit, however it came), and ignores
 Ctrl-C, which the recording process handles. A recording process that died (its pipe
 closed without its "exit") leaves the chunks it held here to append to their files
-(:mod:`agent_widget.format._held_chunks`), the writer imported only then.
+(:mod:`agent_widget.format._held_chunks`), the writer imported only then. It also packs
+a recording's env states as deltas (:mod:`agent_widget.format._state_packing`), keeping
+each chain's newest parts.
 """
 
 from __future__ import annotations
@@ -39,15 +41,16 @@ POLICY = getattr(os, "SCHED_BATCH", None)  # Linux
 
 
 def _import_encoder() -> Any:
-    """``encode_chunk``, ``CHUNK_SIZE`` and ``_held_chunks``, without importing the widget."""
+    """``encode_chunk``, ``CHUNK_SIZE``, ``_held_chunks`` and ``pack_state``, without
+    importing the widget."""
     root = Path(__file__).resolve().parents[1]
     for name, folder in (("agent_widget", root), ("agent_widget.format", root / "format")):
         package = types.ModuleType(name)
         package.__path__ = [str(folder)]
         sys.modules.setdefault(name, package)
-    from agent_widget.format import _array_frames, _codec, _held_chunks
+    from agent_widget.format import _array_frames, _codec, _held_chunks, _state_deltas
 
-    return _array_frames.encode_chunk, _codec.CHUNK_SIZE, _held_chunks
+    return _array_frames.encode_chunk, _codec.CHUNK_SIZE, _held_chunks, _state_deltas.pack_state
 
 
 class _Stream:
@@ -75,8 +78,9 @@ def _encode_rows(stream: _Stream, slots: list[int], nbytes: int) -> bytes:
 
 
 def main(receive: Connection, send: Connection) -> None:
-    encode_chunk, chunk_size, held_chunks = _import_encoder()
+    encode_chunk, chunk_size, held_chunks, pack_state = _import_encoder()
     streams: dict[int, _Stream | None] = {}  # None: ended before it was opened here
+    chains: dict[int, Any] = {}  # each chain of env states' newest parts (_state_packing)
     held = held_chunks.HeldChunks()
     # Its recorder may have exited while this process started: read on, for its last words.
     with contextlib.suppress(OSError):
@@ -112,11 +116,17 @@ def main(receive: Connection, send: Connection) -> None:
                     send.send(("parts", stream_id, k, _encode_rows(stream, slots, nbytes)))
                 except OSError:  # it died: read on to the end, for the chunks it held
                     continue
+        elif message[0] == "state":  # an env state to pack (agent_widget.format._state_packing)
+            _, chain, position, raw = message
+            delta, chains[chain] = pack_state(raw, chains.get(chain))
+            with contextlib.suppress(OSError):  # it died: read on, for the chunks it held
+                send.send(("parts", chain, position, delta))
         elif message[0] == "reset":  # the stream's ring goes to another episode
             held.close(message[1])
         elif message[0] == "close":
             held.close(message[1])
-            stream = streams.pop(message[1])
+            chains.pop(message[1], None)
+            stream = streams.pop(message[1], None)
             if stream is None:
                 continue
             del stream.slots, stream.holds

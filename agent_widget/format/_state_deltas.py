@@ -9,7 +9,9 @@ are deflated with the state before as zlib's dictionary (~100 B); a generator's
 words, when they are the earlier state's regenerated a few times (what the generator
 itself does, redone here by NumPy's MT19937), are stored as that count alone. So a
 state costs ~170 B, the first 5.4 KB (benchmarks/branch.py measures them). A state
-with no such generator is deflated against the one before all the same.
+with no such generator is deflated against the one before all the same. A delta is made
+of bytes alone (:func:`pack_state`), so the frame encoder process can make it
+(:mod:`agent_widget.format._state_packing`); it imports only NumPy.
 """
 
 from __future__ import annotations
@@ -160,12 +162,12 @@ def _twists(before: np.ndarray, after: np.ndarray) -> int | None:
     return None
 
 
-class DeltaState(NamedTuple):
-    """A serialized state (its type rebuilds it from its bytes) held against ``base``,
-    the state kept before it (None: held whole)."""
+class Delta(NamedTuple):
+    """A serialized state packed against the state kept before it (``based``), or whole:
+    plain values, made here or in the frame encoder process, which keeps each chain's
+    newest parts (:mod:`agent_widget.format._state_packing`)."""
 
-    kind: type
-    base: DeltaState | None
+    based: bool
     rest: bytes  # the bytes without the generators, deflated (against the base's)
     at: tuple[int, ...]  # where each generator's text goes in them
     # Each generator's words: the base's regenerated this many times, or None: in ``words``
@@ -173,10 +175,59 @@ class DeltaState(NamedTuple):
     words: bytes  # the words of the generators that are not the base's regenerated
     cursors: tuple[bytes, ...]  # each generator's index into its words, as written
 
+
+def pack_state(raw: bytes, before: _Split | None) -> tuple[Delta, _Split]:
+    """A state serialized as ``raw``, packed against the parts of the state kept before
+    it (None: whole); with its own parts, for the next (a chain of states costs one
+    split each)."""
+    split = _Split.of(raw, before)
+    twists: list[int | None] = [None] * len(split.words)
+    if before is not None and len(before.words) == len(split.words):
+        twists = [_twists(b, a) for b, a in zip(before.words, split.words, strict=True)]
+    stored = [w.tobytes() for w, n in zip(split.words, twists, strict=True) if n is None]
+    delta = Delta(
+        before is not None,
+        _deflate(split.rest, b"" if before is None else before.rest),
+        split.at,
+        tuple(twists),
+        b"".join(stored),
+        split.cursors,
+    )
+    return delta, split
+
+
+class DeltaState(NamedTuple):
+    """A serialized state (its type rebuilds it from its bytes) held against ``base``,
+    the state kept before it (None: held whole)."""
+
+    kind: type
+    base: DeltaState | None
+    delta: Delta
+
+    @classmethod
+    def of(cls, kind: type, base: DeltaState | None, delta: Delta) -> DeltaState:
+        """``delta`` as a state of type ``kind``, against ``base`` if it is packed
+        against one (the state kept before it)."""
+        return cls(kind, base if delta.based else None, delta)
+
+    @classmethod
+    def packed(
+        cls, kind: type, raw: bytes, base: tuple[DeltaState, _Split] | None
+    ) -> tuple[DeltaState, _Split]:
+        """A state of type ``kind`` serialized as ``raw``, packed here against ``base``
+        (the state kept before and its parts); with its own parts, for the next."""
+        delta, split = pack_state(raw, None if base is None else base[1])
+        return cls.of(kind, None if base is None else base[0], delta), split
+
+    @property
+    def twists(self) -> tuple[int | None, ...]:
+        return self.delta.twists
+
     @property
     def nbytes(self) -> int:
         """The bytes this state holds beyond its base's."""
-        return len(self.rest) + len(self.words) + sum(map(len, self.cursors)) + 64
+        delta = self.delta
+        return len(delta.rest) + len(delta.words) + sum(map(len, delta.cursors)) + 64
 
     def unpacked(self) -> Any:
         return self.kind(self.serialized())
@@ -196,10 +247,11 @@ class DeltaState(NamedTuple):
 
     def split(self, base: _Split | None) -> _Split:
         """This state's parts, given its base's (None when it is held whole)."""
-        rest = _inflate(self.rest, b"" if base is None else base.rest)
-        stored = np.frombuffer(self.words, dtype=np.uint32)
+        delta = self.delta
+        rest = _inflate(delta.rest, b"" if base is None else base.rest)
+        stored = np.frombuffer(delta.words, dtype=np.uint32)
         words = []
-        for g, twists in enumerate(self.twists):
+        for g, twists in enumerate(delta.twists):
             if twists is None:
                 generator, stored = stored[:_WORDS], stored[_WORDS:]
             else:
@@ -208,31 +260,7 @@ class DeltaState(NamedTuple):
                 for _ in range(twists):
                     generator = _twisted(generator)
             words.append(generator)
-        return _Split(rest, self.at, tuple(words), self.cursors)
-
-    @classmethod
-    def packed(
-        cls, kind: type, raw: bytes, base: tuple[DeltaState, _Split] | None
-    ) -> tuple[DeltaState, _Split]:
-        """A state of type ``kind`` serialized as ``raw``, against ``base`` (the state
-        kept before and its parts, kept by the caller so that a chain of states costs
-        one split each); with its own parts, for the next."""
-        before = None if base is None else base[1]
-        split = _Split.of(raw, before)
-        twists: list[int | None] = [None] * len(split.words)
-        if before is not None and len(before.words) == len(split.words):
-            twists = [_twists(b, a) for b, a in zip(before.words, split.words, strict=True)]
-        stored = [w.tobytes() for w, n in zip(split.words, twists, strict=True) if n is None]
-        packed = cls(
-            kind,
-            None if base is None else base[0],
-            _deflate(split.rest, b"" if before is None else before.rest),
-            split.at,
-            tuple(twists),
-            b"".join(stored),
-            split.cursors,
-        )
-        return packed, split
+        return _Split(rest, delta.at, tuple(words), delta.cursors)
 
 
 def _deflate(data: bytes, dictionary: bytes) -> bytes:
