@@ -61,6 +61,7 @@ from agent_widget.format import (
     Payload,
     Spool,
     chunk_count,
+    encoder_deaths,
     frame_payloads,
     infos_payload,
     journal_layout,
@@ -148,6 +149,7 @@ class EpisodeBuffer:
         self.agents = agents
         self._mask_width = 0  # the action masks' width in the file's chunks, set by the first
         self._states = states  # the env states saved at some positions, if any
+        self._deaths_before = encoder_deaths()  # encoder processes dead before it
         self._layout: dict[str, Any] | None = None  # the journal's, set by the first chunk
         self._streams: dict[str, int] = {}  # the large observation entries' streams
         self._dropped: dict[str, int] = {}  # info keys not JSON-able, first position
@@ -199,7 +201,8 @@ class EpisodeBuffer:
         changes, and a Ctrl-C waits until the step (and a chunk it completes) is in.
         ``agent_row``: a multi-agent step's per-agent values (:class:`AgentRows`)."""
         t = len(self.actions)
-        self.check_extras(extras)
+        if extras or self.extras:
+            self.check_extras(extras)
         reward = _number(reward, t, "reward")
         terminated, truncated = _flag(terminated, t, "terminated"), _flag(truncated, t, "truncated")
         with interrupts_held():
@@ -228,6 +231,8 @@ class EpisodeBuffer:
 
     def _encoder_error(self) -> EncoderDied | None:
         """The encoder process's death, once, whether frames or observations saw it."""
+        if encoder_deaths() == self._deaths_before:
+            return None  # none died since the episode began
         errors = [self.observations.take_error()]
         if self.frames is not None:
             errors.append(self.frames.take_error())

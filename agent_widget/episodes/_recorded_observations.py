@@ -19,11 +19,15 @@ from agent_widget.format import (
     Frames,
 )
 
+_PLAIN = frozenset({int, float, bool, str, np.int64})
+
 
 def snapshot(obs: Any) -> Any:
     """A copy of array observations: frame-stacking and preprocessing wrappers reuse buffers."""
     if isinstance(obs, np.ndarray):
         return obs.copy()
+    if type(obs) in _PLAIN:  # a discrete action: not asked of Mapping's abc (~0.5 µs)
+        return obs
     if isinstance(obs, Mapping):
         return {key: snapshot(value) for key, value in obs.items()}
     return obs
@@ -173,6 +177,9 @@ class RecordedObservations:
             encoded.finish_encoding()
 
     def append(self, obs: Any, frame: Any) -> None:
+        if not self.is_dict and type(obs) is np.ndarray:  # most envs': no abc asked
+            self.columns[""].append(obs, frame)
+            return
         if self.is_dict != isinstance(obs, Mapping) or (
             self.is_dict and obs.keys() != self.columns.keys()
         ):

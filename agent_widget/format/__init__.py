@@ -31,7 +31,7 @@ from agent_widget.format._encoded_array import (
     EncodedArray,
     FrameRows,
 )
-from agent_widget.format._encoder_process import EncoderDied
+from agent_widget.format._encoder_process import EncoderDied, encoder_deaths
 from agent_widget.format._filesystems import is_url, url_to_fs
 from agent_widget.format._frames import Frames
 from agent_widget.format._held_chunks import Held
@@ -82,6 +82,7 @@ __all__ = [
     "chunk_payloads",
     "encode_chunk",
     "encode_rows",
+    "encoder_deaths",
     "frame_payloads",
     "fsync_directory",
     "infos_payload",

@@ -283,9 +283,10 @@ class ArrayFrames(Frames):
 
         The frame that fills a chunk has the chunk encoded for good, its frames let go.
         """
-        self._add(frame)
-        for k in [k for k, chunk in self._open.items() if chunk.full and chunk.ready]:
-            self._seal(k)
+        k = self._add(frame)
+        if len(self._open) > 1 or self._open[k].full:  # a chunk to seal, or waiting for parts
+            for k in [k for k, chunk in self._open.items() if chunk.full and chunk.ready]:
+                self._seal(k)
 
     def ready(self, k: int) -> bool:
         """Whether chunk k's parts are at hand without waiting for the encoder process."""

@@ -154,6 +154,8 @@ class EncoderProcess:
         self.error = EncoderDied(
             f"agent-widget's frame encoder process (pid {self.process.pid}) died ({how})"
         )
+        global _deaths
+        _deaths += 1
         _forget(self, started=self.ready)
 
     def stop(self) -> None:
@@ -171,6 +173,13 @@ class EncoderProcess:
 _process: EncoderProcess | None = None
 _owner = 0  # the pid that started it
 _cannot_start = False  # one could not be started, or died before it was up: inline
+_deaths = 0  # encoder processes of this Python process that died
+
+
+def encoder_deaths() -> int:
+    """How many encoder processes of this Python process died so far: a recorder asks
+    at each step whether one died, in ~0.1 µs instead of asking each of its rings."""
+    return _deaths
 
 
 def encoder_process() -> EncoderProcess | None:
