@@ -172,6 +172,8 @@ class EpisodeBuffer:
     def check_extras(self, extras: Mapping[str, Any]) -> None:
         """ValueError unless ``extras`` has the names of the steps before (checked before
         the env steps, so a mistake loses no step)."""
+        if not extras and not self.extras:
+            return  # none, as at every step before
         t = len(self.actions)
         if t > 0 and extras.keys() != self.extras.keys():
             raise ValueError(
@@ -201,8 +203,7 @@ class EpisodeBuffer:
         changes, and a Ctrl-C waits until the step (and a chunk it completes) is in.
         ``agent_row``: a multi-agent step's per-agent values (:class:`AgentRows`)."""
         t = len(self.actions)
-        if extras or self.extras:
-            self.check_extras(extras)
+        self.check_extras(extras)
         reward = _number(reward, t, "reward")
         terminated, truncated = _flag(terminated, t, "terminated"), _flag(truncated, t, "truncated")
         with interrupts_held():

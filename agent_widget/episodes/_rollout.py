@@ -429,6 +429,9 @@ def json_dicts(
     for t, mapping in enumerate(mappings, first):
         result = {}
         for key, value in mapping.items():
+            if type(value) in _AS_THEY_ARE and type(key) is str:  # ALE's infos: ints
+                result[key] = value
+                continue
             converted = _jsonable(value)
             if converted is _DROP:
                 dropped.setdefault(str(key), t)
@@ -448,6 +451,7 @@ def warn_dropped(dropped: dict[str, int], where: str, stacklevel: int) -> None:
 
 
 _DROP = object()
+_AS_THEY_ARE = frozenset({int, str, bool, type(None)})  # JSON's own: nothing to convert
 
 
 def _jsonable(value: Any) -> Any:

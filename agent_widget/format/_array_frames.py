@@ -319,11 +319,13 @@ class ArrayFrames(Frames):
         episode's file: a recorder lets go once it wrote its chunks)."""
         if self._ring is None:
             return
-        for k, chunk in list(self._open.items()):
+        chunks = list(self._open.items())
+        for k, chunk in chunks:  # encoded here while the encoder process ends the full ones
+            if not chunk.full and isinstance(chunk, RemoteChunk):
+                self._open[k] = chunk.moved_here()
+        for k, chunk in chunks:
             if chunk.full:
                 self._seal(k)
-            elif isinstance(chunk, RemoteChunk):
-                self._open[k] = chunk.moved_here()
         if let_go:
             self._ring.close()
             self._offload, self._ring = False, None
