@@ -117,8 +117,8 @@ def main(receive: Connection, send: Connection) -> None:
                 except OSError:  # it died: read on to the end, for the chunks it held
                     continue
         elif message[0] == "state":  # an env state to pack (agent_widget.format._state_packing)
-            _, chain, position, raw = message
-            delta, chains[chain] = pack_state(raw, chains.get(chain))
+            _, chain, position, raw, before = message  # before: the chain's parts so far
+            delta, chains[chain] = pack_state(raw, chains.get(chain, before))
             with contextlib.suppress(OSError):  # it died: read on, for the chunks it held
                 send.send(("parts", chain, position, delta))
         elif message[0] == "reset":  # the stream's ring goes to another episode

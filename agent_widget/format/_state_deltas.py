@@ -75,6 +75,16 @@ class _Split(NamedTuple):
             tuple(found.start for found in generators),
         )
 
+    def found_again(self) -> _Split:
+        """These parts with where each generator's text is in the state's bytes, as
+        :meth:`of` finds them, for the next state to look there."""
+        texts = tuple(_written(words) for words in self.words)
+        found, shift = [], 0
+        for at, text, cursor in zip(self.at, texts, self.cursors, strict=True):
+            found.append(at + shift)
+            shift += len(text) + 1 + len(cursor)
+        return self._replace(texts=texts, found=tuple(found))
+
     def joined(self) -> bytes:
         pieces, done = [], 0
         for at, words, cursor in zip(self.at, self.words, self.cursors, strict=True):
@@ -234,6 +244,10 @@ class DeltaState(NamedTuple):
 
     def serialized(self) -> bytes:
         """The state's bytes, decoded along its chain from the first state held whole."""
+        return self.parts().joined()
+
+    def parts(self) -> _Split:
+        """The state's parts, decoded along its chain: to pack the next state against."""
         chain: list[DeltaState] = []
         state: DeltaState | None = self
         while state is not None:
@@ -243,7 +257,7 @@ class DeltaState(NamedTuple):
         for link in reversed(chain):
             split = link.split(split)
         assert split is not None
-        return split.joined()
+        return split.found_again()
 
     def split(self, base: _Split | None) -> _Split:
         """This state's parts, given its base's (None when it is held whole)."""

@@ -10,8 +10,8 @@ newest parts, packs it and sends the delta back (~100 B); the state itself stand
 for its delta until then (a branch restores it all the same).
 
 Where there is no encoder process (one core, not started yet, or dead) states are packed
-here. A chain that moves from one to the other starts over with a state held whole
-(~5.4 KB for ALE's): the parts of the state before are where it was packed.
+here. A chain goes on where it moves (a recording's first states are packed here while
+the encoder process starts): the parts of its newest state go with the next one.
 """
 
 from __future__ import annotations
@@ -45,12 +45,14 @@ class StateChain:
             self._pack_here()
             self._pack(position, raw)
             return
+        before = None
         if process is not self._process:
             self._pack_here()  # those the one before had, if it died
             self._open(process)
+            before = self._before()  # the chain goes on there
         self.states[position], self.pending[position] = state, raw
         process.receive(block=False)  # the deltas back so far: the pipe never fills
-        process.send(("state", self._stream, position, raw))
+        process.send(("state", self._stream, position, raw, before))
         if process.error is not None:
             self._pack_here()
 
@@ -104,8 +106,15 @@ class StateChain:
         for position in sorted(self.pending):
             self._pack(position, self.pending.pop(position))
 
+    def _before(self) -> _Split | None:
+        """The parts of the chain's newest state (decoded along it if packed elsewhere)."""
+        if self._split is None and self._newest is not None:
+            self._split = self._newest.parts()
+        return self._split
+
     def _pack(self, position: int, raw: bytes) -> None:
-        base = None if self._newest is None or self._split is None else (self._newest, self._split)
+        before = self._before()
+        base = None if self._newest is None or before is None else (self._newest, before)
         self._newest, self._split = DeltaState.packed(self.kind, raw, base)
         self.states[position] = self._newest
 

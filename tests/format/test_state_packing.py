@@ -1,5 +1,6 @@
 """Env states packed by the encoder process: sent there, and back byte for byte; packed
-here once it died, or where there is none; a chain thinned, then continued."""
+here once it died, or where there is none; a chain goes on as deltas wherever its next
+state is packed (here, there, after thinning)."""
 
 from __future__ import annotations
 
@@ -66,6 +67,28 @@ def test_states_the_encoder_had_when_killed_are_packed_here(encoder):
     chain.settle()
     assert not chain.pending
     assert serialized(chain.states) == {p: s.serialize() for p, s in saved.items()}
+    assert whole(chain.states) == [min(saved)]  # packed here, still deltas
+
+
+def whole(states):
+    """The positions of the states held whole (the rest are deltas)."""
+    return [position for position, state in states.items() if state.delta.based is False]
+
+
+def test_a_chain_begun_here_goes_on_as_deltas_in_the_encoder_process(encoder, monkeypatch):
+    saved = ale_states(10)
+    chain = StateChain(type(next(iter(saved.values()))), {})
+    positions = sorted(saved)
+    monkeypatch.setattr(_state_packing, "encoder_process", lambda: None)  # still starting
+    for position in positions[:4]:
+        chain.add(position, saved[position])
+    monkeypatch.undo()
+    for position in positions[4:]:
+        chain.add(position, saved[position])
+    assert chain.pending  # went there
+    chain.settle()
+    assert serialized(chain.states) == {p: s.serialize() for p, s in saved.items()}
+    assert whole(chain.states) == [positions[0]]
 
 
 def test_without_an_encoder_process_states_are_packed_here(monkeypatch):
@@ -93,3 +116,4 @@ def test_a_thinned_chain_goes_on_in_the_encoder_process_byte_for_byte(encoder):
     chain.settle()
     assert sorted(chain.states) == sorted(kept | set(positions[8:]))
     assert serialized(chain.states) == {p: saved[p].serialize() for p in chain.states}
+    assert whole(chain.states) == [min(kept)]
