@@ -12,9 +12,11 @@ frame containers, are the layer below (:mod:`agent_widget.format`).
 # action space, the viewer makes the per-agent rows of steps appended live); not the
 # user API.
 from agent_widget.episodes._action_names import action_names as action_names
+from agent_widget.episodes._action_space import ActionNames as ActionNames
 from agent_widget.episodes._action_space import box_shape as box_shape
 from agent_widget.episodes._action_space import describe_space as describe_space
 from agent_widget.episodes._action_space import names_fit as names_fit
+from agent_widget.episodes._action_space import own_names as own_names
 from agent_widget.episodes._agent_rows import AgentRows as AgentRows
 from agent_widget.episodes._files import load, save
 from agent_widget.episodes._record import record

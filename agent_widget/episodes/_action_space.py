@@ -90,6 +90,10 @@ def agent_space(metadata: Mapping[str, Any], agent: str) -> Any:
     return metadata.get("action_space")
 
 
+# Action names: one list, or a list per agent (a dict by agent's name).
+ActionNames = Sequence[str] | Mapping[str, Sequence[str]]
+
+
 def names_fit(names: Sequence[str], space: Any) -> bool:
     """Whether a list of action names names the actions of the space ``space``
     describes: a ``Discrete`` one of as many actions (None, a space not kept: assumed
@@ -104,6 +108,20 @@ def names_fit(names: Sequence[str], space: Any) -> bool:
     if not isinstance(space, Mapping):
         return True
     return space.get("type") == "Discrete" and space.get("n") == len(names)
+
+
+def own_names(names: ActionNames, metadata: Mapping[str, Any], agent: str) -> list[str]:
+    """The action names that name ``agent``'s actions: its own where ``names`` is a dict
+    by agent; else the one list where the agents share one action space, and where they
+    differ (the metadata's ``agent_action_spaces``) only for an agent whose own space it
+    fits (a Discrete one of as many actions), so a speaker's three words never name
+    another agent's five moves."""
+    if isinstance(names, Mapping):
+        return list(names.get(agent, ()))
+    own = metadata.get("agent_action_spaces")
+    if isinstance(own, Mapping) and not names_fit(names, own.get(agent)):
+        return []
+    return list(names)
 
 
 def _bounds(values: np.ndarray) -> list[float | None]:

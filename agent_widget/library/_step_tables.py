@@ -22,13 +22,13 @@ is the episode's, kept apart by :func:`episode_metadata`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from agent_widget.episodes import Rollout
+from agent_widget.episodes import Rollout, own_names
 from agent_widget.format import own_column
 
 # The columns every table has, before those an episode brings.
@@ -97,16 +97,22 @@ def _actions(rollout: Rollout) -> Columns:
         scalar = pa.nulls(steps, pa.int64())
         vector = _lists(flat) if flat.shape[1] else pa.nulls(steps, pa.list_(pa.float64()))
     names = rollout.metadata.get("action_names")
-    named = None
-    if actions.ndim == 1 and actions.dtype.kind in "iu" and isinstance(names, list) and names:
-        labels = np.array([str(n) for n in names] + [None], dtype=object)
-        index = np.where((actions >= 0) & (actions < len(names)), actions, len(names))
-        named = pa.array(labels[index], pa.string())
+    named = _named(actions, names if isinstance(names, list) else [])
     return {
         "action": scalar,
         "action_vector": vector,
         "action_name": named if named is not None else pa.nulls(steps, pa.string()),
     }
+
+
+def _named(actions: np.ndarray, names: Sequence[str]) -> pa.Array | None:
+    """Discrete actions by name (NULL where a number has none), or None when they are
+    not discrete or there are no names."""
+    if actions.ndim != 1 or actions.dtype.kind not in "iu" or not names:
+        return None
+    labels = np.array([str(n) for n in names] + [None], dtype=object)
+    index = np.where((actions >= 0) & (actions < len(names)), actions, len(names))
+    return pa.array(labels[index], pa.string())
 
 
 def _extras(rollout: Rollout) -> Columns:
@@ -185,6 +191,7 @@ def _agents(rollout: Rollout) -> Columns:
     """A multi-agent episode's (PettingZoo) per-agent columns, whichever it holds:
     ``acting_agent``, whose turn the step was (AEC envs), and for each agent
     ``reward_<agent>``, ``action_<agent>`` (NULL where it took none),
+    ``action_name_<agent>`` (where names fit its own space, :func:`own_names`),
     ``acted_<agent>``, ``present_<agent>``, ``terminated_<agent>``,
     ``truncated_<agent>``... (a list per step where the agent has several values). The
     fixed columns hold the step as a whole (``reward`` summed over the agents)."""
@@ -212,7 +219,24 @@ def _agents(rollout: Rollout) -> Columns:
             column = _per_agent(agent_values, took)
             if column is not None:
                 columns[f"{name}_{found.names[i]}"] = column
+            agent = found.names[i]
+            if key == "actions" and (named := _agent_named(rollout, agent, agent_values, took)):
+                columns[f"action_name_{agent}"] = named
     return columns
+
+
+def _agent_named(
+    rollout: Rollout, agent: str, actions: np.ndarray, missing: np.ndarray | None
+) -> pa.Array | None:
+    """``agent``'s discrete actions by the names that fit its own action space
+    (``metadata["agent_action_names"]``, or the episode's one list where it fits);
+    NULL where ``missing`` (a step it took no action)."""
+    metadata = rollout.metadata
+    names = metadata.get("agent_action_names") or metadata.get("action_names") or []
+    named = _named(actions, own_names(names, metadata, agent))
+    if named is None or missing is None:
+        return named
+    return pa.array(named.to_pylist(), pa.string(), mask=missing)
 
 
 _SINGULAR = {"rewards": "reward", "actions": "action"}

@@ -15,16 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.episodes import Rollout, names_fit
+from agent_widget.episodes import ActionNames, Rollout, own_names
 from agent_widget.panels import number_text
 from agent_widget.viewer._transport import action_text
 
 # More agents than this draw no line each (Pistonball's 20 would blur into a band):
 # the timeline's return line is their sum, the readout names each.
 MAX_AGENT_LINES = 8
-
-# The viewer's action names: one list, or a list per agent (a dict by agent's name).
-ActionNames = Sequence[str] | Mapping[str, Sequence[str]]
 
 
 class AgentReadout:
@@ -82,20 +79,6 @@ class AgentReadout:
                 ]
             )
         return {"acting": acting, "agents": agents}
-
-
-def own_names(names: ActionNames, metadata: Mapping[str, Any], agent: str) -> list[str]:
-    """The action names that name ``agent``'s actions: its own where ``names`` is a dict
-    by agent; else the one list where the agents share one action space, and where they
-    differ (the metadata's ``agent_action_spaces``) only for an agent whose own space it
-    fits (a Discrete one of as many actions), so a speaker's three words never name
-    another agent's five moves."""
-    if isinstance(names, Mapping):
-        return list(names.get(agent, ()))
-    own = metadata.get("agent_action_spaces")
-    if isinstance(own, Mapping) and not names_fit(names, own.get(agent)):
-        return []
-    return list(names)
 
 
 def agent_lines(row: dict[str, Any]) -> list[str]:

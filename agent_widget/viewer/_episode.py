@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from agent_widget.episodes import AgentRows, Rollout
+from agent_widget.episodes import ActionNames, AgentRows, Rollout
 from agent_widget.format import CHUNK_SIZE, AgentColumns, ArrayFrames, Frames, ImageFrames
 from agent_widget.viewer import _summary
-from agent_widget.viewer._agents import ActionNames, AgentReadout
+from agent_widget.viewer._agents import AgentReadout
 from agent_widget.viewer._transport import action_text, pack_series, shows_actions
 
 # A vector extra's lines on the timeline: more than HalfCheetah's 6 action dimensions,

@@ -19,7 +19,7 @@ import numpy as np
 import traitlets
 from PIL import Image
 
-from agent_widget.episodes import Rollout
+from agent_widget.episodes import ActionNames, Rollout
 from agent_widget.format import CHUNK_SIZE, ENCODINGS
 from agent_widget.panels import (
     DEFAULT_CACHE_BYTES,
@@ -31,7 +31,6 @@ from agent_widget.panels import (
     registered,
 )
 from agent_widget.viewer import _video
-from agent_widget.viewer._agents import ActionNames
 from agent_widget.viewer._closing import ClosesItsLayout
 from agent_widget.viewer._episode import ServedEpisode, as_rollout, frames_to_show, positions
 from agent_widget.viewer._film import Column, Options, beside, first_shape, video_options

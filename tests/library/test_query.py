@@ -425,6 +425,31 @@ def test_agents_whose_actions_differ_in_shape_have_each_their_action_column(tmp_
     np.testing.assert_array_equal(np.stack(found["action_listener"]), listener)
 
 
+@pytest.mark.parametrize("names", ["by agent", "one list"])
+def test_each_agents_actions_are_named_by_the_names_that_fit_its_own_space(tmp_path, names):
+    """The speaker's words get ``action_name_speaker`` (NULL where it did not speak),
+    from names by agent or from the one list that fits its Discrete(3); the listener's
+    moves (a Box) get no names column."""
+    pytest.importorskip("pettingzoo")
+    from tests.beacon import beacon_aec, guide
+
+    words = ["west", "north", "east"]
+    given = {"agent_action_names": {"speaker": words}} if names == "by agent" else {}
+    rollout = record(beacon_aec(), guide(0), seed=0, metadata=given)
+    if names == "one list":
+        rollout.metadata["action_names"] = words
+    lib = RunLibrary(tmp_path / "runs")
+    lib.add([rollout], algorithm="guide", run="a")
+    found = lib.query("SELECT * FROM steps ORDER BY t")
+    spoke = rollout.agent_acted[:, 0]
+    said = zip(rollout.agent_action("speaker"), spoke, strict=True)
+    expected = [words[w] if s else "-" for w, s in said]
+    assert found["action_name_speaker"].fillna("-").tolist() == expected
+    assert "-" in expected
+    assert set(expected) & set(words)
+    assert "action_name_listener" not in found.columns
+
+
 def test_an_episode_no_table_can_hold_fails_neither_add_nor_the_query(tmp_path, monkeypatch):
     """Should building an episode's steps raise (a kind of data this code has not met),
     add() still adds it, saying so, and the query leaves that episode out."""
