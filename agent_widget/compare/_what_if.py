@@ -5,7 +5,9 @@ the user picks an action (or every action) at the shared step, and the kernel
 computes the branches (:meth:`Rollout.branch`) on a worker thread, each added to the
 comparison as it finishes, aligned by step, so the divergence mark sits at the branch
 point. The viewer keeps serving frames and panels meanwhile; a cancel stops between
-two steps of the policy.
+two steps of the policy. In a turn-based multi-agent (PettingZoo AEC) episode whose
+agents share one discrete action space, the action picked is the move of the agent
+whose turn it was at that step.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 import gymnasium as gym
 
 from agent_widget.compare._viewer import CompareViewer
-from agent_widget.episodes import Rollout, action_names
+from agent_widget.episodes import AgentPolicies, Rollout, action_names, pettingzoo_api
 
 Env = gym.Env[Any, Any] | Callable[[], gym.Env[Any, Any]]
 EVERY = "every"  # the action a request names to branch on each action but the recorded one
@@ -31,7 +33,7 @@ def what_if(
     rollout: Rollout,
     *,
     env: Env,
-    policy: Callable[[Any], Any],
+    policy: Callable[..., Any],
     max_steps: int = 10_000,
     title: str = "",
     **traits: Any,
@@ -39,10 +41,12 @@ def what_if(
     """A viewer of ``rollout`` that branches it at any step, from its own "What if…" bar.
 
     Args:
-        rollout: a recorded episode with a seed, in an env with discrete actions.
+        rollout: a recorded episode with a seed, in an env with discrete actions (or
+            a PettingZoo AEC env whose agents share one ``Discrete`` space).
         env: an env of the rollout's env id, or a function that makes one (made with
             ``render_mode="rgb_array"`` when the rollout has frames).
-        policy: what acts after the branch point, as for :func:`record`.
+        policy: what acts after the branch point, as for :func:`record` (every agent's
+            in a PettingZoo env).
         max_steps: the most actions of a branch after its branch point.
         title: as for :class:`CompareViewer`.
         **traits: as for :class:`CompareViewer`.
@@ -54,19 +58,56 @@ def what_if(
         >>> viewer = what_if(rollout, env=make_env, policy=greedy)  # doctest: +SKIP
         >>> viewer  # pick a step, an action, "Branch"  # doctest: +SKIP
     """
-    base = env if isinstance(env, gym.Env) else env()
-    if not isinstance(base.action_space, gym.spaces.Discrete):
+    made = isinstance(env, gym.Env) or pettingzoo_api(env) is not None
+    base: Any = env if made else env()  # type: ignore[operator]
+    space = _shared_space(base)
+    if not isinstance(space, gym.spaces.Discrete):
         raise ValueError(
-            f"what_if offers the actions of a Discrete space; this env's is {base.action_space}. "
+            f"what_if offers the actions of a Discrete space; this env's is {space}. "
             "Call rollout.branch(t, action, ...) for any other"
         )
-    names = action_names(base) or [str(a) for a in range(int(base.action_space.n))]
+    names = [str(a) for a in range(int(space.n))]
+    acts: Callable[..., Any] = policy
+    if pettingzoo_api(base) is not None:
+        kept = rollout.metadata.get("action_names")
+        if isinstance(kept, list) and len(kept) == space.n:
+            names = [str(n) for n in kept]
+        acts = _each_agent(policy)
+    else:
+        names = action_names(base) or names
     label = str(rollout.metadata.get("agent") or rollout.metadata.get("algorithm") or "recorded")
     viewer = CompareViewer({label: rollout}, title=title, **traits)
-    brancher = _Brancher(viewer, rollout, base, policy, max_steps, names)
+    brancher = _Brancher(viewer, rollout, base, acts, max_steps, names)
     viewer.on_msg(brancher.on_message)
     viewer.set_trait("what_if", brancher.state())
     return viewer
+
+
+def _shared_space(env: Any) -> Any:
+    """The env's action space: a PettingZoo AEC env's agents' one space (the bar offers
+    the moves of the agent whose turn it is), or a ValueError saying what to call."""
+    api = pettingzoo_api(env)
+    if api is None:
+        return env.action_space
+    if api != "aec":
+        raise ValueError(
+            "what_if branches one agent's move at a step, in a turn-based (AEC) env; in a "
+            "Parallel env call rollout.branch(t, {agent: action, ...}, env=..., policy=...)"
+        )
+    spaces = {agent: env.action_space(agent) for agent in env.possible_agents}
+    if len(set(map(repr, spaces.values()))) != 1:
+        raise ValueError(
+            f"what_if offers one list of moves, and the agents' action spaces differ "
+            f"({spaces}); call rollout.branch(t, action, env=..., policy=...) for each"
+        )
+    return next(iter(spaces.values()))
+
+
+def _each_agent(policy: Any) -> Callable[[str, Any], Any]:
+    """A PettingZoo policy (a function of the agent and its observation, a dict of
+    per-agent policies, or one model) as one function of both, for :meth:`_Brancher.watched`."""
+    policies = AgentPolicies(policy, deterministic=True)
+    return lambda agent, obs: policies.action(agent, obs, -1)
 
 
 class _Brancher:
@@ -77,7 +118,7 @@ class _Brancher:
         viewer: CompareViewer,
         rollout: Rollout,
         env: gym.Env[Any, Any],
-        policy: Callable[[Any], Any],
+        policy: Callable[..., Any],
         max_steps: int,
         names: list[str],
     ) -> None:
@@ -144,11 +185,12 @@ class _Brancher:
             self.busy = False
             self.show(self.status)
 
-    def watched(self, obs: Any) -> Any:
-        """The policy, stopped between two steps when the user cancels."""
+    def watched(self, *observed: Any) -> Any:
+        """The policy (of the observation, or of the agent and its observation), stopped
+        between two steps when the user cancels."""
         if self.cancel.is_set():
             raise _Cancelled
-        return self.policy(obs)
+        return self.policy(*observed)
 
     def show(self, status: str) -> None:
         self.status = status

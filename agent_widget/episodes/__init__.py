@@ -17,9 +17,11 @@ from agent_widget.episodes._action_space import box_shape as box_shape
 from agent_widget.episodes._action_space import describe_space as describe_space
 from agent_widget.episodes._action_space import names_fit as names_fit
 from agent_widget.episodes._action_space import own_names as own_names
+from agent_widget.episodes._agent_policies import AgentPolicies as AgentPolicies
 from agent_widget.episodes._agent_rows import AgentRows as AgentRows
 from agent_widget.episodes._files import load, save
 from agent_widget.episodes._record import record
+from agent_widget.episodes._record_agents import pettingzoo_api as pettingzoo_api
 from agent_widget.episodes._record_vector import record_vector
 from agent_widget.episodes._record_wrapper import RecordRollout
 from agent_widget.episodes._replay import ReplayDivergenceError, render_frames

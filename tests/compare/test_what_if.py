@@ -110,3 +110,48 @@ def test_what_if_needs_discrete_actions():
     episode = record(env, lambda obs: np.zeros(1, np.float32), seed=0, max_steps=5)
     with pytest.raises(ValueError, match="Discrete"):
         what_if(episode, env=env, policy=lambda obs: np.zeros(1, np.float32))
+
+
+def first_legal(agent, obs):
+    return int(np.flatnonzero(obs["action_mask"])[0])
+
+
+def test_a_turn_based_game_branches_the_move_of_the_player_whose_turn_it_was():
+    """Connect Four: the bar offers the seven columns, and the move picked at step t is
+    the acting player's; the branch replays the moves before it and plays on."""
+    connect_four = pytest.importorskip("pettingzoo.classic.connect_four_v3")
+    rng = np.random.default_rng(0)
+
+    def random_legal(agent, obs):
+        return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+    def game():
+        return connect_four.env(render_mode="rgb_array")
+
+    episode = record(game(), random_legal, seed=0, agent="random")
+    viewer = what_if(episode, env=game, policy=first_legal)
+    assert viewer.what_if["actions"] == [str(column) for column in range(7)]
+    t = 4
+    other = (int(episode.actions[t]) + 1) % 7
+    deliver(viewer, {"type": "what-if", "step": t, "action": other})
+    state = wait_idle(viewer)
+    assert state["done"] == 1, state["status"]
+    branch = viewer.rollouts[1]
+    acting = str(episode.acting_agent[t])
+    assert str(branch.acting_agent[t]) == acting
+    assert int(branch.agent_action(acting)[t]) == other
+    np.testing.assert_array_equal(branch.actions[:t], episode.actions[:t])
+    assert branch.metadata["branch"]["action"] == {acting: other}
+    assert viewer.divergence == t
+
+
+def test_what_if_says_what_to_call_for_games_it_cannot_offer_one_list_of_moves():
+    pytest.importorskip("pettingzoo")
+    from tests.beacon import Beacon, beacon_aec, guide
+
+    episode = record(beacon_aec(), guide(0), seed=0)
+    with pytest.raises(ValueError, match="action spaces differ"):
+        what_if(episode, env=beacon_aec, policy=guide(0))
+    parallel = record(Beacon(), guide(0), seed=0)
+    with pytest.raises(ValueError, match=r"Parallel env call rollout\.branch"):
+        what_if(parallel, env=Beacon, policy=guide(0))
