@@ -164,7 +164,9 @@ class Leaderboard(
         return sentence(what, "sort, filter and open them", page=False)
 
     def _saved_html(self) -> str:
-        """The table, in the library's order; every user string escaped."""
+        """The sentence, then the table in the library's order; every user string
+        escaped. The sentence is a paragraph, not the table's caption: a caption one
+        line long made the table as wide (880 px in a 668 px cell), cut off in view."""
         columns = _columns(self.rows)
         head = "".join(f"<th>{html.escape(title)}</th>" for title, _ in columns)
         body = "".join(
@@ -173,8 +175,8 @@ class Leaderboard(
         )
         note = html.escape(self._saved_text())
         return (
-            f'<table class="aw-saved-leaderboard"><caption>{note}</caption>'
-            f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+            f'<div class="aw-saved-leaderboard"><p>{note}</p>'
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
         )
 
     def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:

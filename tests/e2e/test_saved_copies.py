@@ -20,6 +20,7 @@ from nbconvert import HTMLExporter
 from playwright.sync_api import Locator, Page
 
 from agent_widget.viewer._saved_copy import shown_frame
+from harness.appearance import horizontal_overflow
 from harness.lab import Notebook, Server, new_notebook, opened
 from harness.pictures import holds, shown_pixels
 from tests.e2e.episodes import synthetic_frames
@@ -70,12 +71,12 @@ def shows_the_saved_copies(page: Page) -> None:
         pixels = shown_pixels(cell(page, index).locator(".jp-OutputArea-output img"))
         for frame in frames:
             assert holds(pixels, shown_frame(frame)), f"cell {index}: the picture lacks a frame"
-    table = cell(page, BOARD).locator("table.aw-saved-leaderboard")
+    table = cell(page, BOARD).locator(".aw-saved-leaderboard")
     assert HOSTILE in table.locator("tbody td").all_text_contents()
     assert page.evaluate("window.__awInjected") is None
     outputs = page.locator(".jp-OutputArea-output").all_inner_texts()
     assert not any("object at 0x" in text for text in outputs)
-    assert "run the cell to sort, filter and open them" in table.locator("caption").inner_text()
+    assert "run the cell to sort, filter and open them" in table.locator("p").inner_text()
 
 
 def test_an_nbconvert_page_offline_shows_each_viewers_frame(executed, new_page, tmp_path):
@@ -102,6 +103,9 @@ def test_an_untrusted_notebook_in_jupyterlab_shows_the_pictures(untrusted):
     )
     assert trusted is False  # an unsigned notebook: only safe renderers draw its outputs
     shows_the_saved_copies(untrusted.page)
+    # The leaderboard's sentence wraps within its cell, whatever the table's width.
+    fit = horizontal_overflow(cell(untrusted.page, BOARD).locator(".aw-saved-leaderboard p"))
+    assert fit["width"] <= fit["cell"], fit
 
 
 @pytest.fixture(scope="module")
