@@ -16,13 +16,16 @@ list one episode (two programs built it at once, or a merge left its copy beside
 originals); the older one is read, and each row names its segment, so a query joins
 every episode to the rows of one segment alone.
 
-Merging (:meth:`SegmentStore.merge`, by ``add`` to a folder once a run has
-``MERGE_AT`` small segments of one tier; not to a bucket, whose readers' scans of a
-deleted segment may hang): their rows are written as one new segment, whole, then the
-old ones are deleted. A reader listing at any moment sees each episode in the old
-segment or the new one (the new one is written first, and, newest, read only once
-the old one is gone), never twice, never neither. A query whose segment was deleted
-between its listing and its reading lists again (:mod:`agent_widget.library._query`).
+Merging (:meth:`SegmentStore.merge`, by ``add`` once a run has ``MERGE_AT`` small
+segments of one tier): their rows are written as one new segment, whole, whose footer
+names the segments it replaces; a reader listing it reads it instead of them, so at
+every moment each episode is read from one segment, never twice, never neither. In a
+folder the old ones are deleted at once, and a query whose segment was deleted between
+its listing and its reading lists again (:mod:`agent_widget.library._query`). In a
+bucket a reader's scan of a segment deleted under it may hang (DuckDB on S3, about one
+run in seven on moto) instead of failing: the old ones are deleted by an ``add``
+``RETIRE_AFTER`` after the merge, when only a query that listed before the merge and
+read that much later could still want them.
 
 The tables of a run removed from a folder are deleted by the next ``add``, never by a
 query (:meth:`SegmentStore.drop_removed`).
@@ -37,6 +40,7 @@ import io
 import json
 import os
 import shutil
+import time
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -58,6 +62,8 @@ from agent_widget.library._step_tables import episode_metadata, step_columns
 
 TABLES = ".tables"
 _EPISODES_KEY = b"agent_widget.episodes"
+_REPLACES_KEY = b"agent_widget.replaces"  # a merged segment's: those it replaces, and when
+RETIRE_AFTER = 15 * 60  # seconds from a merge to a bucket's deleting what it replaced
 _READERS = 8  # footers read at once
 _ROW_GROUP = 128 * 1024  # rows: a filter skips the groups whose statistics rule them out
 MERGE_AT = 16  # small segments of a run, of one tier, that an add merges
@@ -76,6 +82,8 @@ class Segment:
     schema: pa.Schema
     episodes: dict[str, dict[str, Any]]
     table: pa.Table | None = None  # kept in memory: the library could not be written to
+    replaces: tuple[str, ...] = ()  # a merged segment's: the names of those it replaces
+    merged_at: float = 0.0  # when (the merging writer's clock, seconds since the epoch)
 
 
 def unified_schema(schemas: Sequence[pa.Schema]) -> pa.Schema:
@@ -159,11 +167,8 @@ class SegmentStore:
                 stacklevel=3,
             )
             return
-        if not self._local:
-            # A bucket's reader may hang in DuckDB's scan of a segment deleted under it
-            # (instead of failing and listing again): merged only by asking, for now.
-            return
         try:
+            self.retire(run_id)
             self.merge(run_id, MERGE_AT)
         except Exception as error:  # the segments stay as they were, each still read
             warnings.warn(
@@ -227,16 +232,19 @@ class SegmentStore:
         so each step is written again once per tier (about twice before a segment is
         too large to merge), not at every merge.
 
-        The merged segment is written first, then the old ones deleted, oldest first:
-        readers choose an episode's oldest segment, so at every moment each episode
-        is read from exactly one. Two merges at once both write theirs (one copy is
-        read, and the next merge keeps one); unreadable segments are left as they are.
+        The merged segment is written first, naming those it replaces: readers read it
+        instead of them. Then, in a folder, the old ones are deleted; in a bucket
+        :meth:`retire` deletes them later. Two merges at once both write theirs (the
+        older copy of an episode is read, and the next merge keeps one); unreadable
+        segments are left as they are.
         """
         sizes = self._sizes(f"{self._root}/{run_id}")
+        found = [self._cached_footer(path) for path in sorted(sizes)]  # oldest first
+        present = [segment for segment in found if isinstance(segment, Segment)]
+        replaced = {name for segment in present for name in segment.replaces}
         tiers: dict[int, list[Segment]] = {}
-        for path in sorted(p for p, size in sizes.items() if size < _SMALL_BYTES):  # oldest first
-            segment = self._cached_footer(path)
-            if isinstance(segment, Segment):
+        for segment in present:
+            if sizes[segment.path] < _SMALL_BYTES and segment.name not in replaced:
                 tiers.setdefault(_tier(len(segment.episodes)), []).append(segment)
         for tier in sorted(tiers):
             taken: list[Segment] = []
@@ -247,10 +255,26 @@ class SegmentStore:
             if len(taken) >= max(at_least, 2):
                 name = unique_name()
                 self._put(run_id, name, _merged(taken, name, self.filesystem))
-                for segment in taken:
+                for segment in taken if self._local else ():
                     self._remove(segment.path)
                 return len(taken)
         return 0
+
+    def retire(self, run_id: str) -> int:
+        """Delete a bucket's segments of run ``run_id`` that a segment merged at least
+        ``RETIRE_AFTER`` ago replaces; how many (a folder's went at the merge)."""
+        sizes = self._sizes(f"{self._root}/{run_id}")
+        now, retired = time.time(), 0
+        for path in sorted(sizes):
+            merged = self._cached_footer(path)
+            if not isinstance(merged, Segment) or now - merged.merged_at < RETIRE_AFTER:
+                continue
+            for name in merged.replaces:
+                old = f"{self._root}/{run_id}/{name}.parquet"
+                if old in sizes:
+                    self._remove(old)
+                    retired += 1
+        return retired
 
     def _cached_footer(self, path: str) -> Segment | Exception:
         if path not in self._footers:
@@ -284,6 +308,8 @@ class SegmentStore:
                 else:
                     errors.append((path, f"{path}: not a readable step table ({read})"))
         segments = [self._footers[path] for path in paths if path in self._footers]
+        replaced = {(s.run, name) for s in segments for name in s.replaces}  # merged
+        segments = [s for s in segments if (s.run, s.name) not in replaced]
         return sorted(segments + self._kept, key=lambda s: s.name), errors
 
     def _footer(self, path: str) -> Segment | Exception:
@@ -349,8 +375,10 @@ def _merged(segments: Sequence[Segment], name: str, filesystem: pafs.FileSystem)
         table = table.set_column(column, "segment", pa.repeat(pa.scalar(name), len(table)))
         parts.append(conform(table, schema))
     listed = [{"file": f, "metadata": s.episodes[f]} for f, s in chosen.items()]
-    merged = pa.concat_tables(parts)
-    return merged.replace_schema_metadata({_EPISODES_KEY: json.dumps(listed).encode()})
+    replaces = {"names": [s.name for s in segments], "at": time.time()}
+    return pa.concat_tables(parts).replace_schema_metadata(
+        {_EPISODES_KEY: json.dumps(listed).encode(), _REPLACES_KEY: json.dumps(replaces).encode()}
+    )
 
 
 def _tier(episodes: int) -> int:
@@ -391,6 +419,9 @@ def _write_renamed(path: Path, data: bytes) -> None:
 def _segment(
     path: str, run_id: str, name: str, schema: pa.Schema, table: pa.Table | None = None
 ) -> Segment:
-    listed = json.loads((schema.metadata or {}).get(_EPISODES_KEY, b"[]"))
+    metadata = schema.metadata or {}
+    listed = json.loads(metadata.get(_EPISODES_KEY, b"[]"))
     episodes = {str(e["file"]): dict(e["metadata"]) for e in listed}
-    return Segment(path, run_id, name, schema.remove_metadata(), episodes, table)
+    replaces = json.loads(metadata.get(_REPLACES_KEY, b'{"names": [], "at": 0}'))
+    names, merged_at = tuple(map(str, replaces["names"])), float(replaces["at"])
+    return Segment(path, run_id, name, schema.remove_metadata(), episodes, table, names, merged_at)

@@ -1,6 +1,8 @@
 """Merging a run's small step-table segments, in a folder and in a bucket (moto's S3
-server): fewer segments, the same rows before and after, and readers that list before
-the merge, or between its listing and its reading, still see every step once."""
+server): fewer segments read, the same rows before and after, and readers that list
+before the merge, or between its listing and its reading, still see every step once.
+A bucket's merged-away segments stay until an add ``RETIRE_AFTER`` later deletes them
+(a scan of a segment deleted under it may hang there), read by no query meanwhile."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pytest
 pytest.importorskip("duckdb")
 
 from agent_widget import RunLibrary, record
+from agent_widget.library import _tables
 from agent_widget.library._tables import MERGE_AT, TABLES, SegmentStore
 from tests.cartpole import cartpole, lean, with_angle
 
@@ -50,6 +53,12 @@ def segment_files(root: Path | str, request: pytest.FixtureRequest) -> list[str]
     return sorted(p for p in fs.find(f"{root.removeprefix('s3://')}/{TABLES}"))
 
 
+def after_merging(root: Path | str, merged: int) -> int:
+    """How many segment files a merge of ``merged`` segments leaves: one in a folder; in
+    a bucket, the old ones beside it until they are retired."""
+    return 1 if isinstance(root, Path) else merged + 1
+
+
 def added_one_by_one(root, request, rollouts) -> RunLibrary:
     """A library with ``rollouts`` added one ``add`` each, as after each evaluation."""
     lib = library(root, request)
@@ -81,8 +90,8 @@ def test_the_add_that_reaches_the_threshold_merges_the_runs_segments(root, reque
     assert before  # the filter finds steps
     assert before == leaning(rollouts[:-1])
     lib.add(rollouts[-1], algorithm="lean", run="a")
-    # A bucket's readers may hang on a segment deleted under them: not merged by an add.
-    assert len(segment_files(root, request)) == (1 if isinstance(root, Path) else MERGE_AT)
+    assert len(segment_files(root, request)) == after_merging(root, MERGE_AT)
+    assert len(lib._segment_store().read()[0]) == 1  # what a query reads
     assert rows(lib.query(PER_EPISODE)) == per_episode(rollouts)
     assert rows(lib.query(LEANING)) == leaning(rollouts)
     assert lib.errors == []
@@ -93,7 +102,7 @@ def test_a_merge_changes_no_querys_rows(root, request, rollouts):
     before = [rows(lib.query(sql)) for sql in (PER_EPISODE, LEANING)]
     assert before == [per_episode(rollouts[:5]), leaning(rollouts[:5])]
     assert lib._segment_store().merge(RUN) == 5
-    assert len(segment_files(root, request)) == 1
+    assert len(segment_files(root, request)) == after_merging(root, 5)
     assert [rows(lib.query(sql)) for sql in (PER_EPISODE, LEANING)] == before
     assert rows(library(root, request).query(PER_EPISODE)) == before[0]  # a new reader too
 
@@ -103,7 +112,7 @@ def test_a_reader_opened_before_the_merge_answers_after_it(root, request, rollou
     reader = library(root, request)
     before = rows(reader.query(PER_EPISODE))  # its footers of the four segments cached
     writer._segment_store().merge(RUN)
-    assert len(segment_files(root, request)) == 1
+    assert len(segment_files(root, request)) == after_merging(root, 4)
     assert rows(reader.query(PER_EPISODE)) == before == per_episode(rollouts[:4])
     assert reader.errors == []
 
@@ -125,17 +134,35 @@ class MergedUnderfoot(SegmentStore):
 
 
 def test_a_merge_between_a_readers_listing_and_its_reading_is_read_again(root, request, rollouts):
-    if not isinstance(root, Path):
-        pytest.skip(
-            "on a bucket, DuckDB's scan of a segment deleted under it hung (about 1 run "
-            "in 7) instead of failing: an add does not merge a bucket's segments"
-        )
+    """In a folder the segments listed are gone: the reader lists again. In a bucket
+    they stay (the reader reads them as listed), retired only later."""
     writer = added_one_by_one(root, request, rollouts[:4])
     reader = library(root, request)
     reader._segments = store = MergedUnderfoot(writer, reader)
     assert rows(reader.query(PER_EPISODE)) == per_episode(rollouts[:4])
     assert store.merged == 4
-    assert len(segment_files(root, request)) == 1
+    assert len(segment_files(root, request)) == after_merging(root, 4)
+
+
+def test_a_buckets_merged_away_segments_go_at_an_add_after_the_grace(
+    root, request, rollouts, monkeypatch
+):
+    """Read by no query from the merge on; deleted by the first add ``RETIRE_AFTER``
+    after it (an hour here: not by the add after the merge; none: by the next)."""
+    monkeypatch.setattr(_tables, "RETIRE_AFTER", 3600)
+    lib = added_one_by_one(root, request, rollouts)
+    merged = after_merging(root, MERGE_AT)
+    assert len(segment_files(root, request)) == merged
+    [read] = lib._segment_store().read()[0]  # what a query reads: the merged one alone
+    assert len(read.replaces) == MERGE_AT
+    assert rows(lib.query(PER_EPISODE)) == per_episode(rollouts)
+    lib.add(rollouts[0], algorithm="lean", run="a")  # within the grace: all kept
+    assert len(segment_files(root, request)) == merged + 1
+    monkeypatch.setattr(_tables, "RETIRE_AFTER", 0)
+    lib.add(rollouts[1], algorithm="lean", run="a")
+    assert len(segment_files(root, request)) == 3  # the merged one and the two added
+    assert rows(lib.query(PER_EPISODE)) == per_episode([*rollouts, *rollouts[:2]])
+    assert lib.errors == []
 
 
 def test_an_episode_in_two_segments_is_merged_once(root, request, rollouts):
