@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EVERY, parseState, request } from "./what-if.ts";
+import { EVERY, optionLabel, parseState, request } from "./what-if.ts";
 
 describe("parseState", () => {
   it("reads the kernel's state of the bar", () => {
@@ -36,5 +36,13 @@ describe("request", () => {
 
   it("asks for every other action", () => {
     expect(request(0, EVERY)).toEqual({ type: "what-if", step: 0, action: "every" });
+  });
+});
+
+describe("optionLabel", () => {
+  it("names an action and its index, or the index alone when that is its name", () => {
+    expect(optionLabel("LEFT", 0)).toBe("LEFT (0)");
+    expect(optionLabel("3", 3)).toBe("3");
+    expect(optionLabel("3", 4)).toBe("3 (4)");
   });
 });

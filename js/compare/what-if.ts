@@ -32,6 +32,12 @@ export function parseState(value: unknown): WhatIfState | null {
   return { actions, busy: v.busy === true, done: count(v.done), total: count(v.total), status: String(v.status ?? "") };
 }
 
+/** An action as the bar offers it: its name and index, or the index alone when the
+ * env names its actions by number (a board game's columns: "3", not "3 (3)"). */
+export function optionLabel(name: string, index: number): string {
+  return name === String(index) ? name : `${name} (${index})`;
+}
+
 /** The message asking for the branches at `step` on `choice` (an action's index, or "every"). */
 export function request(step: number, choice: string): { type: string; step: number; action: number | string } {
   return { type: "what-if", step, action: choice === EVERY ? EVERY : Number(choice) };
@@ -80,7 +86,7 @@ export class WhatIfBar {
     if (actions !== this.shownActions) {
       this.shownActions = actions;
       this.select.replaceChildren(
-        ...state.actions.map((name, i) => new Option(`${name} (${i})`, String(i))),
+        ...state.actions.map((name, i) => new Option(optionLabel(name, i), String(i))),
         new Option("every other action", EVERY),
       );
     }

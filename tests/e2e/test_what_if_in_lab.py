@@ -101,3 +101,63 @@ def test_the_bar_branches_at_the_slider_on_the_action_picked_and_paints_both_fut
     ]
     assert shown == want
     assert shown[0] != shown[1]
+
+
+GAME_CELLS = [
+    f"""import sys
+sys.path.insert(0, {str(ROOT)!r})
+import numpy as np
+from pettingzoo.classic import connect_four_v3
+from harness.lab import rgb_sha256
+from agent_widget import record, what_if
+
+rng = np.random.default_rng(0)
+def random_legal(agent, obs):
+    return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+def first_legal(agent, obs):
+    return int(np.flatnonzero(obs["action_mask"])[0])
+def game():
+    return connect_four_v3.env(render_mode="rgb_array")
+
+episode = record(game(), random_legal, seed=0, agent="random")
+other = (int(episode.actions[4]) + 1) % 7
+viewer = what_if(episode, env=game, policy=first_legal)""",
+    "viewer",
+]
+
+
+def test_a_turn_based_game_branches_the_move_of_the_player_whose_turn_it_was(server, new_page):
+    """Connect Four: the bar offers the seven columns; the column picked at t = 4 is
+    played by the player whose turn it was, and the next position shows its own board."""
+    pytest.importorskip("pettingzoo")
+    t = 4
+    with opened(server, new_page(), "what_if_game.ipynb", GAME_CELLS) as notebook:
+        root = notebook.page.locator(".jp-Notebook .jp-Cell").nth(CELL).locator(".aw-compare")
+        root.wait_for(timeout=30_000)
+        bar = root.locator(".aw-what-if")
+        options = bar.locator("select.aw-what-if-action option").all_inner_texts()
+        assert options == [*map(str, range(7)), "every other action"]
+        slide_to(root, t)
+        notebook.wait_until(lambda: notebook.python("viewer.step") == t, what="viewer.step")
+        bar.locator("select.aw-what-if-action").select_option(str(notebook.python("other")))
+        bar.locator("button.aw-what-if-go").click()
+        notebook.wait_for(
+            "(grid) => grid.querySelectorAll('.aw-cell .agent-widget').length === 2",
+            root.locator(".aw-compare-grid").element_handle(),
+            timeout=60,
+            what="the branch's column",
+        )
+        assert bar.locator(".aw-what-if-status").inner_text() == f"1 branch at t = {t}"
+        acting = notebook.python("str(episode.acting_agent[4])")
+        assert notebook.python(f"int(viewer.rollouts[1].agent_action({acting!r})[4])") == (
+            notebook.python("other")
+        )
+        cells = root.locator(".aw-compare-grid .aw-cell")
+        views = [View(notebook, cells.nth(i).locator(".agent-widget")) for i in range(2)]
+        slide_to(root, t + 1)  # the boards after the two moves
+        shown = [painted(view, t + 1) for view in views]
+        assert shown == [
+            notebook.python(f"rgb_sha256(episode.frames[{t + 1}])"),
+            notebook.python(f"rgb_sha256(viewer.rollouts[1].frames[{t + 1}])"),
+        ]
+        assert shown[0] != shown[1]
