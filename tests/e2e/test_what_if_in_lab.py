@@ -56,6 +56,26 @@ def slide_to(root: Locator, t: int) -> None:
     )
 
 
+def branch_at(notebook: Notebook, root: Locator, t: int) -> list[View]:
+    """Branch at ``t`` on the kernel's ``other`` action from the bar, as a user would;
+    the views of the episode and of its branch once the branch's column is there."""
+    bar = root.locator(".aw-what-if")
+    slide_to(root, t)
+    notebook.wait_until(lambda: notebook.python("viewer.step") == t, what="viewer.step")
+    assert bar.locator(".aw-what-if-step").inner_text() == f"t = {t}"
+    bar.locator("select.aw-what-if-action").select_option(str(notebook.python("other")))
+    bar.locator("button.aw-what-if-go").click()
+    notebook.wait_for(
+        "(grid) => grid.querySelectorAll('.aw-cell .agent-widget').length === 2",
+        root.locator(".aw-compare-grid").element_handle(),
+        timeout=60,
+        what="the branch's column",
+    )
+    assert bar.locator(".aw-what-if-status").inner_text() == f"1 branch at t = {t}"
+    cells = root.locator(".aw-compare-grid .aw-cell")
+    return [View(notebook, cells.nth(i).locator(".agent-widget")) for i in range(2)]
+
+
 def painted(view: View, t: int) -> str:
     view.wait_painted(t)
     canvas = view.canvas()
@@ -70,22 +90,8 @@ def test_the_bar_branches_at_the_slider_on_the_action_picked_and_paints_both_fut
     assert bar.is_visible()
     options = bar.locator("select.aw-what-if-action option").all_inner_texts()
     assert options == ["LEFT (0)", "RIGHT (1)", "every other action"]
-    slide_to(root, T)
-    notebook.wait_until(lambda: notebook.python("viewer.step") == T, what="viewer.step")
-    assert bar.locator(".aw-what-if-step").inner_text() == f"t = {T}"
-    bar.locator("select.aw-what-if-action").select_option(str(notebook.python("other")))
-    bar.locator("button.aw-what-if-go").click()
-
-    cells = root.locator(".aw-compare-grid .aw-cell")
-    notebook.wait_for(
-        "(grid) => grid.querySelectorAll('.aw-cell .agent-widget').length === 2",
-        root.locator(".aw-compare-grid").element_handle(),
-        timeout=60,
-        what="the branch's column",
-    )
-    assert bar.locator(".aw-what-if-status").inner_text() == f"1 branch at t = {T}"
+    views = branch_at(notebook, root, T)
     assert notebook.python("viewer.divergence") == T
-    views = [View(notebook, cells.nth(i).locator(".agent-widget")) for i in range(2)]
 
     # At the branch point both show the episode's own frame ...
     slide_to(root, T)
@@ -137,23 +143,11 @@ def test_a_turn_based_game_branches_the_move_of_the_player_whose_turn_it_was(ser
         bar = root.locator(".aw-what-if")
         options = bar.locator("select.aw-what-if-action option").all_inner_texts()
         assert options == [*map(str, range(7)), "every other action"]
-        slide_to(root, t)
-        notebook.wait_until(lambda: notebook.python("viewer.step") == t, what="viewer.step")
-        bar.locator("select.aw-what-if-action").select_option(str(notebook.python("other")))
-        bar.locator("button.aw-what-if-go").click()
-        notebook.wait_for(
-            "(grid) => grid.querySelectorAll('.aw-cell .agent-widget').length === 2",
-            root.locator(".aw-compare-grid").element_handle(),
-            timeout=60,
-            what="the branch's column",
-        )
-        assert bar.locator(".aw-what-if-status").inner_text() == f"1 branch at t = {t}"
+        views = branch_at(notebook, root, t)
         acting = notebook.python("str(episode.acting_agent[4])")
         assert notebook.python(f"int(viewer.rollouts[1].agent_action({acting!r})[4])") == (
             notebook.python("other")
         )
-        cells = root.locator(".aw-compare-grid .aw-cell")
-        views = [View(notebook, cells.nth(i).locator(".agent-widget")) for i in range(2)]
         slide_to(root, t + 1)  # the boards after the two moves
         shown = [painted(view, t + 1) for view in views]
         assert shown == [
