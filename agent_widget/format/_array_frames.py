@@ -283,8 +283,8 @@ class ArrayFrames(Frames):
 
         The frame that fills a chunk has the chunk encoded for good, its frames let go.
         """
-        k = self._add(frame)
-        if len(self._open) > 1 or self._open[k].full:  # a chunk to seal, or waiting for parts
+        newest = self._add(frame)
+        if len(self._open) > 1 or self._open[newest].full:  # one to seal, or waiting for parts
             for k in [k for k, chunk in self._open.items() if chunk.full and chunk.ready]:
                 self._seal(k)
 
