@@ -230,10 +230,6 @@ class DeltaState(NamedTuple):
         return cls.of(kind, None if base is None else base[0], delta), split
 
     @property
-    def twists(self) -> tuple[int | None, ...]:
-        return self.delta.twists
-
-    @property
     def nbytes(self) -> int:
         """The bytes this state holds beyond its base's."""
         delta = self.delta
@@ -244,10 +240,14 @@ class DeltaState(NamedTuple):
 
     def serialized(self) -> bytes:
         """The state's bytes, decoded along its chain from the first state held whole."""
-        return self.parts().joined()
+        return self._decoded().joined()
 
     def parts(self) -> _Split:
-        """The state's parts, decoded along its chain: to pack the next state against."""
+        """The state's parts, with where its generators are: to pack the next against."""
+        return self._decoded().found_again()
+
+    def _decoded(self) -> _Split:
+        """The state's parts, decoded along its chain from the first state held whole."""
         chain: list[DeltaState] = []
         state: DeltaState | None = self
         while state is not None:
@@ -257,7 +257,7 @@ class DeltaState(NamedTuple):
         for link in reversed(chain):
             split = link.split(split)
         assert split is not None
-        return split.found_again()
+        return split
 
     def split(self, base: _Split | None) -> _Split:
         """This state's parts, given its base's (None when it is held whole)."""
