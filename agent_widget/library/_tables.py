@@ -168,7 +168,6 @@ class SegmentStore:
             )
             return
         try:
-            self.retire(run_id)
             self.merge(run_id, MERGE_AT)
         except Exception as error:  # the segments stay as they were, each still read
             warnings.warn(
@@ -233,14 +232,15 @@ class SegmentStore:
         too large to merge), not at every merge.
 
         The merged segment is written first, naming those it replaces: readers read it
-        instead of them. Then, in a folder, the old ones are deleted; in a bucket
-        :meth:`retire` deletes them later. Two merges at once both write theirs (the
-        older copy of an episode is read, and the next merge keeps one); unreadable
-        segments are left as they are.
+        instead of them. Then, in a folder, the old ones are deleted; in a bucket a
+        later merge deletes them, ``RETIRE_AFTER`` after (:meth:`_retire`). Two merges
+        at once both write theirs (the older copy of an episode is read, and the next
+        merge keeps one); unreadable segments are left as they are.
         """
         sizes = self._sizes(f"{self._root}/{run_id}")
         found = [self._cached_footer(path) for path in sorted(sizes)]  # oldest first
         present = [segment for segment in found if isinstance(segment, Segment)]
+        self._retire(present, sizes)
         replaced = {name for segment in present for name in segment.replaces}
         tiers: dict[int, list[Segment]] = {}
         for segment in present:
@@ -260,21 +260,16 @@ class SegmentStore:
                 return len(taken)
         return 0
 
-    def retire(self, run_id: str) -> int:
-        """Delete a bucket's segments of run ``run_id`` that a segment merged at least
-        ``RETIRE_AFTER`` ago replaces; how many (a folder's went at the merge)."""
-        sizes = self._sizes(f"{self._root}/{run_id}")
-        now, retired = time.time(), 0
-        for path in sorted(sizes):
-            merged = self._cached_footer(path)
-            if not isinstance(merged, Segment) or now - merged.merged_at < RETIRE_AFTER:
-                continue
-            for name in merged.replaces:
-                old = f"{self._root}/{run_id}/{name}.parquet"
-                if old in sizes:
-                    self._remove(old)
-                    retired += 1
-        return retired
+    def _retire(self, present: Sequence[Segment], sizes: dict[str, int]) -> None:
+        """Delete the segments (of ``sizes``, listed) that one of ``present`` merged at
+        least ``RETIRE_AFTER`` ago replaces (a folder's went at the merge)."""
+        now = time.time()
+        for merged in present:
+            if now - merged.merged_at >= RETIRE_AFTER:
+                folder = merged.path.rsplit("/", 1)[0]
+                for old in (f"{folder}/{name}.parquet" for name in merged.replaces):
+                    if old in sizes:
+                        self._remove(old)
 
     def _cached_footer(self, path: str) -> Segment | Exception:
         if path not in self._footers:
