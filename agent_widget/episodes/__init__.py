@@ -15,6 +15,7 @@ from agent_widget.episodes._action_names import action_names as action_names
 from agent_widget.episodes._action_space import ActionNames as ActionNames
 from agent_widget.episodes._action_space import box_shape as box_shape
 from agent_widget.episodes._action_space import describe_space as describe_space
+from agent_widget.episodes._action_space import kept_names as kept_names
 from agent_widget.episodes._action_space import names_fit as names_fit
 from agent_widget.episodes._action_space import own_names as own_names
 from agent_widget.episodes._agent_policies import AgentPolicies as AgentPolicies

@@ -110,6 +110,12 @@ def names_fit(names: Sequence[str], space: Any) -> bool:
     return space.get("type") == "Discrete" and space.get("n") == len(names)
 
 
+def kept_names(metadata: Mapping[str, Any]) -> Any:
+    """The action names an episode's metadata keeps: by agent
+    (``agent_action_names``), else one list (``action_names``); None if neither."""
+    return metadata.get("agent_action_names") or metadata.get("action_names")
+
+
 def own_names(names: ActionNames, metadata: Mapping[str, Any], agent: str) -> list[str]:
     """The action names that name ``agent``'s actions: its own where ``names`` is a dict
     by agent; else the one list where the agents share one action space, and where they

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from agent_widget.episodes import Rollout, own_names
+from agent_widget.episodes import Rollout, kept_names, own_names
 from agent_widget.format import own_column
 
 # The columns every table has, before those an episode brings.
@@ -232,8 +232,7 @@ def _agent_named(
     (``metadata["agent_action_names"]``, or the episode's one list where it fits);
     NULL where ``missing`` (a step it took no action)."""
     metadata = rollout.metadata
-    names = metadata.get("agent_action_names") or metadata.get("action_names") or []
-    named = _named(actions, own_names(names, metadata, agent))
+    named = _named(actions, own_names(kept_names(metadata) or [], metadata, agent))
     if named is None or missing is None:
         return named
     return pa.array(named.to_pylist(), pa.string(), mask=missing)

@@ -19,7 +19,7 @@ import numpy as np
 import traitlets
 from PIL import Image
 
-from agent_widget.episodes import ActionNames, Rollout
+from agent_widget.episodes import ActionNames, Rollout, kept_names
 from agent_widget.format import CHUNK_SIZE, ENCODINGS
 from agent_widget.panels import (
     DEFAULT_CACHE_BYTES,
@@ -154,10 +154,7 @@ class EpisodeViewer(
         rollout = as_rollout(episode, encoding)
         if rollout.num_positions == 0:
             raise ValueError("the episode is empty: EpisodeViewer needs at least one position")
-        names = action_names
-        if names is None:
-            kept = rollout.metadata
-            names = kept.get("agent_action_names") or kept.get("action_names")
+        names = kept_names(rollout.metadata) if action_names is None else action_names
         frames = frames_to_show(rollout, encoding)
         self._episode = ServedEpisode(rollout, frames, encoding, extras, names, full_series)
         self._panels = PanelRunner(
