@@ -32,6 +32,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from agent_widget.episodes._interrupts import interrupts_held
 from agent_widget.format import DeltaState, StateChain
 
 
@@ -123,14 +124,17 @@ class SavedStates:
             return
         if self._packs is None:
             self._packs = _serializable(state)
-        if not self._packs:
-            self.states[position] = state
-        else:
-            if self._chain is None:
-                self._chain = StateChain(type(state), self.states)
-            self._chain.add(position, state)
-        if self.automatic and self._held() > HELD_MOST:
-            self._thin()
+        # Whole, whatever a Ctrl-C does: a state the chain waits for but never sent to
+        # the encoder process would be waited for at the episode's end, for ever.
+        with interrupts_held():
+            if not self._packs:
+                self.states[position] = state
+            else:
+                if self._chain is None:
+                    self._chain = StateChain(type(state), self.states)
+                self._chain.add(position, state)
+            if self.automatic and self._held() > HELD_MOST:
+                self._thin()
 
     def fit(self, encoded_bytes: int) -> None:
         """The episode ended: by default, thin the states until they hold at most 10% of

@@ -11,6 +11,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from agent_widget.episodes._env_states import SavedStates
 from agent_widget.format import _state_packing
 from agent_widget.format._encoder_process import cores
 from agent_widget.format._state_deltas import DeltaState
@@ -117,3 +118,36 @@ def test_a_thinned_chain_goes_on_in_the_encoder_process_byte_for_byte(encoder):
     assert sorted(chain.states) == sorted(kept | set(positions[8:]))
     assert serialized(chain.states) == {p: saved[p].serialize() for p in chain.states}
     assert whole(chain.states) == [min(kept)]
+
+
+def test_a_ctrl_c_as_a_state_is_sent_loses_no_state_and_wedges_nothing(encoder, monkeypatch):
+    """SIGINT arrives just as a state goes to the encoder process: the state is sent
+    whole before the KeyboardInterrupt is raised, so waiting for it ends, and every
+    state saved comes back byte for byte."""
+    env = gym.make("ALE/Pong-v5")
+    env.reset(seed=0)
+    saved, sent, raws = SavedStates(env, None), set(), {}
+    send = encoder.send
+
+    def watched(message):
+        if message[0] == "state":
+            if message[2] == 3 * 64:
+                signal.raise_signal(signal.SIGINT)  # Kernel -> Interrupt, just then
+            sent.add(message[2])
+        send(message)
+
+    monkeypatch.setattr(encoder, "send", watched)
+    moves = np.random.default_rng(0).integers(6, size=5 * 64).tolist()
+    interrupted = []
+    for t, move in enumerate(moves, 1):
+        env.step(move)
+        if t % 64 == 0:
+            raws[t] = env.unwrapped.clone_state(include_rng=True).serialize()
+        try:
+            saved.save(env, t)
+        except KeyboardInterrupt:
+            interrupted.append(t)
+    assert interrupted == [3 * 64]
+    assert set(saved._chain.pending) <= sent  # none waited for that was never sent
+    saved.fit(10**9)
+    assert serialized(saved.states) == raws
