@@ -34,12 +34,13 @@ benchmarks/recording.py measures memory and overhead.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple, SupportsFloat
 
 import gymnasium as gym
@@ -58,14 +59,15 @@ from agent_widget.format import (
     EncoderDied,
     Held,
     Members,
-    Payload,
+    RemoteRecords,
     Spool,
     chunk_count,
     encoder_deaths,
     frame_payloads,
-    infos_payload,
+    infos_text,
     journal_layout,
     stream_payloads,
+    text_payload,
 )
 
 
@@ -123,7 +125,7 @@ class _Prepared(NamedTuple):
 
     arrays: dict[str, np.ndarray]  # per-step arrays and small observations
     streams: dict[str, bytes | None]  # large observations by key; None: the frames
-    infos: Payload
+    infos: bytes  # as JSON (``infos_text``), deflated by whoever makes the record
 
 
 class EpisodeBuffer:
@@ -168,6 +170,9 @@ class EpisodeBuffer:
         # once (:meth:`_hold`) and written from here when the parts come back.
         self._prepared: dict[int, _Prepared] = {}
         self._held = 0  # the chunks before it were held (or written)
+        # Records the encoder process makes of the chunks held (:meth:`_lending`).
+        self._records: RemoteRecords | None = None
+        self._lends = True  # until it cannot: the records are made here from then on
 
     def check_extras(self, extras: Mapping[str, Any]) -> None:
         """ValueError unless ``extras`` has the names of the steps before (checked before
@@ -242,47 +247,90 @@ class EpisodeBuffer:
     def _write_ready(self, *, final: bool = False) -> None:
         """Write each chunk whose steps are all known (the position after it is here);
         ``final``: the rest too. After a failed write, nothing more (the file ends at
-        the chunk before it). A chunk whose frames are still with the encoder process
-        waits for them, held by the encoder process meanwhile (:meth:`_hold`)."""
+        the chunk before it). Where the encoder process encodes the frames, it makes
+        the records of the chunks held for it (:meth:`_hold`), written here as they
+        come (:meth:`_lending`); else a chunk whose frames or observations are still
+        with it waits for them, held by it meanwhile."""
         spool, n = self.spool, len(self.infos)
         if spool is None:
             return
+        records = self._lending()
+        if final and records is not None:
+            records.receive()  # those that came: written, the rest made here
         while not spool.failed and spool.written < chunk_count(n):
-            if not final and (spool.written + 1) * CHUNK_SIZE >= n:
+            k = spool.written
+            if records is not None and (record := records.take(k)) is not None:
+                with self._writing(spool):
+                    spool.write_record(record)
+                self._let_go(spool, k, n)
+                continue
+            if final:
+                self._stop_lending()  # the rest made here
+                records = None
+            elif (k + 1) * CHUNK_SIZE >= n:
                 return  # not all of its steps yet
-            if not final and (
-                (self.frames is not None and not self.frames.ready(spool.written))
-                or not self.observations.ready(spool.written)
-            ):
+            elif records is not None or not self._ready(k):
                 if self.frames is not None and self._held < (n - 1) // CHUNK_SIZE:
                     self._hold(spool, n)
-                return  # its frames or observations still being encoded
-            try:
-                self._write_chunk(spool, spool.written, n)
-            except BaseException as error:
-                spool.failed = True  # said once; the episode goes on in memory
-                if self.frames is not None:
-                    self.frames.drop_held()
-                error.add_note(
-                    f"agent-widget: {spool.path} ends before chunk {spool.written} (positions "
-                    f"from {spool.written * CHUNK_SIZE}); the episode goes on in memory"
-                )
-                raise
+                return  # its record, frames or observations still being made
+            with self._writing(spool):
+                self._write_chunk(spool, k, n)
+
+    def _ready(self, k: int) -> bool:
+        """Whether chunk k's frames and observations are encoded."""
+        return (self.frames is None or self.frames.ready(k)) and self.observations.ready(k)
+
+    def _lending(self) -> RemoteRecords | None:
+        """The records the encoder process makes of this episode's chunks from the
+        first it was given on (:meth:`_hold`, :mod:`agent_widget.format._remote_records`);
+        None where they are made here (before, or since it died)."""
+        if self._records is not None and self._records.error is not None:
+            self._stop_lending()
+        return self._records
+
+    def _stop_lending(self) -> None:
+        """The records are made here from the first chunk not written; those the
+        encoder process sends after are dropped."""
+        if self._records is not None:
+            self._records.close()
+        self._records, self._lends = None, False
+
+    @contextlib.contextmanager
+    def _writing(self, spool: Spool) -> Iterator[None]:
+        """A write that fails is said once, and none follows: the file ends at the
+        chunk before it, and the episode goes on in memory."""
+        try:
+            yield
+        except BaseException as error:
+            spool.failed = True
+            self._stop_lending()
+            if self.frames is not None:
+                self.frames.drop_held()
+            error.add_note(
+                f"agent-widget: {spool.path} ends before chunk {spool.written} (positions "
+                f"from {spool.written * CHUNK_SIZE}); the episode goes on in memory"
+            )
+            raise
 
     def _hold(self, spool: Spool, n: int) -> None:
         """Give the encoder process each chunk whose steps are all known, from the first
-        not written, to append should this process die before writing them (SIGKILL
-        loses none of them, as when frames were encoded here). Their values are made
-        now, once: the write takes them from here. A chunk whose values cannot be made
-        (infos too large) is not held, nor any after it: its write says why. Nor are
-        frames so small they are observations stored as plain arrays (under 1 KB): those
-        would be read back from the encoder's parts, waiting for them. A chunk whose
-        large observations are still with the encoder is held once they are back."""
+        not written, to append should this process die before writing it (SIGKILL loses
+        none of them, as when frames were encoded here), and to make its record of: it
+        is lent what that takes with the first (:meth:`_lending`). Their values are made
+        now, once. A chunk that cannot be held
+        (infos too large to make, or for a hold slot), nor any after it, is made here,
+        and says why if it cannot be written. Nor are frames so small they are
+        observations stored as plain arrays (under 1 KB): those would be read back from
+        the encoder's parts, waiting for them. A chunk whose large observations are
+        still with the encoder is held once they are back."""
         complete = (n - 1) // CHUNK_SIZE  # the chunks whose steps are all known
         assert self.frames is not None
+        if self._layout is None:
+            self._layout = self._first_layout()
         columns = self.observations.columns.items()
         if any(key not in self._streams and c.frames is not None for key, c in columns):
             self._held = complete
+            self._stop_lending()
             return
         for k in range(max(self._held, spool.written), complete):
             if not self.observations.ready(k):  # held once its rows' payload is here
@@ -291,11 +339,18 @@ class EpisodeBuffer:
             try:
                 prepared = self._prepared[k] = self._prepare(k, n)
             except ValueError:
+                self._stop_lending()
                 break
             streams = [(self._streams[key], data) for key, data in prepared.streams.items()]
             layout = self._layout if k == 0 else None
-            held = Held.of(spool.identity, layout, prepared.arrays, streams, prepared.infos)
-            self.frames.hold(k, spool.written, held)
+            held = Held.of(
+                spool.identity, layout, prepared.arrays, streams, CHUNK_SIZE, prepared.infos
+            )
+            if not self.frames.hold(k, spool.written, held):
+                self._stop_lending()
+                break
+            if self._records is None and self._lends:  # sent after the chunk is held
+                self._records = self.frames.records(spool.state)
         self._held = complete
 
     def _prepare(self, k: int, n: int) -> _Prepared:
@@ -324,7 +379,7 @@ class EpisodeBuffer:
             elif (payload := column.payload(k)) is not None:
                 streams[key] = payload
         infos = json_dicts(self.infos[start:stop], self._dropped, start)  # type: ignore[arg-type]
-        return _Prepared(arrays, streams, infos_payload(start, stop, infos))
+        return _Prepared(arrays, streams, infos_text(start, stop, infos))
 
     def _write_chunk(self, spool: Spool, k: int, n: int) -> None:
         prepared = self._prepared.pop(k, None) or self._prepare(k, n)
@@ -337,7 +392,15 @@ class EpisodeBuffer:
                 streams[self._streams[key]] = payload
         payloads = [*frame_payloads(parts or []), *stream_payloads(start, stop, streams)]
         assert self._layout is not None  # made with the first chunk's values (_prepare)
-        spool.write([*payloads, prepared.infos], prepared.arrays, self._layout)
+        infos = text_payload(start, stop, prepared.infos)
+        spool.write([*payloads, infos], prepared.arrays, self._layout)
+        self._let_go(spool, k, n)
+
+    def _let_go(self, spool: Spool, k: int, n: int) -> None:
+        """Chunk k is in the file: its frames, large observations and infos are read
+        back from there."""
+        start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)
+        self._prepared.pop(k, None)
         self.infos[start:stop] = [None] * (stop - start)
         if self.frames is not None:
             self.frames.release(k, spool.frame_parts)
@@ -401,6 +464,7 @@ class EpisodeBuffer:
 
     def discard(self) -> None:
         """Drop an episode that took no action, and its file."""
+        self._stop_lending()
         if self.frames is not None:
             self.frames.finish_encoding()
         self.observations.finish_encoding()
@@ -431,6 +495,7 @@ class EpisodeBuffer:
         try:
             self._write_ready(final=True)
         finally:
+            self._stop_lending()
             # Only now: the encoder process holds the chunks until they are written.
             if self.frames is not None:
                 self.frames.finish_encoding()

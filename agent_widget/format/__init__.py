@@ -37,6 +37,7 @@ from agent_widget.format._frames import Frames
 from agent_widget.format._held_chunks import Held
 from agent_widget.format._layout import ACTION_KINDS, AgentColumns, Columns, own_column
 from agent_widget.format._reader import read_columns
+from agent_widget.format._remote_records import RemoteRecords
 from agent_widget.format._spool import Spool, part_of
 from agent_widget.format._state_deltas import DeltaState
 from agent_widget.format._state_packing import StateChain
@@ -46,8 +47,10 @@ from agent_widget.format._writer import (
     chunk_payloads,
     frame_payloads,
     infos_payload,
+    infos_text,
     journal_layout,
     stream_payloads,
+    text_payload,
     write_columns,
 )
 
@@ -72,6 +75,7 @@ __all__ = [
     "Members",
     "Part",
     "Payload",
+    "RemoteRecords",
     "RolloutFileError",
     "Spool",
     "StateChain",
@@ -86,6 +90,7 @@ __all__ = [
     "frame_payloads",
     "fsync_directory",
     "infos_payload",
+    "infos_text",
     "is_url",
     "journal_layout",
     "own_column",
@@ -94,6 +99,7 @@ __all__ = [
     "remove_stale",
     "stream_payloads",
     "temporary_name",
+    "text_payload",
     "url_to_fs",
     "write_columns",
 ]

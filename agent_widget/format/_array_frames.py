@@ -21,6 +21,7 @@ from agent_widget.format._encoder_process import EncoderDied, encoder_process
 from agent_widget.format._frame_ring import FrameRing, OpenChunk, RemoteChunk, episode_ring
 from agent_widget.format._frames import MISSING, DecodedPart, Frames, held, normalize_frame
 from agent_widget.format._held_chunks import Held
+from agent_widget.format._remote_records import RemoteRecords
 
 # A part inflates to its first frame plus at most this many bytes of changes. The browser
 # inflates a whole part to show any of its frames, so this caps what showing one costs
@@ -293,16 +294,26 @@ class ArrayFrames(Frames):
         chunk = self._open.get(k)
         return chunk is None or chunk.ready
 
-    def hold(self, k: int, written: int, held: Held) -> None:
+    def hold(self, k: int, written: int, held: Held) -> bool:
         """Give the encoder process full chunk ``k``'s ``held`` values (all but its frames)
         to append to the episode's file should this process die before writing it;
         ``written``: the chunks in the file now (:mod:`agent_widget.format._held_chunks`).
-        Its frame parts go with it if they are here, else the encoder's own are used."""
+        Its frame parts go with it if they are here, else the encoder's own are used.
+        Whether it was held."""
         if self._ring is None:
-            return  # encoded here: each chunk is written once its steps are known
+            return False  # encoded here: each chunk is written once its steps are known
         chunk = self._open.get(k)
         with_encoder = isinstance(chunk, RemoteChunk) and not chunk.ready
-        self._ring.hold(k, written, held._replace(parts=None if with_encoder else self.chunk(k)))
+        parts = None if with_encoder else self.chunk(k)
+        return self._ring.hold(k, written, held._replace(parts=parts))
+
+    def records(self, state: tuple[int, int, dict[bytes, int]]) -> RemoteRecords | None:
+        """The encoder process makes the journal records of the chunks held from
+        ``state``'s on (:mod:`agent_widget.format._remote_records`); None where it does
+        not encode these frames."""
+        if self._ring is None or self._ring.error is not None:
+            return None
+        return self._ring.records(state)
 
     def drop_held(self) -> None:
         """The encoder process forgets the chunks held (the episode's file failed)."""
@@ -335,6 +346,8 @@ class ArrayFrames(Frames):
         an episode's memory stays bounded; ``read_back(j)`` reads chunk j's parts back."""
         for j in range(self._released, k + 1):
             self._sealed.pop(j, None)
+            if j in self._open and self._open[j].full:  # its parts came, not yet sealed
+                del self._open[j]
         self._released, self._read_back = max(self._released, k + 1), read_back
 
     def copy(self) -> ArrayFrames:

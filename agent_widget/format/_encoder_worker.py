@@ -9,14 +9,17 @@ parts go back over the pipe. Only the encoder is imported, not the widget (0.2 s
 recording process closes its end of the pipe (its exit, however it came), and ignores
 Ctrl-C, which the recording process handles. A recording process that died (its pipe
 closed without its "exit") leaves the chunks it held here to append to their files
-(:mod:`agent_widget.format._held_chunks`), the writer imported only then. It also packs
-a recording's env states as deltas (:mod:`agent_widget.format._state_packing`), keeping
-each chain's newest parts.
+(:mod:`agent_widget.format._held_chunks`), the writer imported only then. A live one's
+held chunks it makes into journal records, once lent what they take
+(:mod:`agent_widget.format._remote_records`). It also packs a recording's env states
+as deltas (:mod:`agent_widget.format._state_packing`), keeping each chain's newest
+parts.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import sys
@@ -81,7 +84,18 @@ def main(receive: Connection, send: Connection) -> None:
     encode_chunk, chunk_size, held_chunks, pack_state = _import_encoder()
     streams: dict[int, _Stream | None] = {}  # None: ended before it was opened here
     chains: dict[int, Any] = {}  # each chain of env states' newest parts (_state_packing)
+    makers: dict[int, Any] = {}  # records made for a stream's recorder (_remote_records)
     held = held_chunks.HeldChunks()
+
+    def make_records(stream_id: int) -> None:
+        """Send the records of the stream's held chunks that can be made now."""
+        maker, stream = makers.get(stream_id), streams.get(stream_id)
+        if maker is None or stream is None:
+            return
+        for record in maker.made(stream.holds, functools.partial(held.parts, stream_id)):
+            with contextlib.suppress(OSError):  # it died: read on, for the chunks it held
+                send.send(record)
+
     # Its recorder may have exited while this process started: read on, for its last words.
     with contextlib.suppress(OSError):
         send.send(("ready",))
@@ -103,6 +117,15 @@ def main(receive: Connection, send: Connection) -> None:
                     send.send(("parts", stream_id, start // chunk_size, parts))
                 except OSError:  # it died: read on to the end, for the chunks it held
                     continue
+                make_records(stream_id)  # the chunk before, or this one if held by now
+        elif (
+            message[0] == "lend"
+        ):  # make the stream's records (agent_widget.format._remote_records)
+            _, stream_id, to, k, size, offsets = message
+            from agent_widget.format._held_records import RecordMaker
+
+            makers[stream_id] = RecordMaker(to, k, size, offsets)
+            make_records(stream_id)
         elif message[0] == "open":
             _, stream_id, name, slots, slot_bytes, encoding = message
             try:
@@ -123,8 +146,10 @@ def main(receive: Connection, send: Connection) -> None:
                 send.send(("parts", chain, position, delta))
         elif message[0] == "reset":  # the stream's ring goes to another episode
             held.close(message[1])
+            makers.pop(message[1], None)
         elif message[0] == "close":
             held.close(message[1])
+            makers.pop(message[1], None)
             chains.pop(message[1], None)
             stream = streams.pop(message[1], None)
             if stream is None:
@@ -138,7 +163,7 @@ def main(receive: Connection, send: Connection) -> None:
 def _append(episodes: list[Any]) -> None:
     """Append each episode's held chunks to its file (the writer imported only now)."""
     if episodes:
-        from agent_widget.format._append_held import append_held
+        from agent_widget.format._held_records import append_held
 
         for chunks in episodes:
             append_held(chunks)

@@ -30,6 +30,7 @@ from agent_widget.format._codec import CHUNK_SIZE, Part
 from agent_widget.format._encoder_process import EncoderDied, EncoderProcess, encoder_process
 from agent_widget.format._frames import held
 from agent_widget.format._held_chunks import AREA_BYTES, Held, hold_area
+from agent_widget.format._remote_records import RemoteRecords
 
 # Three chunks: the encoder works on one while the loop fills the next, and a third
 # absorbs the wait for the encoder's answer (a chunk is sent only once full).
@@ -181,11 +182,17 @@ class FrameRing:
             self._waiting[chunk.start // CHUNK_SIZE] = chunk
             self.process.send(("chunk", self._stream, chunk.start, slots))
 
-    def hold(self, k: int, written: int, held: Held) -> None:
+    def hold(self, k: int, written: int, held: Held) -> bool:
         """Give the encoder process chunk ``k`` to append to the episode's file should
         this process die before writing it, in the hold slots if it fits (``written``:
-        the chunks in the file now; :mod:`agent_widget.format._held_chunks`)."""
-        self._holds.put(k, written, held)
+        the chunks in the file now; :mod:`agent_widget.format._held_chunks`); whether
+        it was held."""
+        return self._holds.put(k, written, held)
+
+    def records(self, state: tuple[int, int, dict[bytes, int]]) -> RemoteRecords:
+        """The encoder process makes the journal records of the chunks held from
+        ``state``'s on (:mod:`agent_widget.format._remote_records`)."""
+        return RemoteRecords(self.process, self._stream, state)
 
     def drop_held(self) -> None:
         """The encoder process forgets the chunks held (the file failed)."""

@@ -18,8 +18,11 @@ block the recording process while the encoder process blocked on its answer). Wh
 pipe closes without the recording process having said it exits (it died), the encoder
 process reads them back next to the parts it encoded (:class:`HeldChunks`) and appends
 those that follow the file's last whole journal record
-(:func:`agent_widget.format._append_held.append_held`). An episode's end closes its
-stream and lets its shared memory go: what was held for it goes with them.
+(:func:`agent_widget.format._held_records.append_held`). An episode's end closes its
+stream and lets its shared memory go: what was held for it goes with them. While the
+recording process lives, the encoder process makes the held chunks' journal records
+for it to write (:mod:`agent_widget.format._remote_records`), so from the first chunk
+it holds an episode holds every chunk, its parts with it when they are here.
 """
 
 from __future__ import annotations
@@ -75,13 +78,22 @@ class HoldArea:
 
     def held(self) -> list[tuple[int, Held]]:
         """The chunks held, whole."""
-        chunks = []
-        for slot in self.slots:
-            number, length, crc = _HEADER.unpack(slot[: _HEADER.size].tobytes())
-            data = slot[_HEADER.size : _HEADER.size + length].tobytes()
-            if number and length <= HOLD_BYTES - _HEADER.size and zlib.crc32(data) == crc:
-                chunks.append((number - 1, pickle.loads(data)))
+        chunks = [chunk for slot in self.slots if (chunk := _read(slot)) is not None]
         return sorted(chunks, key=lambda chunk: chunk[0])
+
+    def get(self, k: int) -> Held | None:
+        """Chunk ``k`` if its slot holds it, whole."""
+        chunk = _read(self.slots[k % HOLDS])
+        return None if chunk is None or chunk[0] != k else chunk[1]
+
+
+def _read(slot: np.ndarray) -> tuple[int, Held] | None:
+    """The chunk a slot holds and its number, if it holds one whole."""
+    number, length, crc = _HEADER.unpack(slot[: _HEADER.size].tobytes())
+    if not number or length > HOLD_BYTES - _HEADER.size:
+        return None
+    data = slot[_HEADER.size : _HEADER.size + length].tobytes()
+    return (number - 1, pickle.loads(data)) if zlib.crc32(data) == crc else None
 
 
 # Encoded chunks kept a stream: the chunks not yet written are the newest sent (parts come
@@ -112,7 +124,8 @@ class Held(NamedTuple):
     layout: dict[str, Any] | None  # chunk 0's record says it
     arrays: list[Packed]  # the journal record's per-step and small arrays (packed)
     streams: list[tuple[int, bytes | None]]  # large observations; None: the frames
-    infos: tuple[Any, ...]  # the infos' payload (a ``Payload``'s fields)
+    positions: int  # the chunk's
+    infos: bytes  # as JSON, compressed by whoever writes them (``infos_text``)
     parts: list[Part] | None  # the frame parts; None: those the encoder process made
 
     @classmethod
@@ -122,11 +135,12 @@ class Held(NamedTuple):
         layout: dict[str, Any] | None,
         arrays: dict[str, np.ndarray],
         streams: list[tuple[int, bytes | None]],
-        infos: tuple[Any, ...],
+        positions: int,
+        infos: bytes,
     ) -> Held:
         """A chunk's values but its frames, packed to be sent (its parts added by
         :meth:`agent_widget.format.ArrayFrames.hold` where they are at hand)."""
-        return cls(file, layout, packed(arrays), streams, tuple(infos), None)
+        return cls(file, layout, packed(arrays), streams, positions, infos, None)
 
 
 class HeldChunks:
@@ -146,11 +160,15 @@ class HeldChunks:
     def hold(self, stream: int, k: int, held: Held) -> None:
         """Hold chunk ``k`` (read from its slot), with its parts."""
         if held.parts is None:
-            parts = self._encoded.get(stream, {}).get(k)
+            parts = self.parts(stream, k)
             if parts is None:  # not encoded here (or long ago: written): nothing to append
                 return
             held = held._replace(parts=parts)
         self._held.setdefault(stream, {})[k] = held
+
+    def parts(self, stream: int, k: int) -> list[Part] | None:
+        """The parts made here of the stream's chunk ``k``, if they are kept."""
+        return self._encoded.get(stream, {}).get(k)
 
     def close(self, stream: int) -> None:
         self._encoded.pop(stream, None)

@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agent_widget.format._archive import Archive
+from agent_widget.format._archive import Archive, RolloutFileError
 from agent_widget.format._chunk_index import COLUMNS
 from agent_widget.format._codec import CHUNK_SIZE
 
@@ -63,6 +63,11 @@ def body(header: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> bytes:
     line = json.dumps({**header, "arrays": listed}, separators=(",", ":")).encode()
     data = zlib.compress(b"".join([line, b"\n", *(a.tobytes() for a in arrays.values())]), 1)
     return _TAIL.pack(len(data), zlib.crc32(data)) + data
+
+
+class NoRecord(RolloutFileError):
+    """A chunks.bin without one whole journal record: a recording stopped before its
+    first chunk was written."""
 
 
 class Journal(NamedTuple):
@@ -112,9 +117,9 @@ def read_journal(archive: Archive, start: int) -> Journal:
             parts.setdefault(name, []).append(array)
         offset = tail + _TAIL.size + length - start
     if not headers:
-        raise archive.error(
-            "not a .rollout file: it has no meta.json, and no whole chunk was recorded "
-            "before the recording stopped"
+        raise NoRecord(
+            f"{archive.path}: not a .rollout file: it has no meta.json, and no whole chunk "
+            "was recorded before the recording stopped"
         )
     return _joined(archive, headers, parts, offset)
 

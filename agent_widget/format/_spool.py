@@ -42,6 +42,7 @@ from agent_widget.format._chunk_index import (
 from agent_widget.format._chunk_index import COUNT as POSITIONS
 from agent_widget.format._codec import Part
 from agent_widget.format._lazy_columns import decode_infos
+from agent_widget.format._remote_records import Record
 from agent_widget.format._writer import Payload, RolloutWriter
 
 EPISODE_FILE = re.compile(r"episode-(\d+)\.rollout")
@@ -100,6 +101,9 @@ class Spool:
         stat = os.fstat(file.fileno())
         self.identity = (str(path), stat.st_dev, stat.st_ino)
         self._writer = RolloutWriter(file)
+        # Its zip header in the file from now on: the encoder process appends the chunks
+        # it holds to a file with that much (a recorder killed before it wrote one).
+        file.flush()
         self._rows: list[np.ndarray] = []  # each written chunk's index rows
         self.failed = False  # a write failed: the file ends before it
         # A recorder dropped unfinished leaves its file closed, as a killed one's.
@@ -117,6 +121,19 @@ class Spool:
         what the first record says of the episode, :func:`journal_layout`)."""
         with named(self.path):
             self._rows.append(self._writer.chunk(payloads, arrays, layout))
+
+    def write_record(self, record: Record) -> None:
+        """Write chunk :attr:`written` as the encoder process made its record, lent
+        :attr:`state` (:mod:`agent_widget.format._remote_records`)."""
+        assert record.size == self._writer.state[1], "a record made after other bytes"
+        with named(self.path):
+            self._writer.stored(record.offsets)
+            self._rows.append(self._writer.record([record.data], record.rows))
+
+    @property
+    def state(self) -> tuple[int, int, dict[bytes, int]]:
+        """What making the next chunk's record takes (:attr:`RolloutWriter.state`)."""
+        return self._writer.state
 
     def frame_parts(self, k: int) -> list[Part]:
         """The frame parts of written chunk ``k``, read back from the file."""

@@ -11,7 +11,7 @@ import math
 import os
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple
 
@@ -150,6 +150,12 @@ def stream_payloads(start: int, stop: int, streams: dict[int, bytes]) -> list[Pa
 
 def infos_payload(start: int, stop: int, infos: list[Any]) -> Payload:
     """A chunk's infos as one payload of JSON, or a ValueError when they are too large."""
+    return text_payload(start, stop, infos_text(start, stop, infos))
+
+
+def infos_text(start: int, stop: int, infos: list[Any]) -> bytes:
+    """A chunk's infos as JSON, not yet compressed (the encoder process compresses those
+    of the chunks it builds the records of), or a ValueError when they are too large."""
     text = _json_text(infos, f"the infos of positions {start}..{stop - 1}").encode()
     if len(text) > (stop - start) * MAX_INFO_BYTES:
         raise ValueError(
@@ -157,6 +163,11 @@ def infos_payload(start: int, stop: int, infos: list[Any]) -> Payload:
             f"JSON, over {MAX_INFO_BYTES:,} a position; keep infos small (per-step arrays "
             "belong in extras)"
         )
+    return text
+
+
+def text_payload(start: int, stop: int, text: bytes) -> Payload:
+    """The payload of a chunk's infos as :func:`infos_text` made them."""
     return Payload(zlib.compress(text, 6), INFOS, start, stop - start, ZLIB_JSON)
 
 
@@ -166,7 +177,7 @@ def journal_record(
     payloads: list[Payload],
     arrays: dict[str, np.ndarray],
     layout: dict[str, Any],
-    offsets: dict[bytes, int],
+    offsets: MutableMapping[bytes, int],
 ) -> tuple[list[bytes], list[list[int]]]:
     """Chunk number ``chunk`` as the bytes that follow the ``size`` bytes of chunks.bin
     before it (its record's prefix, its new payloads, its body) and its index rows.
@@ -297,6 +308,12 @@ class RolloutWriter:
         pieces, rows = journal_record(
             self.chunks, self._size, payloads, arrays, layout, self._offsets
         )
+        return self.record(pieces, rows)
+
+    def record(self, pieces: list[bytes], rows: list[list[int]]) -> np.ndarray:
+        """Add the next chunk as :func:`journal_record` made it (here, or in the encoder
+        process from :attr:`state`: :mod:`agent_widget.format._remote_records`);
+        returns its index rows."""
         for piece in pieces:
             self._blob.write(piece)
             self._size += len(piece)
@@ -304,6 +321,17 @@ class RolloutWriter:
         self._rows.extend(rows)
         self.chunks += 1
         return np.array(rows, np.int64)
+
+    @property
+    def state(self) -> tuple[int, int, dict[bytes, int]]:
+        """What :func:`journal_record` needs to make the next chunk's record: the chunk's
+        number, the bytes of chunks.bin so far and where each payload is (the dict itself:
+        the records made elsewhere add theirs with :meth:`stored`)."""
+        return self.chunks, self._size, self._offsets
+
+    def stored(self, offsets: dict[bytes, int]) -> None:
+        """Note the payloads a record made elsewhere added (by digest)."""
+        self._offsets.update(offsets)
 
     def finish(self, members: list[tuple[str, bytes]]) -> None:
         """Close chunks.bin and add ``members`` (meta.json first) and the chunk index."""

@@ -11,11 +11,12 @@ import signal
 import subprocess
 import sys
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
 from agent_widget.episodes import load, record
-from agent_widget.format import ArrayFrames
+from agent_widget.format import ArrayFrames, Spool
 from agent_widget.format._encoder_process import EncoderDied, cores, encoder_process
 from tests.cartpole import balance, cartpole
 from tests.waiting import LIMIT, wait_until
@@ -313,3 +314,89 @@ def test_a_recording_process_that_exits_has_its_files_left_as_it_left_them(tmp_p
     assert load_part(path).num_positions == 16
     # The zip as the process closed it ends the file: nothing was written over or after it.
     assert (tmp_path / "ep.rollout.part").read_bytes()[-22:-18] == b"PK\x05\x06"
+
+
+# The same episodes recorded to a file where there is one core: every record made here.
+ONE_CORE_FILE = """
+import os, sys
+os.sched_setaffinity(0, {0})
+from agent_widget.episodes import record
+from agent_widget.format import _encoder_process
+from tests.episodes.test_recording_off_thread import EPISODES, SAME_TIME
+make_env, act = EPISODES[sys.argv[2]]
+record(make_env(), act, seed=0, max_steps=int(sys.argv[3]), path=sys.argv[1], metadata=SAME_TIME)
+print(_encoder_process._process is None)
+"""
+SAME_TIME = {"created": "2026-12-05T00:00:00+00:00"}  # the one value that would differ
+
+
+def records_made_elsewhere(monkeypatch):
+    """A list that gets the number of each chunk written as the encoder process made it."""
+    written = []
+    write_record = Spool.write_record
+
+    def noting(spool, record):
+        written.append(spool.written)
+        write_record(spool, record)
+
+    monkeypatch.setattr(Spool, "write_record", noting)
+    return written
+
+
+@pytest.mark.parametrize("name", list(EPISODES))
+def test_records_made_by_the_encoder_process_are_the_bytes_made_here(tmp_path, monkeypatch, name):
+    """Recording to a file, the encoder process makes the journal records of the chunks
+    it is given (all but the first, encoded before its ring, and the last two, made here
+    as the episode ends): the file is byte for byte the one a single core writes."""
+    make_env, act = EPISODES[name]
+    make_env()  # no ALE: skipped here
+    assert encoder_process().wait_ready()
+    written = records_made_elsewhere(monkeypatch)
+    path = tmp_path / "ep.rollout"
+    rollout = record(make_env(), act, seed=0, max_steps=STEPS, path=path, metadata=SAME_TIME)
+    chunks = rollout.frames.num_chunks
+    # From chunk 0 or 1 on (0: its frames encoded there, in a ring an episode left), up
+    # to the last two or three (made here, as the episode ends before they come).
+    assert written == list(range(written[0], written[-1] + 1)), written
+    assert written[0] <= 1, written
+    assert len(written) >= chunks - 4, written
+    done = subprocess.run(
+        [sys.executable, "-c", ONE_CORE_FILE, str(tmp_path / "here.rollout"), name, str(STEPS)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "SDL_VIDEODRIVER": "dummy"},
+    )
+    assert done.stdout.split() == ["True"], done.stderr
+    assert path.read_bytes() == (tmp_path / "here.rollout").read_bytes()
+
+
+class LargeInfos(gym.Wrapper):
+    """Infos of 5 KB a position from ``at`` on: a chunk of them is 80 KB of JSON, over
+    a hold slot (64 KB), under what a file takes (1 MB a step)."""
+
+    def __init__(self, env, at):
+        super().__init__(env)
+        self.at, self.t = at, 0
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.t += 1
+        return obs, reward, terminated, truncated, {**info, "log": "x" * 5000 * (self.t >= self.at)}
+
+
+def test_a_chunk_too_large_to_hold_has_the_records_made_here_from_it(tmp_path, monkeypatch):
+    assert encoder_process().wait_ready()
+    written = records_made_elsewhere(monkeypatch)
+    path = tmp_path / "ep.rollout"
+    rollout = record(LargeInfos(cartpole(), at=64), balance, seed=0, max_steps=STEPS, path=path)
+    # Chunk 4 (positions 64..79) is too large: it and the chunks after it are made here.
+    assert written == list(range(written[0], written[-1] + 1)), written
+    assert written[0] <= 1, written
+    assert written[-1] <= 3, written
+    reference = record(LargeInfos(cartpole(), at=64), balance, seed=0, max_steps=STEPS)
+    saved = load(path)
+    infos = [saved.infos[t] for t in range(saved.num_positions)]
+    assert infos == [reference.infos[t] for t in range(reference.num_positions)]
+    assert rollout.num_steps == saved.num_steps == STEPS
+    assert digest(saved.frames) == digest(reference.frames)

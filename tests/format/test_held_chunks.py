@@ -12,8 +12,7 @@ import numpy as np
 import pytest
 
 from agent_widget.episodes import load
-from agent_widget.format import Held, Spool, chunk_payloads, infos_payload, journal_layout
-from agent_widget.format._append_held import append_held
+from agent_widget.format import Held, Spool, chunk_payloads, infos_text, journal_layout
 from agent_widget.format._array_frames import encode_chunk
 from agent_widget.format._codec import CHUNK_SIZE
 from agent_widget.format._held_chunks import (
@@ -24,6 +23,7 @@ from agent_widget.format._held_chunks import (
     HeldChunks,
     hold_area,
 )
+from agent_widget.format._held_records import append_held
 from tests.sample_frames import moving_frames
 
 FRAMES = list(moving_frames(4 * CHUNK_SIZE, 24, 32))
@@ -51,8 +51,8 @@ def parts(k):
 
 def held(spool, k, with_parts=True):
     start = k * CHUNK_SIZE
-    payload = infos_payload(start, start + CHUNK_SIZE, infos(k))
-    chunk = Held.of(spool.identity, LAYOUT if k == 0 else None, arrays(k), [], payload)
+    text = infos_text(start, start + CHUNK_SIZE, infos(k))
+    chunk = Held.of(spool.identity, LAYOUT if k == 0 else None, arrays(k), [], CHUNK_SIZE, text)
     return chunk._replace(parts=parts(k)) if with_parts else chunk
 
 
@@ -95,6 +95,12 @@ def test_a_record_cut_short_is_written_over(tmp_path):
     assert append_held({1: held(spool, 1)}) == 1
     assert_first_chunks(loaded(spool), 2)
     assert os.path.getsize(spool.path) < torn + 300_000  # the torn bytes are gone
+
+
+def test_a_recorder_killed_before_its_first_chunk_has_them_from_chunk_0(tmp_path):
+    spool = recorded(tmp_path, chunks=0)  # its zip header alone
+    assert append_held({0: held(spool, 0), 1: held(spool, 1)}) == 2
+    assert_first_chunks(loaded(spool), 2)
 
 
 def test_nothing_follows_a_gap(tmp_path):
@@ -154,6 +160,9 @@ def test_hold_slots_keep_whole_chunks_not_yet_written(tmp_path):
     assert area.put(1 + HOLDS, 2, later)  # chunk 1 written: it may
     area.slots[2 % HOLDS, 40] ^= 0xFF  # a write a kill cut short: not read
     assert [(k, chunk) for k, chunk in area.held()] == [(1 + HOLDS, later)]
+    assert area.get(1 + HOLDS) == later
+    assert area.get(1) is None  # its slot holds another chunk now
+    assert area.get(2) is None  # cut short
     large = held(spool, 3)._replace(streams=[(5, bytes(HOLD_BYTES))])
     assert not area.put(3, 1, large)  # too large for a slot: not held
     area.clear()
