@@ -64,10 +64,9 @@ from agent_widget.format import (
     chunk_count,
     encoder_deaths,
     frame_payloads,
-    infos_text,
+    infos_payload,
     journal_layout,
     stream_payloads,
-    text_payload,
 )
 
 
@@ -125,7 +124,7 @@ class _Prepared(NamedTuple):
 
     arrays: dict[str, np.ndarray]  # per-step arrays and small observations
     streams: dict[str, bytes | None]  # large observations by key; None: the frames
-    infos: bytes  # as JSON (``infos_text``), deflated by whoever makes the record
+    infos: list[dict[str, Any]]  # JSON-able (``json_dicts``): made JSON by whoever writes
 
 
 class EpisodeBuffer:
@@ -317,18 +316,22 @@ class EpisodeBuffer:
         not written, to append should this process die before writing it (SIGKILL loses
         none of them, as when frames were encoded here), and to make its record of: it
         is lent what that takes with the first (:meth:`_lending`). Their values are made
-        now, once. A chunk that cannot be held
-        (infos too large to make, or for a hold slot), nor any after it, is made here,
-        and says why if it cannot be written. Nor are frames so small they are
+        now, once. A chunk that cannot be held (values that cannot be made, infos too
+        large for a hold slot), nor any after it, is made here, and says why if it
+        cannot be written. Nor are frames so small they are
         observations stored as plain arrays (under 1 KB): those would be read back from
         the encoder's parts, waiting for them. A chunk whose large observations are
         still with the encoder is held once they are back."""
         complete = (n - 1) // CHUNK_SIZE  # the chunks whose steps are all known
         assert self.frames is not None
-        if self._layout is None:
-            self._layout = self._first_layout()
+        try:
+            layout = self._layout = self._layout or self._first_layout()
+        except ValueError:  # metadata not JSON-able: the first write says so
+            layout = None
         columns = self.observations.columns.items()
-        if any(key not in self._streams and c.frames is not None for key, c in columns):
+        if layout is None or any(
+            key not in self._streams and c.frames is not None for key, c in columns
+        ):
             self._held = complete
             self._stop_lending()
             return
@@ -379,7 +382,7 @@ class EpisodeBuffer:
             elif (payload := column.payload(k)) is not None:
                 streams[key] = payload
         infos = json_dicts(self.infos[start:stop], self._dropped, start)  # type: ignore[arg-type]
-        return _Prepared(arrays, streams, infos_text(start, stop, infos))
+        return _Prepared(arrays, streams, infos)
 
     def _write_chunk(self, spool: Spool, k: int, n: int) -> None:
         prepared = self._prepared.pop(k, None) or self._prepare(k, n)
@@ -392,7 +395,7 @@ class EpisodeBuffer:
                 streams[self._streams[key]] = payload
         payloads = [*frame_payloads(parts or []), *stream_payloads(start, stop, streams)]
         assert self._layout is not None  # made with the first chunk's values (_prepare)
-        infos = text_payload(start, stop, prepared.infos)
+        infos = infos_payload(start, stop, prepared.infos)
         spool.write([*payloads, infos], prepared.arrays, self._layout)
         self._let_go(spool, k, n)
 

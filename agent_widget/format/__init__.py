@@ -47,10 +47,8 @@ from agent_widget.format._writer import (
     chunk_payloads,
     frame_payloads,
     infos_payload,
-    infos_text,
     journal_layout,
     stream_payloads,
-    text_payload,
     write_columns,
 )
 
@@ -90,7 +88,6 @@ __all__ = [
     "frame_payloads",
     "fsync_directory",
     "infos_payload",
-    "infos_text",
     "is_url",
     "journal_layout",
     "own_column",
@@ -99,7 +96,6 @@ __all__ = [
     "remove_stale",
     "stream_payloads",
     "temporary_name",
-    "text_payload",
     "url_to_fs",
     "write_columns",
 ]

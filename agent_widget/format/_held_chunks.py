@@ -125,7 +125,10 @@ class Held(NamedTuple):
     arrays: list[Packed]  # the journal record's per-step and small arrays (packed)
     streams: list[tuple[int, bytes | None]]  # large observations; None: the frames
     positions: int  # the chunk's
-    infos: bytes  # as JSON, compressed by whoever writes them (``infos_text``)
+    # Its infos as ``json_dicts`` made them (JSON's own types): made JSON and deflated
+    # by whoever makes the record. Under a slot's size, they are under what a file
+    # takes (``infos_payload``: 1 MiB of JSON a position).
+    infos: list[dict[str, Any]]
     parts: list[Part] | None  # the frame parts; None: those the encoder process made
 
     @classmethod
@@ -136,7 +139,7 @@ class Held(NamedTuple):
         arrays: dict[str, np.ndarray],
         streams: list[tuple[int, bytes | None]],
         positions: int,
-        infos: bytes,
+        infos: list[dict[str, Any]],
     ) -> Held:
         """A chunk's values but its frames, packed to be sent (its parts added by
         :meth:`agent_widget.format.ArrayFrames.hold` where they are at hand)."""

@@ -29,9 +29,9 @@ from agent_widget.format._layout import META
 from agent_widget.format._remote_records import Record
 from agent_widget.format._writer import (
     frame_payloads,
+    infos_payload,
     journal_record,
     stream_payloads,
-    text_payload,
 )
 
 
@@ -98,7 +98,7 @@ def held_record(
     payloads = [
         *frame_payloads(held.parts),
         *stream_payloads(start, start + held.positions, streams),
-        text_payload(start, start + held.positions, held.infos),
+        infos_payload(start, start + held.positions, held.infos),
     ]
     return journal_record(k, size, payloads, unpacked(held.arrays), held.layout or {}, offsets)
 

@@ -150,12 +150,6 @@ def stream_payloads(start: int, stop: int, streams: dict[int, bytes]) -> list[Pa
 
 def infos_payload(start: int, stop: int, infos: list[Any]) -> Payload:
     """A chunk's infos as one payload of JSON, or a ValueError when they are too large."""
-    return text_payload(start, stop, infos_text(start, stop, infos))
-
-
-def infos_text(start: int, stop: int, infos: list[Any]) -> bytes:
-    """A chunk's infos as JSON, not yet compressed (the encoder process compresses those
-    of the chunks it builds the records of), or a ValueError when they are too large."""
     text = _json_text(infos, f"the infos of positions {start}..{stop - 1}").encode()
     if len(text) > (stop - start) * MAX_INFO_BYTES:
         raise ValueError(
@@ -163,11 +157,6 @@ def infos_text(start: int, stop: int, infos: list[Any]) -> bytes:
             f"JSON, over {MAX_INFO_BYTES:,} a position; keep infos small (per-step arrays "
             "belong in extras)"
         )
-    return text
-
-
-def text_payload(start: int, stop: int, text: bytes) -> Payload:
-    """The payload of a chunk's infos as :func:`infos_text` made them."""
     return Payload(zlib.compress(text, 6), INFOS, start, stop - start, ZLIB_JSON)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from agent_widget.episodes import load
-from agent_widget.format import Held, Spool, chunk_payloads, infos_text, journal_layout
+from agent_widget.format import Held, Spool, chunk_payloads, journal_layout
 from agent_widget.format._array_frames import encode_chunk
 from agent_widget.format._codec import CHUNK_SIZE
 from agent_widget.format._held_chunks import (
@@ -50,9 +50,8 @@ def parts(k):
 
 
 def held(spool, k, with_parts=True):
-    start = k * CHUNK_SIZE
-    text = infos_text(start, start + CHUNK_SIZE, infos(k))
-    chunk = Held.of(spool.identity, LAYOUT if k == 0 else None, arrays(k), [], CHUNK_SIZE, text)
+    layout = LAYOUT if k == 0 else None
+    chunk = Held.of(spool.identity, layout, arrays(k), [], CHUNK_SIZE, infos(k))
     return chunk._replace(parts=parts(k)) if with_parts else chunk
 
 
