@@ -344,11 +344,13 @@ class ArrayFrames(Frames):
     def release(self, k: int, read_back: Callable[[int], list[Part]]) -> None:
         """Let go of the sealed chunks up to ``k``, written to a file while recording, so
         an episode's memory stays bounded; ``read_back(j)`` reads chunk j's parts back."""
-        for j in range(self._released, k + 1):
+        released, self._read_back = self._released, read_back
+        # Said first: a reader that finds chunk j in neither dict then reads it back.
+        self._released = max(released, k + 1)
+        for j in range(released, k + 1):
             self._sealed.pop(j, None)
             if j in self._open and self._open[j].full:  # its parts came, not yet sealed
                 del self._open[j]
-        self._released, self._read_back = max(self._released, k + 1), read_back
 
     def copy(self) -> ArrayFrames:
         """These frames, to grow apart from them; what is held is shared (it never changes)."""
