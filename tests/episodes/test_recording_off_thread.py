@@ -19,6 +19,7 @@ from agent_widget.episodes import load, record
 from agent_widget.format import ArrayFrames, Spool
 from agent_widget.format._encoder_process import EncoderDied, cores, encoder_process
 from tests.cartpole import balance, cartpole
+from tests.episodes.test_recording_to_disk import LongInfos
 from tests.waiting import LIMIT, wait_until
 
 pytestmark = pytest.mark.skipif(cores() < 2, reason="the encoder process needs a second core")
@@ -157,7 +158,6 @@ record(make_env(), policy, seed=0, max_steps=1000, path=path)
 
 def mountain_car():
     """400x600 frames, observations apart from them."""
-    import gymnasium as gym
 
     return gym.make("MountainCar-v0", render_mode="rgb_array", max_episode_steps=1000)
 
@@ -169,7 +169,6 @@ def rocking(obs):
 
 def pong():
     """Observations that are the frames (stored as the frames' payloads)."""
-    import gymnasium as gym
 
     ale_py = pytest.importorskip("ale_py")
     gym.register_envs(ale_py)
@@ -371,30 +370,18 @@ def test_records_made_by_the_encoder_process_are_the_bytes_made_here(tmp_path, m
     assert path.read_bytes() == (tmp_path / "here.rollout").read_bytes()
 
 
-class LargeInfos(gym.Wrapper):
-    """Infos of 5 KB a position from ``at`` on: a chunk of them is 80 KB of JSON, over
-    a hold slot (64 KB), under what a file takes (1 MB a step)."""
-
-    def __init__(self, env, at):
-        super().__init__(env)
-        self.at, self.t = at, 0
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        self.t += 1
-        return obs, reward, terminated, truncated, {**info, "log": "x" * 5000 * (self.t >= self.at)}
-
-
 def test_a_chunk_too_large_to_hold_has_the_records_made_here_from_it(tmp_path, monkeypatch):
+    """Infos of 5 KB a position from position 64 on: a chunk of them is 80 KB of JSON,
+    over a hold slot (64 KB), under what a file takes (1 MiB a position)."""
     assert encoder_process().wait_ready()
     written = records_made_elsewhere(monkeypatch)
     path = tmp_path / "ep.rollout"
-    rollout = record(LargeInfos(cartpole(), at=64), balance, seed=0, max_steps=STEPS, path=path)
+    rollout = record(LongInfos(cartpole(), 64, 5000), balance, seed=0, max_steps=STEPS, path=path)
     # Chunk 4 (positions 64..79) is too large: it and the chunks after it are made here.
     assert written == list(range(written[0], written[-1] + 1)), written
     assert written[0] <= 1, written
     assert written[-1] <= 3, written
-    reference = record(LargeInfos(cartpole(), at=64), balance, seed=0, max_steps=STEPS)
+    reference = record(LongInfos(cartpole(), 64, 5000), balance, seed=0, max_steps=STEPS)
     saved = load(path)
     infos = [saved.infos[t] for t in range(saved.num_positions)]
     assert infos == [reference.infos[t] for t in range(reference.num_positions)]

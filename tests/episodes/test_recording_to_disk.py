@@ -146,23 +146,25 @@ def test_a_policy_that_raises_leaves_a_whole_file_of_the_steps_before_it(tmp_pat
     assert_same_episode(loaded, record(cartpole(), lean_noting_angle, seed=0), positions=21)
 
 
-class HugeInfoAt(gym.Wrapper):
-    """An env whose info at step ``at`` is too large for a file (over 1 MiB)."""
+class LongInfos(gym.Wrapper):
+    """An env whose infos hold ``chars`` characters more (``"log"``) at the steps from
+    ``at`` to ``until`` (excluded; None: to the end)."""
 
-    def __init__(self, env, at):
+    def __init__(self, env, at, chars, until=None):
         super().__init__(env)
-        self.at, self.t = at, 0
+        self.at, self.chars, self.until, self.t = at, chars, until, 0
 
     def step(self, action):
         obs, reward, terminated, truncated, info = self.env.step(action)
         self.t += 1
-        if self.t == self.at:
-            info = {"blob": "x" * (17 * 2**20)}
+        if self.at <= self.t and (self.until is None or self.t < self.until):
+            info = {**info, "log": "x" * self.chars}
         return obs, reward, terminated, truncated, info
 
 
 def test_a_step_the_file_cannot_take_is_said_once_and_kept_in_memory(tmp_path):
-    env = RecordRollout(HugeInfoAt(mountain_car(), at=20), directory=tmp_path)
+    # An info over what a file takes (1 MiB) at step 20.
+    env = RecordRollout(LongInfos(mountain_car(), 20, 17 * 2**20, until=21), directory=tmp_path)
     env.reset(seed=0)
     errors = []
     for _ in range(60):
@@ -174,7 +176,7 @@ def test_a_step_the_file_cannot_take_is_said_once_and_kept_in_memory(tmp_path):
     assert "ends before chunk 1" in "".join(errors[0].__notes__)
     rollout = env.end_episode()
     assert rollout.num_steps == 60  # nothing lost: the episode went on in memory
-    assert len(rollout.infos[20]["blob"]) == 17 * 2**20
+    assert len(rollout.infos[20]["log"]) == 17 * 2**20
     with pytest.warns(UserWarning, match="stopped before the end"):
         cut = load(tmp_path / "episode-000.rollout")
     assert cut.num_positions == 16
