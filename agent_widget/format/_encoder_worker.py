@@ -118,9 +118,7 @@ def main(receive: Connection, send: Connection) -> None:
                 except OSError:  # it died: read on to the end, for the chunks it held
                     continue
                 make_records(stream_id)  # the chunk before, or this one if held by now
-        elif (
-            message[0] == "lend"
-        ):  # make the stream's records (agent_widget.format._remote_records)
+        elif message[0] == "lend":  # agent_widget.format._remote_records
             _, stream_id, to, k, size, offsets = message
             from agent_widget.format._held_records import RecordMaker
 

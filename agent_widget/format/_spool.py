@@ -103,7 +103,8 @@ class Spool:
         self._writer = RolloutWriter(file)
         # Its zip header in the file from now on: the encoder process appends the chunks
         # it holds to a file with that much (a recorder killed before it wrote one).
-        file.flush()
+        with named(path):
+            file.flush()
         self._rows: list[np.ndarray] = []  # each written chunk's index rows
         self.failed = False  # a write failed: the file ends before it
         # A recorder dropped unfinished leaves its file closed, as a killed one's.
