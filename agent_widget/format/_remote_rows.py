@@ -58,7 +58,8 @@ class RemoteRows:
         the encoder died."""
         with self._ring.process.lock:
             if self._payload is None:
-                self._ring.process.receive(block=False)
+                if self._ring.answered(self.k):
+                    self._ring.process.receive(block=False)
                 if self._ring.error is not None:
                     self._encode_here()
             return self._payload is not None
