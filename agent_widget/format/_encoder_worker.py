@@ -57,18 +57,14 @@ def _import_encoder() -> Any:
 
 
 class _Stream:
-    """One episode's frame slots, its hold slots after them, and the count of its chunks
-    answered (:func:`~agent_widget.format._frame_ring.answered_count`)."""
+    """One episode's frame slots, and its hold slots after them."""
 
     def __init__(self, name: str, slots: int, slot_bytes: int, encoding: str, held: Any) -> None:
-        from agent_widget.format._frame_ring import answered_count  # by _import_encoder
-
         self.memory = SharedMemory(name)
         # The recording process owns the memory and unlinks it; this one only reads it.
         resource_tracker.unregister(self.memory._name, "shared_memory")  # type: ignore[attr-defined]
         self.slots = np.ndarray((slots, slot_bytes), np.uint8, buffer=self.memory.buf)
         self.holds = held.hold_area(self.memory.buf, slots * slot_bytes)
-        self.answered = answered_count(self.memory.buf, slots * slot_bytes)
         self.encoding = encoding
 
     def frames(self, slots: list[tuple[int, tuple[int, ...]]]) -> Iterator[np.ndarray]:
@@ -117,7 +113,6 @@ def main(receive: Connection, send: Connection) -> None:
             if (stream := streams[stream_id]) is not None:
                 parts = encode_chunk(stream.frames(slots), start, stream.encoding)
                 held.encoded(stream_id, start // chunk_size, parts)
-                stream.answered[0] = start // chunk_size + 1
                 try:
                     send.send(("parts", stream_id, start // chunk_size, parts))
                 except OSError:  # it died: read on to the end, for the chunks it held
@@ -138,10 +133,8 @@ def main(receive: Connection, send: Connection) -> None:
         elif message[0] == "rows":  # observation rows (agent_widget.format._remote_rows)
             _, stream_id, k, slots, nbytes = message
             if (stream := streams[stream_id]) is not None:
-                payload = _encode_rows(stream, slots, nbytes)
-                stream.answered[0] = k + 1
                 try:
-                    send.send(("parts", stream_id, k, payload))
+                    send.send(("parts", stream_id, k, _encode_rows(stream, slots, nbytes)))
                 except OSError:  # it died: read on to the end, for the chunks it held
                     continue
         elif message[0] == "state":  # an env state to pack (agent_widget.format._state_packing)
@@ -159,7 +152,7 @@ def main(receive: Connection, send: Connection) -> None:
             stream = streams.pop(message[1], None)
             if stream is None:
                 continue
-            del stream.slots, stream.holds, stream.answered
+            del stream.slots, stream.holds
             stream.memory.close()
         elif message[0] == "exit":  # the recording process exits, its files as it left them
             return

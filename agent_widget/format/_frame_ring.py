@@ -49,21 +49,9 @@ IDLE_BYTES = 64 * 2**20
 _idle: list[FrameRing] = []
 
 
-# After the hold slots, the number of chunks the encoder process answered: a chunk asks
-# the pipe for its parts only once it says they are there. Asking at each step a chunk
-# waited (a lock, a poll) cost ~1% of a Pong step and render; reading this, ~0.1 µs.
-COUNT_BYTES = 8
-
-
-def answered_count(buffer: Any, frames_bytes: int) -> np.ndarray:
-    """The count of chunks answered, in a ring's memory ``buffer`` whose frame slots take
-    ``frames_bytes`` (one int64: the number of the last chunk answered, plus one)."""
-    return np.ndarray((1,), np.int64, buffer=buffer, offset=frames_bytes + AREA_BYTES)
-
-
 def room_for(process: EncoderProcess, nbytes: int) -> bool:
     """Whether a ring of ``nbytes`` of frame slots (and its hold slots) may be made now."""
-    nbytes += AREA_BYTES + COUNT_BYTES
+    nbytes += AREA_BYTES
     try:
         stat = os.statvfs(SHARED_MEMORY)
         free = stat.f_bavail * stat.f_frsize
@@ -146,11 +134,10 @@ class FrameRing:
 
     def __init__(self, process: EncoderProcess, slot_bytes: int, encoding: str) -> None:
         self.process, self.slot_bytes, self.encoding = process, slot_bytes, encoding
-        self._memory = SharedMemory(create=True, size=SLOTS * slot_bytes + AREA_BYTES + COUNT_BYTES)
+        self._memory = SharedMemory(create=True, size=SLOTS * slot_bytes + AREA_BYTES)
         process.rings_bytes += self._memory.size
         self._slots = np.ndarray((SLOTS, slot_bytes), np.uint8, buffer=self._memory.buf)
         self._holds = hold_area(self._memory.buf, SLOTS * slot_bytes)
-        self._answered = answered_count(self._memory.buf, SLOTS * slot_bytes)
         self._free = list(range(SLOTS))[::-1]
         self._error_said = False
         self._waiting: dict[int, Waiting] = {}  # chunk number -> chunk, parts to come
@@ -174,11 +161,6 @@ class FrameRing:
             return None
         self._error_said = True
         return self.process.error
-
-    def answered(self, k: int) -> bool:
-        """Whether the encoder process answered chunk ``k`` (frames or rows): its answer
-        is in the pipe, or here already. Read without asking the pipe."""
-        return bool(self._answered[0] > k)
 
     def put(self, frame: np.ndarray) -> int | None:
         """Copy the frame into a free slot, waiting for one if need be; the slot, or
@@ -243,13 +225,12 @@ class FrameRing:
         with self.process.lock:
             if self.error is None and not self._waiting and len(self._free) == SLOTS:
                 self._holds.clear()
-                self._answered[0] = 0  # the next episode's chunks count from 0
                 self.process.send(("reset", self._stream))
                 _idle.append(self)
                 while sum(ring._memory.size for ring in _idle) > IDLE_BYTES:
                     _idle.pop(0)._release()  # the oldest
                 return
-        del self._slots, self._holds, self._answered  # the memory's only views here
+        del self._slots, self._holds  # the memory's only views here
         self._release()
 
 
@@ -289,8 +270,7 @@ class RemoteChunk:
         """Whether its parts are here for good, without waiting (asks the pipe)."""
         with self._ring.process.lock:
             if self._parts is None and self._inline is None:
-                if self._ring.answered(self.start // CHUNK_SIZE):
-                    self._ring.process.receive(block=False)
+                self._ring.process.receive(block=False)
                 if self._ring.error is not None:
                     self._encode_here()
         return self._parts is not None or (self._inline is not None and self.full)

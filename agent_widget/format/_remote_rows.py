@@ -58,8 +58,7 @@ class RemoteRows:
         the encoder died."""
         with self._ring.process.lock:
             if self._payload is None:
-                if self._ring.answered(self.k):
-                    self._ring.process.receive(block=False)
+                self._ring.process.receive(block=False)
                 if self._ring.error is not None:
                     self._encode_here()
             return self._payload is not None

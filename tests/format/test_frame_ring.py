@@ -17,7 +17,7 @@ from agent_widget.format._array_frames import ArrayFrames
 from agent_widget.format._codec import CHUNK_SIZE
 from agent_widget.format._encoder_process import cores
 from agent_widget.format._encoder_worker import NICE, main
-from agent_widget.format._frame_ring import COUNT_BYTES, SLOTS, RemoteChunk
+from agent_widget.format._frame_ring import SLOTS, RemoteChunk
 from agent_widget.format._frames import MISSING
 from agent_widget.format._held_chunks import AREA_BYTES
 from tests.sample_frames import changing_frames, moving_frames
@@ -50,30 +50,6 @@ def test_frames_encoded_by_the_process_are_the_bytes_encoded_here(encoder):
     assert remote == {1, 2, 3, 4, 5, 6}  # every chunk but the first (and the last, partial)
     assert chunks(frames) == chunks(ArrayFrames(episode(), allow_resize=True))
     assert all(np.array_equal(a, b) for a, b in zip(frames, episode(), strict=True))
-
-
-def test_a_chunk_asks_the_pipe_for_its_parts_once_the_ring_counts_it_answered(encoder, monkeypatch):
-    asked = []
-    receive = type(encoder).receive
-    monkeypatch.setattr(
-        type(encoder), "receive", lambda self, **kw: asked.append(kw) or receive(self, **kw)
-    )
-    frames = ArrayFrames(offload=True)
-    stream = list(moving_frames(3 * CHUNK_SIZE, 24, 32))
-    for frame in stream[: 2 * CHUNK_SIZE]:  # chunk 1 sent once full
-        frames.append(frame)
-    ring = frames._ring
-    wait_until(lambda: ring.answered(1), "the encoder process answered chunk 1")
-    assert not ring.answered(2)
-    assert asked == []  # nothing asked of the pipe before
-    assert frames.ready(1)  # the parts, read at once
-    assert asked == [{"block": False}]
-    for frame in stream[2 * CHUNK_SIZE :]:
-        frames.append(frame)
-    frames.finish_encoding()
-    assert frame_ring._idle[-1] is ring
-    assert not ring.answered(0)  # the next episode's chunks count from 0
-    assert chunks(frames) == chunks(ArrayFrames(stream))
 
 
 def test_a_chunk_read_while_it_fills_or_copied_is_encoded_from_the_ring(encoder):
@@ -118,7 +94,7 @@ def test_a_full_ring_makes_the_appender_wait_for_the_encoder(encoder):
 
 
 def test_rings_past_their_budget_are_encoded_inline_the_same_bytes(encoder, monkeypatch):
-    room = SLOTS * 24 * 32 * 3 + AREA_BYTES + COUNT_BYTES  # one ring: frames, holds, count
+    room = SLOTS * 24 * 32 * 3 + AREA_BYTES  # one ring: its frame slots and hold slots
     monkeypatch.setattr(frame_ring, "RINGS_BYTES", encoder.rings_bytes + room)
     first, second = ArrayFrames(offload=True), ArrayFrames(offload=True)
     stream = moving_frames(3 * CHUNK_SIZE, 24, 32)
