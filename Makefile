@@ -94,6 +94,7 @@ docs: .venv/.installed
 bench: setup build
 	$(PY) -m benchmarks.storage
 	$(PY) -m benchmarks.recording
+	$(PY) -m benchmarks.recording_parts
 	$(PY) -m benchmarks.recording_agents
 	$(PY) -m benchmarks.branch
 	$(PY) -m benchmarks.record_many
