@@ -1,10 +1,12 @@
 """Journal records made by the encoder process for a recording to a file; the recording
 process only writes them.
 
-Making a chunk's journal record (its infos deflated, its payloads' digests, the record's
-body of per-step arrays deflated) and writing it cost the stepping thread ~150 µs a
-chunk of Pong (~3.5% of the bare step and render loop), much of it code and data the
-emulator had pushed out of the caches in the 16 steps between two chunks. With frames
+Making a chunk's journal record (its infos made JSON and deflated, its payloads'
+digests, the record's body of per-step arrays deflated) cost the stepping thread ~100
+µs a chunk of Pong as profiled there, much of it code and data the emulator had pushed
+out of the caches in the 16 steps between two chunks; made by the encoder process,
+record(path=) takes 1.0-1.2% less of the bare step-and-render loop's time
+(``benchmarks.recording_parts``, and 40 episodes of each, alternating). With frames
 encoded by the encoder process (:mod:`agent_widget.format._encoder_process`), the
 recording process already gives it each chunk whose steps are all known, all but its
 frames, in the ring's hold slots (:mod:`agent_widget.format._held_chunks`), in case it
