@@ -68,6 +68,10 @@ def assert_shows(view: View, t: int) -> None:
 
 
 def go_to(notebook: Notebook, view: View, t: int) -> None:
+    """Set the step from the kernel once the view's last move is saved there: a save
+    still on its way would otherwise land after this one and win, as the user's last."""
+    shown = int(view.slider().input_value())
+    notebook.wait_until(lambda: kernel_step(notebook) == shown, what=f"viewer.step == {shown}")
     notebook.execute(f"viewer.step = {t}")
     assert_shows(view, t)
 
