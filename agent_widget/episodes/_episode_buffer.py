@@ -62,11 +62,9 @@ from agent_widget.format import (
     RemoteRecords,
     Spool,
     chunk_count,
+    chunk_payloads,
     encoder_deaths,
-    frame_payloads,
-    infos_payload,
     journal_layout,
-    stream_payloads,
 )
 
 
@@ -346,9 +344,7 @@ class EpisodeBuffer:
                 break
             streams = [(self._streams[key], data) for key, data in prepared.streams.items()]
             layout = self._layout if k == 0 else None
-            held = Held.of(
-                spool.identity, layout, prepared.arrays, streams, CHUNK_SIZE, prepared.infos
-            )
+            held = Held.of(spool.identity, layout, prepared.arrays, streams, prepared.infos)
             if not self.frames.hold(k, spool.written, held):
                 self._stop_lending()
                 break
@@ -385,7 +381,7 @@ class EpisodeBuffer:
         return _Prepared(arrays, streams, infos)
 
     def _write_chunk(self, spool: Spool, k: int, n: int) -> None:
-        prepared = self._prepared.pop(k, None) or self._prepare(k, n)
+        prepared = self._prepared.get(k) or self._prepare(k, n)
         start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)
         parts = None if self.frames is None else self.frames.chunk(k)
         streams: dict[int, bytes] = {}
@@ -393,10 +389,9 @@ class EpisodeBuffer:
             payload = self.observations.columns[key].payload(k) if data is None else data
             if payload is not None:
                 streams[self._streams[key]] = payload
-        payloads = [*frame_payloads(parts or []), *stream_payloads(start, stop, streams)]
+        payloads = chunk_payloads(start, stop, parts, streams, prepared.infos)
         assert self._layout is not None  # made with the first chunk's values (_prepare)
-        infos = infos_payload(start, stop, prepared.infos)
-        spool.write([*payloads, infos], prepared.arrays, self._layout)
+        spool.write(payloads, prepared.arrays, self._layout)
         self._let_go(spool, k, n)
 
     def _let_go(self, spool: Spool, k: int, n: int) -> None:

@@ -124,7 +124,6 @@ class Held(NamedTuple):
     layout: dict[str, Any] | None  # chunk 0's record says it
     arrays: list[Packed]  # the journal record's per-step and small arrays (packed)
     streams: list[tuple[int, bytes | None]]  # large observations; None: the frames
-    positions: int  # the chunk's
     # Its infos as ``json_dicts`` made them (JSON's own types): made JSON and deflated
     # by whoever makes the record. Under a slot's size, they are under what a file
     # takes (``infos_payload``: 1 MiB of JSON a position).
@@ -138,12 +137,11 @@ class Held(NamedTuple):
         layout: dict[str, Any] | None,
         arrays: dict[str, np.ndarray],
         streams: list[tuple[int, bytes | None]],
-        positions: int,
         infos: list[dict[str, Any]],
     ) -> Held:
         """A chunk's values but its frames, packed to be sent (its parts added by
         :meth:`agent_widget.format.ArrayFrames.hold` where they are at hand)."""
-        return cls(file, layout, packed(arrays), streams, positions, infos, None)
+        return cls(file, layout, packed(arrays), streams, infos, None)
 
 
 class HeldChunks:

@@ -27,12 +27,7 @@ from agent_widget.format._held_chunks import Held, HoldArea, unpacked
 from agent_widget.format._journal import NoRecord, read_journal
 from agent_widget.format._layout import META
 from agent_widget.format._remote_records import Record
-from agent_widget.format._writer import (
-    frame_payloads,
-    infos_payload,
-    journal_record,
-    stream_payloads,
-)
+from agent_widget.format._writer import chunk_payloads, journal_record
 
 
 def append_held(chunks: dict[int, Held]) -> int:
@@ -90,16 +85,12 @@ def held_record(
     recording process would have made them after the ``size`` bytes of chunks.bin
     before it (``offsets``: where its payloads are, by digest; the new ones are added)."""
     assert held.parts is not None  # held with the parts made for it, here or there
-    start = k * CHUNK_SIZE
+    start = k * CHUNK_SIZE  # a chunk is held once its steps are all known: it is whole
     streams = {
-        stream: frame_rows_payload(held.parts, held.positions) if data is None else data
+        stream: frame_rows_payload(held.parts, CHUNK_SIZE) if data is None else data
         for stream, data in held.streams
     }
-    payloads = [
-        *frame_payloads(held.parts),
-        *stream_payloads(start, start + held.positions, streams),
-        infos_payload(start, start + held.positions, held.infos),
-    ]
+    payloads = chunk_payloads(start, start + CHUNK_SIZE, held.parts, streams, held.infos)
     return journal_record(k, size, payloads, unpacked(held.arrays), held.layout or {}, offsets)
 
 

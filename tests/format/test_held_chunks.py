@@ -51,7 +51,7 @@ def parts(k):
 
 def held(spool, k, with_parts=True):
     layout = LAYOUT if k == 0 else None
-    chunk = Held.of(spool.identity, layout, arrays(k), [], CHUNK_SIZE, infos(k))
+    chunk = Held.of(spool.identity, layout, arrays(k), [], infos(k))
     return chunk._replace(parts=parts(k)) if with_parts else chunk
 
 
