@@ -5,9 +5,10 @@ the code before recording encoded as it went.
 
 Overhead: every side runs the same seeded env with the same policy (Pong: the same
 pre-drawn random actions; CartPole: a balancing rule, as random actions end it in ~20
-steps) and stops at the same step; each repetition runs every side once, in a rotated
-order, and each side's time is divided by the bare loop's of the same repetition
-(paired ratios: drift in machine load hits both alike); the table gives the medians.
+steps) and stops at the same step; each repetition runs every side once, in a shuffled
+order (no side always follows the same one), and each side's time is divided by the
+bare loop's of the same repetition (paired ratios: drift in machine load hits both
+alike); the table gives the medians.
 record()'s time covers the whole call, the encoding of frames and observations and
 building the Rollout included; record(path=) also writes the file and reads it back;
 RecordVideo's covers writing its MP4 (moviepy, ffmpeg). Where there is a second core,
@@ -52,7 +53,16 @@ from agent_widget.episodes._policies import PolicyFunction
 from agent_widget.episodes._record import record
 from agent_widget.format._codec import CHUNK_SIZE, encode_part, runs_of
 from agent_widget.format._encoder_process import encoder_process
-from benchmarks.results import ROOT, arguments, code_version, command, machine, today, write_section
+from benchmarks.results import (
+    ROOT,
+    arguments,
+    code_version,
+    command,
+    machine,
+    shuffled_orders,
+    today,
+    write_section,
+)
 
 TITLE = "Recording"
 SEED = 0
@@ -277,8 +287,8 @@ def bench(
     encoding: list[float] = []  # the encoder process's CPU seconds in each record()
     steps = set()
     runs["record"]()  # the first recording starts what later ones reuse (a ring)
-    for rep in range(reps):
-        for kind in SIDES[rep % len(SIDES) :] + SIDES[: rep % len(SIDES)]:  # rotated
+    for order in shuffled_orders(SIDES, reps):
+        for kind in order:
             with busy_neighbour() if kind == "busy" else contextlib.nullcontext():
                 give_back_freed_memory()
                 used = cpu_seconds(encoder) if encoder and kind == "record" else 0.0
@@ -447,7 +457,7 @@ def main(argv: list[str] | None = None) -> None:
         f"Bar (100,000 Pong steps recorded with under {MEMORY_BAR_MB} MB of growth): "
         f"{longest:,.1f} MB in memory, {longest_disk:,.1f} MB with path=, "
         f"{memory_verdict} it.\n\n"
-        f"Overhead ({args.reps} repetitions of every side in a rotated order; each time "
+        f"Overhead ({args.reps} repetitions of every side in a shuffled order; each time "
         "divided by the bare loop's of its repetition, the medians of those paired ratios; "
         "before each, the C allocator gives the memory freed so far back to the system, so "
         "that every side starts as in a fresh process, whatever ran before it). "

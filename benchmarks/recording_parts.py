@@ -4,7 +4,7 @@ taking that part away in alternate episodes of one process.
 benchmarks/recording.py measures record() whole against a bare step-and-render loop;
 this says where its overhead goes, to choose what to work on next. Each repetition
 runs the bare loop, the recording with the part and the recording without it (in a
-rotated order), on 1,000-step Pong with the same pre-drawn actions; each recording's
+shuffled order), on 1,000-step Pong with the same pre-drawn actions; each recording's
 time is divided by the bare loop's of its repetition, and the table gives the medians
 and the median of the paired differences. In one process, the differences are not
 blurred by those between processes (where code and data land in memory): two runs of
@@ -34,7 +34,15 @@ from agent_widget.episodes import _episode_buffer, _recorded_observations
 from agent_widget.episodes._record import record
 from agent_widget.format._encoder_process import encoder_process
 from benchmarks.recording import MAX_STEPS, SEED, bare_loop, give_back_freed_memory, pong
-from benchmarks.results import arguments, code_version, command, machine, today, write_section
+from benchmarks.results import (
+    arguments,
+    code_version,
+    command,
+    machine,
+    shuffled_orders,
+    today,
+    write_section,
+)
 
 TITLE = "Recording, part by part"
 
@@ -101,9 +109,8 @@ def measure(part: str, reps: int, folder: Path) -> dict[str, float]:
     }
     recording(False)  # the ring and the encoder process's imports, before any timing
     times: dict[str, list[float]] = {side: [] for side in sides}
-    order = list(sides)
-    for rep in range(reps):
-        for side in order[rep % 3 :] + order[: rep % 3]:
+    for order in shuffled_orders(list(sides), reps):
+        for side in order:
             give_back_freed_memory()
             start = time.perf_counter()
             sides[side]()
@@ -144,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{machine(load_start)}).\n\n"
         f"ALE/Pong-v5, {MAX_STEPS:,} steps at most, the same pre-drawn random actions; "
         f"{args.reps} repetitions of the bare step-and-render loop, record() with the part "
-        "and record() without it, in a rotated order, in one process (each starting with "
+        "and record() without it, in a shuffled order, in one process (each starting with "
         "the freed memory given back); each recording's time divided by the bare loop's "
         "of its repetition, medians. A negative cost: the part saves that much.\n\n"
         + "\n".join(table)
