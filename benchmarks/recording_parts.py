@@ -39,9 +39,9 @@ from benchmarks.results import (
     code_version,
     command,
     machine,
+    publish,
     shuffled_orders,
     today,
-    write_section,
 )
 
 TITLE = "Recording, part by part"
@@ -156,9 +156,7 @@ def main(argv: list[str] | None = None) -> None:
         "of its repetition, medians. A negative cost: the part saves that much.\n\n"
         + "\n".join(table)
     )
-    print(body)
-    if not args.no_write:
-        write_section(TITLE, body)
+    publish(TITLE, body, not args.no_write)
 
 
 if __name__ == "__main__":
