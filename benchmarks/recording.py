@@ -8,7 +8,10 @@ pre-drawn random actions; CartPole: a balancing rule, as random actions end it i
 steps) and stops at the same step; each repetition runs every side once, in a shuffled
 order (no side always follows the same one), and each side's time is divided by the
 bare loop's of the same repetition (paired ratios: drift in machine load hits both
-alike); the table gives the medians.
+alike); the table gives the medians. Each env runs in several fresh processes in turn
+(``--processes``), their samples pooled: processes differ more than repetitions within
+one do (two runs of 41 repetitions in one process put Pong's record() at 1.098x and at
+1.116x the bare loop, same code, same day), and the verdicts give that spread.
 record()'s time covers the whole call, the encoding of frames and observations and
 building the Rollout included; record(path=) also writes the file and reads it back;
 RecordVideo's covers writing its MP4 (moviepy, ffmpeg). Where there is a second core,
@@ -32,6 +35,7 @@ per step. The bar: 100,000 steps with under 300 MB of growth.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import ctypes
 import itertools
@@ -143,6 +147,13 @@ def cartpole() -> tuple[gym.Env, Callable[[], PolicyFunction]]:
     """CartPole balanced for its full 500 steps (random actions drop the pole in ~20)."""
     env = gym.make("CartPole-v1", render_mode="rgb_array")
     return env, lambda: lambda obs: int(3 * obs[2] + obs[3] > 0)
+
+
+ENVS = {
+    "ALE/Pong-v5": pong,
+    "ALE/Pong-v5, 4 stacked 84x84 obs": pong_stacked,
+    "CartPole-v1": cartpole,
+}
 
 
 def bare_loop(env: gym.Env, policy: PolicyFunction, max_steps: int, keep: bool = False) -> int:
@@ -300,15 +311,52 @@ def bench(
     env.close()
     if len(steps) != 1:
         raise RuntimeError(f"{name}: runs took different numbers of steps: {sorted(steps)}")
-    ms = {kind: statistics.median(values) * 1e3 for kind, values in times.items()}
+    return {"steps": steps.pop(), "times": times, "encoding": encoding}
+
+
+def pooled(name: str, samples: list[dict]) -> dict:
+    """One env's row from the samples of every process: medians of the pooled times and
+    paired ratios, and the range of record()'s median ratio from process to process."""
+    steps = {sample["steps"] for sample in samples}
+    if len(steps) != 1:
+        raise RuntimeError(f"{name}: processes took different numbers of steps: {sorted(steps)}")
+
+    def paired(sample: dict, kind: str) -> list[float]:
+        times = sample["times"]
+        return [mine / bare for mine, bare in zip(times[kind], times["bare"], strict=True)]
+
+    ms = {
+        kind: statistics.median(t for sample in samples for t in sample["times"][kind]) * 1e3
+        for kind in SIDES
+    }
     ratios = {
-        f"{kind} ratio": statistics.median(
-            mine / bare for mine, bare in zip(times[kind], times["bare"], strict=True)
-        )
+        f"{kind} ratio": statistics.median(r for sample in samples for r in paired(sample, kind))
         for kind in SIDES[1:]
     }
+    each = [statistics.median(paired(sample, "record")) for sample in samples]
+    encoding = [seconds for sample in samples for seconds in sample["encoding"]]
     encoder_ms = statistics.median(encoding) * 1e3 if encoding else 0.0
-    return {"env": name, "steps": steps.pop(), **ms, **ratios, "encoder ms": encoder_ms}
+    return {
+        "env": name,
+        "steps": steps.pop(),
+        **ms,
+        **ratios,
+        "encoder ms": encoder_ms,
+        "record ratios": (min(each), max(each)),
+    }
+
+
+def bench_in_child(name: str, reps: int) -> dict:
+    """:func:`bench` of env ``name`` in a fresh process (its own encoder process and
+    memory layout): processes differ more than repetitions within one do."""
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.recording", "--child", name, "--reps", str(reps)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def record_in_child(steps: int, code: Path, path: str = "") -> dict:
@@ -416,24 +464,33 @@ def verdicts(rows: list[dict]) -> str:
                 f"{ratio:.3f}x (bar {bar:.2f}x and under the list's {row['keep ratio']:.3f}x): "
                 f"{'meets' if meets else 'MISSES'} it"
             )
-    return "; ".join(said) + "."
+    spread = ", ".join(
+        "{} {:.3f}-{:.3f}x".format(row["env"], *row["record ratios"]) for row in rows
+    )
+    return "; ".join(said) + f". record() from one process to the next: {spread}."
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = arguments(__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=7, help="repetitions per side")
+    parser.add_argument("--reps", type=int, default=7, help="repetitions per side a process")
+    parser.add_argument("--processes", type=int, default=3, help="fresh processes per env")
     parser.add_argument("--baseline", default=BASELINE, help="the old code's git revision")
+    parser.add_argument("--child", choices=ENVS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child is not None:  # one process's samples, for the parent to pool
+        with tempfile.TemporaryDirectory() as scratch:
+            print(json.dumps(bench(args.child, ENVS[args.child], args.reps, Path(scratch))))
+        return
     load_start = os.getloadavg()[0]
     grows = memory(args.baseline)
-    with tempfile.TemporaryDirectory() as scratch:
-        rows = [
-            bench("ALE/Pong-v5", pong, args.reps, Path(scratch)),
-            bench("ALE/Pong-v5, 4 stacked 84x84 obs", pong_stacked, args.reps, Path(scratch)),
-            bench("CartPole-v1", cartpole, args.reps, Path(scratch)),
-        ]
-    result = table(rows, args.reps)
-    costs = encoding_costs(pong_frames(), args.reps)
+    samples: dict[str, list[dict]] = {name: [] for name in ENVS}
+    for _ in range(args.processes):  # the envs interleaved, so drift in load hits each
+        for name in ENVS:
+            samples[name].append(bench_in_child(name, args.reps))
+    rows = [pooled(name, samples[name]) for name in ENVS]
+    reps = args.reps * args.processes
+    result = table(rows, reps)
+    costs = encoding_costs(pong_frames(), reps)
     frames = rows[0]["steps"] + 1
     print(result)
     longest = grows[-1]["new"]["growth"] / 1e6
@@ -457,8 +514,10 @@ def main(argv: list[str] | None = None) -> None:
         f"Bar (100,000 Pong steps recorded with under {MEMORY_BAR_MB} MB of growth): "
         f"{longest:,.1f} MB in memory, {longest_disk:,.1f} MB with path=, "
         f"{memory_verdict} it.\n\n"
-        f"Overhead ({args.reps} repetitions of every side in a shuffled order; each time "
-        "divided by the bare loop's of its repetition, the medians of those paired ratios; "
+        f"Overhead ({reps} repetitions of every side: {args.processes} fresh processes an "
+        f"env, the envs in turn, each running {args.reps} in a shuffled order; each time "
+        "divided by the bare loop's of its repetition, the medians of those paired ratios "
+        "pooled; "
         "before each, the C allocator gives the memory freed so far back to the system, so "
         "that every side starts as in a fresh process, whatever ran before it). "
         f"Same seeded env and policy on all sides (Pong: the same pre-drawn random actions, "
@@ -469,7 +528,7 @@ def main(argv: list[str] | None = None) -> None:
         f"{result}\n\n"
         f"Bars: {verdicts(rows)} Encoding this Pong episode's {frames:,} frames alone, "
         f"out of the loop (a chunk at a time), takes {costs['whole'] * 1e3:.0f} ms "
-        f"(median of {args.reps}): {costs['find'] * 1e6 / frames:.0f} µs a frame finding "
+        f"(median of {reps}): {costs['find'] * 1e6 / frames:.0f} µs a frame finding "
         f"the bytes that changed, {costs['rest'] * 1e6 / frames:.0f} µs the rest, mostly "
         "deflating. On this 2-core machine that work is the encoder process's; the "
         "stepping thread copies each frame into shared memory, compares an observation "
