@@ -97,12 +97,14 @@ def test_the_shared_slider_moves_every_canvas_to_its_frame(notebook, root, views
     notebook.wait_until(lambda: kernel_step(notebook) == 30, what="compare.step == 30")
 
 
-def test_a_shorter_episode_holds_its_last_frame_marked_ended(root, views):
+def test_a_shorter_episode_holds_its_last_frame_marked_ended(notebook, root, views):
     slide_to(root, 50)
     assert_show(views, [50, SHORT - 1])
     ended = root.locator(".aw-cell .aw-ended")
     assert ended.nth(0).inner_text() == ""
     assert ended.nth(1).inner_text() == f"ended at t = {SHORT - 1}"
+    # Saved, so that the next test's step set in Python is not undone by this save.
+    notebook.wait_until(lambda: kernel_step(notebook) == 50, what="compare.step == 50")
 
 
 def test_setting_step_in_python_moves_every_episode(notebook, views):
