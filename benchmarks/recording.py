@@ -346,32 +346,28 @@ def pooled(name: str, samples: list[dict]) -> dict:
     }
 
 
+def child_json(args: list[str], cwd: Path | str, env: dict[str, str] | None = None) -> dict:
+    """What a fresh Python process run with ``args`` prints as its last line (JSON)."""
+    out = subprocess.run(
+        [sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def bench_in_child(name: str, reps: int) -> dict:
     """:func:`bench` of env ``name`` in a fresh process (its own encoder process and
     memory layout): processes differ more than repetitions within one do."""
-    out = subprocess.run(
-        [sys.executable, "-m", "benchmarks.recording", "--child", name, "--reps", str(reps)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return child_json(["-m", "benchmarks.recording", "--child", name, "--reps", str(reps)], ROOT)
 
 
 def record_in_child(steps: int, code: Path, path: str = "") -> dict:
     """One recording of ``steps`` Pong steps by the package at ``code``, in a fresh process
     (to the file ``path`` as it is recorded, if given)."""
-    env = {**os.environ, "PYTHONPATH": str(code)}
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(steps), path],
-        env=env,
-        cwd=tempfile.gettempdir(),  # not ROOT: the package comes from PYTHONPATH alone
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    return child_json(
+        ["-c", CHILD, str(steps), path],
+        tempfile.gettempdir(),  # not ROOT: the package comes from PYTHONPATH alone
+        {**os.environ, "PYTHONPATH": str(code)},
+    )
 
 
 def baseline_worktree(revision: str, folder: Path) -> Path:
