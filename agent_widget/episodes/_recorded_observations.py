@@ -4,6 +4,7 @@ numeric arrays encoded by the chunk, anything else as given."""
 
 from __future__ import annotations
 
+import ctypes
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -129,6 +130,7 @@ def _is_frame(value: Any, frame: Any) -> bool:
         isinstance(value, np.ndarray)
         and isinstance(frame, np.ndarray)
         and value.dtype == np.uint8
+        and frame.dtype == np.uint8  # stored as it is: a float frame is scaled
         and value.ndim == 3
         and value.shape == frame.shape
         and value.shape[2] == 3
@@ -136,22 +138,38 @@ def _is_frame(value: Any, frame: Any) -> bool:
     )
 
 
-# The largest arrays compared as bytes: their copies come from the heap, below glibc's
-# 128 KiB threshold for mapping an allocation afresh (a 480x480 screen's copies, mapped
-# page by page, took 529 µs to compare; NumPy 16).
-_AS_BYTES = 120 * 2**10
+def _libc_memcmp() -> Callable[[int, int, int], int] | None:
+    """The C library's memcmp, or None where there is none to ask for it (Windows)."""
+    try:
+        memcmp = ctypes.CDLL(None).memcmp
+    except (OSError, TypeError, AttributeError):
+        return None
+    memcmp.restype = ctypes.c_int
+    memcmp.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t]
+    return memcmp  # type: ignore[no-any-return]
+
+
+_memcmp = _libc_memcmp()
 
 
 def _same_bytes(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether two arrays of one shape and dtype hold the same bytes: small ones as bytes,
-    which Python compares with memcmp (Pong's screen in the recording loop, medians of
-    2,880: 3.5 µs, against 5.5 with NumPy and 4.3 calling memcmp through ctypes), larger
-    ones eight bytes at a time by NumPy."""
-    if a.nbytes <= _AS_BYTES:
-        return a.tobytes() == b.tobytes()
-    if a.nbytes % 8 == 0 and a.flags.c_contiguous and b.flags.c_contiguous:
-        a, b = a.reshape(-1).view(np.uint64), b.reshape(-1).view(np.uint64)
-    return bool(np.array_equal(a, b))
+    """Whether two arrays of one shape and dtype hold the same bytes: C-contiguous ones by
+    memcmp where they lie, copying nothing (Pong's screen: 1.9 µs, against 2.7 comparing
+    their ``tobytes()``, whose 200 KB of copies also slowed ALE's next step: 0.8% of
+    ``record()`` on Pong, paired in one process), others by NumPy."""
+    contiguous = a.flags.c_contiguous and b.flags.c_contiguous
+    if _memcmp is None or not contiguous or a.nbytes != b.nbytes:
+        return bool(np.array_equal(a, b))
+    return _memcmp(_address(a), _address(b), a.nbytes) == 0
+
+
+def _address(array: np.ndarray) -> int:
+    """Where a C-contiguous array's bytes start: through the buffer protocol (0.24 µs)
+    where it is writable and not empty, else through NumPy's ctypes (0.8 µs)."""
+    try:
+        return ctypes.addressof(ctypes.c_char.from_buffer(array))  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # read-only, or empty
+        return int(array.ctypes.data)
 
 
 class RecordedObservations:
