@@ -243,6 +243,7 @@ class ArrayFrames(Frames):
         self._open: dict[int, OpenChunk] = {}
         self._offload = offload
         self._ring: FrameRing | None = None  # with offload, once the encoder process is up
+        self._ring_from = 0  # the first chunk given to the ring
         if offload:
             encoder_process()  # started now, to be up by the second chunk
         self._decoded = DecodedPart()
@@ -293,6 +294,11 @@ class ArrayFrames(Frames):
         """Whether chunk k's parts are at hand without waiting for the encoder process."""
         chunk = self._open.get(k)
         return chunk is None or chunk.ready
+
+    def with_encoder(self, k: int) -> bool:
+        """Whether chunk k's frames went to the encoder process (it can make the chunk's
+        record without waiting for them)."""
+        return self._ring is not None and k >= self._ring_from
 
     def hold(self, k: int, written: int, held: Held) -> bool:
         """Give the encoder process full chunk ``k``'s ``held`` values (all but its frames)
@@ -410,6 +416,7 @@ class ArrayFrames(Frames):
         if self._offload and self._ring is None and self._shape is not None:
             size = int(np.prod(self._shape))
             self._ring, self._offload = episode_ring(size, self.encoding, k)
+            self._ring_from = k
         if self._ring is None or self._ring.error is not None:
             return encode_here()
         return RemoteChunk(k * CHUNK_SIZE, self._ring, encode_here)

@@ -15,8 +15,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agent_widget.episodes import load, record
-from agent_widget.format import ArrayFrames, Spool
+from agent_widget.episodes import RecordRollout, load, record
+from agent_widget.format import CHUNK_SIZE, ArrayFrames, Spool
 from agent_widget.format._encoder_process import EncoderDied, cores, encoder_process
 from tests.cartpole import balance, cartpole
 from tests.episodes.test_recording_to_disk import LongInfos
@@ -369,6 +369,34 @@ def test_records_made_by_the_encoder_process_are_the_bytes_made_here(tmp_path, m
     assert done.stdout.split() == ["True"], done.stderr
     for path in files:
         assert path.read_bytes() == (tmp_path / "here.rollout").read_bytes(), path.name
+
+
+def test_chunks_whose_parts_came_back_in_time_have_their_records_made_there(tmp_path, monkeypatch):
+    """A chunk whose frames the encoder process encoded is held for it, which makes its
+    record, even when its parts are back before its steps are all known (an env slower
+    than encoding: made here, such chunks took ~250 µs of the stepping thread each)."""
+    assert encoder_process().wait_ready()
+    written = records_made_elsewhere(monkeypatch)
+    env = RecordRollout(cartpole(), path=tmp_path / "ep.rollout")
+    obs, _ = env.reset(seed=0)
+
+    def parts_back():  # those of the full chunks
+        frames = env._episode.frames
+        return all(frames.ready(k) for k in range(len(frames) // CHUNK_SIZE))
+
+    for _ in range(STEPS):
+        wait_until(parts_back, "the parts came back")
+        obs, _, terminated, truncated, _ = env.step(balance(obs))
+        if terminated or truncated:
+            break
+    rollout = env.end_episode() or env.rollouts[-1]
+    complete = (rollout.num_positions - 1) // CHUNK_SIZE
+    # From chunk 1 on (0 too where an episode before left its ring), in order; the last
+    # few made here as the episode ends, if their records had not come yet.
+    assert written, "no record came from the encoder process"
+    assert written[0] <= 1, written
+    assert written == list(range(written[0], written[-1] + 1)), written
+    assert len(written) >= complete // 2, (written, complete)
 
 
 def test_a_chunk_too_large_to_hold_has_the_records_made_here_from_it(tmp_path, monkeypatch):
