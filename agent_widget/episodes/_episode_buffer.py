@@ -249,8 +249,11 @@ class EpisodeBuffer:
         (:meth:`_lending`), and so is every chunk after the first held; a chunk before
         (its frames encoded here) is written once its observations are back, held by
         the encoder process meanwhile if they are not."""
-        spool, n = self.spool, len(self.infos)
+        spool, n, records = self.spool, len(self.infos), self._records
         if spool is None:
+            return
+        lent = records is not None and not records.came and self._held == (n - 1) // CHUNK_SIZE
+        if lent and not final:  # every chunk whose steps are known held, no record to write
             return
         records = self._lending()
         if final and records is not None:

@@ -62,6 +62,11 @@ class RemoteRecords:
         """The encoder process's death: no record comes any more."""
         return self.process.error
 
+    @property
+    def came(self) -> bool:
+        """Whether a record came that is not taken yet."""
+        return bool(self._came)
+
     def take(self, k: int) -> Record | None:
         """Chunk ``k``'s record if it came. The pipe is not asked: it is, at each step
         a chunk waits for its parts, and a record comes just after its chunk's parts
