@@ -4,7 +4,7 @@ late (t = 900), against a plain replay of its 900 actions from reset; from the s
 against the episode's file; and what saving them costs record().
 
 Every branch takes one step past t (``max_steps=1``), so its time is the replay's and
-the bookkeeping's. The sides run in turn, repetitions rotating their order; each
+the bookkeeping's. The sides run in turn, in a seeded shuffled order each repetition; each
 branch is read against the plain replay of the same repetition (paired), and the
 medians of those ratios are the verdicts.
 
@@ -25,7 +25,15 @@ import numpy as np
 
 from agent_widget import Rollout, load, record
 from agent_widget.episodes._env_states import SavedStates
-from benchmarks.results import arguments, code_version, command, machine, publish, today
+from benchmarks.results import (
+    arguments,
+    code_version,
+    command,
+    machine,
+    publish,
+    shuffled_orders,
+    today,
+)
 
 TITLE = "Branching"
 STEPS, T, SEED = 1_000, 900, 0
@@ -47,10 +55,6 @@ def playback(moves: list[int]) -> Callable[[object], int]:
 def state_bytes(rollout: Rollout) -> int:
     """Bytes the saved states hold (each a delta against the one before, the first whole)."""
     return sum(state.nbytes for state in rollout.states.values())
-
-
-def rotated(names: list[str], rep: int) -> list[str]:
-    return names[rep % len(names) :] + names[: rep % len(names)]
 
 
 def timed(side: Callable[[], object]) -> float:
@@ -81,8 +85,8 @@ def branching(moves: list[int], reps: int, scratch: Path) -> tuple[dict[str, lis
         ),
     }
     times: dict[str, list[float]] = {name: [] for name in sides}
-    for rep in range(reps):
-        for name in rotated(list(sides), rep):
+    for order in shuffled_orders(list(sides), reps):
+        for name in order:
             times[name].append(timed(sides[name]))
     return times, episode
 
@@ -108,8 +112,8 @@ def recording(moves: list[int], reps: int) -> dict[str, list[float]]:
         ),
     }
     times: dict[str, list[float]] = {name: [] for name in sides}
-    for rep in range(reps):
-        for name in rotated(list(sides), rep):
+    for order in shuffled_orders(list(sides), reps):
+        for name in order:
             times[name].append(timed(sides[name]))
     return times
 
@@ -185,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     body = (
         f"`{command('benchmarks.branch', argv)}` ({today()}, code {code_version()}, "
-        f"{machine(load_start)}, {args.reps} repetitions per side in rotated order; "
+        f"{machine(load_start)}, {args.reps} repetitions per side in a seeded shuffled order; "
         f"ratios paired by repetition, medians).\n\n"
         f"A {episode.num_steps:,}-step ALE/Pong-v5 episode (random actions, seed {SEED}, "
         f"at most {STEPS:,} steps: the game ended) recorded with defaults: its .rollout "
@@ -201,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
         "and the screen at t.\n\n"
         + "\n".join(table(times, base, f"branch at t = {T}"))
         + f"\n\nrecord() of the same episode ({max(3, args.reps // 2)} repetitions per side, "
-        "rotated; states by default cost a clone of ALE's state every 64 steps and its "
+        "shuffled; states by default cost a clone of ALE's state every 64 steps and its "
         "delta):\n\n"
         + "\n".join(table(records, "bare step + render loop", "recording the episode"))
         + f"\n\nWith states by default, record() took {record_cost:.3f}x its time without "
