@@ -168,7 +168,7 @@ def _address(array: np.ndarray) -> int:
     where it is writable and not empty, else through NumPy's ctypes (0.8 µs)."""
     try:
         return ctypes.addressof(ctypes.c_char.from_buffer(array))  # type: ignore[arg-type]
-    except (TypeError, ValueError):  # read-only, or empty
+    except (TypeError, ValueError, BufferError):  # read-only, or empty
         return int(array.ctypes.data)
 
 
