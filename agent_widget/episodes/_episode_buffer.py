@@ -13,11 +13,13 @@ Where the machine has a second core, the frames are not encoded on the thread th
 steps the env: from the episode's second chunk on, each frame is copied into a ring of
 shared memory and a full chunk is encoded by the frame encoder process
 (:mod:`agent_widget.format._encoder_process`, one per Python process), which sends its
-parts back; the same bytes as encoding here. A chunk goes to the file once its parts
-are back, so with ``path=`` the file trails the episode by a chunk or two; meanwhile
-the encoder process holds the rest of each such chunk, to append it should this
-process be killed (:mod:`agent_widget.format._held_chunks`): a file cut by a kill
-holds every chunk whose steps were known. A full ring makes the next step wait. An
+parts back; the same bytes as encoding here. With ``path=``, the encoder process is
+given the rest of each such chunk once its steps are all known
+(:mod:`agent_widget.format._held_chunks`) and makes its journal record
+(:mod:`agent_widget.format._remote_records`), which this process writes as it comes:
+the file trails the episode by a chunk or two, and meanwhile the encoder process
+holds those chunks, to append them should this process be killed: a file cut by a
+kill holds every chunk whose steps were known. A full ring makes the next step wait. An
 encoder that dies is an error naming it once the step is in, every step kept (the
 frames it had not encoded are encoded here).
 
