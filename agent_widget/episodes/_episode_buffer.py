@@ -254,8 +254,9 @@ class EpisodeBuffer:
         spool, n, records = self.spool, len(self.infos), self._records
         if spool is None:
             return
-        lent = records is not None and not records.came and self._held == (n - 1) // CHUNK_SIZE
-        if lent and not final:  # every chunk whose steps are known held, no record to write
+        # Lending, every chunk whose steps are known held, no record come: nothing to do.
+        idle = records is not None and not records.came and self._held == (n - 1) // CHUNK_SIZE
+        if idle and not final:
             return
         records = self._lending()
         if final and records is not None:
