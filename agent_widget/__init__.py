@@ -2,7 +2,8 @@
 
 The names below are the everyday API. The subpackages hold the rest, one layer each,
 lower layers never importing higher ones (docs/architecture.md): :mod:`~agent_widget.episodes`
-(rollouts, recording, files), :mod:`~agent_widget.panels`, :mod:`~agent_widget.viewer`,
+(rollouts and their files), :mod:`~agent_widget.recording` (recording them from envs),
+:mod:`~agent_widget.panels`, :mod:`~agent_widget.viewer`,
 :mod:`~agent_widget.torch`, :mod:`~agent_widget.compare`, :mod:`~agent_widget.gridworld`,
 :mod:`~agent_widget.library`, :mod:`~agent_widget.checkpoints` (checkpoints recorded
 during training), :mod:`~agent_widget.sb3` (Stable-Baselines3's callback), and
@@ -13,17 +14,10 @@ Modules whose names start with ``_`` are internal.
 from typing import Any
 
 from agent_widget.compare import CompareViewer, first_divergence, what_if
-from agent_widget.episodes import (
-    RecordRollout,
-    Rollout,
-    RolloutFileError,
-    load,
-    record,
-    record_vector,
-    save,
-)
+from agent_widget.episodes import Rollout, RolloutFileError, load, save
 from agent_widget.library import RunLibrary, record_many
 from agent_widget.panels import Step
+from agent_widget.recording import RecordRollout, record, record_vector
 from agent_widget.viewer import EpisodeViewer
 
 __version__ = "0.1.0"

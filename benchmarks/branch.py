@@ -24,7 +24,7 @@ import gymnasium as gym
 import numpy as np
 
 from agent_widget import Rollout, load, record
-from agent_widget.episodes._env_states import SavedStates
+from agent_widget.recording._env_states import SavedStates
 from benchmarks.results import (
     arguments,
     code_version,

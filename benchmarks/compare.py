@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agent_widget.episodes import record
+from agent_widget.recording import record
 from benchmarks.results import arguments, code_version, command, machine, publish, today
 from harness.chromium import chromium
 from harness.lab import Server, opened

@@ -39,7 +39,7 @@ SETUP = """import sys
 from benchmarks import scenes
 from agent_widget import CompareViewer, EpisodeViewer
 from agent_widget.agents import QLearning
-from agent_widget.episodes import record
+from agent_widget.recording import record
 from agent_widget.gridworld import TrainingViewer
 import ale_py, gymnasium as gym
 gym.register_envs(ale_py)

@@ -48,8 +48,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from agent_widget.episodes import record
 from agent_widget.format import CHUNK_SIZE, chunk_count
+from agent_widget.recording import record
 from benchmarks import scenes
 from benchmarks.browser import ProbedPage
 from benchmarks.report import ms, verdict

@@ -23,7 +23,7 @@ import time
 import timeit
 from pathlib import Path
 
-from agent_widget.episodes._interrupts import interrupts_held
+from agent_widget.recording._interrupts import interrupts_held
 from benchmarks.results import arguments, code_version, command, machine, publish, today
 
 TITLE = "Recording faults"

@@ -30,9 +30,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_widget.episodes import _episode_buffer, _recorded_observations
-from agent_widget.episodes._record import record
-from agent_widget.format._encoder_process import encoder_process
+from agent_widget.recording import _episode_buffer, _recorded_observations
+from agent_widget.recording._encoder._process import encoder_process
+from agent_widget.recording._record import record
 from benchmarks.recording import MAX_STEPS, SEED, bare_loop, give_back_freed_memory, pong
 from benchmarks.results import (
     arguments,

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agent_widget.episodes import Rollout, record
+from agent_widget.episodes import Rollout
+from agent_widget.recording import record
 
 # The first seed whose random-policy Pong episode lasts 1,000 steps (seeds 2-5 end
 # sooner), so max_steps cuts the recording at exactly 1,000.

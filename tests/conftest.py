@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import gymnasium as gym
 import pytest
 
-from agent_widget.format import _frame_ring as frame_ring
-from agent_widget.format._encoder_process import EncoderProcess, encoder_process
 from agent_widget.panels import register, registered, unregister
+from agent_widget.recording._encoder import _ring as frame_ring
+from agent_widget.recording._encoder._process import EncoderProcess, encoder_process
 from tests.stuck_panel import Stuck
 
 # MuJoCo renders offscreen through Mesa's EGL (the Makefile's egl target): there is no

@@ -30,16 +30,13 @@ PUBLIC = {
         "save",
         "what_if",
     ],
-    "agent_widget.episodes": [
+    "agent_widget.episodes": ["Rollout", "RolloutFileError", "load", "save"],
+    "agent_widget.recording": [
         "RecordRollout",
         "ReplayDivergenceError",
-        "Rollout",
-        "RolloutFileError",
-        "load",
         "record",
         "record_vector",
         "render_frames",
-        "save",
     ],
     "agent_widget.panels": [
         "EpisodeData",

@@ -19,7 +19,7 @@ from agent_widget.checkpoints._weights import (
     read_weights,
     save_weights,
 )
-from agent_widget.episodes import render_frames
+from agent_widget.recording import render_frames
 
 __all__ = [
     "CheckpointRecorder",

@@ -20,8 +20,9 @@ import gymnasium as gym
 from torch import nn
 
 from agent_widget.checkpoints._weights import WeightsFileError, load_weights
-from agent_widget.episodes import Rollout, render_frames
+from agent_widget.episodes import Rollout
 from agent_widget.library import RunLibrary
+from agent_widget.recording import render_frames
 
 
 class Checkpoints:

@@ -10,7 +10,7 @@ Each episode's metadata says which checkpoint it shows (``training_step``, and t
 weights' file name as ``checkpoint``). The episodes are recorded without frames: the
 env renders nothing during training (rendering costs several times the policy's
 forward pass), and the frames are made by replaying the actions from the seed when
-the episode is first shown (:func:`~agent_widget.episodes.render_frames`).
+the episode is first shown (:func:`~agent_widget.recording.render_frames`).
 
 A policy that raises during an evaluation does not stop the training: the steps it
 played are kept as an episode whose ``metadata["evaluation_error"]`` says what
@@ -30,8 +30,9 @@ import gymnasium as gym
 from torch import nn
 
 from agent_widget.checkpoints._weights import save_weights
-from agent_widget.episodes import Rollout, record
+from agent_widget.episodes import Rollout
 from agent_widget.library import RunLibrary
+from agent_widget.recording import record
 
 EnvMaker = Callable[[], gym.Env[Any, Any]]
 

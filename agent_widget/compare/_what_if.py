@@ -19,7 +19,8 @@ from typing import Any
 import gymnasium as gym
 
 from agent_widget.compare._viewer import CompareViewer
-from agent_widget.episodes import AgentPolicies, Rollout, action_names, pettingzoo_api
+from agent_widget.episodes import Rollout, action_names
+from agent_widget.recording import AgentPolicies, pettingzoo_api
 
 Env = gym.Env[Any, Any] | Callable[[], gym.Env[Any, Any]]
 EVERY = "every"  # the action a request names to branch on each action but the recorded one

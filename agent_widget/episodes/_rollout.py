@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agent_widget.episodes._action_space import agent_space
+from agent_widget.episodes._lent import lent
 from agent_widget.format import (
     ACTION_KINDS,
     AgentColumns,
@@ -61,7 +62,7 @@ class Rollout:
     metadata: dict[str, Any] = field(default_factory=dict)
     # Env states saved while recording, by position (by default where the env can): they
     # let a branch replay from the last one before its branch point. In memory only,
-    # never in a file (agent_widget.episodes._env_states says why).
+    # never in a file (agent_widget.recording._env_states says why).
     states: dict[int, Any] = field(default_factory=dict)
     # A multi-agent episode's per-agent columns (read through ``agents``, ``agent_rewards``
     # ...); None for one agent.
@@ -305,10 +306,9 @@ class Rollout:
 
     @classmethod
     def from_minari(cls, dataset: Any, episode_index: int, render: bool = False) -> Rollout:
-        """Episode ``episode_index`` of a Minari dataset (``agent_widget.episodes._minari``)."""
-        from agent_widget.episodes._minari import from_minari
-
-        return from_minari(dataset, episode_index, render=render)
+        """Episode ``episode_index`` of a Minari dataset
+        (``agent_widget.recording._minari.from_minari``, which says more)."""
+        return lent("from_minari")(dataset, episode_index, render=render)
 
     def branch(
         self,
@@ -320,17 +320,13 @@ class Rollout:
         max_steps: int = 10_000,
     ) -> Rollout:
         """What if: this episode up to ``t``, ``action`` there, then ``policy``
-        (``agent_widget.episodes._branch.branch``, which says more). A multi-agent
-        (PettingZoo) episode is replayed from its seed (``._branch_agents``): ``action``
-        is the acting agent's in an AEC env, a dict by agent in a Parallel one, and
-        ``policy`` as for :func:`record`."""
-        if self.agents:  # a PettingZoo episode: replayed from its seed
-            from agent_widget.episodes._branch_agents import branch_agents
-
-            return branch_agents(self, t, action, env=env, policy=policy, max_steps=max_steps)
-        from agent_widget.episodes._branch import branch
-
-        return branch(self, t, action, env=env, policy=policy, max_steps=max_steps)
+        (``agent_widget.recording._branch.branch``, which says more). A multi-agent
+        (PettingZoo) episode is replayed from its seed
+        (``agent_widget.recording._branch_agents``): ``action`` is the acting agent's
+        in an AEC env, a dict by agent in a Parallel one, and ``policy`` as for
+        :func:`~agent_widget.recording.record`."""
+        name = "branch_agents" if self.agents else "branch"  # PettingZoo's: from its seed
+        return lent(name)(self, t, action, env=env, policy=policy, max_steps=max_steps)
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write this rollout to a ``.rollout`` file atomically (``agent_widget.save``)."""

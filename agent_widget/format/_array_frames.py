@@ -9,19 +9,14 @@ frame whole.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from agent_widget.format._codec import CHUNK_SIZE, ENCODINGS, Part, RunEncoder
-from agent_widget.format._encoder_process import EncoderDied, encoder_process
-from agent_widget.format._frame_ring import FrameRing, OpenChunk, RemoteChunk, episode_ring
 from agent_widget.format._frames import MISSING, DecodedPart, Frames, held, normalize_frame
-from agent_widget.format._held_chunks import Held
-from agent_widget.format._remote_records import RemoteRecords
 
 # A part inflates to its first frame plus at most this many bytes of changes. The browser
 # inflates a whole part to show any of its frames, so this caps what showing one costs
@@ -51,6 +46,30 @@ def encode_chunk(
     for frame in frames:
         chunk.append(frame)
     return chunk.seal()
+
+
+class OpenChunk(Protocol):
+    """A chunk being filled: encoded here (:class:`_OpenChunk`), or elsewhere (the
+    recording layer's chunks encoded by its encoder process)."""
+
+    count: int
+    # Whether it copies the frames it is given (else it holds them: they are given as
+    # :func:`held` makes them).
+    copies_frames: bool
+
+    @property
+    def newest(self) -> tuple[int, np.ndarray] | None: ...
+    @property
+    def full(self) -> bool: ...
+    @property
+    def ready(self) -> bool: ...
+
+    def append(self, frame: np.ndarray) -> None: ...
+    def parts(self) -> list[Part]: ...
+    def seal(self) -> list[Part]: ...
+    def copy(self) -> OpenChunk: ...
+    @property
+    def nbytes(self) -> int: ...
 
 
 class _Run(NamedTuple):
@@ -92,7 +111,8 @@ class _OpenChunk:
     def full(self) -> bool:
         return self.count == CHUNK_SIZE
 
-    ready = True  # its parts are always at hand (a RemoteChunk's may be on their way)
+    ready = True  # its parts are always at hand (a chunk encoded elsewhere's may be on their way)
+    copies_frames = False
 
     @property
     def nbytes(self) -> int:
@@ -212,11 +232,10 @@ class ArrayFrames(Frames):
         allow_resize: accept frames whose size changes mid-episode (each run of one
             size becomes its own part).
         encoding: how chunks are encoded, ``"zlib-runs"`` or ``"raw"``.
-        offload: encode the frames in the frame encoder process
-            (:mod:`agent_widget.format._encoder_process`) where there is a second core,
-            from the second chunk on and once it has started: appending a frame then
-            costs its copy into shared memory, and the same bytes come back. Call
-            :meth:`finish_encoding` when no frame follows.
+
+    A recording has its frames encoded in another process instead: the recording
+    layer's subclass (``agent_widget.recording._encoder.OffloadedFrames``) makes its
+    chunks there (:meth:`_new_chunk`).
 
     Examples:
         >>> frames = ArrayFrames(np.zeros((20, 4, 6, 3), np.uint8))
@@ -230,7 +249,6 @@ class ArrayFrames(Frames):
         *,
         allow_resize: bool = False,
         encoding: str = "zlib-runs",
-        offload: bool = False,
     ) -> None:
         if encoding not in ENCODINGS:
             raise ValueError(f"unknown frame encoding {encoding!r} (known: {', '.join(ENCODINGS)})")
@@ -241,11 +259,6 @@ class ArrayFrames(Frames):
         self._sealed: dict[int, list[Part]] = {}  # chunks encoded for good, frames let go
         # The others: every frame is in one of the two.
         self._open: dict[int, OpenChunk] = {}
-        self._offload = offload
-        self._ring: FrameRing | None = None  # with offload, once the encoder process is up
-        self._ring_from = 0  # the first chunk given to the ring
-        if offload:
-            encoder_process()  # started now, to be up by the second chunk
         self._decoded = DecodedPart()
         # Frames this one continues (see :meth:`after`): its first full chunks, as they are.
         self._base: Frames | None = None
@@ -290,63 +303,6 @@ class ArrayFrames(Frames):
             for k in [k for k, chunk in self._open.items() if chunk.full and chunk.ready]:
                 self._seal(k)
 
-    def ready(self, k: int) -> bool:
-        """Whether chunk k's parts are at hand without waiting for the encoder process."""
-        chunk = self._open.get(k)
-        return chunk is None or chunk.ready
-
-    def with_encoder(self, k: int) -> bool:
-        """Whether chunk k's frames went to the encoder process (it can make the chunk's
-        record without waiting for them)."""
-        return self._ring is not None and k >= self._ring_from
-
-    def hold(self, k: int, written: int, held: Held) -> bool:
-        """Give the encoder process full chunk ``k``'s ``held`` values (all but its frames)
-        to append to the episode's file should this process die before writing it;
-        ``written``: the chunks in the file now (:mod:`agent_widget.format._held_chunks`).
-        Its frame parts go with it if they are here, else the encoder's own are used.
-        Whether it was held."""
-        if self._ring is None:
-            return False  # encoded here: each chunk is written once its steps are known
-        chunk = self._open.get(k)
-        with_encoder = isinstance(chunk, RemoteChunk) and not chunk.ready
-        parts = None if with_encoder else self.chunk(k)
-        return self._ring.hold(k, written, held._replace(parts=parts))
-
-    def records(self, state: tuple[int, int, dict[bytes, int]]) -> RemoteRecords | None:
-        """The encoder process makes the journal records of the chunks held from
-        ``state``'s on (:mod:`agent_widget.format._remote_records`); None where it does
-        not encode these frames."""
-        if self._ring is None or self._ring.error is not None:
-            return None
-        return self._ring.records(state)
-
-    def drop_held(self) -> None:
-        """The encoder process forgets the chunks held (the episode's file failed)."""
-        if self._ring is not None:
-            self._ring.drop_held()
-
-    def take_error(self) -> EncoderDied | None:
-        """The encoder process's death, once: its frames are encoded here since."""
-        return None if self._ring is None else self._ring.take_error()
-
-    def finish_encoding(self, *, let_go: bool = True) -> None:
-        """No frame follows: every chunk's parts here, and (``let_go``) the shared memory
-        let go, the encoder process's stream closed (dropping what it held for the
-        episode's file: a recorder lets go once it wrote its chunks)."""
-        if self._ring is None:
-            return
-        chunks = list(self._open.items())
-        for k, chunk in chunks:  # encoded here while the encoder process ends the full ones
-            if not chunk.full and isinstance(chunk, RemoteChunk):
-                self._open[k] = chunk.moved_here()
-        for k, chunk in chunks:
-            if chunk.full:
-                self._seal(k)
-        if let_go:
-            self._ring.close()
-            self._offload, self._ring = False, None
-
     def release(self, k: int, read_back: Callable[[int], list[Part]]) -> None:
         """Let go of the sealed chunks up to ``k``, written to a file while recording, so
         an episode's memory stays bounded; ``read_back(j)`` reads chunk j's parts back."""
@@ -367,7 +323,7 @@ class ArrayFrames(Frames):
         other._sealed = dict(self._sealed)
         other._open = {k: chunk.copy() for k, chunk in self._open.items()}
         for k in [k for k, chunk in other._open.items() if chunk.full]:
-            other._seal(k)  # a chunk still with the encoder process: encoded in the copy
+            other._seal(k)  # a chunk still encoded elsewhere: encoded in the copy
         return other
 
     @property
@@ -405,21 +361,17 @@ class ArrayFrames(Frames):
         chunk = self._open.get(k)
         if chunk is None:
             chunk = self._open[k] = self._new_chunk(k)
-        # The encoder process's chunk copies the frame into its ring; one encoded here holds it.
-        chunk.append(array if isinstance(chunk, RemoteChunk) else held(array))
+        chunk.append(array if chunk.copies_frames else held(array))
         self._length = t + 1
         return k
 
     def _new_chunk(self, k: int) -> OpenChunk:
-        """Chunk k, encoded here or (:attr:`offload`) by the encoder process."""
-        encode_here = functools.partial(_OpenChunk, k * CHUNK_SIZE, self.encoding)
-        if self._offload and self._ring is None and self._shape is not None:
-            size = int(np.prod(self._shape))
-            self._ring, self._offload = episode_ring(size, self.encoding, k)
-            self._ring_from = k
-        if self._ring is None or self._ring.error is not None:
-            return encode_here()
-        return RemoteChunk(k * CHUNK_SIZE, self._ring, encode_here)
+        """Chunk k, to fill: encoded here (a subclass may have it encoded elsewhere)."""
+        return self._chunk_here(k)
+
+    def _chunk_here(self, k: int) -> OpenChunk:
+        """Chunk k, encoded here as its frames come."""
+        return _OpenChunk(k * CHUNK_SIZE, self.encoding)
 
     def _seal(self, k: int) -> list[Part]:
         parts = self._sealed[k] = self._open[k].seal()

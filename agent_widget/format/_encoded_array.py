@@ -22,15 +22,12 @@ import functools
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
 from agent_widget.format._codec import CHUNK_SIZE, Part, decode_part, decode_rows, encode_rows
-from agent_widget.format._encoder_process import EncoderDied, encoder_process
-from agent_widget.format._frame_ring import FrameRing, episode_ring
 from agent_widget.format._frames import Frames, position
-from agent_widget.format._remote_rows import RemoteRows
 
 # Observations of at least this many bytes a position are held and stored encoded by the
 # chunk; smaller ones (vectors) are plain arrays.
@@ -77,14 +74,31 @@ class ChunkedRows(ABC):
         return array if dtype is None else array.astype(dtype)
 
 
+class RowsElsewhere(Protocol):
+    """A chunk of rows encoded elsewhere (the recording layer's encoder process): its
+    rows readable there until its payload comes."""
+
+    @property
+    def count(self) -> int: ...
+    @property
+    def nbytes(self) -> int: ...
+
+    def append(self, row: np.ndarray) -> bool:
+        """Take the next row (1-D uint8); False if it cannot (the chunk is moved here)."""
+
+    def row(self, i: int) -> np.ndarray | None:
+        """Row ``i`` as raw bytes while it is there, else None: read the payload."""
+
+    def payload(self) -> bytes: ...
+    def moved_here(self) -> list[np.ndarray]: ...
+
+
 class EncodedArray(ChunkedRows):
     """Rows appended one at a time, held encoded by the chunk.
 
-    With ``offload``, where there is an encoder process
-    (:mod:`agent_widget.format._encoder_process`), each row is copied into a ring of
-    shared memory instead and a full chunk is encoded there (:class:`RemoteRows`): the
-    same bytes, off the thread that appends. Call :meth:`finish_encoding` when no row
-    follows.
+    A recording has its chunks encoded elsewhere (:meth:`_rows_elsewhere`: the
+    recording layer's ``agent_widget.recording._encoder.OffloadedRows``): the same bytes,
+    off the thread that appends.
 
     Examples:
         >>> rows = EncodedArray(np.uint8, (84, 84))
@@ -94,29 +108,25 @@ class EncodedArray(ChunkedRows):
         ((20, 84, 84), 17, True)
     """
 
-    def __init__(self, dtype: Any, row_shape: tuple[int, ...], *, offload: bool = False) -> None:
+    def __init__(self, dtype: Any, row_shape: tuple[int, ...]) -> None:
         self.dtype = np.dtype(dtype)
         if self.dtype.kind not in "biufc":
             raise ValueError(f"observations of dtype {self.dtype} are not numeric")
         self._row_shape = tuple(row_shape)
         self._row_bytes = self.dtype.itemsize * math.prod(self._row_shape)
-        # One per full chunk: its payload, or its rows with the encoder process.
-        self._sealed: list[bytes | RemoteRows] = []
+        # One per full chunk: its payload, or its rows encoded elsewhere.
+        self._sealed: list[bytes | RowsElsewhere] = []
         # Chunks written to a file and let go, and how to read them back (:meth:`release`).
         self._released = 0
         self._read_back: Callable[[int], bytes] | None = None
-        # The chunk being filled: its rows held here, or in the ring (``_filling``).
+        # The chunk being filled: its rows held here, or elsewhere (``_filling``).
         self._open: list[np.ndarray] = []
-        self._filling: RemoteRows | None = None
+        self._filling: RowsElsewhere | None = None
         self._decoded: tuple[int, np.ndarray] | None = None  # the chunk decoded last
-        self._offload = offload
-        self._ring: FrameRing | None = None  # with offload, once the encoder process is up
-        if offload:
-            encoder_process()  # started now, to be up by the second chunk
 
     @property
     def nbytes(self) -> int:
-        """Bytes held: the encoded chunks (or their rows in the ring), the rows of the
+        """Bytes held: the encoded chunks (or their rows elsewhere), the rows of the
         open one, the chunk decoded last."""
         decoded = 0 if self._decoded is None else self._decoded[1].nbytes
         sealed = sum(len(c) if isinstance(c, bytes) else c.nbytes for c in list(self._sealed))
@@ -138,60 +148,34 @@ class EncodedArray(ChunkedRows):
                 f"the earlier ones {self.dtype} and {self._row_shape}"
             )
         if self._filling is None and not self._open:
-            self._filling = self._remote_chunk()
+            self._filling = self._rows_elsewhere(len(self._sealed))
         filling = self._filling
         if filling is not None:
             if filling.append(np.ascontiguousarray(array).reshape(-1).view(np.uint8)):
-                if filling.count == CHUNK_SIZE:  # sent to the encoder process
+                if filling.count == CHUNK_SIZE:  # sent on its way
                     self._sealed.append(filling)
                     self._filling = None
                 return
-            # No slot frees (the encoder died): the chunk's rows are held here from now on.
+            # It could not take the row (its encoder died): its rows are held here from now on.
             self._open, self._filling = self._rows(filling.moved_here()), None
         self._open.append(np.array(array, order="C"))  # a copy: envs reuse their buffers
         if len(self._open) == CHUNK_SIZE:
             self._sealed.append(self.payload(len(self._sealed)))
             self._open = []
 
-    def _remote_chunk(self) -> RemoteRows | None:
-        """The next chunk in the ring, or None: encoded here."""
-        k = len(self._sealed)
-        if self._offload and self._ring is None:
-            self._ring, self._offload = episode_ring(self._row_bytes, "zlib-runs", k)
-        if self._ring is None or self._ring.error is not None:
-            return None
-        return RemoteRows(k, self._ring, self._row_bytes)
+    def _rows_elsewhere(self, k: int) -> RowsElsewhere | None:
+        """Chunk k, to fill elsewhere, or None: encoded here (a subclass may say otherwise)."""
+        return None
 
     def _rows(self, raw: list[np.ndarray]) -> list[np.ndarray]:
         return [row.view(self.dtype).reshape(self._row_shape) for row in raw]
-
-    def ready(self, k: int) -> bool:
-        """Whether chunk k's payload is at hand without waiting for the encoder process."""
-        chunk = self._sealed[k] if k < len(self._sealed) else None
-        return not isinstance(chunk, RemoteRows) or chunk.ready
-
-    def take_error(self) -> EncoderDied | None:
-        """The encoder process's death, once: its rows are encoded here since."""
-        return None if self._ring is None else self._ring.take_error()
-
-    def finish_encoding(self) -> None:
-        """No row follows: every full chunk's payload here, the ring given back."""
-        if self._ring is None:
-            return
-        for k, chunk in enumerate(self._sealed):
-            if isinstance(chunk, RemoteRows):
-                self._sealed[k] = chunk.payload()
-        if self._filling is not None:
-            self._open, self._filling = self._rows(self._filling.moved_here()), None
-        self._ring.close()
-        self._offload, self._ring = False, None
 
     def payload(self, k: int) -> bytes:
         if k < self._released and self._read_back is not None:
             return self._read_back(k)
         if k < len(self._sealed):
             chunk = self._sealed[k]
-            if isinstance(chunk, RemoteRows):
+            if not isinstance(chunk, bytes):
                 chunk = self._sealed[k] = chunk.payload()
             return chunk
         rows = np.stack(self._held())
@@ -213,7 +197,7 @@ class EncodedArray(ChunkedRows):
 
     def copy(self) -> EncodedArray:
         """These rows, to grow apart from them (encoded here): the full chunks are shared
-        (one with the encoder process too: its payload never changes), the rows of the
+        (one encoded elsewhere too: its payload never changes), the rows of the
         one being filled copied."""
         other = EncodedArray(self.dtype, self._row_shape)
         other._open = self._held()
@@ -228,7 +212,7 @@ class EncodedArray(ChunkedRows):
         chunk = (filling or held) if k == len(self._sealed) else self._sealed[k]
         if isinstance(chunk, list):
             return chunk[i]
-        if isinstance(chunk, RemoteRows):
+        if not isinstance(chunk, bytes):
             if (raw := chunk.row(i)) is not None:
                 row = raw.view(self.dtype).reshape(self._row_shape)
                 row.flags.writeable = False

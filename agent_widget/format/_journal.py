@@ -39,6 +39,17 @@ from agent_widget.format._archive import Archive, RolloutFileError
 from agent_widget.format._chunk_index import COLUMNS
 from agent_widget.format._codec import CHUNK_SIZE
 
+
+class Record(NamedTuple):
+    """A chunk's journal record made away from its writer (the recording layer's
+    encoder process), for :meth:`Spool.write_record` to write as it is."""
+
+    size: int  # the bytes of chunks.bin before it, as lent
+    data: bytes  # ``journal_record``'s pieces, joined
+    rows: list[list[int]]  # its index rows
+    offsets: dict[bytes, int]  # the payloads it stores, by digest
+
+
 MAGIC = b"AWJ1"
 PREFIX = struct.Struct("<4sQI")
 _TAIL = struct.Struct("<II")

@@ -41,8 +41,8 @@ from agent_widget.format._chunk_index import (
 )
 from agent_widget.format._chunk_index import COUNT as POSITIONS
 from agent_widget.format._codec import Part
+from agent_widget.format._journal import Record
 from agent_widget.format._lazy_columns import decode_infos
-from agent_widget.format._remote_records import Record
 from agent_widget.format._writer import Payload, RolloutWriter
 
 EPISODE_FILE = re.compile(r"episode-(\d+)\.rollout")
@@ -96,8 +96,9 @@ class Spool:
 
     def __init__(self, path: Path, file: BinaryIO, destination: Path | None = None) -> None:
         self.path, self._file, self.destination = path, file, destination
-        # The file by its path and identity, for the encoder process to append to
-        # (:mod:`agent_widget.format._held_chunks`): by then the path may be another file.
+        # The file by its path and identity, for the recording layer's encoder process to
+        # append to (agent_widget.recording._encoder._held_chunks): by then the path may
+        # be another file.
         stat = os.fstat(file.fileno())
         self.identity = (str(path), stat.st_dev, stat.st_ino)
         self._writer = RolloutWriter(file)
@@ -125,7 +126,7 @@ class Spool:
 
     def write_record(self, record: Record) -> None:
         """Write chunk :attr:`written` as the encoder process made its record, lent
-        :attr:`state` (:mod:`agent_widget.format._remote_records`)."""
+        :attr:`state` (:mod:`agent_widget.recording._encoder._remote_records`)."""
         assert record.size == self._writer.state[1], "a record made after other bytes"
         with named(self.path):
             self._writer.stored(record.offsets)

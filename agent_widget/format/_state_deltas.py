@@ -11,7 +11,7 @@ itself does, redone here by NumPy's MT19937), are stored as that count alone. So
 state costs ~170 B, the first 5.4 KB (benchmarks/branch.py measures them). A state
 with no such generator is deflated against the one before all the same. A delta is made
 of bytes alone (:func:`pack_state`), so the frame encoder process can make it
-(:mod:`agent_widget.format._state_packing`); it imports only NumPy.
+(:mod:`agent_widget.recording._encoder._state_packing`); it imports only NumPy.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ class _Found(NamedTuple):
     cursor: bytes  # its index into its words, as written
 
 
-class _Split(NamedTuple):
+class Split(NamedTuple):
     """A serialized state as its bytes without its generators, and for each generator
     where it was in them, its words and its index (as written); ``texts`` and
     ``found`` (where each generator's text was in the state's bytes) let the next
@@ -54,7 +54,7 @@ class _Split(NamedTuple):
     found: tuple[int, ...] = ()
 
     @classmethod
-    def of(cls, raw: bytes, before: _Split | None) -> _Split:
+    def of(cls, raw: bytes, before: Split | None) -> Split:
         """``raw``'s parts. Its generators are looked for where ``before``'s were, as
         they were or regenerated once (a comparison of bytes), else searched for (a
         search through a state costs as much as cloning it)."""
@@ -75,7 +75,7 @@ class _Split(NamedTuple):
             tuple(found.start for found in generators),
         )
 
-    def found_again(self) -> _Split:
+    def found_again(self) -> Split:
         """These parts with where each generator's text is in the state's bytes, as
         :meth:`of` finds them, for the next state to look there."""
         texts = tuple(_written(words) for words in self.words)
@@ -108,7 +108,7 @@ def _written(words: np.ndarray) -> bytes:
     return b" ".join(map(b"%d".__mod__, words.tolist()))  # 40% quicker than a generator
 
 
-def _foreseen(raw: bytes, before: _Split) -> list[_Found] | None:
+def _foreseen(raw: bytes, before: Split) -> list[_Found] | None:
     """The generators of ``raw`` where ``before``'s were (shifted by the lengths of
     those before them), their words as before or regenerated once; None if not."""
     generators: list[_Found] = []
@@ -175,7 +175,7 @@ def _twists(before: np.ndarray, after: np.ndarray) -> int | None:
 class Delta(NamedTuple):
     """A serialized state packed against the state kept before it (``based``), or whole:
     plain values, made here or in the frame encoder process, which keeps each chain's
-    newest parts (:mod:`agent_widget.format._state_packing`)."""
+    newest parts (:mod:`agent_widget.recording._encoder._state_packing`)."""
 
     based: bool
     rest: bytes  # the bytes without the generators, deflated (against the base's)
@@ -186,11 +186,11 @@ class Delta(NamedTuple):
     cursors: tuple[bytes, ...]  # each generator's index into its words, as written
 
 
-def pack_state(raw: bytes, before: _Split | None) -> tuple[Delta, _Split]:
+def pack_state(raw: bytes, before: Split | None) -> tuple[Delta, Split]:
     """A state serialized as ``raw``, packed against the parts of the state kept before
     it (None: whole); with its own parts, for the next (a chain of states costs one
     split each)."""
-    split = _Split.of(raw, before)
+    split = Split.of(raw, before)
     twists: list[int | None] = [None] * len(split.words)
     if before is not None and len(before.words) == len(split.words):
         twists = [_twists(b, a) for b, a in zip(before.words, split.words, strict=True)]
@@ -222,8 +222,8 @@ class DeltaState(NamedTuple):
 
     @classmethod
     def packed(
-        cls, kind: type, raw: bytes, base: tuple[DeltaState, _Split] | None
-    ) -> tuple[DeltaState, _Split]:
+        cls, kind: type, raw: bytes, base: tuple[DeltaState, Split] | None
+    ) -> tuple[DeltaState, Split]:
         """A state of type ``kind`` serialized as ``raw``, packed here against ``base``
         (the state kept before and its parts); with its own parts, for the next."""
         delta, split = pack_state(raw, None if base is None else base[1])
@@ -242,11 +242,11 @@ class DeltaState(NamedTuple):
         """The state's bytes, decoded along its chain from the first state held whole."""
         return self._decoded().joined()
 
-    def parts(self) -> _Split:
+    def parts(self) -> Split:
         """The state's parts, with where its generators are: to pack the next against."""
         return self._decoded().found_again()
 
-    def _decoded(self) -> _Split:
+    def _decoded(self) -> Split:
         """The state's parts, decoded along its chain from the first state held whole."""
         chain: list[DeltaState] = []
         state: DeltaState | None = self
@@ -259,7 +259,7 @@ class DeltaState(NamedTuple):
         assert split is not None
         return split
 
-    def split(self, base: _Split | None) -> _Split:
+    def split(self, base: Split | None) -> Split:
         """This state's parts, given its base's (None when it is held whole)."""
         delta = self.delta
         rest = _inflate(delta.rest, b"" if base is None else base.rest)
@@ -274,7 +274,7 @@ class DeltaState(NamedTuple):
                 for _ in range(twists):
                     generator = _twisted(generator)
             words.append(generator)
-        return _Split(rest, delta.at, tuple(words), delta.cursors)
+        return Split(rest, delta.at, tuple(words), delta.cursors)
 
 
 def _deflate(data: bytes, dictionary: bytes) -> bytes:

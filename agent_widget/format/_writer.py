@@ -301,7 +301,7 @@ class RolloutWriter:
 
     def record(self, pieces: list[bytes], rows: list[list[int]]) -> np.ndarray:
         """Add the next chunk as :func:`journal_record` made it (here, or in the encoder
-        process from :attr:`state`: :mod:`agent_widget.format._remote_records`);
+        process from :attr:`state`: :mod:`agent_widget.recording._encoder._remote_records`);
         returns its index rows."""
         for piece in pieces:
             self._blob.write(piece)

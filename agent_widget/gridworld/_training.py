@@ -56,11 +56,12 @@ from ipywidgets import widget_serialization
 from PIL import Image
 
 from agent_widget.agents import greedy_policy
-from agent_widget.episodes import Rollout, record
+from agent_widget.episodes import Rollout
 from agent_widget.format import ArrayFrames
 from agent_widget.gridworld._snapshots import DEFAULT_TOLERANCE, Snapshots
 from agent_widget.gridworld._value_map import ValueMap
 from agent_widget.panels import LUT, number_text
+from agent_widget.recording import record
 from agent_widget.viewer import (
     ClosesItsLayout,
     EpisodeViewer,

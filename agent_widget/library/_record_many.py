@@ -30,9 +30,10 @@ import cloudpickle
 import gymnasium as gym
 from tqdm.auto import tqdm
 
-from agent_widget.episodes import Rollout, load, record
+from agent_widget.episodes import Rollout, load
 from agent_widget.library._run_file import Run
 from agent_widget.library._run_library import RunLibrary
+from agent_widget.recording import record
 
 Engine = Literal["auto", "ray", "processes"]
 

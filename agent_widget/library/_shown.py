@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import warnings
 
-from agent_widget.episodes import Rollout, render_frames
+from agent_widget.episodes import Rollout
+from agent_widget.recording import render_frames
 
 
 def shown(rollout: Rollout) -> Rollout:

@@ -19,8 +19,8 @@ from torch import nn
 
 import agent_widget
 from agent_widget.checkpoints import Checkpoints, CheckpointViewer, save_weights
-from agent_widget.episodes import record
 from agent_widget.library import RunLibrary
+from agent_widget.recording import record
 from agent_widget.torch import QValues
 from harness.dqn_run import RUN, dqn, train
 

@@ -10,8 +10,8 @@ import numpy as np
 import torch
 
 from agent_widget.checkpoints import Checkpoints, CheckpointViewer
-from agent_widget.episodes import render_frames
 from agent_widget.library import RunLibrary
+from agent_widget.recording import render_frames
 from agent_widget.sb3 import RecordCheckpoints
 from agent_widget.torch import QValues
 from harness.dqn_run import RUN, RUN_NAME, dqn, train

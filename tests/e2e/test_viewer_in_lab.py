@@ -35,7 +35,7 @@ viewer = EpisodeViewer(synthetic_episode({N}), fps=20)""",
 live = EpisodeViewer(live_frames[:1], title="live")
 live""",
     """import gymnasium as gym
-from agent_widget.episodes import record
+from agent_widget.recording import record
 
 env = gym.make("CartPole-v1", render_mode="rgb_array")
 policy = lambda obs: int(obs[2] + 0.01 * obs[3] > 0)  # fails after 110 steps

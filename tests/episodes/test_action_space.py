@@ -10,8 +10,8 @@ import numpy as np
 from gymnasium import spaces
 
 from agent_widget import load, record
-from agent_widget.episodes import record_vector
 from agent_widget.episodes._action_space import box_shape, describe_space
+from agent_widget.recording import record_vector
 from tests.cartpole import cartpole, lean
 
 

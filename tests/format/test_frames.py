@@ -548,19 +548,6 @@ def test_appended_frames_read_back_exactly_once_encoded():
     np.testing.assert_array_equal(np.stack(list(stored)), frames)
 
 
-@pytest.mark.parametrize("offload", [False, True])
-def test_frames_an_env_renders_into_one_buffer_are_kept_and_it_may_go_on(offload):
-    frames = moving_frames(3 * CHUNK_SIZE + 5, 8, 8)
-    screen = np.empty_like(frames[0])  # its own array (no base), written at every render
-    stored = ArrayFrames(offload=offload)
-    for frame in frames:
-        screen[...] = frame  # would raise if a frame appended before had frozen it
-        stored.append(screen)
-    stored.finish_encoding()
-    assert screen.flags.writeable
-    np.testing.assert_array_equal(np.stack(list(stored)), frames)
-
-
 def test_a_frame_read_from_an_encoded_chunk_is_read_only():
     stored = grown(moving_frames(CHUNK_SIZE))
     with pytest.raises(ValueError, match=r"read-only"):

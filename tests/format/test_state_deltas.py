@@ -7,8 +7,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agent_widget.episodes._env_states import SavedStates
 from agent_widget.format._state_deltas import DeltaState, _twisted
+from agent_widget.recording._env_states import SavedStates
 
 
 def test_a_regeneration_is_numpys_mt19937s():

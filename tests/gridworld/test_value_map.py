@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 from agent_widget.agents import greedy_policy
-from agent_widget.episodes import record
 from agent_widget.gridworld import ValueMap
 from agent_widget.gridworld._glyphs import AGENT, GRID, INK, TILE_COLOURS, letter
 from agent_widget.gridworld._layout import CLIFF, GOAL, HOLE
 from agent_widget.panels import Step
 from agent_widget.panels._cards import compute
 from agent_widget.panels._heatmap import LUT
+from agent_widget.recording import record
 
 SIZE = 40  # pixels per cell (the default)
 LEFT, DOWN, RIGHT, UP = range(4)  # FrozenLake's actions

@@ -11,8 +11,8 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.env_util import make_vec_env
 
 from agent_widget.checkpoints import Checkpoints
-from agent_widget.episodes import record
 from agent_widget.library import RunLibrary
+from agent_widget.recording import record
 from agent_widget.sb3 import RecordCheckpoints
 
 EVERY, STEPS, SEEDS = 1_000, 3_000, [0, 1]

@@ -20,7 +20,7 @@ CELLS = [
     """import ale_py, gymnasium as gym
 from agent_widget import CompareViewer, EpisodeViewer
 from agent_widget.agents import QLearning
-from agent_widget.episodes import record
+from agent_widget.recording import record
 from agent_widget.gridworld import TrainingViewer
 gym.register_envs(ale_py)
 

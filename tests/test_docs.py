@@ -1,0 +1,147 @@
+"""The docs that describe the code, checked against it: what no other test looks at
+drifts (the architecture page's diagrams, tables and lists, the design page's layers)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+PACKAGE = ROOT / "agent_widget"
+ARCHITECTURE = (ROOT / "docs" / "architecture.md").read_text()
+
+
+def section(text: str, heading: str) -> str:
+    """The text under ``heading`` (a Markdown heading line), up to the next heading."""
+    start = text.index(f"{heading}\n") + len(heading) + 1
+    end = re.search(r"^#+ ", text[start:], re.MULTILINE)
+    return text[start:] if end is None else text[start : start + end.start()]
+
+
+def first_diagram(text: str) -> str:
+    """The first fenced block of ``text``."""
+    return text.split("```")[1]
+
+
+def layers() -> set[str]:
+    """The package's layers: its subpackages, and its top-level modules but ``__init__``."""
+    folders = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    modules = {path.stem for path in PACKAGE.glob("*.py") if path.stem != "__init__"}
+    return folders | modules
+
+
+def contract_layers() -> set[str]:
+    """The layers of the import contract that checks them (pyproject.toml; read as text:
+    tomllib is Python 3.11's)."""
+    listed = re.search(r"^layers = \[(.*?)\]", (ROOT / "pyproject.toml").read_text(), re.M | re.S)
+    assert listed is not None
+    rows = re.findall(r'"([^"]+)"', listed.group(1))
+    return {name.strip() for row in rows for name in re.split(r"[|:]", row)}
+
+
+def documented_modules() -> set[str]:
+    """``layer/module`` for each module the table names (``agents`` for the bottom row)."""
+    found, layer = set(), ""
+    for line in section(ARCHITECTURE, "## What each layer holds").splitlines():
+        cells = [cell.strip() for cell in line.split("|")[1:-1]]
+        if len(cells) != 3 or cells[0] == "layer" or re.fullmatch(r"-+", cells[0]):
+            continue
+        if cells[0].startswith("**"):
+            layer = cells[0].strip("*")
+        elif cells[0] == "(bottom)":
+            layer = ""
+        for module in re.findall(r"`(\w+)`", cells[1]):
+            found.add(f"{layer}/{module}" if layer else module)
+    return found
+
+
+def package_modules() -> set[str]:
+    """``layer/module`` (``layer/sub/module`` in a layer's subpackage) for each module, and
+    the top-level modules but ``__init__``."""
+    modules = {path.stem for path in PACKAGE.glob("*.py") if path.stem != "__init__"}
+    for path in PACKAGE.glob("*/**/_*.py"):
+        if path.stem != "__init__":
+            modules.add(str(path.relative_to(PACKAGE).with_suffix("")))
+    return modules
+
+
+def test_the_architecture_table_names_every_module_and_no_other():
+    documented, actual = documented_modules(), package_modules()
+    assert len(documented) > 60  # the table was read
+    assert actual - documented == set(), "modules missing from docs/architecture.md"
+    assert documented - actual == set(), "docs/architecture.md names modules that are gone"
+
+
+def test_the_import_contract_has_every_layer_and_no_other():
+    assert contract_layers() == layers()
+
+
+def test_the_architecture_diagram_draws_every_layer_and_no_other():
+    drawn = set(re.findall(r"(?:^|\s)([a-z]\w*)/", first_diagram(ARCHITECTURE), re.MULTILINE))
+    drawn |= {name for name in layers() if re.search(rf"\s{name}\s", first_diagram(ARCHITECTURE))}
+    assert drawn == layers()
+
+
+def test_the_design_page_lists_every_layer_and_no_other():
+    design = (ROOT / "docs" / "contributing" / "design.md").read_text()
+    paragraph = re.search(
+        r"The package is built in layers.*?\[The architecture page\]", design, re.DOTALL
+    )
+    assert paragraph is not None
+    listed = set(re.findall(r"`(\w+)`", paragraph.group(0)))
+    assert listed == layers()
+
+
+def test_the_front_end_diagram_draws_every_js_folder_and_no_other():
+    diagram = first_diagram(section(ARCHITECTURE, "## The front end (js/)"))
+    folders = {path.name for path in (ROOT / "js").iterdir() if path.is_dir()}
+    assert len(folders) >= 8  # js/ was read
+    assert set(re.findall(r"(\w+)/", diagram)) == folders
+
+
+def imports_when_called() -> set[tuple[str, str]]:
+    """(module, imported) for each import of the package made inside a function, as the
+    architecture page names them (``layer/_module``; the package's root ``agent_widget``);
+    imports only for type checkers left out."""
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        checking = {
+            id(node)
+            for block in ast.walk(tree)
+            if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+            for node in ast.walk(block)
+        }
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(function):
+                if not isinstance(node, ast.ImportFrom) or id(node) in checking:
+                    continue
+                if node.module is None or not node.module.startswith("agent_widget."):
+                    continue
+                names = [f"{node.module}.{alias.name}" for alias in node.names]
+                imported = [n for n in names if re.search(r"\._\w+$", n)] or [node.module]
+                found |= {(_named(path), _named(name)) for name in imported}
+    return found
+
+
+def _named(module: Path | str) -> str:
+    """A module as the architecture page names it."""
+    if isinstance(module, Path):
+        parts = module.relative_to(PACKAGE).with_suffix("").parts
+        module = ".".join(("agent_widget", *parts)).removesuffix(".__init__")
+    return "agent_widget" if module == "agent_widget" else module.split(".", 1)[1].replace(".", "/")
+
+
+def test_the_architecture_page_lists_every_import_made_when_called():
+    listed = set()
+    for line in section(ARCHITECTURE, "### Imports made when called").splitlines():
+        cells = [cell.strip() for cell in line.split("|")[1:-1]]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            module = cells[0].strip("`")
+            listed |= {(module, name) for name in re.findall(r"`([\w/]+)`", cells[1])}
+    found = imports_when_called()
+    assert len(found) >= 5  # the code was read
+    assert found == listed
