@@ -51,5 +51,11 @@ def test_the_tests_mirror_the_package():
     assert len(layers) >= 8  # the package was read
     assert folders - layers == {"e2e", "harness", "server"}
     at_root = {path.stem for path in (ROOT / "tests").glob("test_*.py")}
-    whole = {"test_agents", "test_architecture", "test_notebooks", "test_public_api"}
+    whole = {
+        "test_agents",
+        "test_architecture",
+        "test_changelog",
+        "test_notebooks",
+        "test_public_api",
+    }
     assert at_root == whole | {"test_wheel_install"}, "a layer's tests go in its folder"
