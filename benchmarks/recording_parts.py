@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from agent_widget.recording import _episode_buffer, _recorded_observations
+from agent_widget.recording import _chunk_writer, _episode_buffer, _recorded_observations
 from agent_widget.recording._encoder._process import encoder_process
 from agent_widget.recording._record import record
 from benchmarks.recording import MAX_STEPS, SEED, bare_loop, give_back_freed_memory, pong
@@ -60,13 +60,13 @@ def replaced(owner: Any, name: str, value: Any) -> Iterator[None]:
 
 def records_made_here() -> contextlib.AbstractContextManager[None]:
     """Episodes that make their journal records themselves, as with no encoder process."""
-    made = _episode_buffer.EpisodeBuffer.__init__
+    made = _chunk_writer.ChunkWriter.__init__
 
-    def making_them(self: _episode_buffer.EpisodeBuffer, *args: Any, **kwargs: Any) -> None:
+    def making_them(self: _chunk_writer.ChunkWriter, *args: Any, **kwargs: Any) -> None:
         made(self, *args, **kwargs)
         self._lends = False
 
-    return replaced(_episode_buffer.EpisodeBuffer, "__init__", making_them)
+    return replaced(_chunk_writer.ChunkWriter, "__init__", making_them)
 
 
 # part: (what it is, whether it records to a file, how to take it away)

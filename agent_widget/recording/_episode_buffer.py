@@ -36,95 +36,26 @@ benchmarks/recording.py measures memory and overhead.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import functools
-import json
 import os
-import warnings
-from collections.abc import Iterator, Mapping
-from typing import Any, NamedTuple, SupportsFloat
+from collections.abc import Mapping
+from typing import Any, SupportsFloat
 
 import gymnasium as gym
 import numpy as np
 
-from agent_widget.episodes import AgentRows, Rollout, json_dicts, load, warn_dropped
-from agent_widget.format import (
-    CHUNK_SIZE,
-    OBSERVATIONS,
-    Members,
-    Spool,
-    chunk_count,
-    chunk_payloads,
-    journal_layout,
-)
-from agent_widget.recording._encoder import (
-    EncoderDied,
-    Held,
-    OffloadedFrames,
-    RemoteRecords,
-    encoder_deaths,
-)
+from agent_widget.episodes import AgentRows, Rollout, load, warn_dropped
+from agent_widget.format import CHUNK_SIZE, Members, Spool, chunk_count
+from agent_widget.recording._chunk_writer import ChunkWriter
+from agent_widget.recording._encoder import EncoderDied, OffloadedFrames, encoder_deaths
 from agent_widget.recording._env_states import SavedStates
 from agent_widget.recording._interrupts import interrupts_held
 from agent_widget.recording._recorded_observations import RecordedObservations, snapshot
-
-
-def _actions_array(actions: list[Any]) -> np.ndarray:
-    """The actions as numbers when they form a numeric array, else each as text (a Text
-    space's strings; Tuple and Dict actions as JSON where they can be)."""
-    try:
-        array = np.asarray(actions)
-    except ValueError:  # ragged: a Tuple of parts of different shapes
-        array = None
-    if array is not None and (array.dtype.kind in "biufc" or array.size == 0):
-        return array
-    return np.array([_action_string(action) for action in actions], dtype=str)
-
-
-def _action_string(action: Any) -> str:
-    if isinstance(action, str):
-        return action
-    try:
-        return json.dumps(action, default=lambda value: np.asarray(value).tolist())
-    except (TypeError, ValueError):
-        return repr(action)
-
-
-def _number(value: Any, t: int, what: str) -> float:
-    """A step's reward as a float, or a ValueError naming the step and the value."""
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"step {t}: the {what} is {value!r:.80} ({type(value).__name__}), not a number; "
-            f"the {t} steps before it are kept"
-        ) from None
-
-
-def _flag(value: Any, t: int, what: str) -> bool:
-    """A step's terminated or truncated as a bool, or a ValueError naming the step."""
-    if type(value) is bool:  # as gymnasium's envs give it: no need to ask numpy
-        return value
-    if np.ndim(value) != 0:
-        raise ValueError(
-            f"step {t}: {what} is {value!r:.80} ({type(value).__name__}), not one flag; "
-            f"the {t} steps before it are kept"
-        )
-    return bool(value)
-
+from agent_widget.recording._step_values import actions_array, flag, number
 
 # A floor of a file's bytes a position besides its frames and large observations: its
 # infos, per-step arrays and index rows (measured: ALE's Pong 60 B, Breakout 68 B).
 FILE_BYTES_A_POSITION = 48
-
-
-class _Prepared(NamedTuple):
-    """A chunk's values but its frames, as its journal record takes them."""
-
-    arrays: dict[str, np.ndarray]  # per-step arrays and small observations
-    streams: dict[str, bytes | None]  # large observations by key; None: the frames
-    infos: list[dict[str, Any]]  # JSON-able (``json_dicts``): made JSON by whoever writes
 
 
 class EpisodeBuffer:
@@ -148,12 +79,8 @@ class EpisodeBuffer:
         self.spool, self.metadata = spool, metadata or {}
         # A multi-agent episode's per-agent values, a row a step, written with each chunk.
         self.agents = agents
-        self._mask_width = 0  # the action masks' width in the file's chunks, set by the first
         self._states = states  # the env states saved at some positions, if any
         self._deaths_before = encoder_deaths()  # encoder processes dead before it
-        self._layout: dict[str, Any] | None = None  # the journal's, set by the first chunk
-        self._streams: dict[str, int] = {}  # the large observation entries' streams
-        self._dropped: dict[str, int] = {}  # info keys not JSON-able, first position
         self.frames = OffloadedFrames(allow_resize=True) if renders else None
         if self.frames is not None:
             self.frames.append(frame)
@@ -165,13 +92,8 @@ class EpisodeBuffer:
         self.terminated: list[bool] = []
         self.truncated: list[bool] = []
         self.extras: dict[str, list[Any]] = {}
-        # Chunks whose frames are with the encoder process, their other values made
-        # once (:meth:`_hold`) and written from here when the parts come back.
-        self._prepared: dict[int, _Prepared] = {}
-        self._held = 0  # the chunks before it were held (or written)
-        # Records the encoder process makes of the chunks held (:meth:`_lending`).
-        self._records: RemoteRecords | None = None
-        self._lends = True  # until it cannot: the records are made here from then on
+        # Where each chunk goes to the episode's file, if it has one.
+        self.writer = None if spool is None else ChunkWriter(self, spool)
 
     def check_extras(self, extras: Mapping[str, Any]) -> None:
         """ValueError unless ``extras`` has the names of the steps before (checked before
@@ -208,8 +130,8 @@ class EpisodeBuffer:
         ``agent_row``: a multi-agent step's per-agent values (:class:`AgentRows`)."""
         t = len(self.actions)
         self.check_extras(extras)
-        reward = _number(reward, t, "reward")
-        terminated, truncated = _flag(terminated, t, "terminated"), _flag(truncated, t, "truncated")
+        reward = number(reward, t, "reward")
+        terminated, truncated = flag(terminated, t, "terminated"), flag(truncated, t, "truncated")
         with interrupts_held():
             if self.frames is not None:
                 self.frames.append(frame)  # first: a frame it refuses leaves the episode as it was
@@ -225,7 +147,8 @@ class EpisodeBuffer:
             self.infos.append(info)
             if self.agents is not None:
                 self.agents.append(agent_row)  # type: ignore[arg-type]
-            self._write_ready()
+            if self.writer is not None:
+                self.writer.write_ready()
             if (error := self._encoder_error()) is not None:
                 error.add_note(
                     f"agent-widget: the {t + 1} steps so far are kept (the frames and "
@@ -243,200 +166,6 @@ class EpisodeBuffer:
             errors.append(self.frames.take_error())
         return next((error for error in errors if error is not None), None)
 
-    def _write_ready(self, *, final: bool = False) -> None:
-        """Write each chunk whose steps are all known (the position after it is here);
-        ``final``: the rest too. After a failed write, nothing more (the file ends at
-        the chunk before it). Each chunk whose frames went to the encoder process is
-        held for it (:meth:`_hold`), which makes its record, written here as it comes
-        (:meth:`_lending`), and so is every chunk after the first held; a chunk before
-        (its frames encoded here) is written once its observations are back, held by
-        the encoder process meanwhile if they are not."""
-        spool, n, records = self.spool, len(self.infos), self._records
-        if spool is None:
-            return
-        # Lending, every chunk whose steps are known held, no record come: nothing to do.
-        idle = records is not None and not records.came and self._held == (n - 1) // CHUNK_SIZE
-        if idle and not final:
-            return
-        records = self._lending()
-        if final and records is not None:
-            records.receive()  # those that came: written, the rest made here
-        while not spool.failed and spool.written < chunk_count(n):
-            k = spool.written
-            if records is not None and (record := records.take(k)) is not None:
-                with self._writing(spool):
-                    spool.write_record(record)
-                self._let_go(spool, k, n)
-                continue
-            if final:
-                self._stop_lending()  # the rest made here
-                records = None
-            elif (k + 1) * CHUNK_SIZE >= n:
-                return  # not all of its steps yet
-            elif records is not None or self._may_lend(k) or not self._ready(k):
-                if self.frames is not None and self._held < (n - 1) // CHUNK_SIZE:
-                    self._hold(spool, n)
-                return  # its record, frames or observations still being made
-            with self._writing(spool):
-                self._write_chunk(spool, k, n)
-
-    def _ready(self, k: int) -> bool:
-        """Whether chunk k's frames and observations are encoded."""
-        return (self.frames is None or self.frames.ready(k)) and self.observations.ready(k)
-
-    def _may_lend(self, k: int) -> bool:
-        """Whether the encoder process may make chunk k's record, its frames with it:
-        then the chunk is held for it even when its parts are back (a chunk made and
-        written here took ~250 µs of the stepping thread, a hold ~40 and writing its
-        record ~13; stacked Pong, its parts back in time, made half its chunks here)."""
-        return self._lends and self.frames is not None and self.frames.with_encoder(k)
-
-    def _lending(self) -> RemoteRecords | None:
-        """The records the encoder process makes of this episode's chunks from the
-        first it was given on (:meth:`_hold`,
-        :mod:`agent_widget.recording._encoder._remote_records`); None where they are made
-        here (before, or since it died)."""
-        if self._records is not None and self._records.error is not None:
-            self._stop_lending()
-        return self._records
-
-    def _stop_lending(self) -> None:
-        """The records are made here from the first chunk not written; those the
-        encoder process sends after are dropped."""
-        if self._records is not None:
-            self._records.close()
-        self._records, self._lends = None, False
-
-    @contextlib.contextmanager
-    def _writing(self, spool: Spool) -> Iterator[None]:
-        """A write that fails is said once, and none follows: the file ends at the
-        chunk before it, and the episode goes on in memory."""
-        try:
-            yield
-        except BaseException as error:
-            spool.failed = True
-            self._stop_lending()
-            if self.frames is not None:
-                self.frames.drop_held()
-            error.add_note(
-                f"agent-widget: {spool.path} ends before chunk {spool.written} (positions "
-                f"from {spool.written * CHUNK_SIZE}); the episode goes on in memory"
-            )
-            raise
-
-    def _hold(self, spool: Spool, n: int) -> None:
-        """Give the encoder process each chunk whose steps are all known, from the first
-        not written, to append should this process die before writing it (SIGKILL loses
-        none of them, as when frames were encoded here), and to make its record of: it
-        is lent what that takes with the first (:meth:`_lending`). Their values are made
-        now, once. A chunk that cannot be held (values that cannot be made, infos too
-        large for a hold slot), nor any after it, is made here, and says why if it
-        cannot be written. Nor are frames so small they are
-        observations stored as plain arrays (under 1 KB): those would be read back from
-        the encoder's parts, waiting for them. A chunk whose large observations are
-        still with the encoder is held once they are back."""
-        complete = (n - 1) // CHUNK_SIZE  # the chunks whose steps are all known
-        assert self.frames is not None
-        try:
-            layout = self._layout = self._layout or self._first_layout()
-        except ValueError:  # metadata not JSON-able: the first write says so
-            layout = None
-        columns = self.observations.columns.items()
-        if layout is None or any(
-            key not in self._streams and c.frames is not None for key, c in columns
-        ):
-            self._held = complete
-            self._stop_lending()
-            return
-        for k in range(max(self._held, spool.written), complete):
-            if not self.observations.ready(k):  # held once its rows' payload is here
-                self._held = k
-                return
-            try:
-                prepared = self._prepared[k] = self._prepare(k, n)
-            except ValueError:
-                self._stop_lending()
-                break
-            streams = [(self._streams[key], data) for key, data in prepared.streams.items()]
-            layout = self._layout if k == 0 else None
-            held = Held.of(spool.identity, layout, prepared.arrays, streams, prepared.infos)
-            if not self.frames.hold(k, spool.written, held):
-                self._stop_lending()
-                break
-            if self._records is None and self._lends:  # sent after the chunk is held
-                self._records = self.frames.records(spool.state)
-                if self._records is None:  # it does not encode them (it died): made here
-                    self._stop_lending()
-        self._held = complete
-
-    def _prepare(self, k: int, n: int) -> _Prepared:
-        """Chunk k's values but its frames, as its journal record takes them."""
-        start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)
-        steps = slice(start, min(stop, n - 1))
-        if self._layout is None:
-            self._layout = self._first_layout()
-        arrays = {
-            "actions": _actions_array(self.actions[steps]),
-            "rewards": np.asarray(self.rewards[steps], dtype=np.float64),
-            "terminated": np.asarray(self.terminated[steps], dtype=bool),
-            "truncated": np.asarray(self.truncated[steps], dtype=bool),
-        }
-        arrays |= {f"extras/{key}": np.asarray(v[steps]) for key, v in self.extras.items()}
-        if self.agents is not None:
-            chunk = self.agents.columns(steps, mask_width=self._mask_width)
-            arrays |= {f"agents/{key}": value for key, value in chunk.arrays.items()}
-        streams: dict[str, bytes | None] = {}
-        for key, column in self.observations.columns.items():
-            if key not in self._streams:  # a small entry: in the record's arrays, unless broken
-                if (rows := column.rows(start, stop)) is not None:
-                    arrays[f"observations/{key}"] = rows
-            elif column.frames is not None:
-                streams[key] = None  # the frames: made from their parts, once they are here
-            elif (payload := column.payload(k)) is not None:
-                streams[key] = payload
-        infos = json_dicts(self.infos[start:stop], self._dropped, start)  # type: ignore[arg-type]
-        return _Prepared(arrays, streams, infos)
-
-    def _write_chunk(self, spool: Spool, k: int, n: int) -> None:
-        prepared = self._prepared.get(k) or self._prepare(k, n)
-        start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)
-        parts = None if self.frames is None else self.frames.chunk(k)
-        streams: dict[int, bytes] = {}
-        for key, data in prepared.streams.items():
-            payload = self.observations.columns[key].payload(k) if data is None else data
-            if payload is not None:
-                streams[self._streams[key]] = payload
-        payloads = chunk_payloads(start, stop, parts, streams, prepared.infos)
-        assert self._layout is not None  # made with the first chunk's values (_prepare)
-        spool.write(payloads, prepared.arrays, self._layout)
-        self._let_go(spool, k, n)
-
-    def _let_go(self, spool: Spool, k: int, n: int) -> None:
-        """Chunk k is in the file: its frames, large observations and infos are read
-        back from there."""
-        start, stop = k * CHUNK_SIZE, min((k + 1) * CHUNK_SIZE, n)
-        self._prepared.pop(k, None)
-        self.infos[start:stop] = [None] * (stop - start)
-        if self.frames is not None:
-            self.frames.release(k, spool.frame_parts)
-        for key, stream in self._streams.items():
-            self.observations.columns[key].release(k, functools.partial(spool.payload, stream))
-
-    def _first_layout(self) -> dict[str, Any]:
-        """The journal's layout, from the values of the first chunk: which observation
-        entries are large (chunked streams), as :func:`save` decides."""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # said once, when the episode ends
-            observations = self.observations.arrays(self.frames)
-        spec, chunked = Members().observations(observations)
-        keys = list(self.observations.columns)
-        self._streams = {keys[stream - OBSERVATIONS]: stream for stream in chunked}
-        agents = None
-        if self.agents is not None:
-            self._mask_width = self.agents.mask_width()
-            agents = self.agents.columns(slice(0, 0), mask_width=self._mask_width)
-        return journal_layout(self.metadata, self.frames is not None, spec, agents)
-
     @property
     def done(self) -> bool:
         return bool(self.actions) and (self.terminated[-1] or self.truncated[-1])
@@ -445,7 +174,8 @@ class EpisodeBuffer:
         """Mark an episode stopped from outside (step limit, early reset) as truncated."""
         if self.actions and not self.done:
             self.truncated[-1] = True
-            self._prepared.clear()  # made before: the last step's flag is made again
+            if self.writer is not None:  # made before: the last step's flag is made again
+                self.writer.forget_prepared()
 
     def to_rollout(self) -> Rollout:
         """The episode so far; recording may go on (what is held is shared, not copied)."""
@@ -479,7 +209,8 @@ class EpisodeBuffer:
 
     def discard(self) -> None:
         """Drop an episode that took no action, and its file."""
-        self._stop_lending()
+        if self.writer is not None:
+            self.writer.stop_lending()
         if self.frames is not None:
             self.frames.finish_encoding()
         self.observations.finish_encoding()
@@ -499,7 +230,7 @@ class EpisodeBuffer:
             return self._finish(replace)
 
     def _finish(self, replace: bool) -> Rollout:
-        if self.spool is None:
+        if self.spool is None or self.writer is None:
             if self.frames is not None:
                 self.frames.finish_encoding()
             if self._states is not None:
@@ -508,9 +239,9 @@ class EpisodeBuffer:
         if self.frames is not None:
             self.frames.finish_encoding(let_go=False)  # the encoder process holds on
         try:
-            self._write_ready(final=True)
+            self.writer.write_ready(final=True)
         finally:
-            self._stop_lending()
+            self.writer.stop_lending()
             # Only now: the encoder process holds the chunks until they are written.
             if self.frames is not None:
                 self.frames.finish_encoding()
@@ -518,7 +249,7 @@ class EpisodeBuffer:
                 self.spool.close()
         if self.spool.failed:
             return self.to_rollout()
-        warn_dropped(self._dropped, "infos", stacklevel=5)
+        warn_dropped(self.writer.dropped, "infos", stacklevel=5)
         members = Members()
         spec, _ = members.observations(self.observations.arrays(self.frames))
         extras = {key: np.asarray(values) for key, values in self.extras.items()}
@@ -562,7 +293,7 @@ class EpisodeBuffer:
 
     def _steps(self) -> dict[str, np.ndarray]:
         return {
-            "actions": _actions_array(self.actions),
+            "actions": actions_array(self.actions),
             "rewards": np.asarray(self.rewards, dtype=np.float64),
             "terminated": np.asarray(self.terminated, dtype=bool),
             "truncated": np.asarray(self.truncated, dtype=bool),
