@@ -53,7 +53,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium.wrappers import RecordVideo
 
-from agent_widget.format._codec import CHUNK_SIZE, encode_part, runs_of
+from agent_widget.format._codec import CHUNK_SIZE, encode_part
+from agent_widget.format._zlib_runs import runs_of
 from agent_widget.recording._encoder._process import encoder_process
 from agent_widget.recording._policies import PolicyFunction
 from agent_widget.recording._record import record

@@ -20,11 +20,11 @@ from agent_widget.episodes._action_space import kept_names as kept_names
 from agent_widget.episodes._action_space import names_fit as names_fit
 from agent_widget.episodes._action_space import own_names as own_names
 from agent_widget.episodes._agent_rows import AgentRows as AgentRows
+from agent_widget.episodes._checked_input import json_dicts as json_dicts
+from agent_widget.episodes._checked_input import warn_dropped as warn_dropped
 from agent_widget.episodes._files import load, save
 from agent_widget.episodes._lent import lend as lend
 from agent_widget.episodes._rollout import Rollout
-from agent_widget.episodes._rollout import json_dicts as json_dicts
-from agent_widget.episodes._rollout import warn_dropped as warn_dropped
 from agent_widget.format import RolloutFileError
 
 __all__ = ["Rollout", "RolloutFileError", "load", "save"]

@@ -14,8 +14,6 @@ reads a multi-agent one too.
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -25,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agent_widget.episodes._action_space import agent_space
+from agent_widget.episodes._checked_input import checked_json_dicts, numeric_array, step_vector
 from agent_widget.episodes._lent import lent
 from agent_widget.format import (
     ACTION_KINDS,
@@ -276,10 +275,10 @@ class Rollout:
             frames = ArrayFrames(frames, allow_resize=allow_resize)
         if isinstance(observations, Mapping):
             observations = {
-                str(k): _numeric(v, f"observations[{k!r}]") for k, v in observations.items()
+                str(k): numeric_array(v, f"observations[{k!r}]") for k, v in observations.items()
             }
         elif observations is not None:
-            observations = _numeric(observations, "observations")
+            observations = numeric_array(observations, "observations")
         given = [x for x in (actions, rewards, terminated, truncated) if x is not None]
         if given:
             steps = len(given[0])
@@ -291,15 +290,15 @@ class Rollout:
             observations=observations,
             actions=np.zeros((steps, 0))
             if actions is None
-            else _numeric(actions, "actions", ACTION_KINDS),
-            rewards=_vector(rewards, steps, np.float64, "rewards"),
-            terminated=_vector(terminated, steps, np.bool_, "terminated"),
-            truncated=_vector(truncated, steps, np.bool_, "truncated"),
-            infos=None if infos is None else _json_dicts(infos, "infos"),
-            extras={str(k): _numeric(v, f"extras[{k!r}]") for k, v in (extras or {}).items()},
+            else numeric_array(actions, "actions", ACTION_KINDS),
+            rewards=step_vector(rewards, steps, np.float64, "rewards"),
+            terminated=step_vector(terminated, steps, np.bool_, "terminated"),
+            truncated=step_vector(truncated, steps, np.bool_, "truncated"),
+            infos=None if infos is None else checked_json_dicts(infos, "infos"),
+            extras={str(k): numeric_array(v, f"extras[{k!r}]") for k, v in (extras or {}).items()},
             metadata={
                 "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                **_json_dicts([metadata or {}], "metadata")[0],
+                **checked_json_dicts([metadata or {}], "metadata")[0],
             },
             states=dict(states or {}),
         )
@@ -381,92 +380,6 @@ def _position_lengths(frames: Any, observations: Any, infos: Any) -> dict[str, i
     if infos is not None:
         lengths["infos"] = len(infos)
     return lengths
-
-
-def _numeric(value: Any, name: str, kinds: str = "biufc") -> Any:
-    """``value`` as a numeric/bool numpy array (or of ``kinds``); lazy arrays (stored, h5py,
-    zarr) stay lazy."""
-    lazy = not isinstance(value, np.ndarray) and all(
-        hasattr(value, a) for a in ("shape", "dtype", "__len__", "__getitem__")
-    )
-    array = value if lazy else np.asarray(value)
-    if array.dtype.kind not in kinds or array.ndim == 0:
-        raise ValueError(
-            f"{name}: expected a per-step numeric array, got dtype {array.dtype} "
-            f"with shape {array.shape}"
-        )
-    return array
-
-
-def _vector(value: Any, steps: int, dtype: type, name: str) -> np.ndarray:
-    """A per-step vector (rewards or a flag) as ``dtype``; missing means zeros (False)."""
-    if value is None:
-        return np.zeros(steps, dtype)
-    array = np.asarray(value)
-    if array.ndim != 1 or array.dtype.kind not in "biuf":
-        raise ValueError(f"{name}: expected a 1-D numeric array, got {array.dtype} {array.shape}")
-    return array.astype(dtype)  # a NaN or inf reward is kept: the viewer marks its step
-
-
-def _json_dicts(mappings: Sequence[Mapping[str, Any]], where: str) -> list[dict[str, Any]]:
-    """The JSON-able part of each mapping; the rest is dropped with a single warning."""
-    dropped: dict[str, int] = {}
-    results = json_dicts(mappings, dropped)
-    warn_dropped(dropped, where, stacklevel=4)
-    return results
-
-
-def json_dicts(
-    mappings: Sequence[Mapping[str, Any]], dropped: dict[str, int], first: int = 0
-) -> list[dict[str, Any]]:
-    """The JSON-able part of each mapping (of positions ``first ..``); the keys of what
-    is dropped go into ``dropped``, with the first position where each was."""
-    results = []
-    for t, mapping in enumerate(mappings, first):
-        result = {}
-        for key, value in mapping.items():
-            if type(value) in _AS_THEY_ARE and type(key) is str:  # ALE's infos: ints
-                result[key] = value
-                continue
-            converted = _jsonable(value)
-            if converted is _DROP:
-                dropped.setdefault(str(key), t)
-            else:
-                result[str(key)] = converted
-        results.append(result)
-    return results
-
-
-def warn_dropped(dropped: dict[str, int], where: str, stacklevel: int) -> None:
-    """One warning naming what :func:`json_dicts` dropped, if anything."""
-    if dropped:
-        keys = ", ".join(f"{key!r} (first at step {t})" for key, t in dropped.items())
-        warnings.warn(
-            f"{where}: dropped values that are not JSON-able: {keys}", stacklevel=stacklevel
-        )
-
-
-_DROP = object()
-_AS_THEY_ARE = frozenset({int, str, bool, type(None)})  # JSON's own: nothing to convert
-
-
-def _jsonable(value: Any) -> Any:
-    """``value`` converted to plain JSON types (numpy scalars and arrays included), or _DROP."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        if value.dtype.kind not in "biuf":
-            return _DROP
-        value = value.tolist()
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else _DROP
-    if isinstance(value, (list, tuple)):
-        items = [_jsonable(v) for v in value]
-        return _DROP if any(v is _DROP for v in items) else items
-    if isinstance(value, Mapping):
-        entries = {str(k): _jsonable(v) for k, v in value.items()}
-        return _DROP if any(v is _DROP for v in entries.values()) else entries
-    return _DROP
 
 
 def _own_metadata(metadata: Mapping[str, Any], agent: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Rollout: the step convention, defaults and validation (agent_widget.episodes._rollout)."""
+"""Rollout: the step convention, defaults and validation (agent_widget.episodes._rollout,
+_checked_input)."""
 
 import numpy as np
 import pytest

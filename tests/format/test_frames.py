@@ -1,5 +1,5 @@
 """Frame validation/normalization, the frame containers and the chunk codec
-(agent_widget.format._frames, _array_frames, _codec)."""
+(agent_widget.format._frames, _array_frames, _codec, _zlib_runs)."""
 
 import itertools
 import struct
@@ -15,7 +15,6 @@ from agent_widget.format import _array_frames as frames_module
 from agent_widget.format._array_frames import ArrayFrames, encode_chunk
 from agent_widget.format._codec import (
     CHUNK_SIZE,
-    GAP,
     MAX_FRAME_BYTES,
     Part,
     RunEncoder,
@@ -24,10 +23,9 @@ from agent_widget.format._codec import (
     decode_rows,
     encode_part,
     encode_rows,
-    runs_bound,
-    runs_of,
 )
 from agent_widget.format._frames import normalize_frame
+from agent_widget.format._zlib_runs import GAP, runs_bound, runs_of
 from tests.sample_frames import changing_frames, deflate_deltas, moving_frames
 
 # ----------------------------------------------------------------- normalize_frame
