@@ -1,4 +1,4 @@
-"""Small synthetic frames shared by the data-layer tests, and files as version 1 wrote them."""
+"""Small synthetic frames shared by the tests, and files as version 1 wrote them."""
 
 import io
 import json
@@ -30,6 +30,11 @@ def moving_frames(n, height=6, width=8):
     for t in range(n):
         frames[t, t % height, t % width] = 255
     return frames
+
+
+def random_frames(n, height=6, width=5, seed=0):
+    """Frames of uniform noise, each one different: chunks of them barely compress."""
+    return np.random.default_rng(seed).integers(0, 256, (n, height, width, 3), np.uint8)
 
 
 def changing_frames(n, height=6, width=8):

@@ -5,14 +5,12 @@ appended live to a game's viewer is read out as a recorded one."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from harness.charts import tallest_run
-from harness.lab import Notebook, Server, opened
+from harness.lab import Notebook
 
-pytestmark = pytest.mark.e2e
+pytest.importorskip("pettingzoo")
 
 VIEWER = 1
 LIVE = 3  # the viewer of a game's first 15 turns, played on from the kernel
@@ -54,13 +52,10 @@ def play_a_turn():
     "live",
 ]
 
-
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    pytest.importorskip("pettingzoo")
-    with opened(server, new_page(), "agents.ipynb", CELLS) as notebook:
-        notebook.page.set_viewport_size({"width": 1200, "height": 1000})
-        yield notebook
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.notebook("agents.ipynb", CELLS, viewport={"width": 1200, "height": 1000}),
+]
 
 
 def readout_at(notebook: Notebook, t: int, cell: int = VIEWER) -> list[str]:

@@ -41,8 +41,6 @@ from harness.charts import chart_of
 from harness.lab import Notebook, Server, opened
 from tests.e2e import scene
 
-pytestmark = pytest.mark.e2e
-
 # The cells:
 VIEWER, COMPARE, BOARD, THIRDS, TRAINING, SHARED, SMALL, THIN, FRAMELESS, NOISY, WHAT_IF = range(
     1, 12
@@ -94,14 +92,16 @@ branching""",
 ]
 WIDTHS = [1400, 700]  # the page's width, px
 
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("themes.ipynb", CELLS)]
+
 
 @pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "themes.ipynb", CELLS) as notebook:
-        try:
-            yield notebook
-        finally:
-            set_theme(notebook, LIGHT)
+def notebook(notebook: Notebook) -> Iterator[Notebook]:
+    """The module's notebook, left in the light theme whatever its tests switched to."""
+    try:
+        yield notebook
+    finally:
+        set_theme(notebook, LIGHT)
 
 
 def cell(notebook: Notebook, index: int, selector: str) -> Locator:

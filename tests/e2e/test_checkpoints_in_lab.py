@@ -19,7 +19,7 @@ from agent_widget.library import RunLibrary
 from agent_widget.torch import QValues
 from harness.appearance import axe_violations, canvas_names
 from harness.dqn_run import RUN, dqn, train
-from harness.lab import Notebook, Server, View, opened, rgb_sha256
+from harness.lab import Notebook, View, opened, rgb_sha256
 from tests.e2e.test_page_in_browser import OpenedPage
 
 pytestmark = pytest.mark.e2e
@@ -45,7 +45,7 @@ def checkpoints(library) -> Checkpoints:
 
 
 @pytest.fixture(scope="module")
-def notebook(server: Server, new_page, library) -> Iterator[Notebook]:
+def notebook(open_notebook, library) -> Iterator[Notebook]:
     cells = [
         f"""from agent_widget import CheckpointViewer
 from agent_widget.torch import QValues
@@ -55,7 +55,7 @@ viewer = CheckpointViewer({str(library)!r}, RUN, model=dqn(), checkpoint=0)
 viewer.add_panel("Q", QValues)""",
         "viewer",
     ]
-    with opened(server, new_page(), "checkpoints.ipynb", cells) as notebook:
+    with open_notebook("checkpoints.ipynb", cells) as notebook:
         yield notebook
 
 

@@ -7,16 +7,13 @@ whose actions first differ at step 23.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator
 
-from harness.lab import Notebook, Server, View, opened
+from harness.lab import Notebook, View
 from tests.e2e.episodes import frame_digests, synthetic_frames
-
-pytestmark = pytest.mark.e2e
 
 E2E = Path(__file__).parent
 LONG, SHORT, DIVERGENCE = 60, 40, 23
@@ -48,10 +45,7 @@ compare = CompareViewer({{"long": long, "short": short}}, fps=20)""",
 ]
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "compare.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("compare.ipynb", CELLS)]
 
 
 @pytest.fixture

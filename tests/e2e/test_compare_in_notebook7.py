@@ -1,14 +1,11 @@
 """CompareViewer in a real Notebook 7 (``jupyter notebook``) and Chromium: the core
 specifications of the JupyterLab module, imported as they are and given this
-module's ``notebook`` fixture (the same cells, in a Notebook 7 page)."""
+module's notebook (the same cells, in a Notebook 7 page)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from harness.lab import Notebook, Server, opened
 from tests.e2e.test_compare_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
     root,
@@ -18,10 +15,7 @@ from tests.e2e.test_compare_in_lab import (  # noqa: F401 (collected here, with 
     views,
 )
 
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(scope="module")
-def notebook(notebook7_server: Server, new_page) -> Iterator[Notebook]:
-    with opened(notebook7_server, new_page(), "compare7.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.notebook("compare7.ipynb", CELLS, server="notebook7_server"),
+]

@@ -4,14 +4,9 @@ actor's card with a whisker and the action taken on each dimension's bar."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from harness.charts import tallest_run
-from harness.lab import Notebook, Server, opened
-
-pytestmark = pytest.mark.e2e
 
 VIEWER = 1
 # The timeline's light extras colours and the bars' highlight (js/shared/timeline-draw.ts,
@@ -77,11 +72,10 @@ MARKED_ROWS = """(canvas, colour) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "continuous.ipynb", CELLS) as notebook:
-        notebook.page.set_viewport_size({"width": 1200, "height": 1000})
-        yield notebook
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.notebook("continuous.ipynb", CELLS, viewport={"width": 1200, "height": 1000}),
+]
 
 
 def test_each_action_dimension_is_a_line_of_its_own_colour_named_in_the_legend(notebook):

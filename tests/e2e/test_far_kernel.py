@@ -4,27 +4,20 @@ its frame, and its readout, from the frame sent ahead of its big chunk."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from harness.far_link import Link, proxy
-from harness.lab import Notebook, Server, opened, rgb_sha256, through
+from harness.lab import rgb_sha256
 from tests.e2e.episodes import noise_frames
-
-pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 POSITIONS = 160_001  # 10,000 chunks of ~200 KB (80 ms each at 20 Mbit): never filled
 TARGET = 123_457
 
-
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    cells = [
-        f"""import sys
+CELLS = [
+    f"""import sys
 sys.path.insert(0, {str(ROOT)!r})
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from episodes import noise_frames
@@ -42,12 +35,9 @@ def logged(content, buffers=None):
     send(content, buffers)
 viewer.send = logged
 viewer""",
-    ]
-    with (
-        proxy(Link.parse("40ms-20mbit"), server.port) as port,
-        opened(through(server, port), new_page(), "far.ipynb", cells) as notebook,
-    ):
-        yield notebook
+]
+
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("far.ipynb", CELLS, link="40ms-20mbit")]
 
 
 def test_far_from_the_kernel_a_jump_paints_the_frame_and_readout_sent_ahead_of_its_chunk(

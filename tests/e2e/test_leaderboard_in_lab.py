@@ -4,17 +4,14 @@ side by side."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator
 
 from harness.appearance import horizontal_overflow, set_cell_width
-from harness.lab import Notebook, Server, opened
+from harness.lab import Notebook
 from tests.e2e.episodes import frame_digests, synthetic_frames
-
-pytestmark = pytest.mark.e2e
 
 E2E = Path(__file__).parent
 MARKUP = "<img src=x onerror='window.__awInjected=1'>"
@@ -44,10 +41,7 @@ board = lib.leaderboard()""",
 ]
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "leaderboard.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("leaderboard.ipynb", CELLS)]
 
 
 def board(notebook: Notebook, cell: int = BOARD) -> Locator:

@@ -1,24 +1,18 @@
 """The leaderboard in a real Notebook 7 (``jupyter notebook``) and Chromium: the table
 and Open of the JupyterLab module, imported as they are and given this module's
-``notebook`` fixture (the same cells, in a Notebook 7 page)."""
+notebook (the same cells, in a Notebook 7 page)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from harness.lab import Notebook, Server, opened
 from tests.e2e.test_leaderboard_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
     test_rows_follow_the_sorted_column_across_the_whole_table,
     test_ticked_runs_open_side_by_side_under_the_table,
 )
 
-pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture(scope="module")
-def notebook(notebook7_server: Server, new_page) -> Iterator[Notebook]:
-    with opened(notebook7_server, new_page(), "leaderboard7.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.notebook("leaderboard7.ipynb", CELLS, server="notebook7_server"),
+]

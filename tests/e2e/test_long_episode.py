@@ -4,33 +4,27 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from harness.charts import axis_labels, chart_of
-from harness.lab import Notebook, Server, opened, rgb_sha256
+from harness.lab import rgb_sha256
 from tests.e2e.episodes import synthetic_frames
-
-pytestmark = pytest.mark.e2e
 
 N = 100_001  # 100,000 actions
 SIZE = 16
 
-
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    cells = [
-        f"""import sys
+CELLS = [
+    f"""import sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
 from episodes import synthetic_episode
 from agent_widget.viewer import EpisodeViewer
 viewer = EpisodeViewer(synthetic_episode({N}, {SIZE}, {SIZE}, infos=False))
 viewer""",
-    ]
-    with opened(server, new_page(), "long.ipynb", cells) as notebook:
-        yield notebook
+]
+
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("long.ipynb", CELLS)]
 
 
 def test_a_100000_step_episode_opens_and_seeks_to_its_end(notebook):

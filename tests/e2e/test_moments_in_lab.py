@@ -3,14 +3,10 @@ click opening the viewer at that episode and step, the found steps in its timeli
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from playwright.sync_api import Locator
 
-from harness.lab import Notebook, Server, opened
-
-pytestmark = pytest.mark.e2e
+from harness.lab import Notebook
 
 MOMENTS = 1  # cell index
 MARKUP = "<img src=x onerror=window.__awInjected=1>"
@@ -29,10 +25,7 @@ lib.add([record(cartpole(), with_angle(lean), seed=s) for s in range(2)],
 ]
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "moments.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("moments.ipynb", CELLS)]
 
 
 def listing(notebook: Notebook) -> Locator:

@@ -9,7 +9,6 @@ data attributes and their canvas pixels.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +16,8 @@ import pytest
 from PIL import Image
 
 from agent_widget.panels._heatmap import LUT
-from harness.lab import Notebook, Server, View, opened
+from harness.lab import Notebook, View
 from tests.e2e.episodes import frame_digests, synthetic_frames
-
-pytestmark = pytest.mark.e2e
 
 E2E = Path(__file__).parent
 N = 200
@@ -59,10 +56,7 @@ def value_map(step):
 ]
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "panels.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("panels.ipynb", CELLS)]
 
 
 @pytest.fixture

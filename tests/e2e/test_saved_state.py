@@ -13,7 +13,7 @@ import nbclient
 import pytest
 from nbformat.sign import NotebookNotary
 
-from harness.lab import Notebook, Server, new_notebook, opened, rgb_sha256
+from harness.lab import Notebook, new_notebook, rgb_sha256
 from harness.views import View
 from tests.e2e.episodes import synthetic_frames
 
@@ -40,12 +40,12 @@ compare""",
 
 
 @pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
+def notebook(open_notebook) -> Iterator[Notebook]:
     executed = new_notebook(CELLS)
     nbclient.NotebookClient(executed, timeout=120, store_widget_state=True).execute()
     assert "widgets" in executed.metadata  # nbconvert's default: the state is saved
     NotebookNotary().sign(executed)  # as `jupyter trust` does
-    with opened(server, new_page(), "saved.ipynb", executed, run=False) as notebook:
+    with open_notebook("saved.ipynb", executed, run=False) as notebook:
         yield notebook
 
 

@@ -9,14 +9,11 @@ their chart.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 
 import pytest
 
 from harness.charts import axis_labels, chart_of, tallest_run
-from harness.lab import Notebook, Server, opened
-
-pytestmark = pytest.mark.e2e
+from harness.lab import Notebook
 
 CARTPOLE, COMPARE, TRAINING, PENALTIES = range(1, 5)
 # The timeline's light colours (js/shared/timeline-draw.ts LIGHT).
@@ -48,11 +45,10 @@ EpisodeViewer(Rollout.from_arrays(observations=np.zeros((301, 2)), actions=[0] *
 ]
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "scales.ipynb", CELLS) as notebook:
-        notebook.page.set_viewport_size({"width": 1200, "height": 1000})
-        yield notebook
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.notebook("scales.ipynb", CELLS, viewport={"width": 1200, "height": 1000}),
+]
 
 
 def timeline(notebook: Notebook, cell: int):

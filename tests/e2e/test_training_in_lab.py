@@ -7,8 +7,6 @@ each position must paint.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -17,9 +15,7 @@ from agent_widget.agents import QLearning
 from agent_widget.gridworld import ValueMap
 from agent_widget.gridworld._snapshots import Snapshots
 from agent_widget.gridworld._training import CELL_SIZE
-from harness.lab import Notebook, Server, View, opened, rgb_sha256
-
-pytestmark = pytest.mark.e2e
+from harness.lab import Notebook, View, rgb_sha256
 
 EPISODES = 40
 MORE = 20
@@ -60,10 +56,7 @@ def slowly(q_table, episode, ret):
 ]
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "training.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("training.ipynb", CELLS)]
 
 
 def assert_shows(view: View, t: int) -> None:

@@ -6,15 +6,12 @@ displayed twice, a viewer that grows live, and a recorded CartPole episode.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from harness.lab import Notebook, Server, View, opened
+from harness.lab import Notebook, View
 from tests.e2e.episodes import SCRIPT_NOTE, SCRIPT_STEP, frame_digests, synthetic_frames
-
-pytestmark = pytest.mark.e2e
 
 E2E = Path(__file__).parent
 N = 200
@@ -47,10 +44,7 @@ EpisodeViewer(Rollout.from_arrays(observations=np.zeros((4, 2)), actions=[1, 0, 
 ]
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "viewer.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("viewer.ipynb", CELLS)]
 
 
 @pytest.fixture

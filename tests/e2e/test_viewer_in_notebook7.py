@@ -1,7 +1,7 @@
 """EpisodeViewer in a real Notebook 7 (``jupyter notebook``) and Chromium.
 
 The core specifications of the JupyterLab tests run here again, imported as they
-are: this module's ``notebook`` and ``view`` fixtures give them the same viewer (the
+are: this module's notebook and ``view`` fixture give them the same viewer (the
 JupyterLab module's first cell) in a Notebook 7 page. Each starts by moving the view
 where it needs it, so their order (the import's) does not matter; the first-frame
 test, true of a fresh view only, stays in JupyterLab. A bars panel checks that cards
@@ -10,11 +10,9 @@ come too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from harness.lab import Notebook, Server, View, opened
+from harness.lab import Notebook, View
 from tests.e2e.test_viewer_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
     go_to,
@@ -25,18 +23,14 @@ from tests.e2e.test_viewer_in_lab import (  # noqa: F401 (collected here, with t
     test_the_readout_names_the_action,
 )
 
-pytestmark = pytest.mark.e2e
-
 PANEL = """import numpy as np
 viewer.add_panel("q", lambda step: np.arange(4.0) + step.t % 3)"""
 VIEWER = 2  # cell index
 
-
-@pytest.fixture(scope="module")
-def notebook(notebook7_server: Server, new_page) -> Iterator[Notebook]:
-    cells = [CELLS[0], PANEL, "viewer"]
-    with opened(notebook7_server, new_page(), "viewer7.ipynb", cells) as notebook:
-        yield notebook
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.notebook("viewer7.ipynb", [CELLS[0], PANEL, "viewer"], server="notebook7_server"),
+]
 
 
 @pytest.fixture

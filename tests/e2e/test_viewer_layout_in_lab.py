@@ -5,14 +5,10 @@ size, and at 420 px the cards go below the frame and nothing overflows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from harness.lab import Notebook, Server, opened
+from harness.lab import Notebook
 from tests.e2e import scene
-
-pytestmark = pytest.mark.e2e
 
 PONG, PLAIN = 1, 2  # the cells
 CELLS = [
@@ -42,10 +38,7 @@ BOXES = """(root) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "layout.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("layout.ipynb", CELLS)]
 
 
 def boxes(notebook: Notebook, cell: int, width: int | None = None) -> dict:

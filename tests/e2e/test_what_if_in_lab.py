@@ -4,15 +4,12 @@ the episode and both futures are painted, the same frame up to the branch point.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Locator
 
-from harness.lab import Notebook, Server, View, opened
-
-pytestmark = pytest.mark.e2e
+from harness.lab import Notebook, View, opened
 
 ROOT = Path(__file__).resolve().parents[2]  # where the kernel finds the harness
 T = 30  # the branch point
@@ -33,10 +30,7 @@ viewer = what_if(episode, env=cartpole, policy=balance)""",
 ]
 
 
-@pytest.fixture(scope="module")
-def notebook(server: Server, new_page) -> Iterator[Notebook]:
-    with opened(server, new_page(), "what_if.ipynb", CELLS) as notebook:
-        yield notebook
+pytestmark = [pytest.mark.e2e, pytest.mark.notebook("what_if.ipynb", CELLS)]
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,7 @@ from agent_widget import Rollout, RunLibrary, load, record, record_many
 from agent_widget.format import RolloutFileError, url_to_fs
 from agent_widget.library._bucket import MAX_MANIFEST_BYTES
 from tests.cartpole import balance, cartpole
+from tests.sample_episodes import episode
 from tests.sample_frames import moving_frames
 from tests.waiting import wait_until
 
@@ -52,16 +53,6 @@ def url(request) -> str:
 @pytest.fixture
 def lib(server, url) -> RunLibrary:
     return RunLibrary(url, storage_options=server.options)
-
-
-def episode(rewards, seed=0, env_id="Moving-v0"):
-    steps = len(rewards)
-    return Rollout.from_arrays(
-        frames=moving_frames(steps + 1),
-        actions=np.arange(steps) % 3,
-        rewards=rewards,
-        metadata={"env_id": env_id, "seed": seed},
-    )
 
 
 def keys(server, url):

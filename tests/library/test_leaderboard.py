@@ -7,29 +7,24 @@ import pytest
 import traitlets
 
 from agent_widget.compare import CompareViewer
-from agent_widget.episodes import Rollout
 from agent_widget.format import AgentColumns
 from agent_widget.library import Leaderboard, RunLibrary
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import unpack_series
 from tests.cartpole import cartpole, lean
-
-
-def episode(rewards, seed=0):
-    n = len(rewards) + 1
-    return Rollout.from_arrays(
-        frames=np.full((n, 2, 2, 3), seed, np.uint8),
-        actions=np.zeros(len(rewards), int),
-        rewards=rewards,
-        metadata={"env_id": "Grid-v0", "seed": seed},
-    )
+from tests.sample_episodes import episode
 
 
 @pytest.fixture
 def lib(tmp_path):
     lib = RunLibrary(tmp_path / "runs")
-    lib.add([episode([1.0], 0), episode([2.0], 1)], algorithm="sarsa", run="a", params={"k": 1})
-    lib.add([episode([0.0], 0)], algorithm="random", run="b")
+    lib.add(
+        [episode([1.0], seed=0, env_id="Grid-v0"), episode([2.0], seed=1, env_id="Grid-v0")],
+        algorithm="sarsa",
+        run="a",
+        params={"k": 1},
+    )
+    lib.add([episode([0.0], seed=0, env_id="Grid-v0")], algorithm="random", run="b")
     return lib
 
 
@@ -61,7 +56,7 @@ def test_runs_that_cannot_be_read_are_listed_not_hidden(lib):
 
 def test_refresh_shows_runs_added_since(lib):
     board = Leaderboard(lib)
-    lib.add(episode([3.0]), algorithm="dqn", run="c")
+    lib.add(episode([3.0], env_id="Grid-v0"), algorithm="dqn", run="c")
     board.refresh()
     assert "Grid-v0/dqn/c" in [r["id"] for r in board.rows]
 
@@ -140,7 +135,7 @@ def test_opening_an_unreadable_episode_says_why_under_the_table(lib):
 
 
 def test_the_saved_table_has_a_return_column_per_agent_of_multi_agent_runs(lib):
-    duel = episode([1.0, 0.0])
+    duel = episode([1.0, 0.0], env_id="Grid-v0")
     columns = AgentColumns(["left", "right"], {"rewards": np.array([[1.0, np.nan], [-1.0, 1.0]])})
     lib.add([dataclasses.replace(duel, agent_columns=columns)], algorithm="duel", run="c")
     saved = Leaderboard(lib)._saved_html()

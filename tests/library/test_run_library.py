@@ -18,19 +18,8 @@ from agent_widget.library import RunLibrary
 from agent_widget.library import _run_library as library_module
 from agent_widget.library import _run_writer as run_writer
 from agent_widget.library._run_file import FORMAT, VERSION
-from tests.sample_frames import moving_frames
+from tests.sample_episodes import episode
 from tests.unprivileged import unprivileged
-
-
-def episode(rewards, seed=0, env_id="Moving-v0", algorithm="random", **metadata):
-    steps = len(rewards)
-    return Rollout.from_arrays(
-        frames=moving_frames(steps + 1),
-        actions=np.arange(steps) % 3,
-        rewards=rewards,
-        terminated=np.arange(steps) == steps - 1,
-        metadata={"env_id": env_id, "algorithm": algorithm, "seed": seed, **metadata},
-    )
 
 
 def run_json(lib, run_id):

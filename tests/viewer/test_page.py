@@ -18,7 +18,7 @@ from agent_widget import CompareViewer, EpisodeViewer, Rollout, load
 from agent_widget.format._codec import Part, decode_part
 from agent_widget.viewer._page import PageTooLarge
 from agent_widget.viewer._transport import unpack_series
-from tests.viewer.test_widget import unpacked
+from tests.viewer.front_end import unpacked
 
 ELEMENT = re.compile(r'<script type="application/json" id="([\w-]+)">(.*?)</script>', re.S)
 
