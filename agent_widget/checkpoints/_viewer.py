@@ -37,7 +37,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-import anywidget
 import gymnasium as gym
 import numpy as np
 import traitlets
@@ -51,12 +50,9 @@ from agent_widget.library import RunLibrary
 from agent_widget.panels import DEFAULT_TIMEOUT, Step
 from agent_widget.viewer import (
     DEFAULT_MAX_BYTES,
-    ClosesItsLayout,
+    AgentWidget,
     EpisodeViewer,
     Export,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    SavedCopy,
     framed,
     page_state,
     render,
@@ -85,13 +81,7 @@ _PAGE_TRAITS = (
 )
 
 
-class CheckpointViewer(
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    ClosesItsLayout,
-    SavedCopy,
-    anywidget.AnyWidget,
-):
+class CheckpointViewer(AgentWidget):
     """Step through a run's evaluation episodes, checkpoint by checkpoint.
 
     Args:

@@ -14,7 +14,6 @@ import pathlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
-import anywidget
 import numpy as np
 import traitlets
 from ipywidgets import widget_serialization
@@ -26,13 +25,10 @@ from agent_widget.episodes import Rollout
 from agent_widget.panels import DEFAULT_TIMEOUT, Panel, PanelDecorator, Step
 from agent_widget.viewer import (
     DEFAULT_MAX_BYTES,
-    ClosesItsLayout,
+    AgentWidget,
     EpisodeViewer,
     Export,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
     PlaybackChecks,
-    SavedCopy,
     checked_video,
     film,
     first_shape,
@@ -66,11 +62,7 @@ _PAGE_TRAITS = (
 class CompareViewer(
     PanelDecorator,
     PlaybackChecks,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    ClosesItsLayout,
-    SavedCopy,
-    anywidget.AnyWidget,
+    AgentWidget,
 ):
     """Step through several rollouts of one env together: one slider, one playback.
 

@@ -14,7 +14,6 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-import anywidget
 import numpy as np
 import traitlets
 from PIL import Image
@@ -31,11 +30,9 @@ from agent_widget.panels import (
     registered,
 )
 from agent_widget.viewer import _video
-from agent_widget.viewer._closing import ClosesItsLayout
+from agent_widget.viewer._base_widget import AgentWidget
 from agent_widget.viewer._episode import ServedEpisode, as_rollout, frames_to_show, positions
 from agent_widget.viewer._film import Column, Options, beside, first_shape, video_options
-from agent_widget.viewer._kernel_owned import KernelOwnedTraits
-from agent_widget.viewer._marimo import OpensOutsideMarimoCells
 from agent_widget.viewer._page import (
     DEFAULT_EMBED_BYTES,
     DEFAULT_MAX_BYTES,
@@ -48,7 +45,7 @@ from agent_widget.viewer._page import (
     written,
 )
 from agent_widget.viewer._playback import PlaybackChecks
-from agent_widget.viewer._saved_copy import SavedCopy, framed, readout_lines, sentence, still
+from agent_widget.viewer._saved_copy import framed, readout_lines, sentence, still
 from agent_widget.viewer._summary import range_reply, summary
 from agent_widget.viewer._transport import (
     answer,
@@ -70,11 +67,7 @@ class EpisodeViewer(
     ViewerTraits,
     PanelDecorator,
     PlaybackChecks,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    ClosesItsLayout,
-    SavedCopy,
-    anywidget.AnyWidget,
+    AgentWidget,
 ):
     """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
 
