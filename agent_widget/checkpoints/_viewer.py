@@ -314,7 +314,7 @@ class CheckpointViewer(AgentWidget):
                     "child": len(children),
                     "divergence": viewer.timeline_mark,
                 }
-                children.append(viewer._page_data(export, skip_panels=skipped))
+                children.append(viewer.page_data(export, skip_panels=skipped))
         first = episodes.get(f"{state['checkpoint']}/{state['seed']}") or next(
             iter(episodes.values())
         )
@@ -463,8 +463,7 @@ class CheckpointViewer(AgentWidget):
                         viewer = self._viewer(step, seed)
                         viewer.step = min(self._wanted, viewer.length - 1)
                         names = list(self._panels)
-                    for name in names:
-                        viewer._panels.card_now(name, viewer.step)
+                    viewer.compute_cards(viewer.step, names)
                 except Exception:  # said when that checkpoint is shown, as it is asked again
                     return
 
@@ -551,7 +550,7 @@ class CheckpointViewer(AgentWidget):
             f"A saved picture of step {episode.step} at training step {self.training_step:,}: "
             "run the cell to step through the checkpoints."
         )
-        return framed([episode._still(episode.step)], f"{self.title} · {episode.title}", note)
+        return framed([episode.still(episode.step)], f"{self.title} · {episode.title}", note)
 
 
 def _one_env(checkpoints: Checkpoints) -> None:

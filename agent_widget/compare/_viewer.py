@@ -31,7 +31,6 @@ from agent_widget.viewer import (
     PlaybackChecks,
     checked_video,
     film,
-    first_shape,
     framed,
     page_state,
     positions,
@@ -286,7 +285,7 @@ class CompareViewer(
 
         def diff(step_b: Step) -> Any:
             # a's Step as its viewer builds them (steps appended live, its action names).
-            return fn(other._step_at(self._counterpart(i, j, step_b.t)), step_b)
+            return fn(other.step_at(self._counterpart(i, j, step_b.t)), step_b)
 
         self.viewers[j].add_panel(name, diff, overlay=overlay, precompute=precompute)
 
@@ -338,7 +337,7 @@ class CompareViewer(
             )
         with Export(max_bytes, progress) as export:
             children = [
-                viewer._page_data(
+                viewer.page_data(
                     export,
                     skip_panels=[p["name"] for p in viewer.panels if p["name"] in skip_panels],
                 )
@@ -393,9 +392,7 @@ class CompareViewer(
             (self._position(i, start), self._position(i, stop - 1) + 1)
             for i in range(len(self.viewers))
         ]
-        heights = [
-            first_shape(v._episode, *r)[0] for v, r in zip(self.viewers, ranges, strict=True)
-        ]
+        heights = [v.frame_height(*r) for v, r in zip(self.viewers, ranges, strict=True)]
         options = video_options(
             scale,
             max(heights),
@@ -405,7 +402,7 @@ class CompareViewer(
             overlay=overlay,
         )
         columns = [
-            viewer._column(
+            viewer.video_column(
                 *ranges[i],
                 panels if isinstance(panels, bool) else [n for n in wanted if n in held[i]],
                 options,
@@ -436,7 +433,7 @@ class CompareViewer(
     def _saved_picture(self) -> Image.Image:
         """Each rollout's frame and readout at the shared step, side by side."""
         columns = [
-            viewer._still(self._position(i, self.step), label, beside=False)
+            viewer.still(self._position(i, self.step), label, beside=False)
             for i, (viewer, label) in enumerate(zip(self.viewers, self.labels, strict=True))
         ]
         note = f"A saved picture of shared step {self.step}: run the cell to step through them."

@@ -11,7 +11,6 @@ are built from it.
 # copies and videos too); not the user API.
 from agent_widget.viewer._base_widget import AgentWidget as AgentWidget
 from agent_widget.viewer._episode import positions as positions
-from agent_widget.viewer._film import first_shape as first_shape
 from agent_widget.viewer._film import video_options as video_options
 from agent_widget.viewer._page import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
 from agent_widget.viewer._page import Export as Export

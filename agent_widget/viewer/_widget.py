@@ -32,20 +32,17 @@ from agent_widget.panels import (
 from agent_widget.viewer import _video
 from agent_widget.viewer._base_widget import AgentWidget
 from agent_widget.viewer._episode import ServedEpisode, as_rollout, frames_to_show, positions
-from agent_widget.viewer._film import Column, Options, beside, first_shape, video_options
+from agent_widget.viewer._film import video_options
 from agent_widget.viewer._page import (
     DEFAULT_EMBED_BYTES,
     DEFAULT_MAX_BYTES,
-    STATE_TRAITS,
     Export,
-    episode_data,
-    exported_panels,
     first_chunks,
     render,
     written,
 )
 from agent_widget.viewer._playback import PlaybackChecks
-from agent_widget.viewer._saved_copy import framed, readout_lines, sentence, still
+from agent_widget.viewer._saved_copy import framed, sentence
 from agent_widget.viewer._summary import range_reply, summary
 from agent_widget.viewer._transport import (
     answer,
@@ -54,7 +51,7 @@ from agent_widget.viewer._transport import (
     growth_push,
     panel_request,
 )
-from agent_widget.viewer._viewer_traits import ViewerTraits
+from agent_widget.viewer._viewer_parts import ViewerParts
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 # Live growth updates the front end at most this often (seconds): a training loop may
@@ -64,7 +61,7 @@ _SYNC_INTERVAL = 0.1
 
 
 class EpisodeViewer(
-    ViewerTraits,
+    ViewerParts,
     PanelDecorator,
     PlaybackChecks,
     AgentWidget,
@@ -151,7 +148,7 @@ class EpisodeViewer(
         frames = frames_to_show(rollout, encoding)
         self._episode = ServedEpisode(rollout, frames, encoding, extras, names, full_series)
         self._panels = PanelRunner(
-            self._step_at,
+            self.step_at,
             lambda: self._episode.num_positions,
             lambda content, buffers: self.send(content, buffers),
             panel_cache_bytes,
@@ -329,28 +326,8 @@ class EpisodeViewer(
             '<!doctype html>'
         """
         with Export(max_bytes, progress) as export:
-            data = self._page_data(export, start, stop, skip_panels)
+            data = self.page_data(export, start, stop, skip_panels)
         return written(render(data, data["state"]["title"] or "episode"), path)
-
-    def _page_data(
-        self,
-        export: Export,
-        start: int = 0,
-        stop: int | None = None,
-        skip_panels: Collection[str] = (),
-    ) -> dict[str, Any]:
-        """What a page needs of this viewer (see :mod:`agent_widget.viewer._page`)."""
-        with self._lock:
-            length = self._episode.num_positions
-            start, stop = positions(start, stop, length)
-            whole = (start, stop) == (0, length)
-            episode = self._episode if whole else self._episode.section(start, stop)
-            state = {name: getattr(self, name) for name in STATE_TRAITS}
-            state.update(step=min(max(self.step - start, 0), stop - start - 1), length=stop - start)
-            if not whole:
-                state["title"] = f"{self.title} (steps {start} to {stop - 1})".strip()
-            panels = exported_panels(self._panels.describe(), skip_panels)
-            return episode_data(episode, state, panels, self._panels.card_now, export, start)
 
     def save_video(
         self,
@@ -414,27 +391,15 @@ class EpisodeViewer(
             start, stop = positions(start, stop, self._episode.num_positions)
             options = video_options(
                 scale,
-                first_shape(self._episode, start, stop)[0],
+                self.frame_height(start, stop),
                 step_counter=step_counter,
                 readout=readout,
                 timeline=timeline,
                 overlay=overlay,
             )
-            column = self._column(start, stop, panels, options)
+            column = self.video_column(start, stop, panels, options)
             shots = ([(t, False)] for t in range(start, stop))
             return _video.film(path, fps, [column], shots, stop - start, progress)
-
-    def _column(
-        self,
-        start: int,
-        stop: int,
-        panels: bool | str | Sequence[str],
-        options: Options,
-        title: str = "",
-    ) -> Column:
-        """This episode's column in a video of positions ``start .. stop - 1``."""
-        names = beside(self._panels.describe(), panels, options.overlay)
-        return Column(self._episode, self._panels, start, stop, names, options, self.readout, title)
 
     def close(self) -> None:
         """Close the widget (its layout too), its panel worker and a pending live-growth
@@ -462,14 +427,7 @@ class EpisodeViewer(
 
     def _saved_picture(self) -> Image.Image:
         note = f"A saved picture of step {self.step}: run the cell to step through the episode."
-        return framed([self._still(self.step)], self.title, note)
-
-    def _still(self, t: int, label: str = "", beside: bool = True) -> Image.Image:
-        """Position ``t`` as a picture: the frame with the readout beside it (or below)."""
-        with self._lock:
-            frames = self._episode.frames
-            frame = None if frames is None else frames[t]
-            return still(label, frame, readout_lines(self._episode, t, self.readout), beside)
+        return framed([self.still(self.step)], self.title, note)
 
     def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
         if isinstance(content, Mapping) and content.get("type") == "panel":
@@ -501,9 +459,6 @@ class EpisodeViewer(
         except ValueError as error:
             message = f"ValueError: {error}"
             self.send({"type": "panel-error", "id": content.get("id"), "message": message})
-
-    def _step_at(self, t: int) -> Step:
-        return Step(self._episode, t, self._episode.action_names)
 
     def _set_series(self) -> None:
         """The timeline's data: every step's series, or a long episode's summary."""
