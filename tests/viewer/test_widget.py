@@ -634,7 +634,7 @@ def test_a_long_episodes_vector_extra_is_summarized_per_component():
 
 
 def test_a_vector_extra_grows_with_the_episode(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     rollout = Rollout.from_arrays(frames=random_frames(2), actions=[0], extras={"mean": [[1, 2]]})
     viewer = EpisodeViewer(rollout, extras=["mean"])
     viewer.append(frame=random_frames(1)[0], action=1, extras={"mean": [3, 4]})
@@ -800,7 +800,7 @@ def test_appending_to_a_loaded_episode_reads_only_its_last_partial_chunk(monkeyp
 
 
 def test_append_follows_the_newest_step_when_the_user_is_at_the_end(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(random_frames(3), step=2)
     for _ in range(4):
         viewer.append(frame=random_frames(1)[0])
@@ -808,7 +808,7 @@ def test_append_follows_the_newest_step_when_the_user_is_at_the_end(monkeypatch)
 
 
 def test_append_leaves_the_step_alone_when_the_user_looks_elsewhere(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(random_frames(3), step=1)
     viewer.append(frame=random_frames(1)[0])
     assert (viewer.length, viewer.step) == (4, 1)
@@ -817,7 +817,7 @@ def test_append_leaves_the_step_alone_when_the_user_looks_elsewhere(monkeypatch)
 def test_a_burst_of_appends_within_the_interval_is_sent_once_at_most(monkeypatch):
     # An interval longer than any burst lasts, however loaded the machine: its timer
     # never fires here, so what went out is what the appends themselves sent.
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 3600.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 3600.0)
     viewer = EpisodeViewer(random_frames(1))
     sent = pushes(viewer, monkeypatch)
     lengths = []
@@ -846,7 +846,7 @@ def test_after_a_burst_of_appends_the_last_update_and_push_carry_the_last_step(m
 
 
 def test_named_extras_grow_with_the_episode(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     rollout = Rollout.from_arrays(frames=random_frames(2), actions=[0], extras={"value": [0.5]})
     viewer = EpisodeViewer(rollout, extras=["value"])
     viewer.append(frame=random_frames(1)[0], action=1, extras={"value": 0.75})
@@ -856,7 +856,7 @@ def test_named_extras_grow_with_the_episode(monkeypatch):
 
 
 def test_extend_adds_one_position_per_action(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(6)
     viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:2], actions=[0]))
     viewer.extend(
@@ -867,7 +867,7 @@ def test_extend_adds_one_position_per_action(monkeypatch):
 
 
 def test_extend_with_a_recorded_part_does_not_repeat_the_shared_position(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(5)
     viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:2], actions=[0]))
     viewer.extend(
@@ -914,7 +914,7 @@ def test_image_observations_grow_from_obs(monkeypatch):
 
 
 def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(18)
     viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:17], actions=np.zeros(16, int)))
     sent = pushes(viewer, monkeypatch)
@@ -929,7 +929,7 @@ def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
 
 
 def test_every_push_of_the_growing_chunk_decodes_to_the_exact_frames(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(2 * CHUNK_SIZE + 3)
     viewer = EpisodeViewer(frames[:1])
     sent = pushes(viewer, monkeypatch)
@@ -943,7 +943,7 @@ def test_every_push_of_the_growing_chunk_decodes_to_the_exact_frames(monkeypatch
 
 
 def test_a_push_carries_every_chunk_changed_since_the_last_push(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(41)
     viewer = EpisodeViewer(frames[:10])
     sent = pushes(viewer, monkeypatch)
@@ -959,7 +959,7 @@ def test_a_push_carries_every_chunk_changed_since_the_last_push(monkeypatch):
 
 
 def test_a_push_holds_only_the_newest_chunks_however_much_grew(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(200)
     viewer = EpisodeViewer(frames[:1])
     sent = pushes(viewer, monkeypatch)
@@ -973,7 +973,7 @@ def test_a_push_holds_only_the_newest_chunks_however_much_grew(monkeypatch):
 
 
 def test_a_push_keeps_to_its_byte_budget_but_always_carries_the_newest_chunk(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     monkeypatch.setattr("agent_widget.viewer._transport.PUSH_BYTES", 1)
     frames = random_frames(40)
     viewer = EpisodeViewer(frames[:10], encoding="raw")
@@ -985,7 +985,7 @@ def test_a_push_keeps_to_its_byte_budget_but_always_carries_the_newest_chunk(mon
 
 
 def test_the_push_goes_out_before_the_new_length(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(random_frames(3))
     lengths_when_pushed = []
     monkeypatch.setattr(viewer, "send", lambda *_: lengths_when_pushed.append(viewer.length))
@@ -994,7 +994,7 @@ def test_the_push_goes_out_before_the_new_length(monkeypatch):
 
 
 def test_a_viewer_without_frames_pushes_the_readout_of_new_steps(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(Rollout.from_arrays(observations=np.zeros((2, 4)), actions=[0]))
     sent = pushes(viewer, monkeypatch)
     viewer.append(obs=np.ones(4), action=1, info={"lives": 2})
@@ -1023,7 +1023,7 @@ def test_the_state_carries_the_first_chunks_within_embed_bytes():
 
 def test_an_embedded_chunk_that_grows_is_embedded_again_whole(monkeypatch):
     """A view opened after the growth takes the embedded chunk for all of it."""
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(CHUNK_SIZE + 4)
     viewer = EpisodeViewer(frames[:3])
     for frame in frames[3:]:
