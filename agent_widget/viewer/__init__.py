@@ -10,8 +10,8 @@ are built from it.
 # leaderboard and the training viewer are built like the viewer, their outputs' saved
 # copies and videos too); not the user API.
 from agent_widget.viewer._base_widget import AgentWidget as AgentWidget
-from agent_widget.viewer._episode import positions as positions
 from agent_widget.viewer._film import video_options as video_options
+from agent_widget.viewer._given import positions as positions
 from agent_widget.viewer._page import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
 from agent_widget.viewer._page import Export as Export
 from agent_widget.viewer._page import page_state as page_state

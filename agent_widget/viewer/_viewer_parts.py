@@ -20,8 +20,9 @@ from PIL import Image
 
 from agent_widget.panels import PanelRunner, Step
 from agent_widget.viewer import _saved_copy
-from agent_widget.viewer._episode import ServedEpisode, positions
+from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._film import Column, Options, beside, first_shape
+from agent_widget.viewer._given import positions
 from agent_widget.viewer._page import STATE_TRAITS, Export, episode_data, exported_panels
 from agent_widget.viewer._viewer_traits import ViewerTraits
 

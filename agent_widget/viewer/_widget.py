@@ -33,8 +33,9 @@ from agent_widget.panels import (
 )
 from agent_widget.viewer import _video
 from agent_widget.viewer._base_widget import AgentWidget
-from agent_widget.viewer._episode import ServedEpisode, as_rollout, frames_to_show, positions
+from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._film import video_options
+from agent_widget.viewer._given import as_rollout, frames_to_show, positions
 from agent_widget.viewer._page import (
     DEFAULT_EMBED_BYTES,
     DEFAULT_MAX_BYTES,
