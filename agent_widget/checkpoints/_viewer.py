@@ -10,12 +10,8 @@ seed swaps the episode viewer for the new episode's at the same episode step; a 
 past the new episode's end shows its end and says so, and the step asked for is
 remembered for the next longer episode.
 
-Panels are functions of a network that return a panel (``QValues``, ``Policy``,
-``Saliency``, or the user's own): each episode's cards are computed with the network
-of its own checkpoint, a copy of the model the user passed with that checkpoint's
-weights loaded (:class:`~agent_widget.checkpoints._networks.Networks`, a few kept).
-Weights that cannot be loaded (missing, a pickle, cut short, another architecture)
-give the panel's error card, saying which file and why; nothing in them is run.
+Panels are functions of a network that return a panel, each episode's computed with
+its own checkpoint's network (:mod:`agent_widget.checkpoints._network_panels`).
 
 A few recent episodes' viewers are kept, so going back to a checkpoint just seen
 costs no new frames. Live: with ``poll`` the run is read again every ``poll``
@@ -37,26 +33,27 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-import anywidget
 import gymnasium as gym
-import numpy as np
-import traitlets
-from ipywidgets import widget_serialization
 from PIL import Image
 
+from agent_widget.checkpoints._checkpoint_traits import PAGE_TRAITS, CheckpointTraits
 from agent_widget.checkpoints._checkpoints import Checkpoints
+from agent_widget.checkpoints._network_panels import NetworkPanels, PanelMaker
 from agent_widget.checkpoints._networks import DEFAULT_KEPT, Networks
-from agent_widget.compare import first_divergence
+from agent_widget.checkpoints._shown_run import (
+    divergence_from_previous,
+    mixed,
+    one_env,
+    page_episodes,
+    shown_run,
+)
 from agent_widget.library import RunLibrary
-from agent_widget.panels import DEFAULT_TIMEOUT, Step
+from agent_widget.panels import DEFAULT_TIMEOUT
 from agent_widget.viewer import (
     DEFAULT_MAX_BYTES,
-    ClosesItsLayout,
+    AgentWidget,
     EpisodeViewer,
     Export,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    SavedCopy,
     framed,
     page_state,
     render,
@@ -71,27 +68,9 @@ KEPT_EPISODES = 4
 # poll was asked for): such a run is one a training is about to write. A read is a
 # stat of run.json while there is none, then the read of run.json.
 EMPTY_RUN_POLL = 1.0
-PanelMaker = Callable[[Any], Callable[[Step], Any]]
-# The traits a page holds (its episode named by the page's own child ids).
-_PAGE_TRAITS = (
-    "training_steps",
-    "seeds",
-    "returns",
-    "checkpoint",
-    "seed",
-    "divergence",
-    "message",
-    "title",
-)
 
 
-class CheckpointViewer(
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    ClosesItsLayout,
-    SavedCopy,
-    anywidget.AnyWidget,
-):
+class CheckpointViewer(CheckpointTraits, AgentWidget):
     """Step through a run's evaluation episodes, checkpoint by checkpoint.
 
     Args:
@@ -123,42 +102,6 @@ class CheckpointViewer(
     _esm = _STATIC / "checkpoints.js"
     _css = _STATIC / "checkpoints.css"
 
-    episode = traitlets.Instance(
-        EpisodeViewer,
-        allow_none=True,
-        read_only=True,
-        help="EpisodeViewer | None. The episode of the checkpoint and seed shown; None "
-        "while the run has no checkpoint.",
-    ).tag(sync=True, **widget_serialization)
-    training_steps = traitlets.List(
-        traitlets.Int(), read_only=True, help="list[int]. The checkpoints' training steps."
-    ).tag(sync=True)
-    seeds = traitlets.List(
-        traitlets.Int(), read_only=True, help="list[int]. The seeds evaluated."
-    ).tag(sync=True)
-    returns = traitlets.List(
-        traitlets.Bytes(),
-        read_only=True,
-        help="list[bytes]. Per seed (in the order of seeds), the evaluation return at each "
-        "checkpoint as little-endian float64, NaN where that seed was not evaluated.",
-    ).tag(sync=True)
-    checkpoint = traitlets.Int(
-        0, help="int. The checkpoint shown, an index into training_steps. Two-way."
-    ).tag(sync=True)
-    seed = traitlets.Int(0, help="int. The seed whose episode is shown. Two-way.").tag(sync=True)
-    divergence = traitlets.Int(
-        None,
-        allow_none=True,
-        read_only=True,
-        help="int | None. The first step where the shown checkpoint's actions differ from "
-        "the previous checkpoint's (same seed); None for the first checkpoint or when "
-        "they agree.",
-    ).tag(sync=True)
-    message = traitlets.Unicode(
-        "", read_only=True, help="str. A note on what is shown (an episode that ended sooner)."
-    ).tag(sync=True)
-    title = traitlets.Unicode("", help="str. Text above the view.").tag(sync=True)
-
     def __init__(
         self,
         checkpoints: Checkpoints | RunLibrary | str | pathlib.Path,
@@ -189,13 +132,12 @@ class CheckpointViewer(
             raise ValueError(f"poll must be a number of seconds > 0, got {poll}")
         self.checkpoints = checkpoints
         self.networks = None if model is None else Networks(checkpoints, model, kept)
-        self._panels: dict[str, tuple[PanelMaker, bool, bool, float | None]] = {}
-        self._built: dict[tuple[int, str], tuple[Any, Callable[[Step], Any]]] = {}
+        self._panels = NetworkPanels(self.networks, self._lock)
         self._ahead: threading.Thread | None = None  # what prepares the neighbours
         self._prepares_ahead = ahead
         self._wanted = 0  # the episode step asked for, kept across shorter episodes
         self._seed_given = "seed" in traits  # else the first seed, once the run has one
-        _one_env(checkpoints)
+        one_env(checkpoints)
         self._read_run()
         steps = self.training_steps
         if not steps and poll is None:
@@ -234,16 +176,10 @@ class CheckpointViewer(
             >>> viewer.add_panel("Q", QValues)  # doctest: +SKIP
             >>> viewer.add_panel("greedy", lambda net: lambda step: ...)  # doctest: +SKIP
         """
-        if self.networks is None:
-            raise ValueError(
-                "panels of a checkpoint are computed with its network: pass model= (the SB3 "
-                "model trained, a torch module, or a function making one) to CheckpointViewer"
-            )
         with self._lock:
-            self._panels[name] = (make, overlay, precompute, timeout)
-            self._built = {key: built for key, built in self._built.items() if key[1] != name}
+            self._panels.set(name, make, overlay, precompute, timeout)
             for (step, _), viewer in self._episodes.items():
-                self._add_panel(viewer, step, name)
+                self._panels.add_to(viewer, step, name)
 
     def refresh(self) -> list[int]:
         """Read the run again; the training steps of the checkpoints added since. When the
@@ -253,7 +189,7 @@ class CheckpointViewer(
             self.checkpoints.refresh()
             envs = self.checkpoints.env_ids()
             if len(envs) > 1:
-                self.set_trait("message", _mixed(envs) + ": checkpoints added since not shown")
+                self.set_trait("message", mixed(envs) + ": checkpoints added since not shown")
                 return []
             before = set(self.training_steps)
             self._read_run()
@@ -297,20 +233,8 @@ class CheckpointViewer(
         """
         with self._lock:
             known = self.training_steps
-            chosen = list(known if steps is None else steps)
-            missing = [step for step in chosen if step not in known]
-            if missing:
-                raise KeyError(f"no checkpoint at training steps {missing}; the run has {known}")
-            wanted = self.seeds if seeds is None else list(seeds)
-            pairs = [
-                (step, seed)
-                for step in chosen
-                for seed in self.checkpoints.seeds(step)
-                if seed in wanted
-            ]
-            if not pairs:
-                raise ValueError(f"no episode of seeds {wanted} at training steps {chosen}")
-            state = {name: getattr(self, name) for name in _PAGE_TRAITS}
+            pairs = page_episodes(self.checkpoints, known, self.seeds, steps, seeds)
+            state = {name: getattr(self, name) for name in PAGE_TRAITS}
         children: list[dict[str, Any]] = []
         episodes: dict[str, dict[str, Any]] = {}
         with Export(max_bytes, progress) as export:
@@ -324,7 +248,7 @@ class CheckpointViewer(
                     "child": len(children),
                     "divergence": viewer.timeline_mark,
                 }
-                children.append(viewer._page_data(export, skip_panels=skipped))
+                children.append(viewer.page_data(export, skip_panels=skipped))
         first = episodes.get(f"{state['checkpoint']}/{state['seed']}") or next(
             iter(episodes.values())
         )
@@ -352,18 +276,8 @@ class CheckpointViewer(
         super().close()
 
     def _read_run(self) -> None:
-        """Steps, seeds and returns from the checkpoints; the newest one held back while
-        its weights file is not written yet (the recorder writes it after the episodes)."""
-        checkpoints = self.checkpoints
-        steps = checkpoints.steps
-        if steps and checkpoints.weights_pending(steps[-1]):
-            steps = steps[:-1]
-        seeds = sorted({seed for step in steps for seed in checkpoints.seeds(step)})
-        returns = checkpoints.returns()
-        lines = [
-            np.array([returns[step].get(seed, np.nan) for step in steps], "<f8").tobytes()
-            for seed in seeds
-        ]
+        """The steps, seeds and returns shown, read from the checkpoints again."""
+        steps, seeds, lines = shown_run(self.checkpoints)
         with self.hold_trait_notifications():
             self.set_trait("training_steps", steps)
             self.set_trait("seeds", seeds)
@@ -434,10 +348,12 @@ class CheckpointViewer(
             rollout,
             title=title,
             step=min(self._wanted, rollout.num_positions - 1),
-            timeline_mark=self._divergence(self.training_steps.index(step), seed),
+            timeline_mark=divergence_from_previous(
+                self.checkpoints, self.training_steps, self.training_steps.index(step), seed
+            ),
         )
-        for name in self._panels:
-            self._add_panel(viewer, step, name)
+        for name in self._panels.names:
+            self._panels.add_to(viewer, step, name)
         viewer.observe(self._on_episode_step, names=["step"])
         self._episodes[key] = viewer
         while len(self._episodes) > KEPT_EPISODES:
@@ -472,9 +388,8 @@ class CheckpointViewer(
                             return
                         viewer = self._viewer(step, seed)
                         viewer.step = min(self._wanted, viewer.length - 1)
-                        names = list(self._panels)
-                    for name in names:
-                        viewer._panels.card_now(name, viewer.step)
+                        names = self._panels.names
+                    viewer.compute_cards(viewer.step, names)
                 except Exception:  # said when that checkpoint is shown, as it is asked again
                     return
 
@@ -487,45 +402,6 @@ class CheckpointViewer(
             self._wanted = int(change["new"])
             if self.message.startswith("t = "):
                 self.set_trait("message", "")
-
-    def _add_panel(self, viewer: EpisodeViewer, step: int, name: str) -> None:
-        _, overlay, precompute, timeout = self._panels[name]
-        viewer.add_panel(
-            name,
-            lambda at: self._panel(step, name)(at),
-            overlay=overlay,
-            precompute=precompute,
-            timeout=timeout,
-        )
-
-    def _panel(self, step: int, name: str) -> Callable[[Step], Any]:
-        """Panel ``name`` made with the network of the checkpoint at ``step`` (loaded now
-        if it is not kept; a :class:`WeightsFileError` becomes the card's error)."""
-        assert self.networks is not None  # add_panel refuses panels without a model
-        network = self.networks(step)
-        with self._lock:
-            built = self._built.get((step, name))
-            if built is None or built[0] is not network:
-                built = (network, self._panels[name][0](network))
-                kept = set(self.networks.loaded)
-                self._built = {key: b for key, b in self._built.items() if key[0] in kept}
-                self._built[step, name] = built
-            return built[1]
-
-    def _divergence(self, index: int, seed: int) -> int | None:
-        """The first step where checkpoint ``index`` acts differently from the one before
-        (None when either evaluation failed)."""
-        if index == 0:
-            return None
-        before, now = self.training_steps[index - 1], self.training_steps[index]
-        failed = self.checkpoints.failures
-        if seed not in self.checkpoints.seeds(before) or (before, seed) in failed:
-            return None
-        if (now, seed) in failed:
-            return None  # a failed evaluation stopped where it raised, not where it chose
-        return first_divergence(
-            self.checkpoints.recorded(before, seed), self.checkpoints.recorded(now, seed)
-        )
 
     def _schedule_poll(self) -> None:
         with self._lock:
@@ -561,16 +437,4 @@ class CheckpointViewer(
             f"A saved picture of step {episode.step} at training step {self.training_step:,}: "
             "run the cell to step through the checkpoints."
         )
-        return framed([episode._still(episode.step)], f"{self.title} · {episode.title}", note)
-
-
-def _one_env(checkpoints: Checkpoints) -> None:
-    """A ValueError naming each env's steps for a run mixing envs."""
-    envs = checkpoints.env_ids()
-    if len(envs) > 1:
-        raise ValueError(_mixed(envs) + ": record each env's training in a run of its own")
-
-
-def _mixed(envs: dict[str, list[int]]) -> str:
-    parts = "; ".join(f"{env} at training steps {steps}" for env, steps in envs.items())
-    return f"the run mixes envs ({parts})"
+        return framed([episode.still(episode.step)], f"{self.title} · {episode.title}", note)

@@ -10,6 +10,7 @@ the shared one (its first position before that).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,39 @@ def by_key(rollouts: Sequence[Rollout], key: Key, labels: Sequence[str]) -> list
     return [
         np.maximum(np.searchsorted(k, shared, side="right") - 1, 0).astype(np.int32) for k in keys
     ]
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Rollouts lined up: ``maps`` is empty by step, else per rollout its position at each
+    shared position as little-endian int32 (the comparison's ``positions``); ``lengths``
+    are the rollouts' numbers of positions."""
+
+    maps: Sequence[bytes]
+    lengths: Sequence[int]
+
+    def position(self, i: int, shared: int) -> int:
+        """Rollout ``i``'s position at shared position ``shared``."""
+        if not self.maps:
+            return min(shared, self.lengths[i] - 1)
+        mine = np.frombuffer(self.maps[i], "<i4")
+        return int(mine[min(shared, len(mine) - 1)])
+
+    def ended(self, i: int, shared: int) -> bool:
+        """Whether rollout ``i`` has ended by shared position ``shared``: it holds its last
+        position, reached at an earlier shared position."""
+        last = self.lengths[i] - 1
+        if not self.maps:
+            return shared > last
+        mine = np.frombuffer(self.maps[i], "<i4")
+        return bool(mine[shared] == last and shared > int(np.searchsorted(mine, last)))
+
+    def counterpart(self, i: int, j: int, t: int) -> int:
+        """Rollout ``i``'s position at the first shared position where rollout ``j`` is at ``t``."""
+        if not self.maps:
+            return self.position(i, t)
+        mine = np.frombuffer(self.maps[j], "<i4")
+        return self.position(i, min(int(np.searchsorted(mine, t)), len(mine) - 1))
 
 
 def _keys(rollout: Rollout, key: Key, label: str) -> np.ndarray:

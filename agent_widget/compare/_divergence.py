@@ -1,6 +1,8 @@
-"""Where two episodes of the same env and seed stop agreeing: the first differing action."""
+"""Where episodes of the same env and seed stop agreeing: the first differing action."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -33,3 +35,15 @@ def first_divergence(a: Rollout, b: Rollout) -> int | None:
     if len(differing):
         return int(differing[0])
     return None if len(actions_a) == len(actions_b) else common
+
+
+def shared_divergence(rollouts: Sequence[Rollout]) -> int | None:
+    """The first step where not all ``rollouts`` act alike (the comparison marks it on its
+    shared timeline), if they share ``env_id`` and ``seed``; None otherwise."""
+    first = rollouts[0].metadata
+    same = all(r.metadata.get(k) == first.get(k) for r in rollouts[1:] for k in ("env_id", "seed"))
+    if len(rollouts) < 2 or not same:
+        return None
+    steps = [first_divergence(rollouts[0], r) for r in rollouts[1:]]
+    found = [s for s in steps if s is not None]
+    return min(found) if found else None

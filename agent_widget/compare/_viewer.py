@@ -14,28 +14,22 @@ import pathlib
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, TypeVar
 
-import anywidget
-import numpy as np
-import traitlets
-from ipywidgets import widget_serialization
 from PIL import Image
 
-from agent_widget.compare._alignment import Key, by_key
-from agent_widget.compare._divergence import first_divergence
+from agent_widget.compare._alignment import Alignment, Key, by_key
+from agent_widget.compare._compare_traits import PAGE_TRAITS, CompareTraits
+from agent_widget.compare._divergence import shared_divergence
+from agent_widget.compare._labels import labelled, pair
 from agent_widget.episodes import Rollout
 from agent_widget.panels import DEFAULT_TIMEOUT, Panel, PanelDecorator, Step
 from agent_widget.viewer import (
     DEFAULT_MAX_BYTES,
-    ClosesItsLayout,
+    AgentWidget,
     EpisodeViewer,
     Export,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
     PlaybackChecks,
-    SavedCopy,
     checked_video,
     film,
-    first_shape,
     framed,
     page_state,
     positions,
@@ -48,29 +42,13 @@ from agent_widget.viewer import (
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 DiffFunction = Callable[[Step, Step], Any]
 D = TypeVar("D", bound=DiffFunction)
-# The traits an exported page holds (the children's references are made for the page).
-_PAGE_TRAITS = (
-    "labels",
-    "length",
-    "positions",
-    "divergence",
-    "step",
-    "fps",
-    "loop",
-    "columns",
-    "title",
-    "shared_scales",
-)
 
 
 class CompareViewer(
+    CompareTraits,
     PanelDecorator,
     PlaybackChecks,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    ClosesItsLayout,
-    SavedCopy,
-    anywidget.AnyWidget,
+    AgentWidget,
 ):
     """Step through several rollouts of one env together: one slider, one playback.
 
@@ -96,6 +74,7 @@ class CompareViewer(
     rollouts at the same shared position.
 
     Examples:
+        >>> import numpy as np
         >>> a = Rollout.from_arrays(frames=np.zeros((4, 2, 2, 3), np.uint8), actions=[0, 1, 1])
         >>> b = Rollout.from_arrays(frames=np.zeros((3, 2, 2, 3), np.uint8), actions=[0, 2])
         >>> compare = CompareViewer({"lean": a, "stubborn": b})
@@ -106,59 +85,6 @@ class CompareViewer(
     _esm = _STATIC / "compare.js"
     _css = _STATIC / "compare.css"
 
-    viewers = traitlets.List(
-        traitlets.Instance(EpisodeViewer),
-        read_only=True,
-        help="list[EpisodeViewer]. One viewer per rollout, in order; the front end drives "
-        "their step. Add panels with CompareViewer.panel() to have them on every one.",
-    ).tag(sync=True, **widget_serialization)
-    labels = traitlets.List(
-        traitlets.Unicode(), read_only=True, help="list[str]. The rollouts' names, in order."
-    ).tag(sync=True)
-    length = traitlets.Int(
-        0, read_only=True, help="int. Number of shared positions (the longest episode's, by step)."
-    ).tag(sync=True)
-    positions = traitlets.List(
-        traitlets.Bytes(),
-        read_only=True,
-        help="list[bytes]. Empty when aligned by step; else, per viewer, its position at "
-        "each shared position as little-endian int32 (length entries).",
-    ).tag(sync=True)
-    divergence = traitlets.Int(
-        None,
-        allow_none=True,
-        read_only=True,
-        help="int | None. The first shared position where the rollouts' actions differ, "
-        "for rollouts of one env and seed aligned by step; None otherwise.",
-    ).tag(sync=True)
-    step = traitlets.Int(
-        0,
-        help="int, default 0. The shared position shown. Two-way; clamped to the length. "
-        "The child viewers' own step is set in the browser only.",
-    ).tag(sync=True)
-    fps = traitlets.Float(30.0, help="float, default 30. Playback speed. Two-way.").tag(sync=True)
-    loop = traitlets.Bool(False, help="bool, default False. Playback restarts at the end.").tag(
-        sync=True
-    )
-    columns = traitlets.Int(
-        0, help="int, default 0. Columns of the grid; 0 fits as many as the width allows."
-    ).tag(sync=True)
-    title = traitlets.Unicode("", help="str. Text shown above the grid.").tag(sync=True)
-    shared_scales = traitlets.Bool(
-        True,
-        help="bool, default True. Whether the bars cards of one panel share one value axis "
-        "across the columns (the union of the ranges each would draw alone), so that their "
-        "bars compare at a glance; False draws each on its own range. The page computes the "
-        "range from the cards it shows.",
-    ).tag(sync=True)
-    what_if = traitlets.Dict(
-        default_value=None,  # Dict's first positional is value_trait: None there means {}
-        allow_none=True,
-        read_only=True,
-        help='dict | None. The "What if…" bar of :func:`what_if`: the actions offered, '
-        "whether branches are being computed (done of total) and what it says; None: no bar.",
-    ).tag(sync=True)
-
     def __init__(
         self,
         rollouts: Mapping[str, Rollout] | Sequence[Rollout],
@@ -167,7 +93,7 @@ class CompareViewer(
         title: str = "",
         **traits: Any,
     ) -> None:
-        labels, episodes = _labelled(rollouts)
+        labels, episodes = labelled(rollouts)
         self._episodes = episodes
         self._shared_panels: dict[str, Panel] = {}  # for rollouts added later
         viewers = [
@@ -177,7 +103,7 @@ class CompareViewer(
         if align == "step":
             length = max(r.num_positions for r in episodes)
             positions: list[bytes] = []
-            divergence = _divergence(episodes)
+            divergence = shared_divergence(episodes)
         else:
             maps = by_key(episodes, align, labels)
             length = len(maps[0])
@@ -228,7 +154,7 @@ class CompareViewer(
             )
         self._episodes = [*self._episodes, rollout]
         self.set_trait("length", max(self.length, rollout.num_positions))
-        self.set_trait("divergence", _divergence(self._episodes))
+        self.set_trait("divergence", shared_divergence(self._episodes))
         self.set_trait("labels", [*self.labels, label])
         self.set_trait("viewers", [*self.viewers, viewer])  # last: the front end redraws on it
 
@@ -289,12 +215,12 @@ class CompareViewer(
             raise TypeError(
                 f"diff panel {name!r}: fn must be callable with two steps, got {type(fn).__name__}"
             )
-        i, j = self._pair(a, b)
+        i, j = pair(self.labels, a, b)
         other = self.viewers[i]
 
         def diff(step_b: Step) -> Any:
             # a's Step as its viewer builds them (steps appended live, its action names).
-            return fn(other._step_at(self._counterpart(i, j, step_b.t)), step_b)
+            return fn(other.step_at(self._alignment().counterpart(i, j, step_b.t)), step_b)
 
         self.viewers[j].add_panel(name, diff, overlay=overlay, precompute=precompute)
 
@@ -337,22 +263,16 @@ class CompareViewer(
         Examples:
             >>> compare.to_html("comparison.html")  # doctest: +SKIP
         """
-        held = {panel["name"] for viewer in self.viewers for panel in viewer.panels}
-        unknown = [name for name in skip_panels if name not in held]
-        if unknown:
-            known = ", ".join(map(repr, sorted(held))) or "none"
-            raise KeyError(
-                f"skip_panels: no rollout has a panel {unknown[0]!r} (they have: {known})"
-            )
+        self._check_held("skip_panels", skip_panels)
         with Export(max_bytes, progress) as export:
             children = [
-                viewer._page_data(
+                viewer.page_data(
                     export,
                     skip_panels=[p["name"] for p in viewer.panels if p["name"] in skip_panels],
                 )
                 for viewer in self.viewers
             ]
-        state = {name: getattr(self, name) for name in _PAGE_TRAITS}
+        state = {name: getattr(self, name) for name in PAGE_TRAITS}
         state["viewers"] = [f"IPY_MODEL_{i}" for i in range(len(children))]
         data = {"widget": "compare", "state": page_state(state), "children": children}
         # compare.css holds widget.css (the children's stylesheet) too.
@@ -388,22 +308,18 @@ class CompareViewer(
         fps = self.fps if fps is None else fps
         path = checked_video(path, fps)
         start, stop = positions(start, stop, self.length)
-        held = [[str(p["name"]) for p in viewer.panels] for viewer in self.viewers]
+        shown: list[bool | Sequence[str]] = [panels] * len(self.viewers)  # each column's
         if not isinstance(panels, bool):
             wanted = [panels] if isinstance(panels, str) else list(panels)
-            unknown = [name for name in wanted if not any(name in names for names in held)]
-            if unknown:
-                known = ", ".join(map(repr, sorted({n for names in held for n in names})))
-                raise KeyError(
-                    f"panels: no rollout has a panel {unknown[0]!r} (they have: {known or 'none'})"
-                )
+            self._check_held("panels", wanted)
+            held = [{p["name"] for p in viewer.panels} for viewer in self.viewers]
+            shown = [[name for name in wanted if name in names] for names in held]
+        aligned = self._alignment()
         ranges = [
-            (self._position(i, start), self._position(i, stop - 1) + 1)
+            (aligned.position(i, start), aligned.position(i, stop - 1) + 1)
             for i in range(len(self.viewers))
         ]
-        heights = [
-            first_shape(v._episode, *r)[0] for v, r in zip(self.viewers, ranges, strict=True)
-        ]
+        heights = [v.frame_height(*r) for v, r in zip(self.viewers, ranges, strict=True)]
         options = video_options(
             scale,
             max(heights),
@@ -413,16 +329,11 @@ class CompareViewer(
             overlay=overlay,
         )
         columns = [
-            viewer._column(
-                *ranges[i],
-                panels if isinstance(panels, bool) else [n for n in wanted if n in held[i]],
-                options,
-                label,
-            )
+            viewer.video_column(*ranges[i], shown[i], options, label)
             for i, (viewer, label) in enumerate(zip(self.viewers, self.labels, strict=True))
         ]
         shots = (
-            [(self._position(i, p), self._ended(i, p)) for i in range(len(columns))]
+            [(aligned.position(i, p), aligned.ended(i, p)) for i in range(len(columns))]
             for p in range(start, stop)
         )
         return film(path, fps, columns, shots, stop - start, progress)
@@ -443,87 +354,25 @@ class CompareViewer(
 
     def _saved_picture(self) -> Image.Image:
         """Each rollout's frame and readout at the shared step, side by side."""
+        aligned = self._alignment()
         columns = [
-            viewer._still(self._position(i, self.step), label, beside=False)
+            viewer.still(aligned.position(i, self.step), label, beside=False)
             for i, (viewer, label) in enumerate(zip(self.viewers, self.labels, strict=True))
         ]
         note = f"A saved picture of shared step {self.step}: run the cell to step through them."
         return framed(columns, self.title, note)
 
-    def _position(self, i: int, shared: int) -> int:
-        """Rollout ``i``'s position at shared position ``shared``, as aligned."""
-        if not self.positions:
-            return min(shared, self.viewers[i].length - 1)
-        return int(np.frombuffer(self.positions[i], "<i4")[min(shared, self.length - 1)])
+    def _alignment(self) -> Alignment:
+        """The rollouts lined up as the comparison shows them now."""
+        return Alignment(self.positions, [viewer.length for viewer in self.viewers])
 
-    def _ended(self, i: int, shared: int) -> bool:
-        """Whether rollout ``i`` has ended by shared position ``shared``: it holds its last
-        position, reached at an earlier shared position."""
-        last = self.viewers[i].length - 1
-        if not self.positions:
-            return shared > last
-        mine = np.frombuffer(self.positions[i], "<i4")
-        return bool(mine[shared] == last and shared > int(np.searchsorted(mine, last)))
-
-    def _pair(self, a: str | None, b: str | None) -> tuple[int, int]:
-        """The indices of rollouts ``a`` and ``b``, checked; each defaults to the first other."""
-        if len(self.labels) < 2:
-            raise ValueError("a diff panel needs two rollouts; this comparison has one")
-        for label in (a, b):
-            if label is not None and label not in self.labels:
-                known = ", ".join(map(repr, self.labels))
-                raise ValueError(f"diff panel: no rollout is labelled {label!r} (labels: {known})")
-        a = next(label for label in self.labels if label != b) if a is None else a
-        b = next(label for label in self.labels if label != a) if b is None else b
-        if a == b:
-            raise ValueError(f"diff panel: a and b are both {a!r}; compare two rollouts")
-        return self.labels.index(a), self.labels.index(b)
-
-    def _counterpart(self, i: int, j: int, t: int) -> int:
-        """Rollout ``i``'s position at the first shared position where rollout ``j`` is at ``t``."""
-        if not self.positions:
-            return self._position(i, t)
-        mine = np.frombuffer(self.positions[j], "<i4")
-        return self._position(i, min(int(np.searchsorted(mine, t)), len(mine) - 1))
-
-    @traitlets.validate("columns")
-    def _check_columns(self, proposal: traitlets.Bunch) -> int:
-        if proposal["value"] < 0:
-            raise traitlets.TraitError(f"columns must be >= 0 (0 = fit), got {proposal['value']}")
-        return int(proposal["value"])
-
-
-def _labelled(
-    rollouts: Mapping[str, Rollout] | Sequence[Rollout],
-) -> tuple[list[str], list[Rollout]]:
-    """Names and rollouts, checked; a list is named from each rollout's metadata."""
-    if isinstance(rollouts, Mapping):
-        labels, episodes = [str(k) for k in rollouts], list(rollouts.values())
-    else:
-        episodes = list(rollouts)
-        labels = [
-            str(r.metadata.get("agent") or r.metadata.get("algorithm") or i)
-            if isinstance(r, Rollout)
-            else str(i)
-            for i, r in enumerate(episodes)
-        ]
-        labels = [
-            f"{label} ({i})" if labels.count(label) > 1 else label for i, label in enumerate(labels)
-        ]
-    if not episodes:
-        raise ValueError("CompareViewer needs at least one rollout")
-    for label, episode in zip(labels, episodes, strict=True):
-        if not isinstance(episode, Rollout):
-            raise TypeError(f"{label}: expected a Rollout, got {type(episode).__name__}")
-    return labels, episodes
-
-
-def _divergence(rollouts: Sequence[Rollout]) -> int | None:
-    """The first step where not all rollouts act alike, if they share env_id and seed."""
-    first = rollouts[0].metadata
-    same = all(r.metadata.get(k) == first.get(k) for r in rollouts[1:] for k in ("env_id", "seed"))
-    if len(rollouts) < 2 or not same:
-        return None
-    steps = [first_divergence(rollouts[0], r) for r in rollouts[1:]]
-    found = [s for s in steps if s is not None]
-    return min(found) if found else None
+    def _check_held(self, argument: str, names: Collection[str]) -> None:
+        """A KeyError naming the panels there are when one of ``names`` (passed as
+        ``argument``) is a panel of no rollout."""
+        held = {str(panel["name"]) for viewer in self.viewers for panel in viewer.panels}
+        unknown = [name for name in names if name not in held]
+        if unknown:
+            known = ", ".join(map(repr, sorted(held))) or "none"
+            raise KeyError(
+                f"{argument}: no rollout has a panel {unknown[0]!r} (they have: {known})"
+            )

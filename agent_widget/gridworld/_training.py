@@ -48,7 +48,6 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-import anywidget
 import gymnasium as gym
 import numpy as np
 import traitlets
@@ -63,11 +62,8 @@ from agent_widget.gridworld._value_map import ValueMap
 from agent_widget.panels import LUT, number_text
 from agent_widget.recording import record
 from agent_widget.viewer import (
-    ClosesItsLayout,
+    AgentWidget,
     EpisodeViewer,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    SavedCopy,
     framed,
     sentence,
     still,
@@ -92,13 +88,7 @@ def reached_goal(ret: float) -> bool:
     return ret > 0
 
 
-class TrainingViewer(
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    ClosesItsLayout,
-    SavedCopy,
-    anywidget.AnyWidget,
-):
+class TrainingViewer(AgentWidget):
     """The value map and greedy policy of a tabular agent over training, live.
 
     Args:

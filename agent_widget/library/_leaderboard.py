@@ -16,18 +16,14 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import anywidget
 import traitlets
 from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.compare import CompareViewer
 from agent_widget.library._shown import shown
 from agent_widget.viewer import (
-    ClosesItsLayout,
+    AgentWidget,
     EpisodeViewer,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    SavedCopy,
     sentence,
 )
 
@@ -49,13 +45,7 @@ _COLUMNS: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
 )
 
 
-class Leaderboard(
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    ClosesItsLayout,
-    SavedCopy,
-    anywidget.AnyWidget,
-):
+class Leaderboard(AgentWidget):
     """The runs of a :class:`RunLibrary` as a sortable, filterable table.
 
     Args:

@@ -18,18 +18,14 @@ import pathlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import anywidget
 import numpy as np
 import traitlets
 from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.library._shown import shown
 from agent_widget.viewer import (
-    ClosesItsLayout,
+    AgentWidget,
     EpisodeViewer,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    SavedCopy,
     sentence,
 )
 
@@ -44,13 +40,7 @@ _KEYS = ("run", "episode", "t")
 MAX_ROWS = 10_000  # listed at most (the widget's state carries them): the first, in order
 
 
-class Moments(
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    ClosesItsLayout,
-    SavedCopy,
-    anywidget.AnyWidget,
-):
+class Moments(AgentWidget):
     """The steps ``sql`` finds in ``library``, one row per step or per stretch.
 
     Args:

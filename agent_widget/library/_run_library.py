@@ -10,20 +10,16 @@ as :mod:`agent_widget.library._bucket` says.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
-
-import numpy as np
 
 from agent_widget.episodes import Rollout, load
 from agent_widget.format import is_url, remove_stale
 from agent_widget.library._bucket import BucketRuns
+from agent_widget.library._new_run import new_run
 from agent_widget.library._run_file import (
     ROW_COLUMNS,
     RUN_FILE,
@@ -131,27 +127,7 @@ class RunLibrary:
     ) -> tuple[str, list[str]]:
         """What :meth:`add` does (``options``: its keywords) but read the run back, which
         costs every manifest in a bucket: the run's id and the files added."""
-        episodes = [rollouts] if isinstance(rollouts, Rollout) else list(rollouts)
-        if not episodes or not all(isinstance(r, Rollout) for r in episodes):
-            raise ValueError("add() needs one Rollout or a non-empty list of Rollouts")
-        if options.get("success") is not None:
-            episodes = [_with_success(r, options["success"]) for r in episodes]
-        env_id = options.get("env_id") or _from_metadata(episodes, "env_id")
-        algorithm = options.get("algorithm") or _from_metadata(episodes, "algorithm")
-        run = options.get("run") or (
-            datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + os.urandom(2).hex()
-        )
-        run_id = "/".join(map(folder_name, (env_id, algorithm, run)))
-        record = Run(
-            id=run_id,
-            path=self._run_path(run_id),
-            env_id=env_id,
-            algorithm=algorithm,
-            run=run,
-            params=_jsonable_params(options.get("params")),
-            created=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            episodes=(),
-        )
+        record, episodes = new_run(rollouts, self._run_path, **options)
         if self._bucket is not None:
             files = self._bucket.add(record, episodes)
         else:
@@ -161,8 +137,8 @@ class RunLibrary:
             files = write_run(folder, record, episodes)
         store = self._segment_store()
         if store is not None:
-            store.keep(run_id, files, episodes)
-        return run_id, files
+            store.keep(record.id, files, episodes)
+        return record.id, files
 
     def runs(self, env_id: str | None = None, algorithm: str | None = None) -> list[Run]:
         """Every readable run (optionally of one env and/or algorithm), grouped by env and
@@ -420,42 +396,3 @@ def _check_run_id(run: str) -> None:
     """A ValueError for a run id that would name a path outside the library."""
     if ".." in Path(run).parts or Path(run).is_absolute():
         raise ValueError(f"run id {run!r} must be a path inside the library")
-
-
-def _from_metadata(rollouts: Sequence[Rollout], key: str) -> str:
-    """The one name the rollouts' metadata gives for ``key``, else a ValueError."""
-    values = sorted({repr(r.metadata.get(key)) for r in rollouts})
-    value = rollouts[0].metadata.get(key)
-    if len(values) != 1 or not isinstance(value, str) or not value:
-        raise ValueError(
-            f"{key} not given and the rollouts' metadata[{key!r}] is not one name "
-            f"(found {', '.join(values)}): pass {key}=..."
-        )
-    return value
-
-
-def _with_success(rollout: Rollout, success: Callable[[Rollout], bool]) -> Rollout:
-    """``rollout`` with ``metadata["success"]`` set, so its file says it (see summarize)."""
-    return dataclasses.replace(
-        rollout, metadata={**rollout.metadata, "success": bool(success(rollout))}
-    )
-
-
-def _jsonable_params(params: dict[str, Any] | None) -> dict[str, Any]:
-    """``params`` as plain JSON values (numpy scalars become numbers), else a ValueError."""
-    if params is None:
-        return {}
-    if not isinstance(params, dict):
-        raise ValueError(f"params must be a dict, got {type(params).__name__}")
-
-    def plain(value: Any) -> Any:
-        if isinstance(value, np.generic):
-            return value.item()
-        raise TypeError(f"{type(value).__name__} is not JSON-able")
-
-    try:
-        return json.loads(json.dumps(params, default=plain, allow_nan=False))
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"params must be JSON-able: {error}") from None
-    except RecursionError:
-        raise ValueError("params are nested too deeply to store (or contain themselves)") from None

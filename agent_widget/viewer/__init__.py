@@ -6,22 +6,18 @@ series. Above episodes and panels; the comparison, grid-world and library widget
 are built from it.
 """
 
-# For the layers above (the comparison, the leaderboard and the training viewer are built
-# like the viewer, their outputs' saved copies and videos too);
-# not the user API.
-from agent_widget.viewer._closing import ClosesItsLayout as ClosesItsLayout
-from agent_widget.viewer._episode import positions as positions
-from agent_widget.viewer._film import first_shape as first_shape
+# For the layers above (every widget of the package is an AgentWidget; the comparison, the
+# leaderboard and the training viewer are built like the viewer, their outputs' saved
+# copies and videos too); not the user API.
+from agent_widget.viewer._base_widget import AgentWidget as AgentWidget
 from agent_widget.viewer._film import video_options as video_options
-from agent_widget.viewer._kernel_owned import KernelOwnedTraits as KernelOwnedTraits
-from agent_widget.viewer._marimo import OpensOutsideMarimoCells as OpensOutsideMarimoCells
+from agent_widget.viewer._given import positions as positions
 from agent_widget.viewer._page import DEFAULT_MAX_BYTES as DEFAULT_MAX_BYTES
 from agent_widget.viewer._page import Export as Export
 from agent_widget.viewer._page import page_state as page_state
 from agent_widget.viewer._page import render as render
 from agent_widget.viewer._page import written as written
 from agent_widget.viewer._playback import PlaybackChecks as PlaybackChecks
-from agent_widget.viewer._saved_copy import SavedCopy as SavedCopy
 from agent_widget.viewer._saved_copy import framed as framed
 from agent_widget.viewer._saved_copy import sentence as sentence
 from agent_widget.viewer._saved_copy import still as still

@@ -14,59 +14,12 @@ from typing import Any
 import numpy as np
 
 from agent_widget.episodes import ActionNames, AgentRows, Rollout
-from agent_widget.format import CHUNK_SIZE, AgentColumns, ArrayFrames, Frames, ImageFrames
+from agent_widget.format import AgentColumns, ArrayFrames, Frames
 from agent_widget.viewer import _summary
 from agent_widget.viewer._agents import AgentReadout
+from agent_widget.viewer._given import checked_names, timeline_extra
+from agent_widget.viewer._growing import GrowingColumn, Joined, Rows
 from agent_widget.viewer._transport import action_text, pack_series, shows_actions
-
-# A vector extra's lines on the timeline: more than HalfCheetah's 6 action dimensions,
-# few enough to tell apart.
-MAX_LINES = 8
-
-
-class _GrowingColumn:
-    """Per-step values that grow a step at a time in amortized O(1) (a training loop's
-    appends must not copy the whole episode each time). The source array is never written.
-    """
-
-    def __init__(self, values: Any, what: str) -> None:
-        self._buffer = values
-        self._size = len(values)
-        self._owned = False
-        self.what = what
-
-    @property
-    def values(self) -> Any:
-        return self._buffer[: self._size]
-
-    def checked(self, rows: Any, step: int) -> np.ndarray:
-        """``rows`` if they can be appended, else a ValueError naming ``step``.
-
-        An empty column takes the type of its first rows: an episode shown from its
-        first frame alone learns what its actions look like from the first append.
-        """
-        rows = np.asarray(rows)
-        if self._size == 0:
-            return rows
-        shape, dtype = tuple(self._buffer.shape[1:]), self._buffer.dtype
-        if rows.shape[1:] != shape or not np.can_cast(rows.dtype, dtype, "same_kind"):
-            raise ValueError(
-                f"{self.what} at step {step}: got {rows.dtype} of shape {rows.shape[1:]}, "
-                f"the episode has {dtype} of shape {shape}"
-            )
-        return rows
-
-    def extend(self, rows: np.ndarray) -> None:
-        if self._size == 0:
-            self._buffer = rows[:0]
-        size = self._size + len(rows)
-        if not self._owned or size > len(self._buffer):
-            capacity = max(size, 2 * self._size, CHUNK_SIZE)
-            buffer = np.empty((capacity, *self._buffer.shape[1:]), self._buffer.dtype)
-            buffer[: self._size] = self.values
-            self._buffer, self._owned = buffer, True
-        self._buffer[self._size : size] = rows
-        self._size = size
 
 
 class ServedEpisode:
@@ -85,22 +38,20 @@ class ServedEpisode:
         self.full_series = full_series
         self._returns: np.ndarray | None = None
         # A list names every agent's actions (those its space fits); a dict, each agent's.
-        self.named = _checked_names(action_names, rollout.agents)
+        self.named = checked_names(action_names, rollout.agents)
         self.action_names = self.named if isinstance(self.named, list) else []
         self._encoding = encoding
         self._frames_owned = False
         self._frames_from_observations = frames is not None and rollout.frames is None
         self._infos = rollout.infos or []
         self._new_infos: list[dict[str, Any]] = []
-        self._actions = _GrowingColumn(rollout.actions, "action")
+        self._actions = GrowingColumn(rollout.actions, "action")
         self._flags = {
-            "rewards": _GrowingColumn(rollout.rewards, "reward"),
-            "terminated": _GrowingColumn(rollout.terminated, "terminated"),
-            "truncated": _GrowingColumn(rollout.truncated, "truncated"),
+            "rewards": GrowingColumn(rollout.rewards, "reward"),
+            "terminated": GrowingColumn(rollout.terminated, "terminated"),
+            "truncated": GrowingColumn(rollout.truncated, "truncated"),
         }
-        self._extras = {
-            name: _GrowingColumn(_timeline_extra(rollout, name), name) for name in extras
-        }
+        self._extras = {name: GrowingColumn(timeline_extra(rollout, name), name) for name in extras}
         self._observations = rollout.observations
         self._new_observations: list[Any] = []  # one per appended position, None if not given
         self._other_extras = {k: v for k, v in rollout.extras.items() if k not in self._extras}
@@ -111,7 +62,7 @@ class ServedEpisode:
         self._agent_arrays = None
         if rollout.agent_columns is not None:
             self._agent_arrays = {
-                key: _GrowingColumn(values, f"agents {key}")
+                key: GrowingColumn(values, f"agents {key}")
                 for key, values in rollout.agent_columns.arrays.items()
             }
         self._agents: AgentReadout | None = None
@@ -135,7 +86,7 @@ class ServedEpisode:
     def observations(self) -> Sequence[Any] | None:
         if self._observations is None and not any(o is not None for o in self._new_observations):
             return None
-        return _Joined(_Rows(self._observations, len(self._infos)), self._new_observations)
+        return Joined(Rows(self._observations, len(self._infos)), self._new_observations)
 
     @property
     def actions(self) -> np.ndarray:
@@ -155,7 +106,7 @@ class ServedEpisode:
 
     @property
     def infos(self) -> Sequence[dict[str, Any]]:
-        return _Joined(self._infos, self._new_infos)
+        return Joined(self._infos, self._new_infos)
 
     @property
     def extras(self) -> dict[str, Any]:
@@ -342,11 +293,11 @@ class ServedEpisode:
         for column, values in rows:
             column.extend(values)
         infos = part.infos or []
-        observations = _Rows(part.observations, part.num_positions)
+        observations = Rows(part.observations, part.num_positions)
         self._new_observations.extend(observations[i] for i in range(first, first + steps))
         self._new_infos.extend(infos[i] for i in range(first, first + steps))
 
-    def _agent_parts(self, part: Rollout, t: int) -> list[tuple[_GrowingColumn, Any]]:
+    def _agent_parts(self, part: Rollout, t: int) -> list[tuple[GrowingColumn, Any]]:
         """The per-agent columns of a multi-agent episode with ``part``'s values, which
         must name the same agents and hold the same columns (``EpisodeViewer.append``'s
         ``agent_rewards`` and the rest make them); none for one agent."""
@@ -385,136 +336,3 @@ class ServedEpisode:
         assert isinstance(self.frames, ArrayFrames)
         for i in positions:
             self.frames.append(source[i])
-
-
-def positions(start: int, stop: int | None, length: int) -> tuple[int, int]:
-    """``start`` and ``stop`` of a range to export, checked against ``length`` positions."""
-    stop = length if stop is None else stop
-    for name, value in (("start", start), ("stop", stop)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"{name} must be a position (an int), got {value!r}")
-    if not 0 <= start < stop <= length:
-        raise ValueError(
-            f"start={start}, stop={stop}: the episode has {length} positions; "
-            f"take 0 <= start < stop <= {length}"
-        )
-    return int(start), int(stop)
-
-
-def _timeline_extra(rollout: Rollout, name: str) -> Any:
-    """An extra the timeline can draw: per-step numbers, one line each, or up to
-    ``MAX_LINES`` of them per step (shape (T, k), k lines)."""
-    if name not in rollout.extras:
-        known = ", ".join(sorted(rollout.extras)) or "none"
-        raise ValueError(f"extras: the rollout has no extra {name!r} (it has: {known})")
-    values = rollout.extras[name]
-    lines = len(values.shape) == 1 or (len(values.shape) == 2 and values.shape[1] <= MAX_LINES)
-    if not lines or values.dtype.kind not in "biuf":
-        raise ValueError(
-            f"extras: {name!r} is {values.dtype} of shape {values.shape}; the timeline draws "
-            f"per-step numbers: shape (T,) as a line, or (T, k) as k lines (k <= {MAX_LINES})"
-        )
-    return values
-
-
-def _checked_names(
-    names: ActionNames | None, agents: Sequence[str]
-) -> list[str] | dict[str, list[str]]:
-    """The names as a list, or a dict of lists by agent, each agent one of ``agents``
-    (a misspelt one would otherwise name nothing, silently)."""
-    if names is None:
-        return []
-    if not isinstance(names, Mapping):
-        return _name_list(names)
-    strangers = [agent for agent in names if agent not in agents]
-    if strangers:
-        raise ValueError(
-            f"action_names names agent(s) {strangers} this episode does not have "
-            f"(its agents: {list(agents)})"
-        )
-    return {str(agent): _name_list(own) for agent, own in names.items()}
-
-
-def _name_list(names: Any) -> list[str]:
-    if isinstance(names, str) or not all(isinstance(name, str) for name in names):
-        raise ValueError(
-            f"action_names must be a list of strings or a dict of them by agent, got {names!r:.200}"
-        )
-    return list(names)
-
-
-class _Joined(Sequence[Any]):
-    """Two sequences read as one, without copying either (the recorded and the appended)."""
-
-    def __init__(self, first: Sequence[Any], second: Sequence[Any]) -> None:
-        self._first, self._second = first, second
-
-    def __len__(self) -> int:
-        return len(self._first) + len(self._second)
-
-    def __getitem__(self, t: Any) -> Any:
-        if not isinstance(t, int) or not 0 <= t < len(self):
-            raise IndexError(f"position {t!r} out of range for {len(self)} positions")
-        old = len(self._first)
-        return self._first[t] if t < old else self._second[t - old]
-
-
-class _Rows(Sequence[Any]):
-    """Per-position rows of observations: a dict space's arrays read as one dict per position."""
-
-    def __init__(self, observations: Any, length: int) -> None:
-        self._observations, self._length = observations, length
-
-    def __len__(self) -> int:
-        return self._length
-
-    def __getitem__(self, t: Any) -> Any:
-        if not isinstance(t, int) or not 0 <= t < self._length:
-            raise IndexError(f"position {t!r} out of range for {self._length} positions")
-        if self._observations is None:
-            return None
-        if isinstance(self._observations, Mapping):
-            return {name: values[t] for name, values in self._observations.items()}
-        return self._observations[t]
-
-
-def as_rollout(episode: Any, encoding: str) -> Rollout:
-    """What the viewer was given (a rollout, or frames alone) as a rollout."""
-    if isinstance(episode, Rollout):
-        return episode
-    if isinstance(episode, np.ndarray):
-        shape = episode.shape
-        if episode.ndim not in (3, 4) or (episode.ndim == 4 and shape[-1] not in (1, 3, 4)):
-            raise ValueError(
-                f"frames: expected an array (N, H, W, 3), (N, H, W, 4) or (N, H, W), "
-                f"got shape {shape}"
-            )
-        if episode.ndim == 3 and shape[-1] in (3, 4) and shape[0] > 4:
-            raise ValueError(
-                f"frames: shape {shape} looks like a single frame; pass [frame] for one, "
-                "or an array (N, H, W, 3)"
-            )
-    elif not isinstance(episode, (list, tuple)):
-        raise TypeError(
-            "EpisodeViewer takes a Rollout, an array of frames or a list of frames, "
-            f"got {type(episode).__name__}"
-        )
-    return Rollout.from_arrays(frames=ArrayFrames(episode, encoding=encoding))
-
-
-def frames_to_show(rollout: Rollout, encoding: str) -> Frames | None:
-    """The frames to show: the rollout's, else its observations when they are images."""
-    frames = rollout.frames
-    if isinstance(frames, ArrayFrames) and frames.encoding != encoding:
-        return ArrayFrames(list(frames), allow_resize=frames.allow_resize, encoding=encoding)
-    if frames is not None:
-        return frames
-    observations = rollout.observations
-    shape = tuple(getattr(observations, "shape", ()))
-    image_stack = len(shape) == 3 or (len(shape) == 4 and shape[-1] in (1, 3, 4))
-    if observations is None or not image_stack:
-        return None
-    try:
-        return ImageFrames(observations, encoding=encoding)
-    except ValueError:  # not pixel values (e.g. a float grid outside [0, 1])
-        return None

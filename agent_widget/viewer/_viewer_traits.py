@@ -1,5 +1,5 @@
 """The state an ``EpisodeViewer`` shares with its views: its synced traits, each
-documented in its ``help``.
+documented in its ``help``, and the checks of its sizes.
 
 Small state only: the step, the length, the per-step series or their summary, the
 first frame chunks for a saved notebook; frames travel on request, in chunks
@@ -8,6 +8,8 @@ first frame chunks for a saved notebook; frames travel on request, in chunks
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import traitlets
 
@@ -134,3 +136,10 @@ class ViewerTraits(traitlets.HasTraits):
         help='list[dict]. The panels, in order: {"name", "overlay", "precompute", "version"}. '
         "The version changes when a panel's function is replaced, so views drop its old cards.",
     ).tag(sync=True)
+
+    @traitlets.validate("height", "scale")
+    def _check_size(self, proposal: traitlets.Bunch) -> Any:
+        if not 0 <= proposal["value"] < float("inf"):
+            name = proposal["trait"].name
+            raise traitlets.TraitError(f"{name} must be >= 0 (0 = auto), got {proposal['value']}")
+        return proposal["value"]

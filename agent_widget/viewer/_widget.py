@@ -2,6 +2,10 @@
 
 Only small state travels as synced traits (the step, the length, the per-step series
 for the timeline); frames travel on request, in chunks (see :mod:`agent_widget.viewer._transport`).
+Here is what users call; its mixins hold the rest: its traits
+(:mod:`agent_widget.viewer._viewer_traits`), its end of the wire
+(:mod:`agent_widget.viewer._serving`) and the parts the widgets built of viewers use
+(:mod:`agent_widget.viewer._viewer_parts`).
 """
 
 from __future__ import annotations
@@ -9,18 +13,15 @@ from __future__ import annotations
 import os
 import pathlib
 import threading
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-import anywidget
 import numpy as np
-import traitlets
 from PIL import Image
 
 from agent_widget.episodes import ActionNames, Rollout, kept_names
-from agent_widget.format import CHUNK_SIZE, ENCODINGS
+from agent_widget.format import ENCODINGS
 from agent_widget.panels import (
     DEFAULT_CACHE_BYTES,
     DEFAULT_TIMEOUT,
@@ -31,50 +32,32 @@ from agent_widget.panels import (
     registered,
 )
 from agent_widget.viewer import _video
-from agent_widget.viewer._closing import ClosesItsLayout
-from agent_widget.viewer._episode import ServedEpisode, as_rollout, frames_to_show, positions
-from agent_widget.viewer._film import Column, Options, beside, first_shape, video_options
-from agent_widget.viewer._kernel_owned import KernelOwnedTraits
-from agent_widget.viewer._marimo import OpensOutsideMarimoCells
+from agent_widget.viewer._base_widget import AgentWidget
+from agent_widget.viewer._episode import ServedEpisode
+from agent_widget.viewer._film import video_options
+from agent_widget.viewer._given import as_rollout, frames_to_show, positions
 from agent_widget.viewer._page import (
     DEFAULT_EMBED_BYTES,
     DEFAULT_MAX_BYTES,
-    STATE_TRAITS,
     Export,
-    episode_data,
-    exported_panels,
     first_chunks,
     render,
     written,
 )
 from agent_widget.viewer._playback import PlaybackChecks
-from agent_widget.viewer._saved_copy import SavedCopy, framed, readout_lines, sentence, still
-from agent_widget.viewer._summary import range_reply, summary
-from agent_widget.viewer._transport import (
-    answer,
-    chunk_reply,
-    frame_preview,
-    growth_push,
-    panel_request,
-)
-from agent_widget.viewer._viewer_traits import ViewerTraits
+from agent_widget.viewer._saved_copy import framed, sentence
+from agent_widget.viewer._serving import ServesItsViews
+from agent_widget.viewer._viewer_parts import ViewerParts
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
-# Live growth updates the front end at most this often (seconds): a training loop may
-# append thousands of steps a second, and each update re-sends every series and pushes
-# the newest frame chunks.
-_SYNC_INTERVAL = 0.1
 
 
 class EpisodeViewer(
-    ViewerTraits,
+    ViewerParts,
+    ServesItsViews,
     PanelDecorator,
     PlaybackChecks,
-    KernelOwnedTraits,
-    OpensOutsideMarimoCells,
-    ClosesItsLayout,
-    SavedCopy,
-    anywidget.AnyWidget,
+    AgentWidget,
 ):
     """Step through an episode in a notebook: frame, slider, play/pause, timeline, readout.
 
@@ -158,7 +141,7 @@ class EpisodeViewer(
         frames = frames_to_show(rollout, encoding)
         self._episode = ServedEpisode(rollout, frames, encoding, extras, names, full_series)
         self._panels = PanelRunner(
-            self._step_at,
+            self.step_at,
             lambda: self._episode.num_positions,
             lambda content, buffers: self.send(content, buffers),
             panel_cache_bytes,
@@ -336,28 +319,8 @@ class EpisodeViewer(
             '<!doctype html>'
         """
         with Export(max_bytes, progress) as export:
-            data = self._page_data(export, start, stop, skip_panels)
+            data = self.page_data(export, start, stop, skip_panels)
         return written(render(data, data["state"]["title"] or "episode"), path)
-
-    def _page_data(
-        self,
-        export: Export,
-        start: int = 0,
-        stop: int | None = None,
-        skip_panels: Collection[str] = (),
-    ) -> dict[str, Any]:
-        """What a page needs of this viewer (see :mod:`agent_widget.viewer._page`)."""
-        with self._lock:
-            length = self._episode.num_positions
-            start, stop = positions(start, stop, length)
-            whole = (start, stop) == (0, length)
-            episode = self._episode if whole else self._episode.section(start, stop)
-            state = {name: getattr(self, name) for name in STATE_TRAITS}
-            state.update(step=min(max(self.step - start, 0), stop - start - 1), length=stop - start)
-            if not whole:
-                state["title"] = f"{self.title} (steps {start} to {stop - 1})".strip()
-            panels = exported_panels(self._panels.describe(), skip_panels)
-            return episode_data(episode, state, panels, self._panels.card_now, export, start)
 
     def save_video(
         self,
@@ -421,27 +384,15 @@ class EpisodeViewer(
             start, stop = positions(start, stop, self._episode.num_positions)
             options = video_options(
                 scale,
-                first_shape(self._episode, start, stop)[0],
+                self.frame_height(start, stop),
                 step_counter=step_counter,
                 readout=readout,
                 timeline=timeline,
                 overlay=overlay,
             )
-            column = self._column(start, stop, panels, options)
+            column = self.video_column(start, stop, panels, options)
             shots = ([(t, False)] for t in range(start, stop))
             return _video.film(path, fps, [column], shots, stop - start, progress)
-
-    def _column(
-        self,
-        start: int,
-        stop: int,
-        panels: bool | str | Sequence[str],
-        options: Options,
-        title: str = "",
-    ) -> Column:
-        """This episode's column in a video of positions ``start .. stop - 1``."""
-        names = beside(self._panels.describe(), panels, options.overlay)
-        return Column(self._episode, self._panels, start, stop, names, options, self.readout, title)
 
     def close(self) -> None:
         """Close the widget (its layout too), its panel worker and a pending live-growth
@@ -455,13 +406,6 @@ class EpisodeViewer(
                 self._timer = None
         super().close()
 
-    @traitlets.validate("height", "scale")
-    def _check_size(self, proposal: traitlets.Bunch) -> Any:
-        if not 0 <= proposal["value"] < float("inf"):
-            name = proposal["trait"].name
-            raise traitlets.TraitError(f"{name} must be >= 0 (0 = auto), got {proposal['value']}")
-        return proposal["value"]
-
     def _saved_text(self) -> str:
         title = f": {self.title}" if self.title else ""
         what = f"EpisodeViewer{title}, step {self.step} of 0 to {self.length - 1}"
@@ -469,97 +413,4 @@ class EpisodeViewer(
 
     def _saved_picture(self) -> Image.Image:
         note = f"A saved picture of step {self.step}: run the cell to step through the episode."
-        return framed([self._still(self.step)], self.title, note)
-
-    def _still(self, t: int, label: str = "", beside: bool = True) -> Image.Image:
-        """Position ``t`` as a picture: the frame with the readout beside it (or below)."""
-        with self._lock:
-            frames = self._episode.frames
-            frame = None if frames is None else frames[t]
-            return still(label, frame, readout_lines(self._episode, t, self.readout), beside)
-
-    def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
-        if isinstance(content, Mapping) and content.get("type") == "panel":
-            self._on_panel_request(content)
-            return
-        if isinstance(content, Mapping) and content.get("type") == "timeline":
-            with self._lock:
-                self.send(*range_reply(content, self._episode))
-            return
-        with self._lock:
-            preview = (
-                frame_preview(content, self._episode) if isinstance(content, Mapping) else None
-            )
-        if preview is not None:
-            self.send(*preview)
-        with self._lock:
-            message, buffers = answer(content, self._episode)
-        self.send(message, buffers)
-
-    def _on_panel_request(self, content: Mapping[str, Any]) -> None:
-        """Queue a panel request; its cards are sent as they are ready, from the worker.
-
-        A malformed request gets a ``panel-error`` reply: a plain ``error`` would fail
-        the front end's frame request that happens to have the same id.
-        """
-        try:
-            request = panel_request(content)
-            self._panels.request(request.step, request.names, request.request_id)
-        except ValueError as error:
-            message = f"ValueError: {error}"
-            self.send({"type": "panel-error", "id": content.get("id"), "message": message})
-
-    def _step_at(self, t: int) -> Step:
-        return Step(self._episode, t, self._episode.action_names)
-
-    def _set_series(self) -> None:
-        """The timeline's data: every step's series, or a long episode's summary."""
-        summarized = self._episode.summarized
-        self.set_trait("series", {} if summarized else self._episode.series())
-        self.set_trait("summary", summary(self._episode) if summarized else {})
-
-    def _schedule_sync(self) -> None:
-        """Sync now if the last sync is old enough, else once the interval has passed."""
-        wait = self._synced_at + _SYNC_INTERVAL - time.monotonic()
-        if wait <= 0:
-            self._sync()
-        elif self._timer is None:
-            self._timer = threading.Timer(wait, self._sync)
-            self._timer.daemon = True
-            self._timer.start()
-
-    def _embed_grown(self, old: int) -> None:
-        """Embed again the chunk the positions after the first ``old`` grew, if the state
-        carries it: a view opened later takes an embedded chunk as the whole of it, so one
-        cut short would show "no frame" for the positions added since (a TrainingViewer
-        shown after training). Other chunks are as they were; new ones are not embedded."""
-        k = old // CHUNK_SIZE
-        if k < len(self.embedded):
-            embedded = list(self.embedded)
-            embedded[k] = chunk_reply({"id": None, "chunks": [k]}, self._episode)[1]
-            self.set_trait("embedded", embedded)
-
-    def _sync(self) -> None:
-        """Send the grown episode: its newest chunks, then length and series, and the
-        newest step when following.
-
-        The chunks go unasked because the front end cannot get an answer while a cell
-        is appending (the kernel handles its requests only between cells). They go
-        first: the front end handles custom messages as they arrive but state updates a
-        moment later, so it holds the new chunks before it learns the new length and
-        has no reason to ask the busy kernel for them.
-        """
-        with self._lock:
-            self._timer = None
-            self._synced_at = time.monotonic()
-            grown_from = self._pushed
-            if self._episode.num_positions > self._pushed:
-                self.send(*growth_push(self._episode, self._pushed))
-                self._pushed = self._episode.num_positions
-            following = self.step == self.length - 1
-            with self.hold_sync():
-                self._embed_grown(grown_from)
-                self.set_trait("length", self._episode.num_positions)
-                self._set_series()
-                if following:
-                    self.step = self.length - 1
+        return framed([self.still(self.step)], self.title, note)

@@ -272,7 +272,7 @@ def test_turns_appended_live_are_read_out_as_recorded_ones(monkeypatch):
     """A game recorded for 6 turns, then played on turn by turn into its viewer: each
     turn's readout, pushed as it is appended, and its return lines are those of the
     game recorded whole."""
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     env = connect_four()
     viewer = EpisodeViewer(record(env, legal_first, seed=0, max_steps=6))
     sent = []

@@ -269,7 +269,7 @@ def test_the_state_carries_the_first_chunks_within_embed_bytes():
 
 def test_an_embedded_chunk_that_grows_is_embedded_again_whole(monkeypatch):
     """A view opened after the growth takes the embedded chunk for all of it."""
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(CHUNK_SIZE + 4)
     viewer = EpisodeViewer(frames[:3])
     for frame in frames[3:]:

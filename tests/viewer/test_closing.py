@@ -10,7 +10,7 @@ import anywidget
 
 import agent_widget
 from agent_widget import CompareViewer, EpisodeViewer
-from agent_widget.viewer import ClosesItsLayout
+from agent_widget.viewer._closing import ClosesItsLayout
 from tests.e2e.episodes import synthetic_episode
 
 

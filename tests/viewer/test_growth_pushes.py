@@ -20,7 +20,7 @@ from tests.viewer.front_end import (
 
 
 def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(18)
     viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:17], actions=np.zeros(16, int)))
     sent = pushes(viewer, monkeypatch)
@@ -35,7 +35,7 @@ def test_growth_pushes_the_chunk_of_the_newest_frame_unasked(monkeypatch):
 
 
 def test_every_push_of_the_growing_chunk_decodes_to_the_exact_frames(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(2 * CHUNK_SIZE + 3)
     viewer = EpisodeViewer(frames[:1])
     sent = pushes(viewer, monkeypatch)
@@ -49,7 +49,7 @@ def test_every_push_of_the_growing_chunk_decodes_to_the_exact_frames(monkeypatch
 
 
 def test_a_push_carries_every_chunk_changed_since_the_last_push(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(41)
     viewer = EpisodeViewer(frames[:10])
     sent = pushes(viewer, monkeypatch)
@@ -65,7 +65,7 @@ def test_a_push_carries_every_chunk_changed_since_the_last_push(monkeypatch):
 
 
 def test_a_push_holds_only_the_newest_chunks_however_much_grew(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(200)
     viewer = EpisodeViewer(frames[:1])
     sent = pushes(viewer, monkeypatch)
@@ -79,7 +79,7 @@ def test_a_push_holds_only_the_newest_chunks_however_much_grew(monkeypatch):
 
 
 def test_a_push_keeps_to_its_byte_budget_but_always_carries_the_newest_chunk(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     monkeypatch.setattr("agent_widget.viewer._transport.PUSH_BYTES", 1)
     frames = random_frames(40)
     viewer = EpisodeViewer(frames[:10], encoding="raw")
@@ -91,7 +91,7 @@ def test_a_push_keeps_to_its_byte_budget_but_always_carries_the_newest_chunk(mon
 
 
 def test_the_push_goes_out_before_the_new_length(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(random_frames(3))
     lengths_when_pushed = []
     monkeypatch.setattr(viewer, "send", lambda *_: lengths_when_pushed.append(viewer.length))
@@ -100,7 +100,7 @@ def test_the_push_goes_out_before_the_new_length(monkeypatch):
 
 
 def test_a_viewer_without_frames_pushes_the_readout_of_new_steps(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(Rollout.from_arrays(observations=np.zeros((2, 4)), actions=[0]))
     sent = pushes(viewer, monkeypatch)
     viewer.append(obs=np.ones(4), action=1, info={"lives": 2})

@@ -71,7 +71,7 @@ def test_appending_to_a_loaded_episode_reads_only_its_last_partial_chunk(monkeyp
 
 
 def test_append_follows_the_newest_step_when_the_user_is_at_the_end(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(random_frames(3), step=2)
     for _ in range(4):
         viewer.append(frame=random_frames(1)[0])
@@ -79,7 +79,7 @@ def test_append_follows_the_newest_step_when_the_user_is_at_the_end(monkeypatch)
 
 
 def test_append_leaves_the_step_alone_when_the_user_looks_elsewhere(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     viewer = EpisodeViewer(random_frames(3), step=1)
     viewer.append(frame=random_frames(1)[0])
     assert (viewer.length, viewer.step) == (4, 1)
@@ -88,7 +88,7 @@ def test_append_leaves_the_step_alone_when_the_user_looks_elsewhere(monkeypatch)
 def test_a_burst_of_appends_within_the_interval_is_sent_once_at_most(monkeypatch):
     # An interval longer than any burst lasts, however loaded the machine: its timer
     # never fires here, so what went out is what the appends themselves sent.
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 3600.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 3600.0)
     viewer = EpisodeViewer(random_frames(1))
     sent = pushes(viewer, monkeypatch)
     lengths = []
@@ -117,7 +117,7 @@ def test_after_a_burst_of_appends_the_last_update_and_push_carry_the_last_step(m
 
 
 def test_named_extras_grow_with_the_episode(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     rollout = Rollout.from_arrays(frames=random_frames(2), actions=[0], extras={"value": [0.5]})
     viewer = EpisodeViewer(rollout, extras=["value"])
     viewer.append(frame=random_frames(1)[0], action=1, extras={"value": 0.75})
@@ -127,7 +127,7 @@ def test_named_extras_grow_with_the_episode(monkeypatch):
 
 
 def test_extend_adds_one_position_per_action(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(6)
     viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:2], actions=[0]))
     viewer.extend(
@@ -138,7 +138,7 @@ def test_extend_adds_one_position_per_action(monkeypatch):
 
 
 def test_extend_with_a_recorded_part_does_not_repeat_the_shared_position(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     frames = random_frames(5)
     viewer = EpisodeViewer(Rollout.from_arrays(frames=frames[:2], actions=[0]))
     viewer.extend(

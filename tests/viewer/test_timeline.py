@@ -244,7 +244,7 @@ def test_a_long_episodes_vector_extra_is_summarized_per_component():
 
 
 def test_a_vector_extra_grows_with_the_episode(monkeypatch):
-    monkeypatch.setattr("agent_widget.viewer._widget._SYNC_INTERVAL", 0.0)
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 0.0)
     rollout = Rollout.from_arrays(frames=random_frames(2), actions=[0], extras={"mean": [[1, 2]]})
     viewer = EpisodeViewer(rollout, extras=["mean"])
     viewer.append(frame=random_frames(1)[0], action=1, extras={"mean": [3, 4]})
