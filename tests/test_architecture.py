@@ -59,3 +59,10 @@ def test_widgets_built_of_viewers_use_none_of_a_viewers_private_members():
                     continue
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
     assert not found, "a viewer's private members used outside it:\n" + "\n".join(found)
+
+
+def test_no_module_is_over_450_lines():
+    """A module holds one job; one that grows past this is split along its jobs."""
+    lengths = {path: len(path.read_text().splitlines()) for path in PACKAGE.rglob("*.py")}
+    assert len(lengths) > 100  # the package was read
+    assert {str(p.relative_to(ROOT)): n for p, n in lengths.items() if n > 450} == {}
