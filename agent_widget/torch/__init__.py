@@ -10,13 +10,15 @@ viewer and outside one alike::
     rollout.extras.update(QValues(q_net).series(rollout))   # value, q_taken, td_error
 
 Models are ``nn.Module`` s (observations in, per-action outputs or ``(logits, value)``
-out) or Stable-Baselines3 DQN/PPO/A2C models. Needs the ``torch`` extra (torch and
-captum); SB3 is imported only for SB3 models.
+out) or Stable-Baselines3 DQN/PPO/A2C models; a module whose one output per action is
+a policy's logits says so with ``mark_policy(module)``, so ``QValues`` refuses it.
+Needs the ``torch`` extra (torch and captum); SB3 is imported only for SB3 models.
 """
 
 from agent_widget.torch._bars import ActionBars
 from agent_widget.torch._policy import Policy
 from agent_widget.torch._qvalues import QValues
+from agent_widget.torch._roles import mark_policy
 from agent_widget.torch._saliency import Saliency
 
-__all__ = ["ActionBars", "Policy", "QValues", "Saliency"]
+__all__ = ["ActionBars", "Policy", "QValues", "Saliency", "mark_policy"]

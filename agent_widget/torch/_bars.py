@@ -33,6 +33,9 @@ class ActionBars(Mapping[str, float]):
             actor's mean +- one standard deviation), or ``None``.
         marks: float64, a value marked on each bar (the continuous action taken), or
             ``None``.
+        source: what the values were computed from (``"the Q-network"``, ``"the
+            actor"``, ``"critics 1, 2"``), said first in the caption; ``None`` says
+            nothing.
 
     For continuous actions the bars are one per action dimension: ``greedy=False``
     (no dimension is preferred), ``ranges`` and ``marks`` say the spread and the
@@ -42,6 +45,8 @@ class ActionBars(Mapping[str, float]):
         >>> bars = ActionBars([1.0, 3.0], ["LEFT", "RIGHT"], taken=0, stats={"V": 3.0})
         >>> dict(bars), bars.greedy, bars.caption
         ({'LEFT': 1.0, 'RIGHT': 3.0}, 1, 'V 3 · greedy RIGHT · taken LEFT')
+        >>> ActionBars([1.0, 3.0], ["LEFT", "RIGHT"], source="the Q-network").caption
+        'from the Q-network · greedy RIGHT'
     """
 
     def __init__(
@@ -55,6 +60,7 @@ class ActionBars(Mapping[str, float]):
         greedy: bool = True,
         ranges: Any = None,
         marks: Any = None,
+        source: str | None = None,
     ) -> None:
         self.heights = np.asarray(values, dtype=np.float64).reshape(-1)
         self.labels = tuple(labels)
@@ -71,11 +77,14 @@ class ActionBars(Mapping[str, float]):
         self.marks = None if marks is None else self._per_bar(marks, (len(self.heights),))
         self.scale = None if scale is None else (float(scale[0]), float(scale[1]))
         self.stats = {name: float(value) for name, value in (stats or {}).items()}
+        self.source = source
 
     @property
     def caption(self) -> str:
-        """One line of text: the stats, then the greedy and the taken action."""
-        parts = [f"{name} {value:.3g}" for name, value in self.stats.items()]
+        """One line of text: what the values come from, the stats, then the greedy and the
+        taken action."""
+        parts = [] if self.source is None else [f"from {self.source}"]
+        parts += [f"{name} {value:.3g}" for name, value in self.stats.items()]
         if self.greedy is not None:
             parts.append(f"greedy {self.labels[self.greedy]}")
         if self.taken is not None:

@@ -46,6 +46,7 @@ def continuous_bars(model: AgentModel, step: Step) -> ActionBars:
         stats=stats,
         ranges=ranges,
         marks=_taken(step, len(values)),
+        source="the actor",
     )
 
 

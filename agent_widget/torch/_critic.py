@@ -44,4 +44,6 @@ class Critics:
         critics = len(values) // len(actions)
         stats = {f"min Q(s, {name})": min(values[k * critics : (k + 1) * critics])
                  for k, name in enumerate(actions)}  # fmt: skip
-        return ActionBars(values, labels, greedy=False, stats=stats)
+        numbers = ", ".join(str(i + 1) for i in range(critics))
+        source = f"critic{'s' if critics > 1 else ''} {numbers}; π is the actor's action"
+        return ActionBars(values, labels, greedy=False, stats=stats, source=source)

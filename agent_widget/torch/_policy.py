@@ -79,7 +79,10 @@ class Policy:
             stats["top-2 gap"] = float(top[-1] - top[-2])
         labels = action_labels(len(logits), step.action_names)
         taken = taken_action(step, len(logits))
-        return ActionBars(probabilities, labels, taken=taken, scale=(0.0, 1.0), stats=stats)
+        source = "the actor" if value is None else "the actor; V from the critic"
+        return ActionBars(
+            probabilities, labels, taken=taken, scale=(0.0, 1.0), stats=stats, source=source
+        )
 
     def series(self, episode: EpisodeData, gamma: float = 0.99) -> dict[str, np.ndarray]:
         """Per-action series over the episode, from one batched run of the model.

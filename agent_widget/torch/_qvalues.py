@@ -17,6 +17,7 @@ from agent_widget.torch._model import (
     observation,
     positions,
 )
+from agent_widget.torch._roles import refuse_actor, refuse_value_head, role_of
 from agent_widget.torch._scale import EpisodeRange
 from agent_widget.torch._series import per_action, taken_actions, td_errors
 
@@ -28,6 +29,10 @@ class QValues:
     highlighted and the greedy one marked (they differ under epsilon-greedy). The
     value axis spans the Q-values (or advantages) of the whole episode, computed
     once in batches, so bar heights compare across steps.
+
+    An actor's outputs are no Q-values: an SB3 PPO or A2C, a module marked with
+    :func:`~agent_widget.torch.mark_policy`, or one returning ``(logits, value)`` is
+    refused, pointing to :class:`Policy` (which shows the critic's V too).
 
     Args:
         model: an ``nn.Module`` mapping observations (batch first) to Q-values
@@ -73,6 +78,8 @@ class QValues:
                 f"QValues reads Q-values per discrete action; {type(model).__name__} acts in "
                 f"a Box of shape {self.model.box} and has no critic: use Policy for its actions"
             )
+        if self._critics is None:
+            refuse_actor(model, role_of(model))
         self.epsilon = epsilon
         self.advantages = advantages
         self.batch_size = batch_size
@@ -83,7 +90,8 @@ class QValues:
         if self._critics is not None:
             return self._critics(step)
         self.model.require_discrete(step.rollout, "QValues")
-        q, _ = self.model.step_outputs(observation(step))
+        q, head = self.model.step_outputs(observation(step))
+        refuse_value_head(head)
         value = float(self.values(q))
         shown = q - value if self.advantages else q
         taken = taken_action(step, len(q))
@@ -97,7 +105,9 @@ class QValues:
         if self._range is not None:
             scale = self._range(step.rollout, positions(step.rollout), shown)
         labels = action_labels(len(q), step.action_names)
-        return ActionBars(shown, labels, taken=taken, scale=scale, stats=stats)
+        return ActionBars(
+            shown, labels, taken=taken, scale=scale, stats=stats, source="the Q-network"
+        )
 
     def values(self, q: np.ndarray) -> np.ndarray:
         """V of the epsilon-greedy policy, along the last axis of Q."""
@@ -117,7 +127,8 @@ class QValues:
         """
         self.model.require_discrete(episode, "QValues.series")
         actions = taken_actions(episode)
-        q, _ = self.model.episode_outputs(episode, batch_size=self.batch_size)
+        q, head = self.model.episode_outputs(episode, batch_size=self.batch_size)
+        refuse_value_head(head)
         q_taken = per_action(q, len(actions))[np.arange(len(actions)), actions]
         return {
             "value": self.values(per_action(q, len(actions))),
