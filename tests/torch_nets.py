@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from PIL import Image
 from torch import nn
 
 from agent_widget.episodes import Rollout
@@ -71,9 +72,21 @@ def vector_episode(steps: int = 6, seed: int = 0, **overrides) -> Rollout:
     return Rollout.from_arrays(**{**arrays, **overrides})
 
 
+def picture(observation: np.ndarray, frame_size: tuple[int, int]) -> np.ndarray:
+    """The frame an image observation is a shrunk grey picture of (as Atari preprocessing
+    makes them): its newest plane stretched to ``frame_size``, HxWx3 uint8."""
+    axis = 0 if observation.shape[0] <= observation.shape[-1] else -1
+    plane = np.take(observation, -1, axis=axis) if observation.ndim == 3 else observation
+    grey = np.asarray(plane, np.float64)
+    grey = (255 * (grey - grey.min()) / (np.ptp(grey) or 1.0)).astype(np.uint8)
+    stretched = Image.fromarray(grey).resize(frame_size[::-1], Image.Resampling.BILINEAR)
+    return np.repeat(np.asarray(stretched)[:, :, None], 3, axis=2)
+
+
 def image_step(observation: np.ndarray, frame_size: tuple[int, int] | None = None) -> Step:
-    """Position 0 of a one-action episode with this observation (and a blank frame)."""
-    frames = None if frame_size is None else np.zeros((2, *frame_size, 3), np.uint8)
+    """Position 0 of a one-action episode with this observation (and, given a size, the
+    frame it is a picture of)."""
+    frames = None if frame_size is None else np.stack([picture(observation, frame_size)] * 2)
     observations = np.stack([observation, observation])
     rollout = Rollout.from_arrays(frames=frames, observations=observations, actions=[1])
     return Step(rollout, 0, NAMES)

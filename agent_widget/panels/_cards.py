@@ -22,7 +22,10 @@ anything else, or an exception             error      error, message, traceback
 Objects with ``__array__`` (torch tensors, JAX arrays) count as arrays. A panel
 registered with ``overlay=True`` draws its heatmap or image over the frame (when
 the episode has frames): the card holds it at its own size, and the page scales it
-to the frame's, so the kernel never reads a frame to learn its size.
+to the frame's, so the kernel never reads a frame to learn its size. An array may
+say more through optional attributes (e.g. a saliency map's): ``caption`` (a line
+of text under it) and ``over_frame`` (``False``: it is no picture of the frame, and
+is drawn in its card even for an overlay panel).
 
 A mapping may say more about its bars through optional attributes (e.g.
 :class:`agent_widget.torch.ActionBars`): ``taken`` (the index to highlight,
@@ -41,7 +44,7 @@ import io
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any
 
@@ -137,7 +140,12 @@ def to_card(result: Any, step: Step, overlay: bool = False) -> Card:
     if figure is not None:
         return _figure(figure, overlay)
     if isinstance(result, np.ndarray) or hasattr(result, "__array__"):
-        return _array(np.asarray(result), type(result).__name__, step, overlay)
+        overlay = overlay and getattr(result, "over_frame", True) is not False
+        card = _array(np.asarray(result), type(result).__name__, step, overlay)
+        caption = getattr(result, "caption", None)
+        return (
+            card if caption is None else replace(card, meta={**card.meta, "caption": str(caption)})
+        )
     raise PanelResultError(f"the panel returned {_type_name(result)}; return {ACCEPTED}")
 
 

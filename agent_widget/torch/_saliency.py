@@ -3,9 +3,12 @@
 Gradient, integrated gradients and SmoothGrad are Captum's (``Saliency``,
 ``IntegratedGradients``, ``NoiseTunnel``); perturbation is Greydanus et al. 2018
 (:mod:`agent_widget.torch._perturbation`). Image observations give a 2-D map of
-magnitudes placed on the rendered frame (stacked frames summed, or one of them; a
-cropped observation on its box of the frame: :mod:`agent_widget.torch._spatial`);
-vector observations give one signed attribution per feature (a bar chart).
+magnitudes (stacked frames summed, or one of them), placed on the rendered frame
+where the observation is a picture of it (a cropped observation on its box of the
+frame: :mod:`agent_widget.torch._spatial`, :mod:`agent_widget.torch._same_picture`),
+else left on the observation's own grid (MiniGrid's egocentric 7x7 view); vector
+observations give one signed attribution per feature (a bar chart). Each result's
+caption says the method, the output explained and where the map lies.
 """
 
 from __future__ import annotations
@@ -19,10 +22,13 @@ import torch
 from captum.attr import IntegratedGradients, NoiseTunnel
 from captum.attr import Saliency as Gradient
 
-from agent_widget.panels import Step
-from agent_widget.torch._bars import taken_action
+from agent_widget.panels import EpisodeData, Step
+from agent_widget.torch._attribution import FeatureSaliency, SaliencyMap
+from agent_widget.torch._bars import action_labels, taken_action
 from agent_widget.torch._model import AgentModel, Outputs, Preprocess, observation
 from agent_widget.torch._perturbation import perturbation_scores
+from agent_widget.torch._roles import explained, role_of
+from agent_widget.torch._same_picture import FramePictures
 from agent_widget.torch._spatial import (
     Crop,
     ToFrame,
@@ -33,6 +39,7 @@ from agent_widget.torch._spatial import (
 )
 
 METHODS = ("gradient", "integrated_gradients", "smoothgrad", "perturbation")
+_METHOD_NAMES = {"integrated_gradients": "integrated gradients", "smoothgrad": "SmoothGrad"}
 TARGETS = ("taken", "argmax", "value", "logits", "sum")
 # What each target explains for continuous actions (a Box): an action dimension or their sum.
 BOX_TARGETS = ("sum",)
@@ -74,6 +81,12 @@ class Saliency:
             the map is stretched over that box only. ``None`` stretches it over the
             whole frame (right for Atari preprocessing, which shrinks the whole screen).
         to_frame: any other mapping, ``to_frame(map, (height, width)) -> map``.
+        over_frame: whether the map goes over the frame. ``None`` (the default):
+            where the observation is a picture of the frame (of its ``crop``), checked
+            once an episode by comparing them (:mod:`agent_widget.torch._same_picture`),
+            or ``to_frame`` is given; otherwise the map stays on the observation's own
+            grid and its card is drawn beside the frame, not over it. ``True`` or
+            ``False`` decides without the check.
         feature_names: labels of a vector observation's features.
         **options: passed on to Captum's ``attribute`` (e.g. ``n_steps=50`` for
             integrated gradients, ``nt_samples``/``stdevs`` for SmoothGrad) or, for
@@ -99,6 +112,7 @@ class Saliency:
         stacked: int | None = None,
         crop: Crop | None = None,
         to_frame: ToFrame | None = None,
+        over_frame: bool | None = None,
         feature_names: Sequence[str] | None = None,
         **options: Any,
     ) -> None:
@@ -118,16 +132,19 @@ class Saliency:
         if crop is not None and to_frame is not None:
             raise ValueError("give crop (a box of the frame) or to_frame (a function), not both")
         self.model = AgentModel(model, preprocess, action_space)
+        self.role = role_of(model)
         self.method = method
         self.target = target
         self.channel_axis = channel_axis
         self.stacked = stacked
         self.crop = crop
         self.to_frame = to_frame
+        self.over_frame = over_frame
+        self._pictures = FramePictures(crop)
         self.feature_names = None if feature_names is None else list(feature_names)
         self.options = options
 
-    def __call__(self, step: Step) -> np.ndarray | dict[str, float] | None:
+    def __call__(self, step: Step) -> SaliencyMap | FeatureSaliency | None:
         self.model.resolve(step.rollout)
         inputs = self.model.inputs([observation(step)])
         with self.model.evaluating():
@@ -136,18 +153,44 @@ class Saliency:
             target = self._resolved(step, outputs)
             if target is None:
                 return None
-            frame = _frame_size(step)
-            if self.method == "perturbation":
+            method = _METHOD_NAMES.get(self.method, self.method)
+            what = f"{method} of {self._what(step, outputs, target)}"
+            if self.method == "perturbation":  # a coarse grid, stretched once to where it lies
                 values, size = self._perturbation(inputs[0], target)
-                if frame is None:  # the coarse grid at the observation's own size
-                    return resized(values, size)
-                return on_frame(values, frame, self.crop, self.to_frame)
+                return self._placed(step, values, what, size)
             attribution = self._captum(inputs, target)[0].detach().double().cpu().numpy()
         if attribution.ndim == 1:
-            return self._features(attribution)
+            return FeatureSaliency(self._features(attribution), f"{what}, per feature")
         axis = channel_axis(attribution.shape, self.channel_axis)
         values = spatial_map(attribution, axis, self.stacked)
-        return on_frame(values, frame, self.crop, self.to_frame)
+        return self._placed(step, values, what, values.shape)
+
+    def _placed(
+        self, step: Step, values: np.ndarray, what: str, grid: tuple[int, int]
+    ) -> SaliencyMap:
+        """The map over the frame where it belongs there, else on the observation's
+        ``grid`` (its height and width)."""
+        frame = _frame_size(step)
+        if frame is None or not self._belongs_over_frame(step.rollout):
+            why = "" if frame is None else ": it is no picture of the frame"
+            caption = f"{what}, on the observation's {grid[0]}x{grid[1]} grid{why}"
+            return SaliencyMap(resized(values, grid), caption, over_frame=False)
+        where = "over the frame" if self.crop is None else "over its box of the frame"
+        placed = on_frame(values, frame, self.crop, self.to_frame)
+        return SaliencyMap(placed, f"{what}, {where}", over_frame=True)
+
+    def _belongs_over_frame(self, episode: EpisodeData) -> bool:
+        if self.over_frame is not None:
+            return self.over_frame
+        return self.to_frame is not None or self._pictures(episode)
+
+    def _what(self, step: Step, outputs: Outputs, target: int | str) -> str:
+        """The output explained, in words (whose: the Q-network's, the actor's, the critic's)."""
+        count = outputs.logits.shape[1]
+        role = self.role or ("actor" if outputs.value is not None else None)
+        labels = action_labels(count, step.action_names)
+        box = self.model.box is not None
+        return explained(role, target, labels, box, critic=outputs.value is not None)
 
     def _resolved(self, step: Step, outputs: Outputs) -> int | str | None:
         count = outputs.logits.shape[1]

@@ -79,11 +79,16 @@ def on_frame(
     if crop is None:
         return resized(values, frame_size)
     full = np.zeros(frame_size)
-    box = full[crop]
-    if box.ndim != 2 or box.size == 0:
-        raise ValueError(f"crop={crop!r} selects nothing of a frame of shape {frame_size}")
-    full[crop] = resized(values, box.shape)
+    full[crop] = resized(values, cropped(full, crop).shape)
     return full
+
+
+def cropped(frame: np.ndarray, crop: Crop) -> np.ndarray:
+    """The box ``crop`` of a frame (or of a map the frame's size); ValueError if it is empty."""
+    box = frame[crop]
+    if box.ndim < 2 or box.size == 0:
+        raise ValueError(f"crop={crop!r} selects nothing of a frame of shape {frame.shape[:2]}")
+    return box
 
 
 def resized(values: np.ndarray, size: tuple[int, int]) -> np.ndarray:

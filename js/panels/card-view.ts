@@ -201,10 +201,12 @@ export class CardView {
       case "bars":
         return this.drawBars(card);
       case "image":
-        return this.drawImage(card, render);
+        this.drawImage(card, render);
+        return this.drawCaption(card);
       case "heatmap":
         this.body.append(colorBar(card));
-        return this.drawHeatmap(card);
+        this.drawHeatmap(card);
+        return this.drawCaption(card);
       case "text":
         this.body.append(text("pre", "aw-text", String(meta.text ?? "")));
         return;
@@ -234,6 +236,11 @@ export class CardView {
     if (greedy !== null) this.element.dataset.greedy = String(greedy);
     this.bars = new BarsView(this.body, this.spec.name, values, labels, { highlight, greedy, scale, ranges, marks });
     this.nameCanvas(this.bars.element, "Bars", card);
+    this.drawCaption(card);
+  }
+
+  /** A line under the bars or the picture, saying what it shows (a saliency map: of which output, where). */
+  private drawCaption(card: CardData): void {
     if (typeof card.meta.caption === "string") this.body.append(text("div", "aw-caption", card.meta.caption));
   }
 

@@ -177,6 +177,19 @@ def test_an_overlay_map_stays_at_its_own_size_for_the_page_to_scale():
     assert levels(card).tolist() == [[1, 255, 128]]
 
 
+class LabelledMap(np.ndarray):
+    """A map that says what it shows and that it is no picture of the frame."""
+
+    caption = "on the observation's 2x2 grid"
+    over_frame = False
+
+
+def test_a_map_that_is_no_picture_of_the_frame_stays_in_its_card_with_its_caption():
+    card = card_of(np.eye(2).view(LabelledMap), overlay=True)
+    assert (card.kind, card.meta["overlay"]) == ("heatmap", False)
+    assert card.meta["caption"] == "on the observation's 2x2 grid"
+
+
 def test_an_overlay_without_frames_is_an_ordinary_heatmap():
     card = card_of(np.eye(2), step_at(frames=False), overlay=True)
     assert (card.kind, card.meta["overlay"], card.meta["width"]) == ("heatmap", False, 2)

@@ -11,6 +11,7 @@ from stable_baselines3 import A2C, DQN, PPO
 from agent_widget.episodes import Rollout
 from agent_widget.panels import Step
 from agent_widget.torch import Policy, QValues, Saliency
+from tests.torch_nets import picture
 
 
 def cartpole_step(t: int = 0) -> Step:
@@ -73,7 +74,7 @@ def test_saliency_of_an_sb3_model_is_the_gradient_through_its_network():
 def test_channel_last_observations_reach_a_cnn_policy_transposed_and_map_onto_the_frame():
     model = PPO("CnnPolicy", Screen(), n_steps=8, batch_size=8, seed=0)
     observations = np.random.default_rng(0).integers(0, 256, (2, 84, 84, 4), dtype=np.uint8)
-    frames = np.zeros((2, 210, 160, 3), np.uint8)
+    frames = np.stack([picture(obs, (210, 160)) for obs in observations])
     step = Step(Rollout.from_arrays(frames=frames, observations=observations, actions=[1]), 0)
     obs, _ = model.policy.obs_to_tensor(observations[0])
     with torch.no_grad():
