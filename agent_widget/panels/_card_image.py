@@ -147,7 +147,7 @@ def _bars(card: Card, width: int, height: int) -> Image.Image:
 
 
 def _caption_lines(card: Card, width: int) -> list[str]:
-    """A bars card's caption wrapped to ``width`` (none without a caption)."""
+    """A card's caption wrapped to ``width`` (none without a caption)."""
     caption = card.meta.get("caption")
     return [] if caption is None else wrapped(str(caption), width, text_font(FONT_SIZE))
 
@@ -181,14 +181,27 @@ def _heatmap(card: Card, width: int, height: int) -> Image.Image:
     draw.text((width, COLOR_BAR_HEIGHT / 2), high, TEXT, font, "rm")
     map_top = COLOR_BAR_HEIGHT + PAD
     picture = Image.fromarray(_coloured_levels(card, overlay=False), "RGBA")
-    _paste_fitted(image, picture, map_top, height - map_top)
+    _paste_fitted(
+        image, picture, map_top, height - map_top - _picture_caption(card, draw, width, height)
+    )
     return image
 
 
 def _image(card: Card, width: int, height: int) -> Image.Image:
-    image, _ = _canvas(width, height)
-    _paste_fitted(image, _png(card).convert("RGBA"), 0, height)
+    image, draw = _canvas(width, height)
+    _paste_fitted(
+        image, _png(card).convert("RGBA"), 0, height - _picture_caption(card, draw, width, height)
+    )
     return image
+
+
+def _picture_caption(card: Card, draw: ImageDraw.ImageDraw, width: int, height: int) -> int:
+    """A map's or an image's caption, wrapped, at the bottom of its box; the height it takes."""
+    lines = _caption_lines(card, width)
+    top = height - ROW_HEIGHT * len(lines)
+    for i, line in enumerate(lines):
+        draw.text((0, top + ROW_HEIGHT * (i + 0.5)), line, MUTED, text_font(FONT_SIZE), "lm")
+    return height - top
 
 
 def _text(card: Card, width: int, height: int) -> Image.Image:
