@@ -161,6 +161,32 @@ def test_a_recorded_cartpole_episode_with_an_error_card(new_page, tmp_path):
         page.close()
 
 
+def test_a_saliency_map_that_is_no_picture_of_the_frame_is_drawn_in_its_card(new_page, tmp_path):
+    from minigrid.wrappers import ImgObsWrapper
+    from torch import manual_seed, nn
+
+    from agent_widget.torch import Saliency
+
+    env = ImgObsWrapper(gym.make("MiniGrid-Empty-5x5-v0", render_mode="rgb_array"))
+    rollout = record(env, lambda obs: 2, seed=0, max_steps=3)
+    manual_seed(0)
+    viewer = EpisodeViewer(rollout, step=1)
+    viewer.add_panel("saliency", Saliency(nn.Sequential(nn.Flatten(), nn.Linear(147, 3))),
+                     overlay=True)  # fmt: skip
+    path = viewer.to_html(tmp_path / "minigrid.html", progress=False)
+    page = new_page()
+    try:
+        view = OpenedPage(page, path.as_uri()).view()
+        view.wait_card("saliency", 1, "heatmap")
+        card = view.card("saliency")
+        assert "on the observation's 7x7 grid" in card.locator(".aw-caption").inner_text()
+        assert card.locator("canvas.aw-image").evaluate("(el) => [el.width, el.height]") == [7, 7]
+        overlay = view.root.locator("canvas.aw-overlay[data-name=saliency]")
+        assert overlay.get_attribute("data-step") is None  # nothing drawn over the frame
+    finally:
+        page.close()
+
+
 def test_a_comparison_page_moves_every_rollout_on_one_slider(new_page, tmp_path):
     frames = synthetic_frames(60)
     a = Rollout.from_arrays(frames=frames, actions=np.zeros(59, int))
