@@ -2,11 +2,13 @@
 
 What a viewer of the checkpoints stands on: the training steps, each checkpoint's
 episodes by seed, their frames made by replay the first time an episode is asked for
-(then kept), the evaluations that failed, each checkpoint's weights loaded into a
-module the caller gives, and the checkpoints a training still running adds
-(:meth:`Checkpoints.refresh`). A run its training has not written into yet has no
-checkpoint: read before the first one is in (a viewer opened in the cell after the
-one starting the training), it is empty until a refresh finds it.
+(then kept; an episode whose replay fails is shown without them, its panels reading
+its observations, and :attr:`Checkpoints.unrendered` says why), the evaluations that
+failed, each checkpoint's weights loaded into a module the caller gives, and the
+checkpoints a training still running adds (:meth:`Checkpoints.refresh`). A run its
+training has not written into yet has no checkpoint: read before the first one is in
+(a viewer opened in the cell after the one starting the training), it is empty until a
+refresh finds it.
 """
 
 from __future__ import annotations
@@ -32,8 +34,11 @@ class Checkpoints:
         library: the library holding the run.
         run: the run's id (``"CartPole-v1/DQN/my-run"``).
         render_env: makes the env frames are rendered in by replay (with
-            ``render_mode="rgb_array"``); by default ``gym.make`` of the episodes'
-            env id. Give your own for an env recorded with wrappers.
+            ``render_mode="rgb_array"``); by default the env made again as the
+            episodes' ``metadata["env_spec"]`` says (their env id and gymnasium's own
+            wrappers; see :func:`~agent_widget.recording.render_frames`). Give your own
+            for an env with wrappers of another package (a file never makes
+            agent-widget import a module).
     """
 
     def __init__(
@@ -58,6 +63,9 @@ class Checkpoints:
         self._positions: dict[str, int] = {}  # episode file -> index in self.episodes
         self.failures: dict[tuple[int, int], str] = {}
         """``(training_step, seed) -> message`` for each evaluation that raised."""
+        self.unrendered: dict[tuple[int, int], str] = {}
+        """``(training_step, seed) -> why`` for each episode whose frames could not be
+        rendered by replay (it is shown without them)."""
         self.refresh()
 
     def refresh(self) -> list[int]:
@@ -129,7 +137,8 @@ class Checkpoints:
 
     def episode(self, step: int, seed: int) -> Rollout:
         """The episode of ``seed`` at the checkpoint of ``step``, its frames rendered by
-        replay when first asked for (a failed evaluation's steps are not replayed).
+        replay when first asked for (a failed evaluation's steps are not replayed); as
+        recorded, without frames, when the replay fails (why in :attr:`unrendered`).
         Thread-safe: a thread asking for an episode another is rendering waits for it."""
         rollout = self.recorded(step, seed)
         file = self._index[step][seed]
@@ -139,7 +148,14 @@ class Checkpoints:
             lock = self._rendering.setdefault(file, threading.Lock())
         with lock:  # once, whichever thread asks first (a viewer renders ahead)
             if file not in self._rendered:
-                self._rendered[file] = render_frames(rollout, self._render_env)
+                try:
+                    self._rendered[file] = render_frames(rollout, self._render_env)
+                except Exception as error:  # the env's own code too: shown without frames
+                    self.unrendered[step, seed] = (
+                        f"shown without frames, as replaying it failed: "
+                        f"{type(error).__name__}: {error}"
+                    )
+                    self._rendered[file] = rollout
             return self._rendered[file]
 
     def weights_file(self, step: int) -> Path:

@@ -322,7 +322,8 @@ class CheckpointViewer(CheckpointTraits, AgentWidget):
                     f"t = {self._wanted} is past the end of this episode: it ended at "
                     f"t = {last}, shown"
                 )
-            failure = self.checkpoints.failures.get((step, self.seed))
+            key = (step, self.seed)
+            failure = self.checkpoints.failures.get(key) or self.checkpoints.unrendered.get(key)
             if failure:
                 note = f"{note}; {failure}" if note else failure
             previous = self.episode

@@ -21,7 +21,7 @@ from agent_widget.compare._compare_traits import PAGE_TRAITS, CompareTraits
 from agent_widget.compare._divergence import shared_divergence
 from agent_widget.compare._labels import labelled, pair
 from agent_widget.episodes import Rollout
-from agent_widget.panels import DEFAULT_TIMEOUT, Panel, PanelDecorator, Step
+from agent_widget.panels import DEFAULT_TIMEOUT, Panel, PanelDecorator, Step, add_panels
 from agent_widget.viewer import (
     DEFAULT_MAX_BYTES,
     AgentWidget,
@@ -144,14 +144,7 @@ class CompareViewer(
         if label in self.labels:
             label = f"{label} ({len(self.labels)})"
         viewer = EpisodeViewer(rollout, title=label, full_series=True)
-        for panel in self._shared_panels.values():
-            viewer.add_panel(
-                panel.name,
-                panel.fn,
-                overlay=panel.overlay,
-                precompute=panel.precompute,
-                timeout=panel.timeout,
-            )
+        add_panels(viewer, self._shared_panels.values())
         self._episodes = [*self._episodes, rollout]
         self.set_trait("length", max(self.length, rollout.num_positions))
         self.set_trait("divergence", shared_divergence(self._episodes))

@@ -21,6 +21,7 @@ from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.compare import CompareViewer
 from agent_widget.library._shown import shown
+from agent_widget.panels import PanelsGiven, add_panels, panel_list
 from agent_widget.viewer import (
     AgentWidget,
     EpisodeViewer,
@@ -54,6 +55,9 @@ class Leaderboard(AgentWidget):
             whole table), ``"env"`` or ``"algorithm"`` (a header row per group, the
             sorted order within each). Grouping by default made a "return ▼" column
             read 9, 150, 16: the order the arrow claims is kept unless asked otherwise.
+        panels: panels of every viewer Open shows (a comparison's in each column), as
+            for :class:`Moments`: a dict of name to panel function, or a list of
+            :class:`~agent_widget.panels.Panel` s and functions.
 
     Examples:
         >>> board = Leaderboard(RunLibrary("runs/"))  # doctest: +SKIP
@@ -96,8 +100,16 @@ class Leaderboard(AgentWidget):
         "", read_only=True, help="str. Why the last Open (or Refresh) failed, or empty."
     ).tag(sync=True)
 
-    def __init__(self, library: RunLibrary, *, group_by: str | None = None, **traits: Any) -> None:
+    def __init__(
+        self,
+        library: RunLibrary,
+        *,
+        group_by: str | None = None,
+        panels: PanelsGiven = None,
+        **traits: Any,
+    ) -> None:
         self.library = library
+        self._viewer_panels = panel_list(panels)
         super().__init__(group_by=group_by, **traits)
         self.refresh()
         self.on_msg(self._on_message)
@@ -141,6 +153,7 @@ class Leaderboard(AgentWidget):
             viewer = EpisodeViewer(*rollouts.values(), title=title)
         else:
             viewer = CompareViewer(rollouts, title=title)
+        add_panels(viewer, self._viewer_panels)
         previous = self.opened
         self.set_trait("opened", viewer)
         self.set_trait("message", "")

@@ -23,6 +23,7 @@ import traitlets
 from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.library._shown import shown
+from agent_widget.panels import PanelsGiven, add_panels, panel_list
 from agent_widget.viewer import (
     AgentWidget,
     EpisodeViewer,
@@ -49,9 +50,13 @@ class Moments(AgentWidget):
             (more columns are shown beside them).
         stretches: one row per stretch of consecutive steps of an episode (its first
             step, last step and the first row's other columns) instead of one per step.
+        panels: panels of every viewer opened: a dict of name to panel function, or a
+            list of :class:`~agent_widget.panels.Panel` s and functions (a function
+            named by its ``__name__``, a torch panel by its class: ``QValues``).
 
     Examples:
         >>> Moments(lib, "SELECT run, episode, t FROM steps WHERE reward < -10")  # doctest: +SKIP
+        >>> Moments(lib, sql, panels={"Q": QValues(q_net)})  # doctest: +SKIP
     """
 
     _esm = _STATIC / "moments.js"
@@ -88,7 +93,15 @@ class Moments(AgentWidget):
         "", read_only=True, help="str. Why the last open failed, or empty."
     ).tag(sync=True)
 
-    def __init__(self, library: RunLibrary, sql: str, *, stretches: bool = False) -> None:
+    def __init__(
+        self,
+        library: RunLibrary,
+        sql: str,
+        *,
+        stretches: bool = False,
+        panels: PanelsGiven = None,
+    ) -> None:
+        self._viewer_panels = panel_list(panels)
         frame = library.query(sql)
         missing = [key for key in _KEYS if key not in frame.columns]
         if missing:
@@ -129,6 +142,7 @@ class Moments(AgentWidget):
             title=f"{run} · episode {episode} · step {t}",
             timeline_rates=[FOUND],
         )
+        add_panels(viewer, self._viewer_panels)
         viewer.step = t
         previous = self.opened
         self.set_trait("opened", viewer)

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from agent_widget.library._moments import Moments
     from agent_widget.library._query import StepTables
     from agent_widget.library._tables import SegmentStore
+    from agent_widget.panels import PanelsGiven
 
 _WARNED_ERRORS = 3
 
@@ -300,20 +301,21 @@ class RunLibrary:
             )
         return found
 
-    def moments(self, sql: str, *, stretches: bool = False) -> Moments:
+    def moments(self, sql: str, *, stretches: bool = False, panels: PanelsGiven = None) -> Moments:
         """The steps ``sql`` finds (it must give ``run``, ``episode`` and ``t``, as
         ``SELECT run, episode, t ... FROM steps`` does) as a widget: one row per step,
         or per stretch of consecutive steps with ``stretches=True``; clicking a row
         opens the viewer at that episode and step, under the list, the found steps
-        marked on its timeline (see :class:`Moments`).
+        marked on its timeline, with ``panels`` (see :class:`Moments`).
 
         Examples:
             >>> lib.moments("SELECT run, episode, t, td_error FROM steps "
             ...             "WHERE abs(td_error) > 5")  # doctest: +SKIP
+            >>> lib.moments(sql, panels={"Q": QValues(q_net)})  # doctest: +SKIP
         """
         from agent_widget.library._moments import Moments
 
-        return Moments(self, sql, stretches=stretches)
+        return Moments(self, sql, stretches=stretches, panels=panels)
 
     def _step_tables(self) -> StepTables:
         """The library's step tables, for queries (ImportError without the ``sql`` extra)."""
@@ -340,13 +342,20 @@ class RunLibrary:
             self._segments = SegmentStore(self.root, self.storage_options)
         return self._segments
 
-    def leaderboard(self, group_by: Literal["env", "algorithm"] | None = None) -> Leaderboard:
+    def leaderboard(
+        self, group_by: Literal["env", "algorithm"] | None = None, *, panels: PanelsGiven = None
+    ) -> Leaderboard:
         """This library as a widget: the table, sortable and filterable, grouped by
         ``group_by`` (see :class:`Leaderboard`); ticked runs open in an EpisodeViewer or
-        a CompareViewer. ``display(lib)`` shows it too."""
+        a CompareViewer, with ``panels`` (as for :meth:`moments`). ``display(lib)``
+        shows it too.
+
+        Examples:
+            >>> lib.leaderboard(panels=[QValues(q_net)])  # doctest: +SKIP
+        """
         from agent_widget.library._leaderboard import Leaderboard
 
-        return Leaderboard(self, group_by=group_by)
+        return Leaderboard(self, group_by=group_by, panels=panels)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.leaderboard()._repr_mimebundle_(**kwargs)

@@ -25,6 +25,9 @@ from agent_widget.panels._card_image import text_font as text_font
 from agent_widget.panels._card_image import wrapped as wrapped
 from agent_widget.panels._cards import Card as Card
 from agent_widget.panels._heatmap import LUT as LUT
+from agent_widget.panels._panel_list import PanelsGiven as PanelsGiven
+from agent_widget.panels._panel_list import add_panels as add_panels
+from agent_widget.panels._panel_list import panel_list as panel_list
 from agent_widget.panels._registry import DEFAULT_TIMEOUT as DEFAULT_TIMEOUT
 from agent_widget.panels._registry import Panel, PanelDecorator, register, registered, unregister
 from agent_widget.panels._runner import PanelRunner as PanelRunner

@@ -52,6 +52,7 @@ import numpy as np
 from PIL import Image
 
 from agent_widget.panels._heatmap import COLORMAP, LUT, heatmap
+from agent_widget.panels._returned import Returned
 from agent_widget.panels._step import Step
 
 ACCEPTED = (
@@ -69,16 +70,24 @@ _PNG_LEVEL = 1
 
 @dataclass(frozen=True)
 class Card:
-    """What the front end draws for one panel at one step: ``kind``, ``meta``, ``buffers``."""
+    """What the front end draws for one panel at one step: ``kind``, ``meta``, ``buffers``;
+    and what the panel function did (``returned``), for ``viewer.card``: None for a card
+    that is no result (no answer in time, a call given up on)."""
 
     kind: str
     meta: dict[str, Any] = field(default_factory=dict)
     buffers: tuple[bytes, ...] = ()
+    returned: Returned | None = field(default=None, compare=False, repr=False)
 
     @property
     def nbytes(self) -> int:
-        """Rough memory held, for the cache's byte bound (buffers plus the meta's text)."""
-        return sum(len(b) for b in self.buffers) + len(repr(self.meta))
+        """Rough memory held, for the cache's byte bound (buffers, the meta's text and
+        the value returned)."""
+        held = 0 if self.returned is None else self.returned.nbytes(self._drawn_pixels())
+        return sum(len(b) for b in self.buffers) + len(repr(self.meta)) + held
+
+    def _drawn_pixels(self) -> int:
+        return int(self.meta.get("width", 0)) * int(self.meta.get("height", 0))
 
 
 class PanelResultError(ValueError):
@@ -102,11 +111,13 @@ def compute(fn: Callable[[Step], Any], step: Step, overlay: bool = False) -> Car
         # Whatever the panel raises (SystemExit, KeyboardInterrupt and GeneratorExit
         # too) is the user's bug, shown on the card: it must not end the panel worker.
         except BaseException as error:
-            return error_card(error, user_frames(error.__traceback__))
+            card = error_card(error, user_frames(error.__traceback__))
+            return replace(card, returned=Returned.raised(error))
         try:
-            return to_card(result, step, overlay)
+            card = to_card(result, step, overlay)
         except Exception as error:  # the result could not be shown; our frames would not help
-            return error_card(error, "")
+            card = error_card(error, "")
+        return replace(card, returned=Returned(result))
 
 
 @contextlib.contextmanager

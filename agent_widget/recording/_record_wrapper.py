@@ -11,6 +11,7 @@ import gymnasium as gym
 
 from agent_widget.episodes import Rollout, action_names
 from agent_widget.format import Spool
+from agent_widget.recording._env_spec import env_spec
 from agent_widget.recording._env_states import SavedStates
 from agent_widget.recording._episode_buffer import EpisodeBuffer
 from agent_widget.recording._interrupts import interrupts_held
@@ -155,6 +156,7 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         metadata = base_metadata(
             spec_id(self.env), seed, names, self.env.action_space, self._labels
         )
+        metadata["env_spec"] = env_spec(self.env)  # how to make it again, for a replay
         frame = self.env.render() if self._renders else None
         with interrupts_held():  # the file and the episode that writes it, or neither
             spool = None if self._open_spool is None else self._open_spool()

@@ -20,6 +20,7 @@ import numpy as np
 
 from agent_widget.episodes import Rollout
 from agent_widget.format import ArrayFrames
+from agent_widget.recording._env_spec import make_env
 
 
 class ReplayDivergenceError(ValueError):
@@ -98,15 +99,17 @@ def render_frames(
         rollout: an episode recorded without frames, with its seed and observations
             (``record`` in an env made without ``render_mode`` keeps both).
         env: an env made with ``render_mode="rgb_array"`` (reset, used, left open), or
-            a function that makes one (closed after); by default
-            ``gym.make(rollout.metadata["env_id"], render_mode="rgb_array")``. Pass your
-            own when the episode was recorded in a wrapped env.
+            a function that makes one (closed after); by default the env made as the
+            rollout's ``metadata["env_spec"]`` says (``record`` keeps it: the env id and
+            gymnasium's own wrappers, see :mod:`agent_widget.recording._env_spec`),
+            else ``gym.make(rollout.metadata["env_id"], render_mode="rgb_array")``. Pass
+            your own for an env with wrappers of another package.
 
     Raises:
         ReplayDivergenceError: the replay's observation differs from the recorded one
             at some position (its ``position``), or the env ends the episode early.
         ValueError: the rollout has no seed or no observations, the env does not render
-            ``rgb_array`` frames.
+            ``rgb_array`` frames, or cannot be made again from the rollout's metadata.
 
     Examples:
         >>> import gymnasium as gym
@@ -125,8 +128,13 @@ def render_frames(
             + ("no seed (metadata['seed'])" if not isinstance(seed, int) else "no observations")
         )
     made = env is None or not isinstance(env, gym.Env)
+    left_out = ""  # the recorded env's wrappers not made again, and why
     if env is None:
-        env = gym.make(rollout.metadata["env_id"], render_mode="rgb_array")
+        description = rollout.metadata.get("env_spec")
+        if isinstance(description, Mapping):
+            env, left_out = make_env(description)
+        else:
+            env = gym.make(rollout.metadata["env_id"], render_mode="rgb_array")
     elif not isinstance(env, gym.Env):
         env = env()
     try:
@@ -139,8 +147,12 @@ def render_frames(
         def diverged(t: int, what: str) -> ReplayDivergenceError:
             return ReplayDivergenceError(
                 f"replaying the episode's actions from seed {seed} {what}, so frames "
-                f"rendered from position {t} on would not show this episode (is the env "
-                "made as it was recorded, with the same wrappers?)",
+                f"rendered from position {t} on would not show this episode "
+                + (
+                    f"({left_out})"
+                    if left_out
+                    else "(is the env made as it was recorded, with the same wrappers?)"
+                ),
                 position=t,
             )
 

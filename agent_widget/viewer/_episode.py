@@ -36,6 +36,7 @@ class ServedEpisode:
     ) -> None:
         self.frames = frames
         self.full_series = full_series
+        self._given = rollout
         self._returns: np.ndarray | None = None
         # A list names every agent's actions (those its space fits); a dict, each agent's.
         self.named = checked_names(action_names, rollout.agents)
@@ -268,6 +269,40 @@ class ServedEpisode:
             rollout, frames, self._encoding, list(self._extras), self.named, full_series=True
         )
 
+    def as_rollout(self) -> Rollout:
+        """The episode shown as a rollout: the one given while no step was appended, else
+        a new one holding the steps appended too (its frames a copy sharing the encoded
+        chunks, so later appends leave it as it is). Observations are kept when every
+        position has one; an extra the timeline does not draw (which appends do not
+        grow) only while none was appended."""
+        given = self._given
+        if self.num_positions == given.num_positions:
+            return given
+        frames = None if self._frames_from_observations else self.frames
+        if isinstance(frames, ArrayFrames):
+            frames = frames.copy()
+        observations = None
+        if given.observations is not None and all(o is not None for o in self._new_observations):
+            rows = Rows(given.observations, given.num_positions)
+            observations = _stacked([*(rows[t] for t in range(len(rows))), *self._new_observations])
+        return Rollout(
+            frames=frames,
+            observations=observations,
+            actions=self.actions.copy(),
+            rewards=self.rewards.copy(),
+            terminated=self.terminated.copy(),
+            truncated=self.truncated.copy(),
+            infos=list(self.infos),
+            extras={
+                name: np.array(values)
+                for name, values in self.extras.items()
+                if len(values) == self.num_steps
+            },
+            metadata=dict(given.metadata),
+            states=dict(given.states),
+            agent_columns=self.agent_columns,
+        )
+
     def extend(self, part: Rollout) -> None:
         """Append ``part``'s steps. Every column is checked before any of them grows, and
         frames go first, so a refused ``append()`` leaves the episode as it was."""
@@ -336,3 +371,10 @@ class ServedEpisode:
         assert isinstance(self.frames, ArrayFrames)
         for i in positions:
             self.frames.append(source[i])
+
+
+def _stacked(rows: Sequence[Any]) -> Any:
+    """Rows of observations as one array, or a dict space's as a dict of arrays."""
+    if isinstance(rows[0], Mapping):
+        return {name: _stacked([row[name] for row in rows]) for name in rows[0]}
+    return np.stack([np.asarray(row) for row in rows])

@@ -6,8 +6,9 @@ pictures and diff panels of their viewers' parts. Those parts are named here,
 without a leading underscore, so that no widget above reaches into a viewer's
 private state (``tests/test_architecture.py`` checks it) and what a viewer holds
 can change behind them. The viewer makes its own page, video and saved picture of
-the same parts. They are for the package's widgets, not the user API: the API
-reference shows the viewer's own methods only.
+the same parts. They are for the package's widgets, not the user API, but for
+:attr:`ViewerParts.rollout` and :meth:`ViewerParts.card`, which scripts read too (the
+API reference shows them with the viewer's own methods).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any
 
 from PIL import Image
 
-from agent_widget.panels import PanelRunner, Step
+from agent_widget.episodes import Rollout
+from agent_widget.panels import Card, PanelRunner, Step
 from agent_widget.viewer import _saved_copy
 from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._film import Column, Options, beside, first_shape
@@ -40,11 +42,70 @@ class ViewerParts(ViewerTraits):
         the viewer's action names (a comparison's diff panel reads the other rollout's)."""
         return Step(self._episode, t, self._episode.action_names)
 
+    @property
+    def rollout(self) -> Rollout:
+        """The episode shown, as a :class:`~agent_widget.episodes.Rollout`: the one given
+        (frames alone made one), with the steps appended live since.
+
+        Observations are kept when every position has one, extras the timeline does not
+        draw while no step was appended (appends do not grow them).
+
+        Examples:
+            >>> import numpy as np
+            >>> from agent_widget.viewer import EpisodeViewer
+            >>> viewer = EpisodeViewer([np.zeros((4, 4, 3), np.uint8)])
+            >>> viewer.append(frame=np.ones((4, 4, 3), np.uint8), action=1, reward=2.0)
+            >>> viewer.rollout.num_positions, viewer.rollout.rewards.tolist()
+            (2, [2.0])
+        """
+        with self._lock:
+            return self._episode.as_rollout()
+
+    def card(self, name: str, t: int | None = None) -> Any:
+        """What panel ``name``'s function returned at position ``t`` (by default the step
+        shown): the value itself (the array of a bar chart, the figure), not its card.
+
+        A value the view computed is cached and used; else the function is called now,
+        in this thread's turn with the viewer's other panel calls, within the panel's
+        ``timeout``.
+
+        Raises:
+            KeyError: the viewer has no panel ``name`` (the message names those it has).
+            IndexError: ``t`` is not a position of the episode.
+            TimeoutError: the call ran past the panel's ``timeout`` (it goes on; a later
+                ``card`` gets its value once it returned).
+            Exception: what the panel function raised, with its traceback.
+
+        Examples:
+            >>> import numpy as np
+            >>> from agent_widget.viewer import EpisodeViewer
+            >>> viewer = EpisodeViewer(np.zeros((3, 4, 4, 3), np.uint8))
+            >>> viewer.add_panel("t squared", lambda step: step.t**2)
+            >>> viewer.card("t squared", 2)
+            4
+        """
+        with self._lock:
+            length = self._episode.num_positions
+            t = self.step if t is None else t
+            if isinstance(t, bool) or not isinstance(t, int) or not -length <= t < length:
+                raise IndexError(f"no position {t!r:.50}: the episode has 0 to {length - 1}")
+            t %= length
+        card = self._card(name, t)
+        if card.returned is None:  # no result: no answer in time, or the panel was replaced
+            if card.kind == "error":
+                raise TimeoutError(f"panel {name!r} at step {t}: {card.meta['message']}")
+            raise KeyError(f"panel {name!r} was removed or replaced while step {t} was computed")
+        return card.returned.get()
+
     def compute_cards(self, t: int, names: Iterable[str]) -> None:
         """Compute the cards of panels ``names`` at position ``t`` now, unless cached, so
         that a view shows them at once (a checkpoint's episode prepared ahead)."""
         for name in names:
-            self._panels.card_now(name, t)
+            self._card(name, t)
+
+    def _card(self, name: str, t: int) -> Card:
+        """Panel ``name``'s card at ``t``: cached, or computed now within its limit."""
+        return self._panels.card_now(name, t)[1]
 
     def still(self, t: int, label: str = "", beside: bool = True) -> Image.Image:
         """Position ``t`` as a picture: the frame with the readout beside it (or below),

@@ -79,12 +79,51 @@ class _Shifted(gym.ObservationWrapper):
         return observation + np.float32(0.5)
 
 
-def test_an_episode_that_cannot_be_replayed_is_said_not_shown(library):
+def test_an_episode_that_cannot_be_replayed_is_shown_without_frames_saying_why(library):
     checkpoints = Checkpoints(
         library, RUN, render_env=lambda: _Shifted(gym.make("CartPole-v1", render_mode="rgb_array"))
     )
     viewer = CheckpointViewer(checkpoints, checkpoint=0)
-    assert viewer.episode is None
+    assert viewer.episode.title == "training step 10 · seed 0"
+    assert not viewer.episode.has_frames
+    assert viewer.episode.length == checkpoints.recorded(10, 0).num_positions
     assert viewer.message.startswith(
-        "cannot show training step 10, seed 0: ReplayDivergenceError: "
+        "shown without frames, as replaying it failed: ReplayDivergenceError: "
     )
+    assert checkpoints.unrendered == {(10, 0): viewer.message}
+
+
+def test_an_env_not_made_again_shows_its_episode_with_its_policy_panel(tmp_path):
+    """A MiniGrid run seen through ImgObsWrapper (minigrid's, never imported from a
+    file): no frames rendered, the reason and render_env= said, the policy panel
+    computed from the recorded observations with the checkpoint's network."""
+    from minigrid.wrappers import ImgObsWrapper
+
+    from agent_widget.torch import Policy
+
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(7 * 7 * 3, 7))
+    recorder = CheckpointRecorder(
+        lambda: ImgObsWrapper(gym.make("MiniGrid-Empty-5x5-v0")),
+        seeds=[0],
+        library=tmp_path,
+        run="grid",
+        max_steps=6,
+    )
+    recorder.record(100, lambda obs: 2, network=net)
+    viewer = CheckpointViewer(tmp_path, "MiniGrid-Empty-5x5-v0/torch/grid", model=net)
+    viewer.add_panel("policy", Policy)
+    episode = viewer.episode
+    assert (episode.length, episode.rollout.frames) == (7, None)  # its image observations shown
+    assert viewer.message.startswith(
+        "shown without frames, as replaying it failed: ReplayDivergenceError: "
+    )
+    assert "(wrapper ImgObsWrapper (minigrid.wrappers:ImgObsWrapper) is not one of" in (
+        viewer.message
+    )
+    assert viewer.message.endswith("pass render_env=, a function making the env as it was "
+                                   "recorded, with render_mode='rgb_array')")  # fmt: skip
+    obs = torch.as_tensor(episode.rollout.observations[3], dtype=torch.float32)[None]
+    expected = torch.softmax(net(obs), dim=-1)[0].detach().numpy()
+    np.testing.assert_allclose(np.asarray(episode.card("policy", 3)), expected, rtol=1e-5)

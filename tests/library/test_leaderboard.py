@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 import traitlets
 
+from agent_widget import record
 from agent_widget.compare import CompareViewer
 from agent_widget.format import AgentColumns
 from agent_widget.library import Leaderboard, RunLibrary
+from agent_widget.panels import Panel
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import unpack_series
 from tests.cartpole import cartpole, lean
@@ -167,3 +169,41 @@ def test_a_checkpoint_episode_opens_with_its_frames_rendered_by_replay(tmp_path)
         assert np.asarray(shown[t]).shape == (400, 600, 3)
         np.testing.assert_array_equal(shown[t], expected[t])
     assert np.asarray(shown[0]).std() > 0  # a painted cart, not a blank picture
+
+
+@pytest.fixture
+def cartpole_lib(tmp_path):
+    lib = RunLibrary(tmp_path / "cartpole")
+    for run in ("a", "b"):
+        lib.add([record(cartpole(None), lean, seed=s) for s in (0, 1)], algorithm="lean", run=run)
+    return lib
+
+
+def pole(step):
+    return f"angle {step.obs[2]:.3f}"
+
+
+def test_the_viewers_open_shows_have_the_panels_given(cartpole_lib):
+    torch = pytest.importorskip("torch")
+    from agent_widget.torch import QValues
+
+    torch.manual_seed(0)
+    net = torch.nn.Linear(4, 2)
+    board = cartpole_lib.leaderboard(panels=[QValues(net), Panel("pole", pole, precompute=True)])
+    one = board.open_runs(["CartPole-v1/lean/a"])
+    assert [(p["name"], p["precompute"]) for p in one.panels] == [
+        ("QValues", False),
+        ("pole", True),
+    ]
+    obs = one.rollout.observations[3]
+    expected = net(torch.as_tensor(obs)).detach().numpy()
+    np.testing.assert_allclose(np.asarray(one.card("QValues", 3)), expected, rtol=1e-6)
+    both = board.open_runs(["CartPole-v1/lean/a", "CartPole-v1/lean/b"])
+    assert isinstance(both, CompareViewer)
+    for viewer in both.viewers:
+        assert viewer.card("pole", 2) == f"angle {viewer.rollout.observations[2][2]:.3f}"
+
+
+def test_panels_named_twice_are_refused_when_the_board_is_made(cartpole_lib):
+    with pytest.raises(ValueError, match=r"panels= names \['pole'\] more than once"):
+        Leaderboard(cartpole_lib, panels=[pole, Panel("pole", pole)])

@@ -84,3 +84,27 @@ def test_a_bad_row_from_the_front_end_is_said_under_the_list(lib):
     moments._on_message(moments, {"type": "open", "index": 10_000}, [])
     assert moments.message.startswith("could not open: ValueError: no moment 10000")
     assert moments.opened is None
+
+
+def test_the_viewer_a_moment_opens_has_the_panels_given(lib, rollouts):
+    torch = pytest.importorskip("torch")
+    from agent_widget.torch import QValues
+
+    torch.manual_seed(0)
+    net = torch.nn.Linear(4, 2)
+
+    def angle(step):
+        return f"angle {step.obs[2]:.3f}"
+
+    moments = lib.moments(LEANING, panels={"Q": QValues(net), "pole": angle})
+    viewer = moments.open_moment(0)
+    episode, t = leaning(rollouts)[0]
+    assert [panel["name"] for panel in viewer.panels] == ["Q", "pole"]
+    expected = net(torch.as_tensor(rollouts[episode].observations[t])).detach().numpy()
+    np.testing.assert_allclose(np.asarray(viewer.card("Q")), expected, rtol=1e-6)
+    assert viewer.card("pole") == f"angle {rollouts[episode].observations[t][2]:.3f}"
+
+
+def test_panels_given_unnamed_are_refused_when_the_list_is_made(lib):
+    with pytest.raises(ValueError, match="a lambda has no name to show on its card"):
+        lib.moments(LEANING, panels=[lambda step: step.t])

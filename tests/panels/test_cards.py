@@ -441,3 +441,31 @@ def test_a_result_too_big_for_bars_is_an_error_card():
     assert "20,000,000 values; bars show at most 10,000" in card.meta["message"]
     big = compute(lambda step: {str(i): 1.0 for i in range(10_001)}, step_at())
     assert "10,001 values" in big.meta["message"]
+
+
+def test_a_card_keeps_the_value_returned_and_counts_it_in_its_bytes():
+    """A heatmap's card is a few hundred bytes of levels; the 2 MB map it was made of is
+    kept beside it (for viewer.card), so the cache's bound counts both."""
+    heat = np.zeros((512, 512))
+    card = card_of(heat)
+    assert card.returned.get() is heat
+    assert card.nbytes > heat.nbytes > 50 * sum(len(b) for b in card.buffers)
+
+
+def test_a_card_of_a_figure_counts_the_pixels_its_canvas_keeps():
+    figure = Figure(figsize=(4, 3), dpi=100)
+    figure.add_subplot().plot([0, 1])
+    card = card_of(figure)
+    assert card.returned.get() is figure
+    assert card.nbytes > 4 * 400 * 300
+
+
+def test_a_card_of_a_panel_that_raised_raises_it_again_each_time_read():
+    def broken(step):
+        raise KeyError(f"no key at {step.t}")
+
+    returned = compute(broken, step_at(1)).returned
+    for _ in range(2):  # raising again does not grow its traceback
+        with pytest.raises(KeyError, match="no key at 1") as raised:
+            returned.get()
+        assert [entry.name for entry in raised.traceback][-2:] == ["compute", "broken"]

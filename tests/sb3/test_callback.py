@@ -115,3 +115,41 @@ def test_with_several_envs_a_checkpoint_is_taken_at_the_first_step_past_each_mul
     assert Checkpoints(library, RUN).steps == [252, 500]
     model.learn(200, callback=callback, reset_num_timesteps=False)
     assert Checkpoints(library, RUN).steps == [252, 500, 752]
+
+
+def stacked_cartpole() -> gym.Env:
+    """CartPole seen as its last 2 observations, flattened (8 numbers)."""
+    env = gym.wrappers.FrameStackObservation(gym.make("CartPole-v1"), 2)
+    return gym.wrappers.FlattenObservation(env)
+
+
+def dqn_on(env: gym.Env) -> DQN:
+    return DQN("MlpPolicy", env, learning_starts=100, seed=0, device="cpu")
+
+
+def test_the_run_remembers_its_wrapped_env_for_the_viewer_the_next_morning(tmp_path):
+    """A training on a wrapped env; the viewer opened later, given nothing but the run,
+    makes the env again (id and gymnasium's wrappers, from the episodes) to render the
+    frames, and its Q-values panel reads the stacked observations."""
+    from agent_widget.checkpoints import CheckpointViewer
+    from agent_widget.torch import QValues
+
+    model = dqn_on(stacked_cartpole())
+    callback = RecordCheckpoints(stacked_cartpole, every=200, seeds=[0], library=tmp_path)
+    model.learn(400, callback=callback)
+    run = f"CartPole-v1/DQN/{callback.recorder.run}"
+    spec = RunLibrary(tmp_path).open(run)[0].metadata["env_spec"]
+    assert [w["name"] for w in spec["additional_wrappers"]] == [
+        "FrameStackObservation",
+        "FlattenObservation",
+    ]
+    viewer = CheckpointViewer(tmp_path, run, model=dqn_on(stacked_cartpole()))
+    viewer.add_panel("Q", QValues)
+    episode = viewer.episode
+    assert viewer.message == ""
+    assert episode.rollout.frames[0].shape == (400, 600, 3)
+    assert len(episode.rollout.frames) == episode.length
+    then = viewer.checkpoints.load_weights(viewer.training_step, dqn_on(stacked_cartpole()).policy)
+    with torch.no_grad():
+        expected = then.q_net(torch.as_tensor(episode.rollout.observations[1])[None])[0].numpy()
+    np.testing.assert_allclose(np.asarray(episode.card("Q", 1)), expected, rtol=1e-5)
