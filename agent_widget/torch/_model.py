@@ -29,6 +29,7 @@ from torch import nn
 
 from agent_widget.episodes import box_shape, describe_space
 from agent_widget.panels import EpisodeData, Step
+from agent_widget.recording import normalization
 
 Preprocess = Callable[[Any], torch.Tensor]
 """Turns a batch of observations (stacked numpy, or a dict of them) into the model's input."""
@@ -65,6 +66,10 @@ class AgentModel:
             float32 of them (SB3 models: the policy's own conversion).
         action_space: the env's action space; by default an SB3 model's own, else
             the one the episode's metadata keeps (see :meth:`resolve`).
+        normalize: what observations go through before ``preprocess``: by default an
+            SB3 model's own ``VecNormalize`` (``get_vec_normalize_env()``), else none;
+            a ``VecNormalize`` saved apart, a function of a batch, or False for none
+            (see :func:`agent_widget.recording.record`).
     """
 
     def __init__(
@@ -72,8 +77,11 @@ class AgentModel:
         model: Any,
         preprocess: Preprocess | None = None,
         action_space: gym.Space[Any] | None = None,
+        normalize: Any = None,
     ) -> None:
         self.space = None if action_space is None else describe_space(action_space)
+        self.normalization = normalization(model, normalize)
+        """The observations' normalisation the model is fed with (None: raw)."""
         if _is_sb3(model):
             from agent_widget.torch import _sb3 as sb3
 
@@ -117,8 +125,12 @@ class AgentModel:
         return torch.device("cpu") if parameter is None else parameter.device
 
     def inputs(self, observations: Sequence[Any]) -> torch.Tensor:
-        """The model's float input for a list of observations, on the model's device."""
-        tensor = self.preprocess(_stacked(observations))
+        """The model's float input for a list of observations (normalized first, if the
+        model was trained on normalized ones), on the model's device."""
+        batch = _stacked(observations)
+        if self.normalization is not None:
+            batch = self.normalization.apply(batch)
+        tensor = self.preprocess(batch)
         return tensor.to(self.device, torch.float32)
 
     def outputs(self, inputs: torch.Tensor) -> Outputs:

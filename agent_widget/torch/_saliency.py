@@ -75,6 +75,9 @@ class Saliency:
             whole frame (right for Atari preprocessing, which shrinks the whole screen).
         to_frame: any other mapping, ``to_frame(map, (height, width)) -> map``.
         feature_names: labels of a vector observation's features.
+        normalize: what observations go through first, for a model trained under
+            SB3's ``VecNormalize`` (by default the model's own; see :class:`Policy`);
+            the map is of the normalized observation the network sees.
         **options: passed on to Captum's ``attribute`` (e.g. ``n_steps=50`` for
             integrated gradients, ``nt_samples``/``stdevs`` for SmoothGrad) or, for
             perturbation, to :func:`~agent_widget.torch._perturbation.perturbation_scores`
@@ -100,6 +103,7 @@ class Saliency:
         crop: Crop | None = None,
         to_frame: ToFrame | None = None,
         feature_names: Sequence[str] | None = None,
+        normalize: Any = None,
         **options: Any,
     ) -> None:
         if method not in METHODS:
@@ -117,7 +121,7 @@ class Saliency:
                              "blurs all stacked frames at once")  # fmt: skip
         if crop is not None and to_frame is not None:
             raise ValueError("give crop (a box of the frame) or to_frame (a function), not both")
-        self.model = AgentModel(model, preprocess, action_space)
+        self.model = AgentModel(model, preprocess, action_space, normalize)
         self.method = method
         self.target = target
         self.channel_axis = channel_axis
