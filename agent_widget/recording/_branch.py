@@ -37,7 +37,12 @@ from agent_widget.format import (
 from agent_widget.recording._env_states import SavedStates, can_save, restore_state
 from agent_widget.recording._episode_buffer import EpisodeBuffer
 from agent_widget.recording._minari import ReplayDivergenceError
-from agent_widget.recording._normalization import KEY, normalization, normalized, noted
+from agent_widget.recording._normalization import (
+    NORMALIZATION_KEY,
+    normalization,
+    normalized,
+    noted,
+)
 from agent_widget.recording._policies import PolicyFunction, as_policy, split_policy_output
 from agent_widget.recording._recording_metadata import spec_id
 
@@ -285,7 +290,7 @@ def _joined(original: Rollout, t: int, action: Any, future: Rollout) -> Rollout:
         if name in future.extras and np.asarray(values).shape[1:] == future.extras[name].shape[1:]
     }
     metadata = {
-        **{key: value for key, value in original.metadata.items() if key != KEY},
+        **{key: value for key, value in original.metadata.items() if key != NORMALIZATION_KEY},
         **future.metadata,  # when it was made, and the normalisation its policy used
         "branch": {"t": t, "action": plain(action), "of": parent(original.metadata)},
     }

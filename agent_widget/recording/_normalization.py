@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-KEY = "observation_normalization"
+NORMALIZATION_KEY = "observation_normalization"
 """The metadata entry of a rollout whose policy saw normalized observations."""
 
 Normalize = Callable[[Any], Any]
@@ -121,8 +121,8 @@ def normalization(model: Any, normalize: Any = None) -> Normalization | None:
 
 
 def noted(metadata: Mapping[str, Any] | None, found: Normalization | None) -> dict[str, Any]:
-    """``metadata`` with :data:`KEY` saying ``found`` (the user's own entry wins)."""
-    return {**({} if found is None else {KEY: found.describe()}), **(metadata or {})}
+    """``metadata`` with :data:`NORMALIZATION_KEY` saying ``found`` (the user's own entry wins)."""
+    return {**({} if found is None else {NORMALIZATION_KEY: found.describe()}), **(metadata or {})}
 
 
 def normalized(policy: Callable[[Any], Any], found: Normalization | None) -> Callable[[Any], Any]:

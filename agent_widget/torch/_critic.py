@@ -16,25 +16,25 @@ import numpy as np
 import torch
 
 from agent_widget.panels import Step
-from agent_widget.recording import Normalization
 from agent_widget.torch._bars import ActionBars
-from agent_widget.torch._model import observation
+from agent_widget.torch._model import AgentModel, observation
 
 
 class Critics:
     """The bars of an SB3 continuous actor-critic's critics at a step (see the module
     docstring). Actions go to the critics scaled to [-1, 1], as SB3 trains them, and
-    observations normalized as the model was trained on them (``normalization``)."""
+    observations normalized as the model was trained on them (``agent``'s normalisation)."""
 
-    def __init__(self, model: Any, normalization: Normalization | None = None) -> None:
+    def __init__(self, model: Any, agent: AgentModel) -> None:
         self.model = model
-        self.normalization = normalization
+        self.agent = agent
 
     def __call__(self, step: Step) -> ActionBars | None:
         policy = self.model.policy
+        self.agent.check_normalization(step.rollout)
         seen = observation(step)
-        if self.normalization is not None:
-            seen = self.normalization.apply(seen)
+        if self.agent.normalization is not None:
+            seen = self.agent.normalization.apply(seen)
         obs, _ = policy.obs_to_tensor(seen)
         own, _ = self.model.predict(seen, deterministic=True)
         actions = {"π": own}

@@ -29,7 +29,7 @@ from torch import nn
 
 from agent_widget.episodes import box_shape, describe_space
 from agent_widget.panels import EpisodeData, Step
-from agent_widget.recording import normalization
+from agent_widget.recording import NORMALIZATION_KEY, normalization
 
 Preprocess = Callable[[Any], torch.Tensor]
 """Turns a batch of observations (stacked numpy, or a dict of them) into the model's input."""
@@ -82,6 +82,7 @@ class AgentModel:
         self.space = None if action_space is None else describe_space(action_space)
         self.normalization = normalization(model, normalize)
         """The observations' normalisation the model is fed with (None: raw)."""
+        self._raw_asked = normalize is False
         if _is_sb3(model):
             from agent_widget.torch import _sb3 as sb3
 
@@ -99,11 +100,28 @@ class AgentModel:
     def resolve(self, episode: EpisodeData) -> None:
         """Takes the action space from an episode, unless already known: the one its
         metadata keeps, else what its actions are (whole numbers: discrete; vectors of
-        floats: a ``Box`` of their shape), else it stays unknown."""
+        floats: a ``Box`` of their shape), else it stays unknown. Checks the episode's
+        normalisation too (:meth:`check_normalization`)."""
+        self.check_normalization(episode)
         if self.space is not None:
             return
         kept = episode.metadata.get("action_space")
         self.space = dict(kept) if isinstance(kept, Mapping) else _space_of(episode.actions)
+
+    def check_normalization(self, episode: EpisodeData) -> None:
+        """ValueError when the episode's policy saw normalized observations (its metadata
+        says so) and this model would be fed raw ones, numbers it was not trained on;
+        unless raw ones were asked for (``normalize=False``)."""
+        said = episode.metadata.get(NORMALIZATION_KEY)
+        if said and self.normalization is None and not self._raw_asked:
+            kind = said.get("kind") if isinstance(said, Mapping) else said
+            raise ValueError(
+                f"the episode's policy saw normalized observations ({kind}; its "
+                f"metadata[{NORMALIZATION_KEY!r}]) and this panel's model has no "
+                "normalisation: pass normalize= the VecNormalize it was trained with "
+                '(VecNormalize.load("vecnormalize.pkl", venv)), or normalize=False to '
+                "show its outputs on raw observations anyway"
+            )
 
     def require_discrete(self, episode: EpisodeData, what: str) -> None:
         """ValueError saying ``what`` reads discrete actions, when the actions are continuous."""

@@ -73,7 +73,7 @@ class QValues:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         self.model = AgentModel(model, preprocess, normalize=normalize)
         # An SB3 SAC/TD3/DDPG: its critics score the action taken and the actor's own.
-        self._critics = Critics(model, self.model.normalization) if has_critics(model) else None
+        self._critics = Critics(model, self.model) if has_critics(model) else None
         if self.model.box is not None and self._critics is None:
             raise ValueError(
                 f"QValues reads Q-values per discrete action; {type(model).__name__} acts in "

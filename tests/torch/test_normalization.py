@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from stable_baselines3 import PPO
+from stable_baselines3 import PPO, SAC
 from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
 from agent_widget.panels import Step
@@ -74,3 +74,26 @@ def test_sac_critics_score_the_normalized_observation():
             float(q) for q in model.critic(obs, own)
         ]
     np.testing.assert_allclose(np.asarray(bars), expected, atol=1e-5)
+
+
+def test_a_model_without_the_normalisation_its_episode_saw_is_refused(tmp_path, episode):
+    """The episode was recorded with the model's own VecNormalize; the same model loaded
+    from its zip alone has none, and would show numbers it was never trained on."""
+    trained().save(tmp_path / "model.zip")
+    loaded = PPO.load(tmp_path / "model.zip", device="cpu")
+    with pytest.raises(ValueError, match="the episode's policy saw normalized observations"):
+        Policy(loaded)(Step(episode, T))
+    with pytest.raises(ValueError, match=r"pass normalize= the VecNormalize it was trained with"):
+        Saliency(loaded, target=0)(Step(episode, T))
+    raw = Policy(loaded, normalize=False)(Step(episode, T))  # asked for: shown
+    np.testing.assert_allclose(np.asarray(raw), mean(trained(), episode.observations[T])[0],
+                               atol=1e-6)  # fmt: skip
+
+
+def test_sac_critics_without_the_normalisation_are_refused_too(tmp_path):
+    model = trained_sac()
+    rollout = record(pendulum(), model, seed=0, max_steps=5)
+    model.save(tmp_path / "sac.zip")
+    loaded = SAC.load(tmp_path / "sac.zip", device="cpu")
+    with pytest.raises(ValueError, match="the episode's policy saw normalized observations"):
+        QValues(loaded)(Step(rollout, 2))
