@@ -12,7 +12,7 @@ plain numbers, for files written without pickle (each checkpoint's, beside its w
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,7 @@ Normalize = Callable[[Any], Any]
 """A batch (or one) of raw observations -> the observations the model was trained on."""
 
 # Statistics of at most this many values are kept whole in a rollout's metadata.
-SHOWN_VALUES = 4096
+SHOWN_VALUES = 1024
 
 
 @dataclass(frozen=True)
@@ -74,12 +74,13 @@ class ObservationStatistics:
 @dataclass(frozen=True)
 class Normalization:
     """How observations reach the policy: ``apply`` to them, ``source`` where it came from
-    (``"model"`` or ``"normalize="``), ``statistics`` when they are VecNormalize's."""
+    (``"model"`` or ``"normalize="``), ``name`` what it is, ``statistics`` when they are
+    VecNormalize's."""
 
     apply: Normalize
     source: str
+    name: str
     statistics: ObservationStatistics | None = None
-    name: str = field(default="function")
 
     def describe(self) -> dict[str, Any]:
         """The metadata entry ``"observation_normalization"`` of a rollout recorded with it."""
@@ -112,7 +113,7 @@ def normalization(model: Any, normalize: Any = None) -> Normalization | None:
         return _from_vec_normalize(normalize, "normalize=")
     if callable(normalize):
         name = getattr(normalize, "__qualname__", type(normalize).__name__)
-        return Normalization(normalize, "normalize=", name=f"function {name}")
+        return Normalization(normalize, "normalize=", f"function {name}")
     raise TypeError(
         "normalize must be a VecNormalize (VecNormalize.load(path, venv) of the model's "
         "vecnormalize.pkl), a function of a batch of observations, False for none, or None "
@@ -137,7 +138,8 @@ def _from_vec_normalize(vec_normalize: Any, source: str) -> Normalization | None
     try:
         statistics = ObservationStatistics.of(vec_normalize)
     except ValueError:  # dict observations: used, not kept
-        return Normalization(vec_normalize.normalize_obs, source, name=type(vec_normalize).__name__)
+        return Normalization(vec_normalize.normalize_obs, source, type(vec_normalize).__name__)
     if statistics is None:  # norm_obs=False: rewards only
         return None
-    return Normalization(statistics.normalize_obs, source, statistics, type(vec_normalize).__name__)
+    name = type(vec_normalize).__name__
+    return Normalization(statistics.normalize_obs, source, name, statistics)

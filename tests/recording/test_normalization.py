@@ -4,6 +4,7 @@ normalized as in training, the rollout keeps them raw and says which normalisati
 from __future__ import annotations
 
 import numpy as np
+import pettingzoo
 import pytest
 from stable_baselines3 import PPO
 from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
@@ -107,3 +108,9 @@ def test_statistics_normalize_as_vec_normalize_does():
     np.testing.assert_array_equal(mine, stats.normalize_obs(obs))
     assert mine.dtype == np.float32
     assert np.abs(mine).max() == stats.clip_obs
+
+
+def test_normalize_for_many_agents_is_refused_saying_where_it_goes():
+    game = pettingzoo.make("aec", "classic/tictactoe-v3")
+    with pytest.raises(ValueError, match="normalize= is for a single-agent env's policy"):
+        record(game, lambda agent, obs: 0, seed=0, normalize=lambda obs: obs)
