@@ -8,10 +8,11 @@ checkpoints loads each once.
 
 The model the user passes is never changed: a Stable-Baselines3 model is copied
 with its own policy (its replay buffer and env are shared, not copied: panels only
-run the policy's networks), a module is deep-copied, a factory is called. An SB3
-copy's ``get_vec_normalize_env()`` gives its checkpoint's observation statistics (None
-for a checkpoint saved without), never the training env's latest: the panels feed its
-network observations normalized as they were at that checkpoint.
+run the policy's networks), a module is deep-copied, a factory is called. Each copy's
+``get_vec_normalize_env()`` (SB3's method, given to a module too) gives its
+checkpoint's observation statistics (None for a checkpoint saved without), never an
+SB3 model's training env's latest: the torch panels feed its network observations
+normalized as they were at that checkpoint.
 """
 
 from __future__ import annotations
@@ -63,9 +64,8 @@ class Networks:
                 return self._loaded[step]
         network = self._copy()
         self._checkpoints.load_weights(step, _module(network))
-        if _is_sb3(network):
-            statistics = self._checkpoints.statistics(step)
-            network.get_vec_normalize_env = lambda: statistics  # the panels' normalisation
+        statistics = self._checkpoints.statistics(step)
+        network.get_vec_normalize_env = lambda: statistics  # what the torch panels ask
         _module(network).eval()
         with self._lock:
             self.loads += 1

@@ -7,17 +7,20 @@ import pickle
 
 import numpy as np
 import pytest
+import torch
 from torch import nn
 
 from agent_widget.checkpoints import (
     CheckpointRecorder,
     Checkpoints,
+    CheckpointViewer,
     WeightsFileError,
     save_weights,
 )
 from agent_widget.checkpoints._obs_statistics import read_statistics, save_statistics
 from agent_widget.library import RunLibrary
 from agent_widget.recording import ObservationStatistics
+from agent_widget.torch import QValues
 from tests.cartpole import cartpole
 
 RUN = "CartPole-v1/torch/loop"
@@ -78,3 +81,25 @@ def test_a_checkpoint_without_statistics_has_none_and_a_lost_file_says_so(tmp_pa
     (checkpoints.folder / "checkpoint-0000000002.obs-statistics.safetensors").unlink()
     with pytest.raises(WeightsFileError, match=r"obs-statistics\.safetensors: cannot be read"):
         checkpoints.statistics(2)
+
+
+def test_the_viewer_feeds_a_torch_loops_networks_their_own_statistics(tmp_path):
+    library = RunLibrary(tmp_path)
+    recorder = CheckpointRecorder(lambda: cartpole(None), seeds=[0], library=library, run="loop")
+    torch.manual_seed(0)
+    net = nn.Linear(4, 2)
+    for step, shift in ((1, 0.0), (2, 0.5)):
+        recorder.record(step, lambda obs: 0, network=net, normalize=statistics(shift))
+    viewer = CheckpointViewer(library, RUN, model=nn.Linear(4, 2), ahead=False)
+    viewer.add_panel("Q", QValues)
+    try:
+        for index, (step, shift) in enumerate(((1, 0.0), (2, 0.5))):
+            viewer.checkpoint = index
+            card = viewer.episode._panels.card_now("Q", 2)[1]
+            raw = Checkpoints(library, RUN).recorded(step, 0).observations[2]
+            obs = statistics(shift).normalize_obs(raw)
+            with torch.no_grad():
+                expected = net(torch.as_tensor(obs)).numpy()
+            np.testing.assert_allclose(np.frombuffer(card.buffers[0], "<f8"), expected, rtol=1e-6)
+    finally:
+        viewer.close()
