@@ -21,10 +21,11 @@ from typing import Any
 import gymnasium as gym
 from torch import nn
 
+from agent_widget.checkpoints._obs_statistics import read_statistics
 from agent_widget.checkpoints._weights import WeightsFileError, load_weights
 from agent_widget.episodes import Rollout
 from agent_widget.library import RunLibrary
-from agent_widget.recording import render_frames
+from agent_widget.recording import ObservationStatistics, render_frames
 
 
 class Checkpoints:
@@ -59,6 +60,7 @@ class Checkpoints:
         self._rendering: dict[str, threading.Lock] = {}  # episode file -> its render's lock
         self._index: dict[int, dict[int, str]] = {}  # step -> seed -> episode file
         self._weights: dict[int, str] = {}  # step -> weights file
+        self._statistics: dict[int, str] = {}  # step -> observation statistics file
         self._envs: dict[int, set[str]] = {}  # step -> the env ids of its episodes
         self._positions: dict[str, int] = {}  # episode file -> index in self.episodes
         self.failures: dict[tuple[int, int], str] = {}
@@ -92,6 +94,8 @@ class Checkpoints:
             self._envs.setdefault(step, set()).add(str(metadata.get("env_id")))
             if isinstance(metadata.get("checkpoint"), str):
                 self._weights[step] = metadata["checkpoint"]
+            if isinstance(metadata.get("observation_statistics"), str):
+                self._statistics[step] = metadata["observation_statistics"]
             if metadata.get("evaluation_error"):
                 self.failures[step, seed] = str(metadata["evaluation_error"])
         return sorted(self._index.keys() - before)
@@ -175,6 +179,15 @@ class Checkpoints:
                 "or removed)"
             )
         return load_weights(path, module)
+
+    def statistics(self, step: int) -> ObservationStatistics | None:
+        """The observation statistics (``VecNormalize``'s) the checkpoint of ``step`` was
+        evaluated with, read without pickle; None when it had none. A
+        :class:`WeightsFileError` when their file is missing or is not one."""
+        self._checkpoint(step)
+        if step not in self._statistics:
+            return None
+        return read_statistics(self.folder / self._statistics[step])
 
     def _checkpoint(self, step: int) -> dict[int, str]:
         if step not in self._index:

@@ -8,7 +8,11 @@ checkpoints loads each once.
 
 The model the user passes is never changed: a Stable-Baselines3 model is copied
 with its own policy (its replay buffer and env are shared, not copied: panels only
-run the policy's networks), a module is deep-copied, a factory is called.
+run the policy's networks), a module is deep-copied, a factory is called. Each copy's
+``get_vec_normalize_env()`` (SB3's method, given to a module too) gives its
+checkpoint's observation statistics (None for a checkpoint saved without), never an
+SB3 model's training env's latest: the torch panels feed its network observations
+normalized as they were at that checkpoint.
 """
 
 from __future__ import annotations
@@ -60,6 +64,8 @@ class Networks:
                 return self._loaded[step]
         network = self._copy()
         self._checkpoints.load_weights(step, _module(network))
+        statistics = self._checkpoints.statistics(step)
+        network.get_vec_normalize_env = lambda: statistics  # what the torch panels ask
         _module(network).eval()
         with self._lock:
             self.loads += 1
@@ -79,7 +85,7 @@ class Networks:
         model = self._model
         if _is_sb3(model):
             clone = copy.copy(model)  # shares the replay buffer and env, not the networks
-            clone.policy = copy.deepcopy(model.policy)
+            clone.policy = _same_architecture(model.policy)
             aliases = getattr(clone, "_create_aliases", None)  # DQN's q_net, SAC's actor...
             if aliases is not None:
                 aliases()
@@ -90,6 +96,15 @@ class Networks:
         if not isinstance(made, nn.Module):
             raise TypeError(f"the model factory returned a {type(made).__name__}, not an nn.Module")
         return made
+
+
+def _same_architecture(policy: nn.Module) -> nn.Module:
+    """A new SB3 policy of ``policy``'s architecture, made as SB3's ``load`` makes one
+    (from its constructor parameters), its weights to be loaded. Not a deep copy: a PPO
+    just trained on a Box keeps its last Gaussian, tensors of a graph, which torch
+    refuses to deep-copy."""
+    made = type(policy)(**policy._get_constructor_parameters())  # type: ignore[operator]
+    return made.to(next(policy.parameters()).device)
 
 
 def _module(network: Any) -> nn.Module:

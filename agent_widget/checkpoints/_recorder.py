@@ -5,12 +5,19 @@ weights are saved beside them, in a run of a :class:`~agent_widget.library.RunLi
 
     <run>/episode-NNN.rollout              one per seed per checkpoint
     <run>/checkpoint-0000005000.safetensors  the weights at training step 5000
+    <run>/checkpoint-0000005000.obs-statistics.safetensors  its VecNormalize statistics
 
 Each episode's metadata says which checkpoint it shows (``training_step``, and the
 weights' file name as ``checkpoint``). The episodes are recorded without frames: the
 env renders nothing during training (rendering costs several times the policy's
 forward pass), and the frames are made by replaying the actions from the seed when
 the episode is first shown (:func:`~agent_widget.recording.render_frames`).
+
+A model trained under SB3's ``VecNormalize`` is evaluated on observations normalized
+as it is trained at that moment (its own ``get_vec_normalize_env()``, or the
+``normalize=`` given), and those statistics are saved beside its weights, without
+pickle (:mod:`~agent_widget.checkpoints._obs_statistics`): the viewer feeds each
+checkpoint's network with its own, not the statistics the training ended with.
 
 A policy that raises during an evaluation does not stop the training: the steps it
 played are kept as an episode whose ``metadata["evaluation_error"]`` says what
@@ -29,10 +36,11 @@ from typing import Any
 import gymnasium as gym
 from torch import nn
 
+from agent_widget.checkpoints._obs_statistics import save_statistics, statistics_file
 from agent_widget.checkpoints._weights import save_weights
 from agent_widget.episodes import Rollout
 from agent_widget.library import RunLibrary
-from agent_widget.recording import record
+from agent_widget.recording import normalization, record
 
 EnvMaker = Callable[[], gym.Env[Any, Any]]
 
@@ -98,7 +106,9 @@ class CheckpointRecorder:
         self.failures: list[str] = []
         """What each evaluation that raised said (also in its episode's metadata)."""
 
-    def record(self, step: int, policy: Any, network: nn.Module | None = None) -> list[Rollout]:
+    def record(
+        self, step: int, policy: Any, network: nn.Module | None = None, *, normalize: Any = None
+    ) -> list[Rollout]:
         """Evaluate ``policy`` once per seed and save ``network``'s weights, as the
         checkpoint at training step ``step``; the episodes recorded.
 
@@ -108,15 +118,24 @@ class CheckpointRecorder:
                 ``predict``.
             network: the module whose ``state_dict()`` is saved; without it only the
                 episodes are recorded.
+            normalize: what the policy's observations go through, as for
+                :func:`~agent_widget.recording.record`: by default a model's own
+                ``VecNormalize``. Its statistics, when it has them, are saved too.
         """
         step = int(step)
         name = checkpoint_file(step)
         env = self._environment()
+        found = normalization(policy, normalize)
+        statistics = None if found is None else found.statistics
         metadata = {"training_step": step, "checkpoint": name if network is not None else None}
+        if statistics is not None:
+            metadata["observation_statistics"] = statistics_file(step)
         episodes = []
         for seed in self.seeds:  # a loop, not a comprehension: warnings name the caller's line
-            episodes.append(self._evaluate(env, policy, seed, metadata))
+            episodes.append(self._evaluate(env, policy, seed, metadata, normalize))
         run = self.library.add(episodes, algorithm=self.algorithm, run=self.run, params=self.params)
+        if statistics is not None:  # before the weights: a reader waits for those
+            save_statistics(statistics, Path(run.path) / statistics_file(step))
         if network is not None:
             save_weights(network.state_dict(), Path(run.path) / name)
         return episodes
@@ -134,7 +153,12 @@ class CheckpointRecorder:
         return self._env
 
     def _evaluate(
-        self, env: gym.Env[Any, Any], policy: Any, seed: int, metadata: dict[str, Any]
+        self,
+        env: gym.Env[Any, Any],
+        policy: Any,
+        seed: int,
+        metadata: dict[str, Any],
+        normalize: Any,
     ) -> Rollout:
         """One episode, or the steps played before the policy (or the env) raised."""
         try:
@@ -146,6 +170,7 @@ class CheckpointRecorder:
                 deterministic=self.deterministic,
                 algorithm=self.algorithm,
                 metadata=metadata,
+                normalize=normalize,
             )
         except Exception as error:
             message = (

@@ -17,6 +17,10 @@ from agent_widget.recording._agent_policies import AgentPolicies as AgentPolicie
 from agent_widget.recording._branch import branch
 from agent_widget.recording._branch_agents import branch_agents
 from agent_widget.recording._minari import from_minari
+from agent_widget.recording._normalization import NORMALIZATION_KEY as NORMALIZATION_KEY
+from agent_widget.recording._normalization import Normalization as Normalization
+from agent_widget.recording._normalization import ObservationStatistics as ObservationStatistics
+from agent_widget.recording._normalization import normalization as normalization
 from agent_widget.recording._record import record
 from agent_widget.recording._record_agents import pettingzoo_api as pettingzoo_api
 from agent_widget.recording._record_vector import record_vector

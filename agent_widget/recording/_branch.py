@@ -37,6 +37,12 @@ from agent_widget.format import (
 from agent_widget.recording._env_states import SavedStates, can_save, restore_state
 from agent_widget.recording._episode_buffer import EpisodeBuffer
 from agent_widget.recording._minari import ReplayDivergenceError
+from agent_widget.recording._normalization import (
+    NORMALIZATION_KEY,
+    normalization,
+    normalized,
+    noted,
+)
 from agent_widget.recording._policies import PolicyFunction, as_policy, split_policy_output
 from agent_widget.recording._recording_metadata import spec_id
 
@@ -49,6 +55,7 @@ def branch(
     env: gym.Env[Any, Any] | Callable[[], gym.Env[Any, Any]],
     policy: PolicyFunction | Any,
     max_steps: int = 10_000,
+    normalize: Any = None,
 ) -> Rollout:
     """``rollout`` up to position ``t``, then ``action`` at ``t`` instead of the recorded
     one, then ``policy`` until the episode ends or ``max_steps`` more actions.
@@ -63,6 +70,8 @@ def branch(
         policy: as for :func:`record` (a function, or a model's deterministic ``predict``);
             extras it gives under the episode's names carry on.
         max_steps: the most actions from ``t`` on.
+        normalize: as for :func:`record` (by default a model's own ``VecNormalize``); the
+            branch's metadata says the one its policy used.
 
     Raises:
         ReplayDivergenceError: the env did not replay the episode from its seed.
@@ -100,9 +109,10 @@ def branch(
     renders = rollout.frames is not None
     frame = rollout.frames[t] if rollout.frames is not None else None  # as the env's
     states = SavedStates(env, None, offset=t)  # by default, as record's: where the parent's fall
-    future = EpisodeBuffer(obs, info, frame, renders, metadata={}, states=states)
+    found = normalization(policy, normalize)
+    future = EpisodeBuffer(obs, info, frame, renders, metadata=noted({}, found), states=states)
     try:
-        _play(env, as_policy(policy), future, obs, action, max_steps, renders)
+        _play(env, normalized(as_policy(policy), found), future, obs, action, max_steps, renders)
     except BaseException as error:
         future.cut()
         error.rollout = _joined(rollout, t, action, future.to_rollout())  # type: ignore[attr-defined]
@@ -280,8 +290,8 @@ def _joined(original: Rollout, t: int, action: Any, future: Rollout) -> Rollout:
         if name in future.extras and np.asarray(values).shape[1:] == future.extras[name].shape[1:]
     }
     metadata = {
-        **original.metadata,
-        "created": future.metadata["created"],
+        **{key: value for key, value in original.metadata.items() if key != NORMALIZATION_KEY},
+        **future.metadata,  # when it was made, and the normalisation its policy used
         "branch": {"t": t, "action": plain(action), "of": parent(original.metadata)},
     }
     # Both parts are rollouts already (checked, JSON-able infos): joined as they are.

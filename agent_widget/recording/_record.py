@@ -19,6 +19,7 @@ from agent_widget.episodes import Rollout
 from agent_widget.recording._agent_policies import AgentPolicies
 from agent_widget.recording._interrupts import interrupts_held
 from agent_widget.recording._kept_note import kept_note
+from agent_widget.recording._normalization import normalization, normalized, noted
 from agent_widget.recording._policies import PolicyFunction, as_policy, split_policy_output
 from agent_widget.recording._record_agents import pettingzoo_api, record_agents
 from agent_widget.recording._record_wrapper import RecordRollout
@@ -38,6 +39,7 @@ def record(
     path: str | os.PathLike[str] | None = None,
     states_every: int | None = None,
     agent_observations: bool | None = None,
+    normalize: Any = None,
 ) -> Rollout:
     """Run ``policy`` in ``env`` for one episode and return it as a :class:`Rollout`.
 
@@ -88,6 +90,13 @@ def record(
         seed: passed to ``env.reset``.
         max_steps: the most actions to take.
         deterministic: passed to a model's ``predict`` (not used for a function).
+        normalize: what the policy's observations go through first, for a model trained
+            under Stable-Baselines3's ``VecNormalize`` (whose ``predict`` does not
+            normalize): by default (None) the model's own
+            ``model.get_vec_normalize_env()``, if it has one; a ``VecNormalize`` saved
+            apart (``VecNormalize.load("vecnormalize.pkl", venv)``, RL Zoo's); a function
+            of the observation; False for none. The rollout keeps the raw observations,
+            and its ``metadata["observation_normalization"]`` says which was used.
         agent: a name for the agent, kept in the metadata.
         algorithm: the training algorithm, kept in the metadata.
         metadata: further metadata; overrides the recorded values on clashes.
@@ -118,6 +127,8 @@ def record(
         ('CartPole-v1', ['LEFT', 'RIGHT'])
         >>> long = record(env, policy, seed=0, path="long.rollout")  # doctest: +SKIP
         >>> rollout = record(env, PPO.load("cartpole"), seed=0)  # doctest: +SKIP
+        >>> stats = VecNormalize.load("vecnormalize.pkl", DummyVecEnv([make]))  # doctest: +SKIP
+        >>> rollout = record(env, PPO.load("halfcheetah"), normalize=stats)  # doctest: +SKIP
         >>> game = connect_four_v3.env(render_mode="rgb_array")  # doctest: +SKIP
         >>> pick = lambda agent, obs: int(np.flatnonzero(obs["action_mask"])[0])  # doctest: +SKIP
         >>> record(game, pick, seed=0).acting_agent[:2]  # doctest: +SKIP
@@ -125,6 +136,11 @@ def record(
     """
     api = pettingzoo_api(env)
     if api is not None:
+        if normalize not in (None, False):
+            raise ValueError(
+                "normalize= is for a single-agent env's policy; give each agent's policy "
+                "function its own normalisation instead"
+            )
         return record_agents(
             env,
             AgentPolicies(policy, deterministic),
@@ -135,12 +151,13 @@ def record(
             path=path,
             agent_observations=agent_observations,
         )
-    act = as_policy(policy, deterministic)
+    found = normalization(policy, normalize)
+    act = normalized(as_policy(policy, deterministic), found)
     recorder = RecordRollout(
         env,
         agent=agent,
         algorithm=algorithm,
-        metadata=metadata,
+        metadata=noted(metadata, found),
         path=path,
         states_every=states_every,
     )

@@ -15,6 +15,7 @@ from agent_widget.format import Spool
 from agent_widget.recording._episode_buffer import EpisodeBuffer
 from agent_widget.recording._gymnasium_vector import GymnasiumSteps
 from agent_widget.recording._interrupts import interrupts_held
+from agent_widget.recording._normalization import normalization, normalized, noted
 from agent_widget.recording._policies import PolicyFunction, as_policy, split_policy_output
 from agent_widget.recording._recording_metadata import base_metadata, labels
 from agent_widget.recording._sb3_vector import SB3Steps, is_sb3_vec_env
@@ -33,6 +34,7 @@ def record_vector(
     algorithm: str | None = None,
     metadata: Mapping[str, Any] | None = None,
     directory: str | os.PathLike[str] | None = None,
+    normalize: Any = None,
 ) -> list[Rollout]:
     """Run a batched policy on a vector env; return its sub-envs' episodes.
 
@@ -42,7 +44,9 @@ def record_vector(
     imported). ``policy`` maps a batch of observations to a batch of actions (or to
     ``(actions, extras)`` with each extra batched along the first axis), or is a
     model with ``predict(obs, deterministic=...)`` (Stable-Baselines3's), called on
-    the batch.
+    the batch. ``normalize`` is as for :func:`~agent_widget.recording.record` (by default
+    a model's own ``VecNormalize``), applied to the batch; the rollouts keep the raw
+    observations.
 
     By default each sub-env's first episode is kept, ``rollouts[i]`` from sub-env
     ``i``. With ``episodes=N``, N whole episodes are kept, sub-env ``i`` giving
@@ -104,17 +108,18 @@ def record_vector(
         >>> rollouts = record_vector(venv, model, seed=0, episodes=8)  # doctest: +SKIP
     """
     steps: VectorSteps = SB3Steps(envs) if is_sb3_vec_env(envs) else _gymnasium(envs)
+    found = normalization(policy, normalize)
     recording = _Recording(
         steps,
         episode_targets(episodes, steps.num_envs),
         seed,
         directory,
-        labels(agent, algorithm, metadata),
+        labels(agent, algorithm, noted(metadata, found)),
     )
     try:
         with interrupts_held():  # each sub-env's file and the episode that writes it, or none
             recording.begin(steps.reset(seed))
-        recording.run(as_policy(policy, deterministic), max_steps)
+        recording.run(normalized(as_policy(policy, deterministic), found), max_steps)
         with interrupts_held():  # filed whole; a Ctrl-C meanwhile is raised after
             rollouts = recording.rollouts()
     except BaseException as error:  # the policy, the env, Ctrl-C: keep what was recorded

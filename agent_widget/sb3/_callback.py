@@ -4,7 +4,10 @@ Every ``every`` environment steps it hands the model (its deterministic ``predic
 and its policy's network to a :class:`~agent_widget.checkpoints.CheckpointRecorder`:
 one evaluation episode per seed, and ``model.policy.state_dict()`` as safetensors.
 The evaluation runs in an env of its own, so the training env's episodes and the
-training's random state are left as they were.
+training's random state are left as they were. A model trained under ``VecNormalize``
+is evaluated on observations normalized with its statistics of that moment, which are
+saved beside the weights (safetensors, no pickle) for the viewer to feed that
+checkpoint's network with.
 """
 
 from __future__ import annotations

@@ -17,20 +17,26 @@ import torch
 
 from agent_widget.panels import Step
 from agent_widget.torch._bars import ActionBars
-from agent_widget.torch._model import observation
+from agent_widget.torch._model import AgentModel, observation
 
 
 class Critics:
     """The bars of an SB3 continuous actor-critic's critics at a step (see the module
-    docstring). Actions go to the critics scaled to [-1, 1], as SB3 trains them."""
+    docstring). Actions go to the critics scaled to [-1, 1], as SB3 trains them, and
+    observations normalized as the model was trained on them (``agent``'s normalisation)."""
 
-    def __init__(self, model: Any) -> None:
+    def __init__(self, model: Any, agent: AgentModel) -> None:
         self.model = model
+        self.agent = agent
 
     def __call__(self, step: Step) -> ActionBars | None:
         policy = self.model.policy
-        obs, _ = policy.obs_to_tensor(observation(step))
-        own, _ = self.model.predict(observation(step), deterministic=True)
+        self.agent.check_normalization(step.rollout)
+        seen = observation(step)
+        if self.agent.normalization is not None:
+            seen = self.agent.normalization.apply(seen)
+        obs, _ = policy.obs_to_tensor(seen)
+        own, _ = self.model.predict(seen, deterministic=True)
         actions = {"π": own}
         if step.action is not None:
             actions = {"a": step.action, **actions}

@@ -29,6 +29,7 @@ from torch import nn
 
 from agent_widget.episodes import box_shape, describe_space
 from agent_widget.panels import EpisodeData, Step
+from agent_widget.recording import NORMALIZATION_KEY, normalization
 
 Preprocess = Callable[[Any], torch.Tensor]
 """Turns a batch of observations (stacked numpy, or a dict of them) into the model's input."""
@@ -65,6 +66,10 @@ class AgentModel:
             float32 of them (SB3 models: the policy's own conversion).
         action_space: the env's action space; by default an SB3 model's own, else
             the one the episode's metadata keeps (see :meth:`resolve`).
+        normalize: what observations go through before ``preprocess``: by default an
+            SB3 model's own ``VecNormalize`` (``get_vec_normalize_env()``), else none;
+            a ``VecNormalize`` saved apart, a function of a batch, or False for none
+            (see :func:`agent_widget.recording.record`).
     """
 
     def __init__(
@@ -72,8 +77,12 @@ class AgentModel:
         model: Any,
         preprocess: Preprocess | None = None,
         action_space: gym.Space[Any] | None = None,
+        normalize: Any = None,
     ) -> None:
         self.space = None if action_space is None else describe_space(action_space)
+        self.normalization = normalization(model, normalize)
+        """The observations' normalisation the model is fed with (None: raw)."""
+        self._raw_asked = normalize is False
         if _is_sb3(model):
             from agent_widget.torch import _sb3 as sb3
 
@@ -91,11 +100,28 @@ class AgentModel:
     def resolve(self, episode: EpisodeData) -> None:
         """Takes the action space from an episode, unless already known: the one its
         metadata keeps, else what its actions are (whole numbers: discrete; vectors of
-        floats: a ``Box`` of their shape), else it stays unknown."""
+        floats: a ``Box`` of their shape), else it stays unknown. Checks the episode's
+        normalisation too (:meth:`check_normalization`)."""
+        self.check_normalization(episode)
         if self.space is not None:
             return
         kept = episode.metadata.get("action_space")
         self.space = dict(kept) if isinstance(kept, Mapping) else _space_of(episode.actions)
+
+    def check_normalization(self, episode: EpisodeData) -> None:
+        """ValueError when the episode's policy saw normalized observations (its metadata
+        says so) and this model would be fed raw ones, numbers it was not trained on;
+        unless raw ones were asked for (``normalize=False``)."""
+        said = episode.metadata.get(NORMALIZATION_KEY)
+        if said and self.normalization is None and not self._raw_asked:
+            kind = said.get("kind") if isinstance(said, Mapping) else said
+            raise ValueError(
+                f"the episode's policy saw normalized observations ({kind}; its "
+                f"metadata[{NORMALIZATION_KEY!r}]) and this panel's model has no "
+                "normalisation: pass normalize= the VecNormalize it was trained with "
+                '(VecNormalize.load("vecnormalize.pkl", venv)), or normalize=False to '
+                "show its outputs on raw observations anyway"
+            )
 
     def require_discrete(self, episode: EpisodeData, what: str) -> None:
         """ValueError saying ``what`` reads discrete actions, when the actions are continuous."""
@@ -117,8 +143,12 @@ class AgentModel:
         return torch.device("cpu") if parameter is None else parameter.device
 
     def inputs(self, observations: Sequence[Any]) -> torch.Tensor:
-        """The model's float input for a list of observations, on the model's device."""
-        tensor = self.preprocess(_stacked(observations))
+        """The model's float input for a list of observations (normalized first, if the
+        model was trained on normalized ones), on the model's device."""
+        batch = _stacked(observations)
+        if self.normalization is not None:
+            batch = self.normalization.apply(batch)
+        tensor = self.preprocess(batch)
         return tensor.to(self.device, torch.float32)
 
     def outputs(self, inputs: torch.Tensor) -> Outputs:

@@ -40,6 +40,11 @@ class Policy:
         action_space: the env's action space, for an episode that does not keep it in
             its metadata (recorded episodes do; an SB3 model knows its own).
         batch_size: observations per forward pass when the whole episode is run.
+        normalize: what observations go through first, for a model trained under
+            SB3's ``VecNormalize``: by default the model's own
+            (``model.get_vec_normalize_env()``); a ``VecNormalize`` loaded apart
+            (``VecNormalize.load("vecnormalize.pkl", venv)``), a function of a batch of
+            observations, or False for none.
 
     Examples:
         >>> import torch
@@ -57,13 +62,14 @@ class Policy:
         preprocess: Preprocess | None = None,
         action_space: gym.Space[Any] | None = None,
         batch_size: int = BATCH_SIZE,
+        normalize: Any = None,
     ) -> None:
         if is_q_network(model):
             raise TypeError(
                 f"Policy shows a policy's actions; a {type(model).__name__} has Q-values and "
                 "no policy (a softmax of them is not what it does): use QValues(model)"
             )
-        self.model = AgentModel(model, preprocess, action_space)
+        self.model = AgentModel(model, preprocess, action_space, normalize)
         self.batch_size = batch_size
 
     def __call__(self, step: Step) -> ActionBars:

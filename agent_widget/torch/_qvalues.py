@@ -47,6 +47,11 @@ class QValues:
         scale: ``"episode"`` (axis fixed over the episode), a ``(low, high)`` pair, or
             ``None`` (each step fits its own values).
         batch_size: observations per forward pass when the whole episode is run.
+        normalize: what observations go through first, for a model trained under
+            SB3's ``VecNormalize``: by default the model's own
+            (``model.get_vec_normalize_env()``); a ``VecNormalize`` loaded apart
+            (``VecNormalize.load("vecnormalize.pkl", venv)``), a function of a batch of
+            observations, or False for none.
 
     Examples:
         >>> import torch
@@ -67,12 +72,13 @@ class QValues:
         advantages: bool = False,
         scale: str | tuple[float, float] | None = "episode",
         batch_size: int = BATCH_SIZE,
+        normalize: Any = None,
     ) -> None:
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
-        self.model = AgentModel(model, preprocess)
+        self.model = AgentModel(model, preprocess, normalize=normalize)
         # An SB3 SAC/TD3/DDPG: its critics score the action taken and the actor's own.
-        self._critics = Critics(model) if has_critics(model) else None
+        self._critics = Critics(model, self.model) if has_critics(model) else None
         if self.model.box is not None and self._critics is None:
             raise ValueError(
                 f"QValues reads Q-values per discrete action; {type(model).__name__} acts in "

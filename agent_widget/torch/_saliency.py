@@ -88,6 +88,9 @@ class Saliency:
             grid and its card is drawn beside the frame, not over it. ``True`` or
             ``False`` decides without the check.
         feature_names: labels of a vector observation's features.
+        normalize: what observations go through first, for a model trained under
+            SB3's ``VecNormalize`` (by default the model's own; see :class:`Policy`);
+            the map is of the normalized observation the network sees.
         **options: passed on to Captum's ``attribute`` (e.g. ``n_steps=50`` for
             integrated gradients, ``nt_samples``/``stdevs`` for SmoothGrad) or, for
             perturbation, to :func:`~agent_widget.torch._perturbation.perturbation_scores`
@@ -114,6 +117,7 @@ class Saliency:
         to_frame: ToFrame | None = None,
         over_frame: bool | None = None,
         feature_names: Sequence[str] | None = None,
+        normalize: Any = None,
         **options: Any,
     ) -> None:
         if method not in METHODS:
@@ -131,7 +135,7 @@ class Saliency:
                              "blurs all stacked frames at once")  # fmt: skip
         if crop is not None and to_frame is not None:
             raise ValueError("give crop (a box of the frame) or to_frame (a function), not both")
-        self.model = AgentModel(model, preprocess, action_space)
+        self.model = AgentModel(model, preprocess, action_space, normalize)
         self.role = role_of(model)
         self.method = method
         self.target = target
