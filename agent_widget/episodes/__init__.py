@@ -12,7 +12,9 @@ containers are the layer below (:mod:`agent_widget.format`).
 # name actions and read action spaces); not the user API.
 from agent_widget.episodes._action_names import action_names as action_names
 from agent_widget.episodes._action_names import known_action_names as known_action_names
+from agent_widget.episodes._action_names import space_names as space_names
 from agent_widget.episodes._action_space import ActionNames as ActionNames
+from agent_widget.episodes._action_space import agent_names as agent_names
 from agent_widget.episodes._action_space import agent_spaces as agent_spaces
 from agent_widget.episodes._action_space import box_shape as box_shape
 from agent_widget.episodes._action_space import describe_space as describe_space

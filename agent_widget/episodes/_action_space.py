@@ -45,6 +45,8 @@ def describe_space(space: spaces.Space[Any]) -> dict[str, Any]:
         return {"type": "MultiDiscrete", "nvec": np.asarray(space.nvec).tolist()}
     if isinstance(space, spaces.MultiBinary):
         return {"type": "MultiBinary", "n": np.asarray(space.n).tolist()}
+    if isinstance(space, spaces.Dict):
+        return {"type": "Dict", "keys": [str(key) for key in space.spaces]}
     return {"type": type(space).__name__}
 
 
@@ -81,6 +83,24 @@ def agent_spaces(described: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     return {"action_space": None, "agent_action_spaces": {k: dict(v) for k, v in described.items()}}
 
 
+def agent_names(names: Mapping[str, Sequence[str] | None]) -> dict[str, Any]:
+    """What a multi-agent episode's metadata says of its agents' action names, from each
+    agent's (None where not known): ``action_names`` where every agent has the same,
+    else ``agent_action_names`` by agent, for those that have names.
+
+    Examples:
+        >>> agent_names({"a": ["UP", "DOWN"], "b": ["UP", "DOWN"]})
+        {'action_names': ['UP', 'DOWN']}
+        >>> agent_names({"a": ["UP", "DOWN"], "b": None})
+        {'action_names': None, 'agent_action_names': {'a': ['UP', 'DOWN']}}
+    """
+    first, *others = names.values()
+    if all(other == first for other in others):
+        return {"action_names": None if first is None else list(first)}
+    own = {agent: list(agent_names) for agent, agent_names in names.items() if agent_names}
+    return {"action_names": None, "agent_action_names": own}
+
+
 def agent_space(metadata: Mapping[str, Any], agent: str) -> Any:
     """The description of ``agent``'s action space in a multi-agent episode's metadata:
     its own where the agents' differ, else the episode's one (None where not kept)."""
@@ -96,18 +116,26 @@ ActionNames = Sequence[str] | Mapping[str, Sequence[str]]
 
 def names_fit(names: Sequence[str], space: Any) -> bool:
     """Whether a list of action names names the actions of the space ``space``
-    describes: a ``Discrete`` one of as many actions (None, a space not kept: assumed
-    to, as before spaces were kept).
+    describes: a ``Discrete`` one of as many actions, the dimensions of a ``Box`` of as
+    many, a ``Dict``'s keys (None, a space not kept: assumed to, as before spaces were
+    kept).
 
     Examples:
         >>> names_fit(["LEFT", "RIGHT"], {"type": "Discrete", "n": 2, "start": 0})
         True
-        >>> names_fit(["LEFT", "RIGHT"], {"type": "Box", "shape": [2]})
+        >>> names_fit(["LEFT", "RIGHT"], {"type": "Box", "shape": [3]})
         False
+        >>> names_fit(["thigh", "shin"], {"type": "Box", "shape": [2]})
+        True
     """
     if not isinstance(space, Mapping):
         return True
-    return space.get("type") == "Discrete" and space.get("n") == len(names)
+    kind = space.get("type")
+    if kind == "Box":
+        return space.get("shape") == [len(names)]
+    if kind == "Dict":
+        return space.get("keys") == list(names)
+    return kind == "Discrete" and space.get("n") == len(names)
 
 
 def kept_names(metadata: Mapping[str, Any]) -> Any:
@@ -120,8 +148,8 @@ def own_names(names: ActionNames, metadata: Mapping[str, Any], agent: str) -> li
     """The action names that name ``agent``'s actions: its own where ``names`` is a dict
     by agent; else the one list where the agents share one action space, and where they
     differ (the metadata's ``agent_action_spaces``) only for an agent whose own space it
-    fits (a Discrete one of as many actions), so a speaker's three words never name
-    another agent's five moves."""
+    fits (:func:`names_fit`), so a speaker's three words never name another agent's
+    five moves."""
     if isinstance(names, Mapping):
         return list(names.get(agent, ()))
     own = metadata.get("agent_action_spaces")
