@@ -18,6 +18,7 @@ from agent_widget.episodes._action_space import agent_names as agent_names
 from agent_widget.episodes._action_space import agent_spaces as agent_spaces
 from agent_widget.episodes._action_space import box_shape as box_shape
 from agent_widget.episodes._action_space import describe_space as describe_space
+from agent_widget.episodes._action_space import given_names as given_names
 from agent_widget.episodes._action_space import kept_names as kept_names
 from agent_widget.episodes._action_space import names_fit as names_fit
 from agent_widget.episodes._action_space import own_names as own_names
@@ -27,6 +28,7 @@ from agent_widget.episodes._checked_input import warn_dropped as warn_dropped
 from agent_widget.episodes._files import load, save
 from agent_widget.episodes._lent import lend as lend
 from agent_widget.episodes._rollout import Rollout
+from agent_widget.episodes._rollout import named as named
 from agent_widget.format import RolloutFileError
 
 __all__ = ["Rollout", "RolloutFileError", "load", "save"]

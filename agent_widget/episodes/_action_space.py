@@ -144,6 +144,34 @@ def kept_names(metadata: Mapping[str, Any]) -> Any:
     return metadata.get("agent_action_names") or metadata.get("action_names")
 
 
+def given_names(names: Any) -> list[str] | dict[str, list[str]] | None:
+    """Action names as a user gives them (``action_names=``): None, a list of strings, or
+    a dict of such lists by agent; anything else a ValueError saying so."""
+    if names is None:
+        return None
+    if isinstance(names, Mapping):
+        return {str(agent): _name_list(own) for agent, own in names.items()}
+    return _name_list(names)
+
+
+def with_names(metadata: Mapping[str, Any], names: ActionNames | None) -> dict[str, Any]:
+    """``metadata`` with ``names`` (:func:`given_names`) as the episode's action names,
+    winning over those it keeps: a list as ``action_names`` (names by agent dropped),
+    a dict as ``agent_action_names``. None leaves it as it is.
+
+    Examples:
+        >>> with_names({"action_names": ["0", "1"], "seed": 3}, ["LEFT", "RIGHT"])
+        {'action_names': ['LEFT', 'RIGHT'], 'seed': 3}
+    """
+    names = given_names(names)
+    if names is None:
+        return dict(metadata)
+    if isinstance(names, dict):
+        return {**metadata, "agent_action_names": names}
+    kept = {key: value for key, value in metadata.items() if key != "agent_action_names"}
+    return {**kept, "action_names": names}
+
+
 def own_names(names: ActionNames, metadata: Mapping[str, Any], agent: str) -> list[str]:
     """The action names that name ``agent``'s actions: its own where ``names`` is a dict
     by agent; else the one list where the agents share one action space, and where they
@@ -155,6 +183,14 @@ def own_names(names: ActionNames, metadata: Mapping[str, Any], agent: str) -> li
     own = metadata.get("agent_action_spaces")
     if isinstance(own, Mapping) and not names_fit(names, own.get(agent)):
         return []
+    return list(names)
+
+
+def _name_list(names: Any) -> list[str]:
+    if isinstance(names, str) or not all(isinstance(name, str) for name in names):
+        raise ValueError(
+            f"action_names must be a list of strings or a dict of them by agent, got {names!r:.200}"
+        )
     return list(names)
 
 

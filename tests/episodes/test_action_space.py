@@ -7,10 +7,17 @@ import json
 
 import gymnasium as gym
 import numpy as np
+import pytest
 from gymnasium import spaces
 
 from agent_widget import load, record
-from agent_widget.episodes._action_space import agent_names, box_shape, describe_space, names_fit
+from agent_widget.episodes._action_space import (
+    agent_names,
+    box_shape,
+    describe_space,
+    names_fit,
+    with_names,
+)
 from agent_widget.recording import record_vector
 from tests.cartpole import cartpole, lean
 
@@ -84,3 +91,13 @@ def test_agents_names_are_one_list_where_all_agents_share_them_else_kept_by_agen
         "action_names": None,
         "agent_action_names": {"speaker": ["a", "b"], "listener": moves},
     }
+
+
+def test_names_given_win_over_those_the_metadata_keeps_per_agent_or_as_one_list():
+    kept = {"agent_action_names": {"speaker": ["a", "b"]}, "action_names": None, "seed": 0}
+    assert with_names(kept, ["left", "right"]) == {"action_names": ["left", "right"], "seed": 0}
+    by_agent = with_names(kept, {"speaker": ["left", "top", "right"]})
+    assert by_agent["agent_action_names"] == {"speaker": ["left", "top", "right"]}
+    assert with_names(kept, None) == kept
+    with pytest.raises(ValueError, match=r"a list of strings or a dict of them by agent, got 'ab'"):
+        with_names(kept, {"speaker": "ab"})
