@@ -23,7 +23,7 @@ from torch import nn
 
 from agent_widget.checkpoints._obs_statistics import read_statistics
 from agent_widget.checkpoints._weights import WeightsFileError, load_weights
-from agent_widget.episodes import Rollout
+from agent_widget.episodes import ActionNames, Rollout, given_names, named
 from agent_widget.library import RunLibrary
 from agent_widget.recording import ObservationStatistics, render_frames
 
@@ -40,6 +40,8 @@ class Checkpoints:
             wrappers; see :func:`~agent_widget.recording.render_frames`). Give your own
             for an env with wrappers of another package (a file never makes
             agent-widget import a module).
+        action_names: names of the episodes' actions (as :class:`EpisodeViewer` takes
+            them), over those they keep.
     """
 
     def __init__(
@@ -47,8 +49,10 @@ class Checkpoints:
         library: RunLibrary,
         run: str,
         render_env: Callable[[], gym.Env[Any, Any]] | None = None,
+        action_names: ActionNames | None = None,
     ) -> None:
         self._library, self.run = library, run
+        self._action_names = given_names(action_names)
         self.folder = Path(library.root, run)
         """Where the run's episodes and weights files are (or will be)."""
         self.episodes: Sequence[Rollout] = ()
@@ -132,7 +136,9 @@ class Checkpoints:
         file = self._checkpoint(step).get(seed)
         if file is None:
             raise KeyError(f"no episode of seed {seed} at training step {step}")
-        return self._rendered.get(file) or self.episodes[self._positions[file]]
+        return self._rendered.get(file) or named(
+            self.episodes[self._positions[file]], self._action_names
+        )
 
     def weights_pending(self, step: int) -> bool:
         """Whether the checkpoint of ``step`` names a weights file not there (yet): the

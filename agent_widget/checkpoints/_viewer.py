@@ -47,6 +47,7 @@ from agent_widget.checkpoints._shown_run import (
     page_episodes,
     shown_run,
 )
+from agent_widget.episodes import ActionNames, given_names
 from agent_widget.library import RunLibrary
 from agent_widget.panels import DEFAULT_TIMEOUT
 from agent_widget.viewer import (
@@ -90,6 +91,8 @@ class CheckpointViewer(CheckpointTraits, AgentWidget):
             cards computed, so that the next or previous one shows at once; False spends
             nothing on checkpoints not asked for.
         render_env: as for :class:`Checkpoints`, when ``checkpoints`` is a library.
+        action_names: names of the actions (as :class:`EpisodeViewer` takes them), over
+            those the episodes (or ``checkpoints``) keep.
         title: text above the view; defaults to the run's id.
         **traits: ``checkpoint`` (an index into ``training_steps``, default the last)
             and ``seed`` (default the first, once there is one).
@@ -112,6 +115,7 @@ class CheckpointViewer(CheckpointTraits, AgentWidget):
         poll: float | None = None,
         ahead: bool = True,
         render_env: Callable[[], gym.Env[Any, Any]] | None = None,
+        action_names: ActionNames | None = None,
         title: str | None = None,
         **traits: Any,
     ) -> None:
@@ -128,6 +132,7 @@ class CheckpointViewer(CheckpointTraits, AgentWidget):
                 checkpoints if isinstance(checkpoints, RunLibrary) else RunLibrary(checkpoints)
             )
             checkpoints = Checkpoints(library, run, render_env)
+        self._action_names = given_names(action_names)
         if poll is not None and not 0 < poll < float("inf"):
             raise ValueError(f"poll must be a number of seconds > 0, got {poll}")
         self.checkpoints = checkpoints
@@ -347,6 +352,7 @@ class CheckpointViewer(CheckpointTraits, AgentWidget):
         title = f"training step {step:,} · seed {seed}"
         viewer = EpisodeViewer(
             rollout,
+            action_names=self._action_names,
             title=title,
             step=min(self._wanted, rollout.num_positions - 1),
             timeline_mark=divergence_from_previous(

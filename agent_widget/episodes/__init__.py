@@ -12,10 +12,13 @@ containers are the layer below (:mod:`agent_widget.format`).
 # name actions and read action spaces); not the user API.
 from agent_widget.episodes._action_names import action_names as action_names
 from agent_widget.episodes._action_names import known_action_names as known_action_names
+from agent_widget.episodes._action_names import space_names as space_names
 from agent_widget.episodes._action_space import ActionNames as ActionNames
+from agent_widget.episodes._action_space import agent_names as agent_names
 from agent_widget.episodes._action_space import agent_spaces as agent_spaces
 from agent_widget.episodes._action_space import box_shape as box_shape
 from agent_widget.episodes._action_space import describe_space as describe_space
+from agent_widget.episodes._action_space import given_names as given_names
 from agent_widget.episodes._action_space import kept_names as kept_names
 from agent_widget.episodes._action_space import names_fit as names_fit
 from agent_widget.episodes._action_space import own_names as own_names
@@ -25,6 +28,7 @@ from agent_widget.episodes._checked_input import warn_dropped as warn_dropped
 from agent_widget.episodes._files import load, save
 from agent_widget.episodes._lent import lend as lend
 from agent_widget.episodes._rollout import Rollout
+from agent_widget.episodes._rollout import named as named
 from agent_widget.format import RolloutFileError
 
 __all__ = ["Rollout", "RolloutFileError", "load", "save"]

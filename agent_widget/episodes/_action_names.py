@@ -1,11 +1,16 @@
-"""Human names for discrete actions, shown next to each action in the viewer.
+"""Human names for actions, shown next to each action in the viewer.
 
-Atari (and any env with ``get_action_meanings()``) names its own actions; a few
-gymnasium classics are named here from their documentation.
+From the env's own API where it has one: Atari's ``get_action_meanings()``,
+MiniGrid's ``Actions`` enum (``env.actions``), a ``Dict`` space's keys, MuJoCo's
+actuator names for a ``Box``'s dimensions (an action's components). Else from the
+documentation of a few gymnasium classics and PettingZoo's Knights-Archers-Zombies,
+keyed by entry point.
 """
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -21,6 +26,15 @@ _ACTION_NAMES: dict[str, tuple[str, ...]] = {
     "gymnasium.envs.classic_control.mountain_car:MountainCarEnv": ("LEFT", "NOOP", "RIGHT"),
     "gymnasium.envs.classic_control.acrobot:AcrobotEnv": ("TORQUE -1", "TORQUE 0", "TORQUE +1"),
     "gymnasium.envs.box2d.lunar_lander:LunarLander": ("NOOP", "LEFT", "MAIN", "RIGHT"),
+    # Every agent's (archers' and knights'); "ATTACK" fires an arrow or swings the mace.
+    "pettingzoo.butterfly.knights_archers_zombies.knights_archers_zombies:raw_env": (
+        "FORWARD",
+        "BACKWARD",
+        "TURN CCW",
+        "TURN CW",
+        "ATTACK",
+        "NONE",
+    ),
 }
 
 
@@ -42,15 +56,57 @@ def known_action_names(entry_point: Any, action_space: gym.Space[Any]) -> list[s
 
 
 def action_names(env: gym.Env[Any, Any]) -> list[str] | None:
-    """Names of ``env``'s discrete actions, or None when they are not known.
+    """Names of ``env``'s actions (of a ``Box``'s dimensions), or None when not known.
 
     Examples:
         >>> action_names(gym.make("CartPole-v1"))
         ['LEFT', 'RIGHT']
     """
-    unwrapped = env.unwrapped
-    meanings = getattr(unwrapped, "get_action_meanings", None)
+    meanings = getattr(env.unwrapped, "get_action_meanings", None)
     if callable(meanings):
         return [str(name) for name in meanings()]
+    return space_names(env.unwrapped, env.action_space)
+
+
+def space_names(unwrapped: Any, space: gym.Space[Any]) -> list[str] | None:
+    """Names of the actions of ``space`` that the env ``unwrapped`` (a gymnasium or a
+    PettingZoo one, for one agent's space) says, or its documentation; else None."""
     cls = type(unwrapped)
-    return known_action_names(f"{cls.__module__}:{cls.__qualname__}", env.action_space)
+    return (
+        _enum_names(getattr(unwrapped, "actions", None), space)
+        or _actuator_names(getattr(unwrapped, "model", None), space)
+        or _dict_keys(space)
+        or known_action_names(f"{cls.__module__}:{cls.__qualname__}", space)
+    )
+
+
+def _enum_names(actions: Any, space: gym.Space[Any]) -> list[str] | None:
+    """The names of an enum of the actions (MiniGrid's ``Actions``): one member per
+    action of a ``Discrete`` space, valued 0, 1, ... in order."""
+    if not (isinstance(actions, type) and issubclass(actions, enum.Enum)):
+        return None
+    if not isinstance(space, gym.spaces.Discrete) or space.start != 0:
+        return None
+    members = list(actions)
+    if [member.value for member in members] != list(range(int(space.n))):
+        return None
+    return [member.name for member in members]
+
+
+def _actuator_names(model: Any, space: gym.Space[Any]) -> list[str] | None:
+    """A MuJoCo model's actuator names (``model.actuator(i).name``), one per dimension of
+    a ``Box`` of as many (HalfCheetah's ``bthigh``, ``bshin``, ...); None if one has none."""
+    count = getattr(model, "nu", None)
+    if not callable(getattr(model, "actuator", None)) or not isinstance(count, int):
+        return None
+    if not isinstance(space, gym.spaces.Box) or space.shape != (count,):
+        return None
+    names = [str(model.actuator(i).name) for i in range(count)]
+    return names if all(names) else None
+
+
+def _dict_keys(space: gym.Space[Any]) -> list[str] | None:
+    """A ``Dict`` space's keys: what each part of its actions is."""
+    if isinstance(space, gym.spaces.Dict) and isinstance(space.spaces, Mapping):
+        return [str(key) for key in space.spaces]
+    return None

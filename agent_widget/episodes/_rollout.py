@@ -15,14 +15,14 @@ reads a multi-agent one too.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agent_widget.episodes._action_space import agent_space
+from agent_widget.episodes._action_space import ActionNames, agent_space, with_names
 from agent_widget.episodes._checked_input import checked_json_dicts, numeric_array, step_vector
 from agent_widget.episodes._lent import lent
 from agent_widget.format import (
@@ -360,6 +360,14 @@ class Rollout:
             f"return={total:g}, extras={sorted(self.extras)}, {agents}"
             f"env_id={self.metadata.get('env_id')!r})"
         )
+
+
+def named(rollout: Rollout, action_names: ActionNames | None) -> Rollout:
+    """``rollout`` with ``action_names`` as its actions' names, over those its metadata
+    keeps (None: as it is): what a widget given ``action_names=`` shows."""
+    if action_names is None:
+        return rollout
+    return replace(rollout, metadata=with_names(rollout.metadata, action_names))
 
 
 def _first(flags: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ import traitlets
 from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.compare import CompareViewer
+from agent_widget.episodes import ActionNames, given_names
 from agent_widget.library._shown import shown
 from agent_widget.panels import PanelsGiven, add_panels, panel_list
 from agent_widget.viewer import (
@@ -58,6 +59,8 @@ class Leaderboard(AgentWidget):
         panels: panels of every viewer Open shows (a comparison's in each column), as
             for :class:`Moments`: a dict of name to panel function, or a list of
             :class:`~agent_widget.panels.Panel` s and functions.
+        action_names: the names the viewers it opens give the actions (as
+            :class:`EpisodeViewer` takes them), over those the episodes keep.
 
     Examples:
         >>> board = Leaderboard(RunLibrary("runs/"))  # doctest: +SKIP
@@ -106,10 +109,12 @@ class Leaderboard(AgentWidget):
         *,
         group_by: str | None = None,
         panels: PanelsGiven = None,
+        action_names: ActionNames | None = None,
         **traits: Any,
     ) -> None:
         self.library = library
         self._viewer_panels = panel_list(panels)
+        self._action_names = given_names(action_names)
         super().__init__(group_by=group_by, **traits)
         self.refresh()
         self.on_msg(self._on_message)
@@ -146,7 +151,8 @@ class Leaderboard(AgentWidget):
                 raise ValueError(
                     f"run {run_id!r} has {len(episodes)} episodes, no episode {episode}"
                 )
-            rollouts[_label(rows[run_id], [rows[i] for i in ids])] = shown(episodes[episode])
+            label = _label(rows[run_id], [rows[i] for i in ids])
+            rollouts[label] = shown(episodes[episode], self._action_names)
         title = _title([rows[i] for i in ids], episode)
         viewer: EpisodeViewer | CompareViewer
         if len(rollouts) == 1:

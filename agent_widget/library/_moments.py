@@ -22,6 +22,7 @@ import numpy as np
 import traitlets
 from ipywidgets import DOMWidget, widget_serialization
 
+from agent_widget.episodes import ActionNames, given_names
 from agent_widget.library._shown import shown
 from agent_widget.panels import PanelsGiven, add_panels, panel_list
 from agent_widget.viewer import (
@@ -53,6 +54,8 @@ class Moments(AgentWidget):
         panels: panels of every viewer opened: a dict of name to panel function, or a
             list of :class:`~agent_widget.panels.Panel` s and functions (a function
             named by its ``__name__``, a torch panel by its class: ``QValues``).
+        action_names: the names the viewers it opens give the actions (as
+            :class:`EpisodeViewer` takes them), over those the episodes keep.
 
     Examples:
         >>> Moments(lib, "SELECT run, episode, t FROM steps WHERE reward < -10")  # doctest: +SKIP
@@ -100,8 +103,10 @@ class Moments(AgentWidget):
         *,
         stretches: bool = False,
         panels: PanelsGiven = None,
+        action_names: ActionNames | None = None,
     ) -> None:
         self._viewer_panels = panel_list(panels)
+        self._action_names = given_names(action_names)
         frame = library.query(sql)
         missing = [key for key in _KEYS if key not in frame.columns]
         if missing:
@@ -131,7 +136,7 @@ class Moments(AgentWidget):
             raise ValueError(f"no moment {index}: there are {len(self.rows)}")
         moment = self._moments[index]
         run, episode, t = str(moment["run"]), int(moment["episode"]), int(moment["t"])
-        rollout = shown(self.library.open(run)[episode])
+        rollout = shown(self.library.open(run)[episode], self._action_names)
         marks = np.zeros(rollout.num_steps, np.float32)
         found = self._steps[(moment["run"], moment["episode"])]
         marks[found[(found >= 0) & (found < len(marks))]] = 1.0

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from agent_widget.episodes import Rollout, load
+from agent_widget.episodes import ActionNames, Rollout, load
 from agent_widget.format import is_url, remove_stale
 from agent_widget.library._bucket import BucketRuns
 from agent_widget.library._new_run import new_run
@@ -301,12 +301,20 @@ class RunLibrary:
             )
         return found
 
-    def moments(self, sql: str, *, stretches: bool = False, panels: PanelsGiven = None) -> Moments:
+    def moments(
+        self,
+        sql: str,
+        *,
+        stretches: bool = False,
+        panels: PanelsGiven = None,
+        action_names: ActionNames | None = None,
+    ) -> Moments:
         """The steps ``sql`` finds (it must give ``run``, ``episode`` and ``t``, as
         ``SELECT run, episode, t ... FROM steps`` does) as a widget: one row per step,
         or per stretch of consecutive steps with ``stretches=True``; clicking a row
         opens the viewer at that episode and step, under the list, the found steps
-        marked on its timeline, with ``panels`` (see :class:`Moments`).
+        marked on its timeline, with ``panels``, its actions named by ``action_names``
+        where given (see :class:`Moments`).
 
         Examples:
             >>> lib.moments("SELECT run, episode, t, td_error FROM steps "
@@ -315,7 +323,7 @@ class RunLibrary:
         """
         from agent_widget.library._moments import Moments
 
-        return Moments(self, sql, stretches=stretches, panels=panels)
+        return Moments(self, sql, stretches=stretches, panels=panels, action_names=action_names)
 
     def _step_tables(self) -> StepTables:
         """The library's step tables, for queries (ImportError without the ``sql`` extra)."""
@@ -343,19 +351,23 @@ class RunLibrary:
         return self._segments
 
     def leaderboard(
-        self, group_by: Literal["env", "algorithm"] | None = None, *, panels: PanelsGiven = None
+        self,
+        group_by: Literal["env", "algorithm"] | None = None,
+        *,
+        panels: PanelsGiven = None,
+        action_names: ActionNames | None = None,
     ) -> Leaderboard:
         """This library as a widget: the table, sortable and filterable, grouped by
         ``group_by`` (see :class:`Leaderboard`); ticked runs open in an EpisodeViewer or
-        a CompareViewer, with ``panels`` (as for :meth:`moments`). ``display(lib)``
-        shows it too.
+        a CompareViewer, with ``panels`` (as for :meth:`moments`), their actions named
+        by ``action_names`` where given. ``display(lib)`` shows it too.
 
         Examples:
             >>> lib.leaderboard(panels=[QValues(q_net)])  # doctest: +SKIP
         """
         from agent_widget.library._leaderboard import Leaderboard
 
-        return Leaderboard(self, group_by=group_by, panels=panels)
+        return Leaderboard(self, group_by=group_by, panels=panels, action_names=action_names)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.leaderboard()._repr_mimebundle_(**kwargs)

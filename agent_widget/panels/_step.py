@@ -52,7 +52,8 @@ class Step:
             ``observations``, ``actions``, ``rewards``, ``terminated``,
             ``truncated``, ``infos``, ``extras``, ``metadata``, ``num_steps``,
             ``num_positions`` and ``returns``.
-        action_names: names of the discrete actions (may be empty).
+        action_names: names of the discrete actions, or of a continuous action's
+            components (may be empty).
 
     Examples:
         >>> from agent_widget.episodes import Rollout

@@ -77,6 +77,12 @@ def record(
     PettingZoo forbids is a ValueError naming the agent and step, the steps before it
     kept.
 
+    The metadata keeps the env's id, the seed, the action space and the names of the
+    actions where the env says them (Atari's meanings, MiniGrid's ``Actions``, a
+    ``Dict`` space's keys, a MuJoCo env's actuators for its action's components) or
+    its documentation does (gymnasium's classics, Knights-Archers-Zombies): the viewer
+    reads them out.
+
     Args:
         env: any gymnasium env; it is reset with ``seed`` and left open. Or a
             PettingZoo ``AECEnv`` or ``ParallelEnv`` (``render_mode="rgb_array"`` for

@@ -35,7 +35,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from agent_widget.episodes import AgentRows, Rollout, agent_spaces, describe_space
+from agent_widget.episodes import (
+    AgentRows,
+    Rollout,
+    agent_names,
+    agent_spaces,
+    describe_space,
+    space_names,
+)
 from agent_widget.format import Spool
 from agent_widget.recording._agent_policies import ActionSource, action_mask, check_legal
 from agent_widget.recording._episode_buffer import EpisodeBuffer
@@ -112,12 +119,17 @@ class _Recording:
         )
         name = env.metadata.get("name") if isinstance(env.metadata, Mapping) else None
         spaces = {agent: describe_space(env.action_space(agent)) for agent in self.names}
+        unwrapped = getattr(env, "unwrapped", env)
+        names = agent_names(
+            {agent: space_names(unwrapped, env.action_space(agent)) for agent in self.names}
+        )
+        first = env.action_space(self.names[0])
         self.metadata = {
-            **base_metadata(
-                name or type(env).__name__, seed, None, env.action_space(self.names[0]), labels
-            ),
+            **base_metadata(name or type(env).__name__, seed, names.pop("action_names"), first, {}),
             **agent_spaces(spaces),
+            **names,
             "pettingzoo_api": api,
+            **labels,  # the user's metadata wins on clashes, as of one agent's episode
         }
         self.truncated_any = False
         self.buffer: EpisodeBuffer | None = None

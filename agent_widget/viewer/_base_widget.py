@@ -13,11 +13,13 @@ import anywidget
 
 from agent_widget.viewer._closing import ClosesItsLayout
 from agent_widget.viewer._kernel_owned import KernelOwnedTraits
+from agent_widget.viewer._known_options import RefusesUnknownOptions
 from agent_widget.viewer._marimo import OpensOutsideMarimoCells
 from agent_widget.viewer._saved_copy import SavedCopy
 
 
 class AgentWidget(
+    RefusesUnknownOptions,
     KernelOwnedTraits,
     OpensOutsideMarimoCells,
     ClosesItsLayout,
@@ -30,6 +32,8 @@ class AgentWidget(
 
     What each widget gets from it, and why:
 
+    - a keyword it does not take is refused (:class:`RefusesUnknownOptions`), naming
+      the option probably meant: traitlets only warns, unseen, and the option is lost;
     - read-only traits stay the kernel's (:class:`KernelOwnedTraits`): a page cannot
       set a viewer's ``length`` or replace its ``panels``;
     - it opens in marimo outside a running cell (:class:`OpensOutsideMarimoCells`),

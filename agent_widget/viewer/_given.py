@@ -7,12 +7,12 @@ An argument refused is named in the error, with what it should be.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from agent_widget.episodes import ActionNames, Rollout
+from agent_widget.episodes import ActionNames, Rollout, given_names
 from agent_widget.format import ArrayFrames, Frames, ImageFrames
 
 # A vector extra's lines on the timeline: more than HalfCheetah's 6 action dimensions,
@@ -67,25 +67,16 @@ def checked_names(
 ) -> list[str] | dict[str, list[str]]:
     """The names as a list, or a dict of lists by agent, each agent one of ``agents``
     (a misspelt one would otherwise name nothing, silently)."""
+    names = given_names(names)
     if names is None:
         return []
-    if not isinstance(names, Mapping):
-        return _name_list(names)
-    strangers = [agent for agent in names if agent not in agents]
+    strangers = [agent for agent in names if agent not in agents] if isinstance(names, dict) else []
     if strangers:
         raise ValueError(
             f"action_names names agent(s) {strangers} this episode does not have "
             f"(its agents: {list(agents)})"
         )
-    return {str(agent): _name_list(own) for agent, own in names.items()}
-
-
-def _name_list(names: Any) -> list[str]:
-    if isinstance(names, str) or not all(isinstance(name, str) for name in names):
-        raise ValueError(
-            f"action_names must be a list of strings or a dict of them by agent, got {names!r:.200}"
-        )
-    return list(names)
+    return names
 
 
 def timeline_extra(rollout: Rollout, name: str) -> Any:

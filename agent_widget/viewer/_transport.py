@@ -132,19 +132,25 @@ def _narrowest(array: np.ndarray) -> np.dtype:
 
 
 def action_text(action: Any, names: Sequence[str] = ()) -> str:
-    """How the readout shows an action: ``"2 (RIGHT)"`` with names, ``"[0.1, -0.3]"`` for vectors.
+    """How the readout shows an action: ``"2 (RIGHT)"`` with names, ``"[0.1, -0.3]"`` for
+    vectors, each component named where a continuous action's dimensions have names.
 
     An empty action (rollouts recorded without actions hold shape ``(T, 0)``) reads ``""``.
 
     Examples:
         >>> action_text(np.int64(2), ["NOOP", "FIRE", "RIGHT"])
         '2 (RIGHT)'
+        >>> action_text(np.array([0.5, -1.0]), ["thigh", "shin"])
+        '[thigh 0.5, shin -1]'
     """
     array = np.asarray(action)
     if array.size == 0:
         return ""
     if array.ndim > 0:
-        return "[" + ", ".join(action_text(item) for item in array) + "]"
+        texts = [action_text(item) for item in array]
+        if array.ndim == 1 and array.dtype.kind == "f" and len(names) == len(texts):
+            texts = [f"{name} {text}" for name, text in zip(names, texts, strict=True)]
+        return "[" + ", ".join(texts) + "]"
     if array.dtype.kind in "biu":
         index = int(array)
         return f"{index} ({names[index]})" if 0 <= index < len(names) else str(index)

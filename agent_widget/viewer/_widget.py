@@ -73,8 +73,11 @@ class EpisodeViewer(
         extras: names of per-step extras of the rollout to draw on the timeline: shape
             ``(T,)`` as a line, ``(T, k)`` (k <= 8, e.g. a continuous action's mean) as
             k lines named ``name[i]``.
-        action_names: names of the discrete actions; defaults to the rollout's
-            ``metadata["agent_action_names"]`` or ``metadata["action_names"]``. Of a
+        action_names: names of the discrete actions, or of a continuous action's
+            components (HalfCheetah's ``bthigh``, ...: the readout shows ``[bthigh
+            0.1, ...]``); defaults to the rollout's ``metadata["agent_action_names"]``
+            or ``metadata["action_names"]`` (what the env says, see
+            :func:`agent_widget.record`). Of a
             multi-agent episode, a dict of them by agent names each agent's own; one
             list names the actions of every agent whose action space it fits (all of
             them where the agents share one space).

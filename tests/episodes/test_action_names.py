@@ -1,5 +1,6 @@
-"""Every action-name table says what each action does: each name is checked against the
-env's own behaviour, one step from a known state, so a swapped pair fails."""
+"""Every action name says what the action does: each name, from the env's API or from
+its documentation, is checked against the env's own behaviour, one step from a known
+state, so a swapped pair fails."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agent_widget.episodes._action_names import action_names
+from agent_widget.episodes._action_names import action_names, space_names
 
 
 def after(env_id: str, name: str, set_up: Any = None, seed: int = 0, **kwargs: Any) -> tuple:
@@ -97,3 +98,79 @@ def test_lunar_lander():
     horizontal = {n: o[2] for n, o in after_each.items()}
     assert horizontal["LEFT"] < horizontal["NOOP"] < horizontal["RIGHT"]
     assert np.isclose(vertical["LEFT"], vertical["NOOP"], atol=0.01)
+
+
+def test_minigrid_names_its_actions_from_its_actions_enum():
+    pytest.importorskip("minigrid")
+    env = gym.make("MiniGrid-Empty-8x8-v0")
+    names = action_names(env)
+    assert names == ["left", "right", "forward", "pickup", "drop", "toggle", "done"]
+
+    def after(name: str) -> tuple[tuple[int, int], int]:
+        env.reset(seed=0)
+        env.unwrapped.agent_pos, env.unwrapped.agent_dir = (3, 3), 0  # facing east
+        env.step(names.index(name))
+        return tuple(int(x) for x in env.unwrapped.agent_pos), env.unwrapped.agent_dir
+
+    assert after("forward") == ((4, 3), 0)
+    assert after("left") == ((3, 3), 3)  # turned to face north
+    assert after("right") == ((3, 3), 1)  # south
+    assert after("done") == ((3, 3), 0)
+
+
+def test_half_cheetah_names_each_action_dimension_by_the_actuator_it_drives(monkeypatch):
+    monkeypatch.setenv("MUJOCO_GL", "egl")
+    pytest.importorskip("mujoco")
+    env = gym.make("HalfCheetah-v5")
+    names = action_names(env)
+    assert names == ["bthigh", "bshin", "bfoot", "fthigh", "fshin", "ffoot"]
+    model, data = env.unwrapped.model, env.unwrapped.data
+
+    def velocities(action: np.ndarray) -> np.ndarray:
+        env.reset(seed=0)
+        env.step(action)
+        return data.qvel.copy()
+
+    still = velocities(np.zeros(6, np.float32))
+    for i, name in enumerate(names):
+        push = np.zeros(6, np.float32)
+        push[i] = 1.0
+        change = np.abs(velocities(push) - still)
+        # The joint of that name moves most: rootx, rootz and rooty (the body) aside.
+        joints = [model.joint(j).name for j in range(3, model.njnt)]
+        moved = joints[
+            int(np.argmax([change[model.jnt_dofadr[model.joint(j).id]] for j in joints]))
+        ]
+        assert moved == name
+
+
+@pytest.mark.parametrize("agent", ["archer_0", "knight_0"])
+def test_knights_archers_zombies_names_every_agents_actions_as_documented(agent):
+    kaz = pytest.importorskip("pettingzoo.butterfly.knights_archers_zombies_v11")
+
+    def after(name: str) -> tuple[tuple[int, int], tuple[float, float], int]:
+        env = kaz.parallel_env()
+        env.reset(seed=0)
+        names = space_names(env.unwrapped, env.action_space(agent))
+        assert names is not None
+        player = env.unwrapped.agent_map[agent]
+        env.step({a: names.index(name if a == agent else "NONE") for a in env.agents})
+        return tuple(player.rect.center), tuple(player.direction), len(player.weapons)
+
+    (_, y), heading, weapons = after("NONE")
+    assert (heading, weapons) == ((0.0, -1.0), 0)  # facing up the screen, unarmed
+    assert after("FORWARD")[0][1] < y < after("BACKWARD")[0][1]  # up, down the screen
+    assert after("TURN CCW")[1][0] < 0 < after("TURN CW")[1][0]  # turned left, right
+    assert after("ATTACK")[2] == 1  # an arrow shot, or the mace swung
+
+
+def test_a_dict_spaces_actions_are_named_by_its_keys():
+    class Steering(gym.Env):
+        """An env whose action has parts: how hard to steer, and whether to brake."""
+
+        action_space = gym.spaces.Dict(
+            {"steer": gym.spaces.Box(-1, 1, (1,)), "brake": gym.spaces.Discrete(2)}
+        )
+        observation_space = gym.spaces.Discrete(1)
+
+    assert action_names(Steering()) == ["brake", "steer"]  # the space's order (sorted)

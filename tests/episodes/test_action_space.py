@@ -7,10 +7,17 @@ import json
 
 import gymnasium as gym
 import numpy as np
+import pytest
 from gymnasium import spaces
 
 from agent_widget import load, record
-from agent_widget.episodes._action_space import box_shape, describe_space
+from agent_widget.episodes._action_space import (
+    agent_names,
+    box_shape,
+    describe_space,
+    names_fit,
+    with_names,
+)
 from agent_widget.recording import record_vector
 from tests.cartpole import cartpole, lean
 
@@ -58,3 +65,39 @@ def test_an_episode_without_a_known_space_is_not_taken_for_a_box():
     assert box_shape({}) is None
     assert box_shape({"action_space": {"type": "Box", "shape": "6"}}) is None
     assert box_shape({"action_space": "Box(6)"}) is None
+
+
+def test_a_dict_space_is_described_with_its_keys():
+    space = spaces.Dict({"steer": spaces.Box(-1, 1, (1,)), "brake": spaces.Discrete(2)})
+    assert describe_space(space) == {"type": "Dict", "keys": ["brake", "steer"]}
+
+
+def test_names_fit_a_discrete_spaces_actions_a_boxs_dimensions_and_a_dicts_keys():
+    legs = ["thigh", "shin", "foot"]
+    assert names_fit(legs, describe_space(spaces.Box(-1, 1, (3,))))
+    assert not names_fit(legs, describe_space(spaces.Box(-1, 1, (2,))))
+    assert not names_fit(legs, describe_space(spaces.Box(-1, 1, (3, 1))))
+    assert names_fit(legs, describe_space(spaces.Discrete(3)))
+    dict_space = spaces.Dict({"brake": spaces.Discrete(2), "steer": spaces.Discrete(3)})
+    assert names_fit(["brake", "steer"], describe_space(dict_space))
+    assert not names_fit(["steer", "brake"], describe_space(dict_space))
+
+
+def test_agents_names_are_one_list_where_all_agents_share_them_else_kept_by_agent():
+    moves = ["FORWARD", "BACKWARD"]
+    assert agent_names({"archer_0": moves, "knight_0": moves}) == {"action_names": moves}
+    assert agent_names({"archer_0": None, "knight_0": None}) == {"action_names": None}
+    assert agent_names({"speaker": ["a", "b"], "listener": moves, "other": None}) == {
+        "action_names": None,
+        "agent_action_names": {"speaker": ["a", "b"], "listener": moves},
+    }
+
+
+def test_names_given_win_over_those_the_metadata_keeps_per_agent_or_as_one_list():
+    kept = {"agent_action_names": {"speaker": ["a", "b"]}, "action_names": None, "seed": 0}
+    assert with_names(kept, ["left", "right"]) == {"action_names": ["left", "right"], "seed": 0}
+    by_agent = with_names(kept, {"speaker": ["left", "top", "right"]})
+    assert by_agent["agent_action_names"] == {"speaker": ["left", "top", "right"]}
+    assert with_names(kept, None) == kept
+    with pytest.raises(ValueError, match=r"a list of strings or a dict of them by agent, got 'ab'"):
+        with_names(kept, {"speaker": "ab"})

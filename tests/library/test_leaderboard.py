@@ -81,6 +81,26 @@ def test_opening_several_runs_compares_the_same_episode_of_each(lib):
     assert board.opened is compare
 
 
+NAMES = ["north", "east", "south"]  # the sample episodes' actions cycle 0, 1, 2
+
+
+def test_action_names_given_name_the_actions_of_one_run_opened(lib):
+    viewer = Leaderboard(lib, action_names=NAMES).open_runs(["Grid-v0/sarsa/a"])
+    assert viewer.action_names == NAMES
+    assert Leaderboard(lib).open_runs(["Grid-v0/sarsa/a"]).action_names == []
+
+
+def test_action_names_given_name_the_actions_of_every_run_compared(lib):
+    board = lib.leaderboard(action_names=NAMES)
+    compare = board.open_runs(["Grid-v0/sarsa/a", "Grid-v0/random/b"])
+    assert [viewer.action_names for viewer in compare.viewers] == [NAMES, NAMES]
+
+
+def test_action_names_that_are_no_names_are_refused_when_the_board_is_made(lib):
+    with pytest.raises(ValueError, match="action_names must be a list of strings"):
+        Leaderboard(lib, action_names=[0, 1, 2])
+
+
 def test_opening_again_closes_the_viewer_opened_before(lib):
     board = Leaderboard(lib)
     first = board.open_runs(["Grid-v0/sarsa/a"])

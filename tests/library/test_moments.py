@@ -74,6 +74,19 @@ def test_a_row_opens_the_viewer_at_its_step_the_found_steps_marked(lib, rollouts
     assert viewer.title == f"CartPole-v1/lean/a · episode {episode} · step {t}"
 
 
+def test_action_names_given_name_the_actions_of_the_viewer_a_row_opens(lib):
+    """The episodes keep CartPole's LEFT and RIGHT; the names given win."""
+    names = ["push cart left", "push cart right"]
+    viewer = lib.moments(LEANING, action_names=names).open_moment(0)
+    assert viewer.action_names == names
+    assert lib.moments(LEANING).open_moment(0).action_names == ["LEFT", "RIGHT"]
+
+
+def test_action_names_that_are_no_names_are_refused_when_the_list_is_made(lib):
+    with pytest.raises(ValueError, match="action_names must be a list of strings"):
+        Moments(lib, LEANING, action_names="LEFT RIGHT")
+
+
 def test_a_query_without_run_episode_and_t_is_refused_saying_so(lib):
     with pytest.raises(ValueError, match="lacks episode, t"):
         lib.moments("SELECT run, reward FROM steps")

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from gymnasium.vector import AutoresetMode
 
+from agent_widget import load
 from agent_widget.recording import RecordRollout, record, record_vector
 from tests.cartpole import cartpole, lean
 
@@ -172,6 +173,35 @@ def test_record_pong_frames_are_the_screen():
     assert_same_frames(rollout.frames, list(rollout.observations))
     assert rollout.infos[-1]["frame_number"] == 80  # 20 steps, frameskip 4
     assert rollout.truncated[-1]
+
+
+def test_a_minigrid_recording_keeps_the_names_of_its_actions_enum(tmp_path):
+    pytest.importorskip("minigrid")
+    env = gym.make("MiniGrid-Empty-5x5-v0", render_mode="rgb_array")
+
+    rollout = record(env, lambda obs: 2, seed=0, max_steps=3)  # forward
+
+    names = ["left", "right", "forward", "pickup", "drop", "toggle", "done"]
+    assert rollout.metadata["action_names"] == names
+    assert load(rollout.save(tmp_path / "grid.rollout")).metadata["action_names"] == names
+
+
+def test_a_half_cheetah_recording_names_its_action_dimensions_by_actuator(monkeypatch):
+    monkeypatch.setenv("MUJOCO_GL", "egl")
+    pytest.importorskip("mujoco")
+    env = gym.make("HalfCheetah-v5")
+
+    rollout = record(env, lambda obs: env.action_space.sample(), seed=0, max_steps=3)
+
+    assert rollout.metadata["action_names"] == [
+        "bthigh",
+        "bshin",
+        "bfoot",
+        "fthigh",
+        "fshin",
+        "ffoot",
+    ]
+    assert rollout.metadata["action_space"]["shape"] == [6]
 
 
 def test_policy_extras_become_per_step_arrays():

@@ -370,6 +370,24 @@ def test_agents_sharing_a_space_keep_the_one_action_space_as_before(tmp_path):
     assert rollout.for_agent("player_1").metadata["action_space"] == kept["action_space"]
 
 
+def test_knights_archers_zombies_keeps_its_documented_action_names(tmp_path):
+    """Every archer and knight shares Discrete(6): one list names them all."""
+    rollout = record(zombies(), random_moves(0), seed=2, max_steps=4)
+    names = ["FORWARD", "BACKWARD", "TURN CCW", "TURN CW", "ATTACK", "NONE"]
+    assert rollout.metadata["action_names"] == names
+    assert "agent_action_names" not in rollout.metadata
+    assert saved_metadata(rollout.save(tmp_path / "kaz.rollout"))["action_names"] == names
+    assert rollout.for_agent("knight_0").metadata["action_names"] == names
+
+
+def test_action_names_in_the_users_metadata_win_over_the_envs():
+    mine = ["up", "down", "left", "right", "hit", "wait"]
+    rollout = record(
+        zombies(), random_moves(0), seed=2, max_steps=2, metadata={"action_names": mine}
+    )
+    assert rollout.metadata["action_names"] == mine
+
+
 def test_a_file_saved_before_agents_spaces_were_kept_apart_loads(tmp_path):
     """A Beacon file as recordings made before this kept it, the speaker's space as the
     episode's: it loads, with that metadata, and one agent's side keeps it."""

@@ -198,6 +198,24 @@ def test_names_by_agent_name_each_agents_own_and_are_kept_with_the_episode(tmp_p
     assert EpisodeViewer(rollout.for_agent("listener")).action_names == []
 
 
+def test_names_by_agent_for_a_box_agent_name_its_actions_components(beacon):
+    """The listener moves by a Box of shape (2,): two names name its two components."""
+    x, y = beacon.agent_action("listener")[3]
+    viewer = EpisodeViewer(beacon, action_names={"listener": ["dx", "dy"]})
+    assert actions_read_out(viewer, 3)[1] == ("listener", f"[dx {x:.4g}, dy {y:.4g}]")
+
+
+def test_knights_archers_zombies_reads_each_agents_action_out_by_name():
+    env = pettingzoo.make("parallel", "butterfly/knights_archers_zombies-v11", max_cycles=20)
+    rng = np.random.default_rng(0)
+    rollout = record(env, lambda agent, obs: int(rng.integers(6)), seed=0, max_steps=3)
+    names = ["FORWARD", "BACKWARD", "TURN CCW", "TURN CW", "ATTACK", "NONE"]
+    taken = [int(rollout.agent_action(agent)[1]) for agent in rollout.agents]
+    assert actions_read_out(EpisodeViewer(rollout), 1) == [
+        (agent, f"{a} ({names[a]})") for agent, a in zip(rollout.agents, taken, strict=True)
+    ]
+
+
 @pytest.mark.parametrize(
     ("names", "message"),
     [

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 
+import gymnasium as gym
 import numpy as np
 import pytest
 import traitlets
 
+from agent_widget import record
 from agent_widget.episodes import Rollout
 from agent_widget.viewer import EpisodeViewer
 from agent_widget.viewer._transport import info_columns
@@ -58,6 +60,28 @@ def test_vector_actions_read_as_lists(monkeypatch):
     )
     _, buffers = request(EpisodeViewer(rollout), [0], monkeypatch)
     assert [readouts(buffers)[t]["action"] for t in "01"] == ["[0.1, -0.3]", ""]
+
+
+def test_a_half_cheetahs_action_reads_each_component_by_its_actuators_name(monkeypatch):
+    monkeypatch.setenv("MUJOCO_GL", "egl")
+    pytest.importorskip("mujoco")
+    env = gym.make("HalfCheetah-v5")
+    rollout = record(env, lambda obs: env.action_space.sample(), seed=0, max_steps=2)
+    _, buffers = request(EpisodeViewer(rollout), [0], monkeypatch)
+    first = rollout.actions[0]
+    legs = ["bthigh", "bshin", "bfoot", "fthigh", "fshin", "ffoot"]
+    named = ", ".join(f"{leg} {float(x):.4g}" for leg, x in zip(legs, first, strict=True))
+    assert readouts(buffers)["0"]["action"] == f"[{named}]"
+
+
+def test_names_given_for_a_vector_action_name_its_components(monkeypatch):
+    rollout = Rollout.from_arrays(
+        frames=random_frames(2), actions=np.array([[0.1, -0.3]], np.float32)
+    )
+    viewer = EpisodeViewer(rollout, action_names=["steer", "gas"])
+    _, buffers = request(viewer, [0], monkeypatch)
+    assert readouts(buffers)["0"]["action"] == "[steer 0.1, gas -0.3]"
+    assert EpisodeViewer(rollout, action_names=["steer"])._episode.action_text(0) == "[0.1, -0.3]"
 
 
 def test_part_headers_and_infos_travel_in_one_zlib_compressed_index_per_reply(monkeypatch):
