@@ -46,7 +46,6 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -54,6 +53,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import traitlets
+from IPython import get_ipython
 from ipywidgets import widget_serialization
 from PIL import Image
 
@@ -62,6 +62,7 @@ from agent_widget.episodes import Rollout
 from agent_widget.format import ArrayFrames
 from agent_widget.gridworld._curve import LearningCurve
 from agent_widget.gridworld._snapshots import DEFAULT_TOLERANCE, Snapshots
+from agent_widget.gridworld._throttle import Throttle
 from agent_widget.gridworld._value_map import ValueMap
 from agent_widget.panels import LUT, number_text
 from agent_widget.recording import record
@@ -180,10 +181,13 @@ class TrainingViewer(AgentWidget):
         algorithm: str = "",
     ) -> None:
         self._lock = threading.Lock()  # snapshots and the running sums
-        self._timer: threading.Timer | None = None
         self._scales = bytearray()  # what ``scales`` holds, grown a position at a time
-        self._send_timer: threading.Timer | None = None  # of scales and curve
-        self._sent_at = 0.0
+        self._shows = Throttle(self._show_newest, lambda: self.interval)
+        # A long curve waits longer between sends (9 bytes an episode), for a bounded rate.
+        self._sends = Throttle(
+            self._send_now,
+            lambda: max(SCALES_INTERVAL, 9 * len(self._curve) / CURVE_BYTES_PER_SECOND),
+        )
         if not 0 <= interval < float("inf"):
             raise ValueError(f"interval must be a number of seconds >= 0, got {interval}")
         if int(window) < 1:
@@ -203,8 +207,6 @@ class TrainingViewer(AgentWidget):
         self._positions = [-1]  # the snapshot each position shows; -1 the initial table
         self._infos: list[dict[str, Any]] = [{"episode": None, "note": "before training"}]
         self._newest: tuple[int, float | None] = (-1, None)  # episode and return of the newest
-        self._show_lock = threading.Lock()  # one new position at a time, in order
-        self._shown_at = 0.0
         frame, scale = self.value_map.grid(self._initial)
         self._scales += _packed(scale)
         timeline = EpisodeViewer(
@@ -233,6 +235,9 @@ class TrainingViewer(AgentWidget):
         self.set_trait("curve", self._curve.series())
         super().__init__()
         self.on_msg(self._on_message)
+        shell = get_ipython()
+        if shell is not None:  # marimo has none: its cells' ends need no flush
+            shell.events.register("post_run_cell", self._at_cell_end)
 
     def snapshot(self, q_table: Any, episode: int | None = None, ret: float | None = None) -> None:
         """Keep ``q_table`` (copied) as it is after ``episode``, which returned ``ret``.
@@ -248,15 +253,8 @@ class TrainingViewer(AgentWidget):
             self._curve.add(ret)
             if ret is not None:
                 self._recent.append(ret)
-        self._send_soon()
-        wait = self._shown_at + self.interval - time.monotonic()
-        if wait <= 0 and self._show_lock.acquire(blocking=False):
-            try:
-                self._show_newest()
-            finally:
-                self._show_lock.release()
-        else:
-            self._show_later(max(wait, 0.0))
+        self._sends.soon()
+        self._shows.soon()
 
     @property
     def num_positions(self) -> int:
@@ -321,12 +319,11 @@ class TrainingViewer(AgentWidget):
 
     def close(self) -> None:
         """Close the viewer, its timeline and played episode, and cancel a pending new position."""
-        with self._lock:
-            timers = [self._timer, self._send_timer]
-            self._timer = self._send_timer = None
-        for timer in timers:
-            if timer is not None:
-                timer.cancel()
+        self._shows.cancel()
+        self._sends.cancel()
+        shell = get_ipython()
+        if shell is not None and self._at_cell_end in shell.events.callbacks["post_run_cell"]:
+            shell.events.unregister("post_run_cell", self._at_cell_end)
         # Neither is there when __init__ refused its arguments.
         for name in ("timeline", "played"):
             child = getattr(self, name) if self.trait_has_value(name) else None
@@ -334,19 +331,17 @@ class TrainingViewer(AgentWidget):
                 child.close()
         super().close()
 
-    def _show_later(self, wait: float) -> None:
-        """Make sure the newest snapshot gets a position once ``wait`` seconds have passed."""
-        with self._lock:
-            if self._timer is None:
-                self._timer = threading.Timer(wait, self._on_timer)
-                self._timer.daemon = True
-                self._timer.start()
+    def _at_cell_end(self, *_result: Any) -> None:
+        """The newest snapshot shown and everything sent as a cell ends, not from timers
+        after it: ``nbconvert --execute`` saves the widget state as the cell ends, and a
+        saved copy shows the trained table, not a position drawn before the last."""
+        self._shows.flush()
+        self._sends.flush()
+        self.timeline.flush()
 
-    def _on_timer(self) -> None:
-        with self._lock:
-            self._timer = None
-        with self._show_lock:
-            self._show_newest()
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        self._at_cell_end()  # the saved picture of a viewer shown after training: its last table
+        return super()._repr_mimebundle_(**kwargs)
 
     def _show_newest(self) -> None:
         """Add a position showing the newest snapshot, unless it is shown already."""
@@ -356,34 +351,17 @@ class TrainingViewer(AgentWidget):
                 return
             table = self.snapshots[k]
             info = self._newest_info()
-            self._shown_at = time.monotonic()
         frame, scale = self.value_map.grid(table)
         with self._lock:
             self._scales += _packed(scale)
             self._curve.sample(k + 1)  # the snapshot after k + 1 episodes
-        self._send_soon()  # before the frame: the front end writes its scale as it paints it
+        self._sends.soon()  # before the frame: the front end writes its scale as it paints it
         self.timeline.append(frame=frame, reward=0.0, info=info)
         self._positions.append(k)
         self._infos.append(info)
 
-    def _send_soon(self) -> None:
-        """Send ``scales`` and ``curve`` now if the last send is old enough, else once it is."""
-        with self._lock:
-            if self._send_timer is not None:
-                return
-            pause = max(SCALES_INTERVAL, 9 * len(self._curve) / CURVE_BYTES_PER_SECOND)
-            wait = self._sent_at + pause - time.monotonic()
-            if wait > 0:
-                self._send_timer = threading.Timer(wait, self._send_now)
-                self._send_timer.daemon = True
-                self._send_timer.start()
-                return
-        self._send_now()
-
     def _send_now(self) -> None:
         with self._lock:
-            self._send_timer = None
-            self._sent_at = time.monotonic()
             scales = bytes(self._scales)
             curve = self._curve.series()
         with self.hold_sync():

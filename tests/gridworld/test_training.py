@@ -8,6 +8,7 @@ import io
 import gymnasium as gym
 import numpy as np
 import pytest
+from IPython.core.interactiveshell import InteractiveShell
 from PIL import Image
 
 from agent_widget.agents import QLearning
@@ -86,7 +87,7 @@ def test_scales_are_sent_at_most_once_an_interval_not_once_a_position(lake, view
     viewer.observe(lambda change: sends.append(len(change["new"])), "scales")
     QLearning(lake, seed=0).train(300, callback=viewer.snapshot)
     assert len(sends) <= 1
-    assert viewer._send_timer is not None  # the rest's send, due at the interval's end
+    assert viewer._sends.pending  # the rest's send, due at the interval's end
 
 
 def test_the_frames_hold_no_text_the_front_end_writes_s_and_g(lake, viewers):
@@ -125,8 +126,14 @@ def test_the_readout_gives_episode_return_moving_average_and_success_rate(lake, 
 
 
 def curve(viewer, episodes):
-    """The learning curve the front end has, once it holds ``episodes`` (sent from a timer)."""
-    wait_for_trait(viewer, "curve", lambda c: len(unpack_series(c["rewards"])) == episodes)
+    """The learning curve the front end has, once it holds ``episodes`` and every
+    position (sent from a timer)."""
+    wait_for_trait(
+        viewer,
+        "curve",
+        lambda c: len(unpack_series(c["rewards"])) == episodes
+        and len(unpack_series(c["positions"])) == viewer.num_positions,
+    )
     return {name: unpack_series(data).astype(np.float64) for name, data in viewer.curve.items()}
 
 
@@ -281,3 +288,32 @@ def test_its_output_carries_a_picture_of_the_shown_snapshot_and_a_sentence(lake,
         for x in range(0, 40)
     )
     assert found
+
+
+def test_a_cell_that_ends_leaves_the_newest_snapshot_shown_and_everything_sent(lake, viewers):
+    """nbconvert --execute saves the widget state as the cell ends: nothing may wait for a timer."""
+    shell = InteractiveShell.instance()
+    try:
+        viewer = TrainingViewer(lake, interval=60)  # the rest of the snapshots wait a minute
+        viewers.append(viewer)
+        shell.user_ns.update(viewer=viewer, agent=QLearning(lake, seed=0))
+        assert shell.run_cell("agent.train(500, callback=viewer.snapshot);").success
+        # Read at once, no waiting: the cell's end showed and sent them.
+        assert viewer.num_positions == 3
+        assert viewer.info(2)["episode"] == 499
+        assert viewer.timeline.length == 3
+        assert viewer.timeline.step == 2  # followed: the saved copy shows the trained table
+        assert len(unpack_series(viewer.curve["rewards"])) == 500
+        assert unpack_series(viewer.curve["positions"]).tolist() == [0, 1, 500]
+        viewer.close()
+        assert viewer._at_cell_end not in shell.events.callbacks["post_run_cell"]
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_its_output_shown_after_training_pictures_the_last_snapshot(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=500, interval=60)
+    assert viewer.num_positions == 2  # the last snapshot still waits for its position
+    data, _ = viewer._repr_mimebundle_()
+    assert "snapshot 2 of 0 to 2" in data["text/plain"]
+    assert viewer.info(2)["episode"] == 499
