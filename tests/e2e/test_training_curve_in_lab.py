@@ -14,6 +14,7 @@ import gymnasium as gym
 import pytest
 
 from agent_widget.agents import QLearning
+from harness.charts import learning_curve
 from harness.lab import Notebook, View
 
 RUNS = {"short": 500, "long": 3_000}  # episodes
@@ -40,39 +41,18 @@ def seeded_returns(episodes: int) -> list[float]:
 
 
 def curve(notebook: Notebook, run: str) -> dict:
-    """The curve of ``run`` as drawn: its x-axis labels, legend, cursor and caption,
-    once it holds every episode and its cursor is on the newest position."""
-    root = notebook.widgets(CELL[run]).first.locator(".aw-learning-curve")
-    root.wait_for(timeout=30_000)
-    episodes = RUNS[run]
-    notebook.wait_for(
-        """([el, n]) => {
-            const canvas = el.querySelector("canvas.aw-timeline");
-            return canvas.dataset.episodes === String(n) && canvas.dataset.cursor === String(n)
-                && el.querySelectorAll(".aw-axis-steps .aw-axis-tick").length > 1;
-        }""",
-        [root.element_handle(), episodes],
-        what=f"the {run} curve to hold {episodes} episodes",
-    )
-    return root.evaluate(
-        """(el) => ({
-            ticks: [...el.querySelectorAll(".aw-axis-steps .aw-axis-tick")]
-                .map((t) => t.textContent),
-            legend: [...el.querySelectorAll(".aw-timeline-key")].map((k) => k.textContent),
-            caption: el.querySelector(".aw-curve-caption").textContent,
-            cursor: Number(el.querySelector("canvas.aw-timeline").dataset.cursor),
-            title: el.querySelector("canvas.aw-timeline").title,
-        })"""
-    )
+    """The curve of ``run`` as drawn, once it holds every episode."""
+    training = notebook.page.locator(".jp-Notebook .jp-Cell").nth(CELL[run]).locator(".aw-training")
+    return learning_curve(notebook, training, RUNS[run])
 
 
 @pytest.mark.parametrize("run", list(RUNS))
 def test_the_curves_x_axis_counts_episodes_not_positions(notebook, run):
     episodes = RUNS[run]
     drawn = curve(notebook, run)
-    ticks = [int(label) for label in drawn["ticks"]]
+    ticks = [int(label) for label in drawn["steps"]]
     step = ticks[1] - ticks[0]
-    assert ticks == list(range(0, ticks[-1] + 1, step)), drawn["ticks"]
+    assert ticks == list(range(0, ticks[-1] + 1, step)), drawn["steps"]
     assert episodes - step < ticks[-1] <= episodes, f"{episodes} episodes, ticks {ticks}"
     positions = notebook.python(f"{run}.num_positions")
     assert ticks[-1] > positions  # not the positions, however few came
