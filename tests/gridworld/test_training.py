@@ -131,8 +131,10 @@ def curve(viewer, episodes):
     wait_for_trait(
         viewer,
         "curve",
-        lambda c: len(unpack_series(c["rewards"])) == episodes
-        and len(unpack_series(c["positions"])) == viewer.num_positions,
+        lambda c: (
+            len(unpack_series(c["rewards"])) == episodes
+            and len(unpack_series(c["positions"])) == viewer.num_positions
+        ),
     )
     return {name: unpack_series(data).astype(np.float64) for name, data in viewer.curve.items()}
 
