@@ -218,6 +218,7 @@ class TrainingViewer(AgentWidget):
             title=f"{self._title} · training",
             readout="info",
             timeline_names=TIMELINE_NAMES,
+            timeline_smoothing=0.6,  # the learning curve's: raw faint, smoothed bold
         )
         rows, cols = layout.shape
         # Set before the widget opens its comm, so that its first state carries them.

@@ -14,9 +14,8 @@ import { parseSeries, readSeries } from "../shared/series.ts";
 import { Timeline, type TimelineNames } from "../shared/timeline.ts";
 
 export const CURVE_NAMES: TimelineNames = { reward: "episode return", return: "total return", steps: "episodes" };
-/** The extras on the 0-1 axis, and the smoothing the curve starts with (raw faint, smoothed bold). */
+/** The extras on the 0-1 axis. */
 const RATES = ["success rate"];
-const SMOOTHING = 0.6;
 
 /** The curve's data: the series over `episodes` episodes, and where each position sits on it. */
 export interface CurveData {
@@ -64,13 +63,15 @@ export class LearningCurve {
   private data: CurveData = { episodes: 0, positions: new Float64Array(1) };
   private position = 0;
 
-  /** `onSeek(position)`: the user clicked the curve; the position to show. */
-  constructor(onSeek: (position: number) => void) {
+  /**
+   * `onSeek(position)`: the user clicked the curve, the position to show;
+   * `onSmoothing(weight)`: the user moved its smoothing slider.
+   */
+  constructor(onSeek: (position: number) => void, onSmoothing: (weight: number) => void) {
     this.element = el("div", "aw-learning-curve");
-    this.timeline = new Timeline(this.element, (t) => onSeek(positionAt(this.data.positions, t)));
+    this.timeline = new Timeline(this.element, (t) => onSeek(positionAt(this.data.positions, t)), undefined, onSmoothing);
     this.timeline.element.setAttribute("role", "img");
     this.timeline.setNames(CURVE_NAMES);
-    this.timeline.setCurves(RATES, SMOOTHING);
     this.caption = this.element.appendChild(el("div", "aw-curve-caption"));
   }
 
@@ -82,6 +83,11 @@ export class LearningCurve {
     this.timeline.element.dataset.episodes = String(this.data.episodes);
     this.timeline.element.setAttribute("aria-label", `Learning curve: episode returns, moving average and success rate over ${this.data.episodes} episodes (click to go to the position nearest before)`);
     this.show(this.position);
+  }
+
+  /** The weight of the moving average drawn bold over the raw curves (raw faint); null: none. */
+  setSmoothing(weight: number | null): void {
+    this.timeline.setCurves(RATES, weight);
   }
 
   /** The position shown: its point of the curve under the cursor. */

@@ -49,7 +49,10 @@ class TrainingView {
     this.message = bar.appendChild(el("span", "aw-message"));
     this.message.setAttribute("role", "status");
     this.played = this.root.appendChild(el("div", "aw-played"));
-    this.curve = new LearningCurve((position) => this.goTo(position));
+    this.curve = new LearningCurve(
+      (position) => this.setOnTimeline("step", position),
+      (weight) => this.setOnTimeline("timeline_smoothing", weight),
+    );
     this.play.addEventListener("click", () => {
       this.play.disabled = true; // until the kernel answers with the played episode or why not
       this.message.textContent = "";
@@ -111,15 +114,19 @@ class TrainingView {
     else strip.after(this.curve.element);
     this.timelineListeners = new ModelListeners(child);
     const show = () => this.curve.show(Number(child.get("step")) || 0);
+    // The timeline's smoothing is the curve's: the kernel and every view of it share it.
+    const smooth = () => this.curve.setSmoothing(smoothingOf(child.get("timeline_smoothing")));
     this.timelineListeners.on("change:step", show);
+    this.timelineListeners.on("change:timeline_smoothing", smooth);
     show();
+    smooth();
   }
 
-  /** The timeline to `position`, as its slider would move it. */
-  private goTo(position: number): void {
+  /** Sets trait `name` of the timeline, as its own controls would (its step: its slider). */
+  private setOnTimeline(name: "step" | "timeline_smoothing", value: number): void {
     const child = this.timelineModel;
     if (child === undefined) return;
-    child.set("step", position);
+    child.set(name, value);
     child.save_changes();
   }
 
@@ -162,6 +169,11 @@ class TrainingView {
     const [played] = readScales(this.model.get("played_scale"));
     this.playedText?.set(grid, labels, () => played);
   }
+}
+
+/** A smoothing weight trait's value: a number, or null for none. */
+function smoothingOf(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
 /** The value map's text over a child viewer's frame, or undefined when it has no frame canvas. */

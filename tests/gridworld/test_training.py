@@ -152,6 +152,8 @@ def test_each_episodes_return_is_a_point_of_the_curve_not_a_sum_per_position(lak
     assert got["extra:success rate"][-1] == pytest.approx((returns[-50:] > 0).mean())
     # The positions sample the curve: the table before training, after the first episode.
     assert got["positions"].tolist() == [0, 1]
+    # Smoothed to start with (raw faint), in the timeline's trait that the views share.
+    assert viewer.timeline.timeline_smoothing == 0.6
 
 
 def test_the_positions_are_the_curves_points_their_snapshots_were_taken_at(lake, viewers):
