@@ -7,6 +7,8 @@ from typing import Any
 
 from playwright.sync_api import Locator
 
+from harness.views import WatchedPage
+
 
 def axis_labels(chart: Locator) -> dict[str, list[str]]:
     """The tick labels of a chart (an ``.aw-chart`` element), by axis: ``left``,
@@ -62,3 +64,30 @@ def tallest_run(
             [colour, within, min_alpha],
         )
     )
+
+
+def learning_curve(page: WatchedPage, training: Locator, episodes: int) -> dict[str, Any]:
+    """A TrainingViewer's learning curve (``training`` its ``.aw-training``) as drawn, once
+    it holds ``episodes`` episodes and its cursor is on the last: its x ticks (``steps``),
+    legend, caption, cursor (in episodes) and title."""
+    curve = training.locator(".aw-learning-curve")
+    curve.wait_for(timeout=60_000)
+    page.wait_for(
+        """([el, n]) => {
+            const canvas = el.querySelector("canvas.aw-timeline");
+            return canvas.dataset.episodes === String(n) && canvas.dataset.cursor === String(n)
+                && el.querySelectorAll(".aw-axis-steps .aw-axis-tick").length > 1;
+        }""",
+        [curve.element_handle(), episodes],
+        timeout=60,
+        what=f"the learning curve to hold {episodes} episodes",
+    )
+    drawn = curve.evaluate(
+        """(el) => ({
+            legend: [...el.querySelectorAll(".aw-timeline-key")].map((k) => k.textContent),
+            caption: el.querySelector(".aw-curve-caption").textContent,
+            cursor: Number(el.querySelector("canvas.aw-timeline").dataset.cursor),
+            title: el.querySelector("canvas.aw-timeline").title,
+        })"""
+    )
+    return {**drawn, "steps": axis_labels(curve.locator(".aw-chart"))["steps"]}

@@ -119,7 +119,11 @@ def test_the_atari_notebook_imitates_its_teacher_and_draws_saliency(tmp_path):
 
 
 def test_frozenlake_training_trains_both_agents_and_reports_their_success(tmp_path):
-    notebook = executed("frozenlake_training.ipynb", tmp_path)
+    # What each viewer's front end holds once its training cell ended: every episode.
+    curves = """from agent_widget.viewer._transport import unpack_series
+for v in (sarsa_viewer, q_viewer):
+    print("curve of", len(unpack_series(v.curve["rewards"])), "episodes")"""
+    notebook = executed("frozenlake_training.ipynb", tmp_path, curves)
     text = text_of(notebook)
     rates = {
         name: [float(rate) for rate in re.findall(r"([\d.]+)%", line)]
@@ -130,6 +134,7 @@ def test_frozenlake_training_trains_both_agents_and_reports_their_success(tmp_pa
     # Both learned something: a random policy almost never crosses slippery 8x8.
     assert all(len(found) == 2 and min(found) > 20 for found in rates.values()), rates
     assert "10,000 snapshots" in text
+    assert text.count("curve of 10000 episodes") == 2
     assert "first different action at step" in text
     assert widgets_in(notebook) == 4  # two training viewers, the played episode, the comparison
 

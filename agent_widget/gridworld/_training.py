@@ -11,11 +11,14 @@ What a position holds:
 - its frame: the value map and greedy policy of the snapshot (:class:`ValueMap`);
 - its info (the readout): the episode after which the snapshot was taken, that
   episode's return, the moving average of returns and the success rate over the
-  last ``window`` episodes;
-- on the timeline: as "rewards", the returns of the episodes since the previous
-  position (so the "return" line is the total return of training so far; the legend
-  names them so), and the moving average and success rate as lines. Following the
-  step convention, these sit on the interval that leads to the position.
+  last ``window`` episodes.
+
+The learning curve is not drawn over the positions, whose number depends on the
+machine's pace, but over the episodes (``curve``, :mod:`._curve`): each episode's
+return a point of its own, the moving average and success rate as lines, the
+positions marked as the points of it they show. The front end draws it with the
+viewer's timeline in place of the positions' strip; clicking it goes to the last
+position at or before the episode clicked.
 
 Why positions are taken at most every ``interval`` seconds (0.25 by default): a
 new position costs milliseconds (drawing its value map, then encoding it for the
@@ -43,7 +46,6 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import threading
-import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any
@@ -51,13 +53,16 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import traitlets
+from IPython import get_ipython
 from ipywidgets import widget_serialization
 from PIL import Image
 
 from agent_widget.agents import greedy_policy
 from agent_widget.episodes import Rollout
 from agent_widget.format import ArrayFrames
+from agent_widget.gridworld._curve import LearningCurve
 from agent_widget.gridworld._snapshots import DEFAULT_TOLERANCE, Snapshots
+from agent_widget.gridworld._throttle import Throttle
 from agent_widget.gridworld._value_map import ValueMap
 from agent_widget.panels import LUT, number_text
 from agent_widget.recording import record
@@ -69,17 +74,18 @@ from agent_widget.viewer import (
     still,
 )
 
-EXTRAS = ("moving average", "success rate")
-# The timeline's bars are the returns of the episodes between two positions, its line their sum.
-TIMELINE_NAMES = {"reward": "episode returns", "return": "total return", "steps": "positions"}
+# The positions' own strip is hidden (the curve is drawn in episodes); it names them still.
+TIMELINE_NAMES = {"steps": "positions"}
 # Small frames: the viewer upscales them pixel-sharp, and each new frame is compressed
 # for the live update, a cost that grows with its size.
 CELL_SIZE = 20
 INTERVAL = 0.25  # seconds between new positions while training runs
 PLAY_STEPS = 1_000  # at most, in an episode played
-# Seconds between sends of ``scales`` (all of it each time), as the timeline sends its
-# new positions: with interval=0, a send per position would grow as their square.
+# Seconds between sends of ``scales`` and ``curve`` (all of each every time), as the
+# timeline sends its new positions: a send per position or episode would grow as their
+# square. A long curve waits longer, for at most this many bytes a second on the wire.
 SCALES_INTERVAL = 0.1
+CURVE_BYTES_PER_SECOND = 2_000_000
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 
 
@@ -151,6 +157,12 @@ class TrainingViewer(AgentWidget):
         help="bytes. The played episode's colour scale ends (low, high) as little-endian "
         "float64 when its frames are value maps, else empty.",
     ).tag(sync=True)
+    curve = traitlets.Dict(
+        key_trait=traitlets.Unicode(),
+        value_trait=traitlets.Bytes(),
+        read_only=True,
+        help="dict[str, bytes]. The learning curve, a point an episode (LearningCurve.series).",
+    ).tag(sync=True)
     message = traitlets.Unicode(
         "", read_only=True, help="str. Why the last Play failed, or empty."
     ).tag(sync=True)
@@ -169,10 +181,13 @@ class TrainingViewer(AgentWidget):
         algorithm: str = "",
     ) -> None:
         self._lock = threading.Lock()  # snapshots and the running sums
-        self._timer: threading.Timer | None = None
         self._scales = bytearray()  # what ``scales`` holds, grown a position at a time
-        self._scales_timer: threading.Timer | None = None
-        self._scales_sent_at = 0.0
+        self._shows = Throttle(self._show_newest, lambda: self.interval)
+        # A long curve waits longer between sends (9 bytes an episode), for a bounded rate.
+        self._sends = Throttle(
+            self._send_now,
+            lambda: max(SCALES_INTERVAL, 9 * len(self._curve) / CURVE_BYTES_PER_SECOND),
+        )
         if not 0 <= interval < float("inf"):
             raise ValueError(f"interval must be a number of seconds >= 0, got {interval}")
         if int(window) < 1:
@@ -187,29 +202,23 @@ class TrainingViewer(AgentWidget):
         self.interval = float(interval)
         self.success = success
         self.snapshots = Snapshots(tolerance, metadata={"env_id": _env_id(env)})
-        self._extras = EXTRAS if success is not None else EXTRAS[:1]
+        self._curve = LearningCurve(int(window), success)
         self._recent: deque[float] = deque(maxlen=int(window))
-        self._since = 0.0  # total return of the episodes since the last position
         self._positions = [-1]  # the snapshot each position shows; -1 the initial table
         self._infos: list[dict[str, Any]] = [{"episode": None, "note": "before training"}]
         self._newest: tuple[int, float | None] = (-1, None)  # episode and return of the newest
-        self._show_lock = threading.Lock()  # one new position at a time, in order
-        self._shown_at = 0.0
         frame, scale = self.value_map.grid(self._initial)
         self._scales += _packed(scale)
         timeline = EpisodeViewer(
             Rollout.from_arrays(
                 frames=[frame],
                 infos=self._infos,
-                extras={name: np.zeros(0) for name in self._extras},
                 metadata={"env_id": _env_id(env)},
             ),
-            extras=self._extras,
             title=f"{self._title} · training",
             readout="info",
             timeline_names=TIMELINE_NAMES,
-            timeline_rates=["success rate"],
-            timeline_smoothing=0.6,
+            timeline_smoothing=0.6,  # the learning curve's: raw faint, smoothed bold
         )
         rows, cols = layout.shape
         # Set before the widget opens its comm, so that its first state carries them.
@@ -224,8 +233,12 @@ class TrainingViewer(AgentWidget):
         )
         self.set_trait("lut", LUT.tobytes())
         self.set_trait("scales", bytes(self._scales))
+        self.set_trait("curve", self._curve.series())
         super().__init__()
         self.on_msg(self._on_message)
+        shell = get_ipython()
+        if shell is not None:  # marimo has none: its cells' ends need no flush
+            shell.events.register("post_run_cell", self._at_cell_end)
 
     def snapshot(self, q_table: Any, episode: int | None = None, ret: float | None = None) -> None:
         """Keep ``q_table`` (copied) as it is after ``episode``, which returned ``ret``.
@@ -238,17 +251,11 @@ class TrainingViewer(AgentWidget):
         with self._lock:
             self.snapshots.append(q_table, episode=episode, ret=ret)
             self._newest = (len(self.snapshots) - 1 if episode is None else int(episode), ret)
+            self._curve.add(ret)
             if ret is not None:
-                self._since += ret
                 self._recent.append(ret)
-        wait = self._shown_at + self.interval - time.monotonic()
-        if wait <= 0 and self._show_lock.acquire(blocking=False):
-            try:
-                self._show_newest()
-            finally:
-                self._show_lock.release()
-        else:
-            self._show_later(max(wait, 0.0))
+        self._sends.soon()
+        self._shows.soon()
 
     @property
     def num_positions(self) -> int:
@@ -313,12 +320,11 @@ class TrainingViewer(AgentWidget):
 
     def close(self) -> None:
         """Close the viewer, its timeline and played episode, and cancel a pending new position."""
-        with self._lock:
-            timers = [self._timer, self._scales_timer]
-            self._timer = self._scales_timer = None
-        for timer in timers:
-            if timer is not None:
-                timer.cancel()
+        self._shows.cancel()
+        self._sends.cancel()
+        shell = get_ipython()
+        if shell is not None and self._at_cell_end in shell.events.callbacks["post_run_cell"]:
+            shell.events.unregister("post_run_cell", self._at_cell_end)
         # Neither is there when __init__ refused its arguments.
         for name in ("timeline", "played"):
             child = getattr(self, name) if self.trait_has_value(name) else None
@@ -326,19 +332,17 @@ class TrainingViewer(AgentWidget):
                 child.close()
         super().close()
 
-    def _show_later(self, wait: float) -> None:
-        """Make sure the newest snapshot gets a position once ``wait`` seconds have passed."""
-        with self._lock:
-            if self._timer is None:
-                self._timer = threading.Timer(wait, self._on_timer)
-                self._timer.daemon = True
-                self._timer.start()
+    def _at_cell_end(self, *_result: Any) -> None:
+        """The newest snapshot shown and everything sent as a cell ends, not from timers
+        after it: ``nbconvert --execute`` saves the widget state as the cell ends, and a
+        saved copy shows the trained table, not a position drawn before the last."""
+        self._shows.flush()
+        self._sends.flush()
+        self.timeline.flush()
 
-    def _on_timer(self) -> None:
-        with self._lock:
-            self._timer = None
-        with self._show_lock:
-            self._show_newest()
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        self._at_cell_end()  # the saved picture of a viewer shown after training: its last table
+        return super()._repr_mimebundle_(**kwargs)
 
     def _show_newest(self) -> None:
         """Add a position showing the newest snapshot, unless it is shown already."""
@@ -348,35 +352,22 @@ class TrainingViewer(AgentWidget):
                 return
             table = self.snapshots[k]
             info = self._newest_info()
-            since, self._since = self._since, 0.0
-            self._shown_at = time.monotonic()
         frame, scale = self.value_map.grid(table)
         with self._lock:
             self._scales += _packed(scale)
-        self._send_scales_soon()  # before the frame: the front end writes them as it paints it
-        extras = {name: info[name] for name in self._extras}
-        self.timeline.append(frame=frame, reward=since, info=info, extras=extras)
+            self._curve.sample(k + 1)  # the snapshot after k + 1 episodes
+        self._sends.soon()  # before the frame: the front end writes its scale as it paints it
+        self.timeline.append(frame=frame, reward=0.0, info=info)
         self._positions.append(k)
         self._infos.append(info)
 
-    def _send_scales_soon(self) -> None:
-        """Send ``scales`` now if the last send is old enough, else once it is."""
+    def _send_now(self) -> None:
         with self._lock:
-            wait = self._scales_sent_at + SCALES_INTERVAL - time.monotonic()
-            if wait > 0:
-                if self._scales_timer is None:
-                    self._scales_timer = threading.Timer(wait, self._send_scales)
-                    self._scales_timer.daemon = True
-                    self._scales_timer.start()
-                return
-        self._send_scales()
-
-    def _send_scales(self) -> None:
-        with self._lock:
-            self._scales_timer = None
-            self._scales_sent_at = time.monotonic()
             scales = bytes(self._scales)
-        self.set_trait("scales", scales)
+            curve = self._curve.series()
+        with self.hold_sync():
+            self.set_trait("scales", scales)
+            self.set_trait("curve", curve)
 
     def _newest_info(self) -> dict[str, Any]:
         """The newest snapshot's readout (lock held): its episode, return, running figures."""

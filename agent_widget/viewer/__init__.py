@@ -21,6 +21,7 @@ from agent_widget.viewer._playback import PlaybackChecks as PlaybackChecks
 from agent_widget.viewer._saved_copy import framed as framed
 from agent_widget.viewer._saved_copy import sentence as sentence
 from agent_widget.viewer._saved_copy import still as still
+from agent_widget.viewer._transport import pack_series as pack_series
 from agent_widget.viewer._video import checked_video as checked_video
 from agent_widget.viewer._video import film as film
 from agent_widget.viewer._widget import EpisodeViewer

@@ -106,6 +106,16 @@ class ServesItsViews(ViewerTraits):
             embedded[k] = chunk_reply({"id": None, "chunks": [k]}, self._episode)[1]
             self.set_trait("embedded", embedded)
 
+    def flush(self) -> None:
+        """Send the steps appended since the last update now, not from its timer: a cell
+        that ends leaves nothing pending, which a saved notebook's widget state (taken as
+        the cell ends, by ``nbconvert --execute``) would miss."""
+        with self._lock:
+            timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+            self._sync()
+
     def _sync(self) -> None:
         """Send the grown episode: its newest chunks, then length and series, and the
         newest step when following.

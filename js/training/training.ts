@@ -2,8 +2,9 @@
  * The anywidget entry point of TrainingViewer: its timeline (an EpisodeViewer over
  * training snapshots, drawn from its model with the viewer's own render function,
  * js/shared/children.ts says why), the value map's text written over and beside its
- * frame (value-text-view.ts), a Play button, and the episode it played, shown below.
- * Every string is written with textContent.
+ * frame (value-text-view.ts), the learning curve in episodes in place of the
+ * positions' own strip (curve.ts), a Play button, and the episode it played, shown
+ * below. Every string is written with textContent.
  */
 import { type ChildView, ChildTrait, mountChild } from "../shared/children.ts";
 import { button, el } from "../shared/dom.ts";
@@ -13,6 +14,7 @@ import type { Model } from "../shared/types.ts";
 import viewer from "../viewer/widget.ts";
 import { readGrid, readLabels, readScales } from "./value-text.ts";
 import { ValueMapText } from "./value-text-view.ts";
+import { LearningCurve } from "./curve.ts";
 
 class TrainingView {
   private readonly root: HTMLDivElement;
@@ -25,6 +27,10 @@ class TrainingView {
   private text: ValueMapText | undefined;
   private playedView: ChildView | undefined;
   private playedText: ValueMapText | undefined;
+  private readonly curve: LearningCurve;
+  /** The timeline's model and its listeners, which move the curve's cursor. */
+  private timelineModel: Model | undefined;
+  private timelineListeners: ModelListeners | undefined;
   /** Bumped on each change of a child, so a slow model lookup never shows a stale one. */
   private readonly children: Record<"timeline" | "played", ChildTrait>;
   private disposed = false;
@@ -43,6 +49,10 @@ class TrainingView {
     this.message = bar.appendChild(el("span", "aw-message"));
     this.message.setAttribute("role", "status");
     this.played = this.root.appendChild(el("div", "aw-played"));
+    this.curve = new LearningCurve(
+      (position) => this.setOnTimeline("step", position),
+      (weight) => this.setOnTimeline("timeline_smoothing", weight),
+    );
     this.play.addEventListener("click", () => {
       this.play.disabled = true; // until the kernel answers with the played episode or why not
       this.message.textContent = "";
@@ -55,6 +65,8 @@ class TrainingView {
     this.listeners.on("change:message", () => this.showMessage());
     for (const name of ["grid", "labels", "scales", "played_scale"]) this.listeners.on(`change:${name}`, () => this.setText());
     this.listeners.on("change:lut", () => this.setLut());
+    this.listeners.on("change:curve", () => this.curve.setData(model.get("curve")));
+    this.curve.setData(model.get("curve"));
     void this.showTimeline();
     void this.showPlayed();
     this.showMessage();
@@ -63,6 +75,8 @@ class TrainingView {
   dispose(): void {
     this.disposed = true;
     this.listeners.dispose();
+    this.timelineListeners?.dispose();
+    this.curve.dispose();
     this.text?.dispose();
     this.playedText?.dispose();
     this.timeline?.remove();
@@ -80,14 +94,40 @@ class TrainingView {
     const child = await this.child("timeline");
     if (child === undefined) return;
     this.text?.dispose();
+    this.timelineListeners?.dispose();
     this.timeline?.remove();
     this.text = undefined;
+    this.timelineModel = child ?? undefined;
     this.timeline = child === null ? undefined : mountChild(child, viewer.render);
-    if (this.timeline === undefined) return;
+    if (child === null || this.timeline === undefined) return;
     this.timelineSlot.appendChild(this.timeline.el);
+    this.showCurve(this.timeline, child);
     this.text = textOver(this.timeline);
     this.setLut();
     this.setText();
+  }
+
+  /** The curve where the positions' strip was (hidden by training.css), its cursor on the position shown. */
+  private showCurve(view: ChildView, child: Model): void {
+    const strip = view.el.querySelector(".aw-timeline-box");
+    if (strip === null) this.timelineSlot.appendChild(this.curve.element);
+    else strip.after(this.curve.element);
+    this.timelineListeners = new ModelListeners(child);
+    const show = () => this.curve.show(Number(child.get("step")) || 0);
+    // The timeline's smoothing is the curve's: the kernel and every view of it share it.
+    const smooth = () => this.curve.setSmoothing(smoothingOf(child.get("timeline_smoothing")));
+    this.timelineListeners.on("change:step", show);
+    this.timelineListeners.on("change:timeline_smoothing", smooth);
+    show();
+    smooth();
+  }
+
+  /** Sets trait `name` of the timeline, as its own controls would (its step: its slider). */
+  private setOnTimeline(name: "step" | "timeline_smoothing", value: number): void {
+    const child = this.timelineModel;
+    if (child === undefined) return;
+    child.set(name, value);
+    child.save_changes();
   }
 
   private async showPlayed(): Promise<void> {
@@ -129,6 +169,11 @@ class TrainingView {
     const [played] = readScales(this.model.get("played_scale"));
     this.playedText?.set(grid, labels, () => played);
   }
+}
+
+/** A smoothing weight trait's value: a number, or null for none. */
+function smoothingOf(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
 /** The value map's text over a child viewer's frame, or undefined when it has no frame canvas. */

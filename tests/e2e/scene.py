@@ -24,6 +24,9 @@ LONG, SHORT = 40, 25  # the comparison's episodes
 FAST, SLOW = 20, 30  # the library's runs
 SHORT_FROM, SLOW_FROM = 1000, 2000  # where their frames start in the synthetic sequence
 TRAINED = 200  # episodes of the training shown
+# Episodes of a training watched at the default pace, its positions as many as the host's
+# timing allows (issue #53: 57 in Lab, 74 in Voila, 25 in marimo), its curve the same.
+CURVE_EPISODES = 3_000
 
 SETUP = f"""import sys
 sys.path.insert(0, {str(E2E)!r})
@@ -55,9 +58,11 @@ from agent_widget.agents import QLearning
 from agent_widget.gridworld import TrainingViewer
 lake = gym.make("FrozenLake-v1", map_name="4x4")
 training = TrainingViewer(lake, interval=0, value_range=(0, 1), algorithm="scene")
-QLearning(lake, seed=0).train({TRAINED}, callback=training.snapshot)"""
+QLearning(lake, seed=0).train({TRAINED}, callback=training.snapshot)
+curve_run = TrainingViewer(lake, algorithm="curve")
+QLearning(lake, seed=0).train({CURVE_EPISODES}, callback=curve_run.snapshot)"""
 
-SHOWN = ["viewer", "compare", "board", "training"]
+SHOWN = ["viewer", "compare", "board", "training", "curve_run"]
 
 # SHA-256 of each frame's RGB bytes -> its position, per episode.
 VIEWER_DIGESTS = frame_digests(synthetic_frames(N))
@@ -86,6 +91,7 @@ def _training_digests() -> list[str]:
 
 
 TRAINING_DIGESTS = _training_digests()
+CURVE_RETURNS = QLearning(gym.make("FrozenLake-v1", map_name="4x4"), seed=0).train(CURVE_EPISODES)
 
 
 def voila_cells() -> list[str]:

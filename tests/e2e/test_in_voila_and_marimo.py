@@ -19,6 +19,7 @@ import pytest
 from playwright.sync_api import Locator
 
 from harness.appearance import canvas_size
+from harness.charts import learning_curve
 from harness.hosts import HostServer
 from harness.views import View, WatchedPage
 from tests.e2e import scene
@@ -41,8 +42,9 @@ class HostPage(WatchedPage):
         root.wait_for(timeout=60_000)
         return root
 
-    def training(self) -> Locator:
-        root = self.page.locator(".aw-training")
+    def training(self, algorithm: str = "scene") -> Locator:
+        """The TrainingViewer whose title names ``algorithm``."""
+        root = self.page.locator(".aw-training").filter(has_text=f"· {algorithm} · training")
         root.locator(".agent-widget").first.wait_for(timeout=60_000)
         return root
 
@@ -201,6 +203,19 @@ def test_the_training_viewers_play_button_shows_the_episode_inside_the_widget(ap
     assert "greedy policy at position" in played.root.locator(".aw-title").inner_text()
     assert played.canvas()["opaque"]
     assert root.locator(".aw-message").inner_text() == ""
+
+
+def test_the_training_viewers_curve_is_the_seeded_runs_in_episodes(app):
+    """The same seeded run gives the same curve in every host, however many positions
+    its pace gave: x ticks in episodes, every episode's return in the total."""
+    episodes = scene.CURVE_EPISODES
+    drawn = learning_curve(app, app.training("curve"), episodes)
+    ticks = [int(label) for label in drawn["steps"]]
+    step = ticks[1] - ticks[0]
+    assert ticks == list(range(0, ticks[-1] + 1, step)), drawn["steps"]
+    assert episodes - step < ticks[-1] <= episodes, f"{episodes} episodes, ticks {ticks}"
+    assert drawn["legend"][1] == f"total return 0 to {scene.CURVE_RETURNS.sum():.0f}"
+    assert drawn["caption"].endswith(f"shows the table after episode {episodes - 1:,}")
 
 
 def test_buttons_and_inputs_carry_their_own_borders_and_padding(app):

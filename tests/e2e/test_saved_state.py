@@ -13,6 +13,7 @@ import nbclient
 import pytest
 from nbformat.sign import NotebookNotary
 
+from harness.charts import learning_curve
 from harness.lab import Notebook, new_notebook, rgb_sha256
 from harness.views import View
 from tests.e2e.episodes import synthetic_frames
@@ -21,6 +22,7 @@ pytestmark = pytest.mark.e2e
 
 E2E = Path(__file__).parent
 N = 300
+TRAINED = 500  # episodes of the TrainingViewer's run
 FRAMES = synthetic_frames(N)
 CELLS = [
     f"""import sys
@@ -36,6 +38,13 @@ viewer""",
     """compare = CompareViewer({"a": synthetic_episode(30), "b": synthetic_episode(20)})
 compare.add_panel("notes", notes)
 compare""",
+    f"""import gymnasium as gym
+from agent_widget.agents import QLearning
+from agent_widget.gridworld import TrainingViewer
+lake = gym.make("FrozenLake-v1", map_name="4x4")
+training = TrainingViewer(lake)
+display(training)
+QLearning(lake, seed=0).train({TRAINED}, callback=training.snapshot);""",
 ]
 
 
@@ -91,3 +100,16 @@ def test_a_saved_comparisons_cards_say_so_too(notebook):
         view = notebook.view(2, nth)
         view.card("notes").wait_for(timeout=30_000)
         says_saved_copy(view)
+
+
+def test_a_saved_training_viewer_shows_the_trained_table_and_every_episode(notebook):
+    """Issue #53: the state is saved as the training cell ends, before the timers that
+    drew its last position and sent the rest of its curve; it showed "episode: 0"."""
+    training = notebook.page.locator(".jp-Cell").nth(3).locator(".aw-training")
+    drawn = learning_curve(notebook, training, TRAINED)  # every episode, the cursor on the last
+    assert drawn["caption"].endswith(f"shows the table after episode {TRAINED - 1}")
+    view = View(notebook, training.locator(".aw-training-timeline .agent-widget"))
+    last = int(view.slider().get_attribute("max") or 0)
+    view.wait_painted(last)
+    assert view.slider().input_value() == str(last)
+    assert f"\nepisode: {TRAINED - 1}\n" in f"\n{view.readout()}\n"

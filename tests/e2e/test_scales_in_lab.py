@@ -51,8 +51,9 @@ pytestmark = [
 ]
 
 
-def timeline(notebook: Notebook, cell: int):
-    canvas = notebook.view(cell).root.locator("canvas.aw-timeline")
+def timeline(notebook: Notebook, cell: int, within: str = ""):
+    """The timeline's canvas of the viewer of ``cell`` (``within``: a selector inside it)."""
+    canvas = notebook.view(cell).root.locator(f"{within} canvas.aw-timeline".strip())
     notebook.wait_for(
         "(el) => el.closest('.aw-chart').querySelector('.aw-axis-steps .aw-axis-tick') !== null",
         canvas.element_handle(),
@@ -140,12 +141,12 @@ def test_the_comparison_chart_has_its_axes_and_its_columns_no_legend_without_a_c
 
 
 def test_the_training_chart_puts_the_success_rate_on_a_0_to_1_axis_and_smooths(notebook):
-    canvas = timeline(notebook, TRAINING)
+    canvas = timeline(notebook, TRAINING, ".aw-learning-curve")  # the curve, in episodes
     labels = axis_labels(chart_of(canvas))
     assert labels["left"][-3:] == ["1.0", "0.5", "0.0"], labels  # the rates' band
     assert len(labels["left"]) >= 6, labels  # and the returns' axis above it
     assert len(labels["right"]) >= 3, labels  # the episode returns' axis
-    slider = notebook.view(TRAINING).root.locator(".aw-smoothing-slider")
+    slider = notebook.view(TRAINING).root.locator(".aw-learning-curve .aw-smoothing-slider")
     assert slider.is_visible()
     assert slider.input_value() == "0.6"
     slider.fill("0.9")

@@ -101,10 +101,10 @@ def test_a_view_scrubbed_back_stays_while_training_goes_on(notebook):
         assert not run.done
 
 
-def test_the_timeline_legend_names_episode_returns_not_rewards(notebook):
-    legend = notebook.view(VIEWER).root.locator(".aw-timeline-legend")
+def test_the_learning_curves_legend_names_episode_returns_not_rewards(notebook):
+    legend = notebook.view(VIEWER).root.locator(".aw-learning-curve .aw-timeline-legend")
     keys = legend.locator(".aw-timeline-key").all_inner_texts()
-    assert keys[0] == "episode returns"
+    assert keys[0] == "episode return"
     assert keys[1].startswith("total return 0 to "), keys
     assert "moving average" in keys
     assert "success rate" in keys

@@ -8,6 +8,7 @@ import io
 import gymnasium as gym
 import numpy as np
 import pytest
+from IPython.core.interactiveshell import InteractiveShell
 from PIL import Image
 
 from agent_widget.agents import QLearning
@@ -49,10 +50,6 @@ def shown(viewer, episode):
     wait_until(lambda: viewer.info(-1)["episode"] == episode, f"a position of episode {episode}")
 
 
-def series(viewer, name):
-    return unpack_series(viewer.timeline.series[name]).astype(np.float64)
-
-
 def test_every_snapshot_is_kept(lake, viewers):
     viewer, returns = trained(lake, viewers, episodes=50, interval=60)
     assert len(viewer.snapshots) == 50
@@ -90,7 +87,7 @@ def test_scales_are_sent_at_most_once_an_interval_not_once_a_position(lake, view
     viewer.observe(lambda change: sends.append(len(change["new"])), "scales")
     QLearning(lake, seed=0).train(300, callback=viewer.snapshot)
     assert len(sends) <= 1
-    assert viewer._scales_timer is not None  # the rest's send, due at the interval's end
+    assert viewer._sends.pending  # the rest's send, due at the interval's end
 
 
 def test_the_frames_hold_no_text_the_front_end_writes_s_and_g(lake, viewers):
@@ -128,23 +125,64 @@ def test_the_readout_gives_episode_return_moving_average_and_success_rate(lake, 
     assert info["success rate"] == pytest.approx((returns[-50:] > 0).mean())
 
 
-def test_the_timeline_is_the_learning_curve(lake, viewers):
-    viewer, returns = trained(lake, viewers, episodes=300, interval=0, window=50)
-    synced(viewer, 301)
-    assert series(viewer, "rewards").tolist() == returns.tolist()
-    assert series(viewer, "rewards").sum() == returns.sum()  # the timeline's last return
-    moving = series(viewer, "extra:moving average")
-    assert moving[-1] == pytest.approx(returns[-50:].mean())
-    # The success rate on a 0-1 axis of its own, the curves smoothed (raw faint) to start with.
-    assert viewer.timeline.timeline_rates == ["success rate"]
+def curve(viewer, episodes):
+    """The learning curve the front end has, once it holds ``episodes`` and every
+    position (sent from a timer)."""
+    wait_for_trait(
+        viewer,
+        "curve",
+        lambda c: (
+            len(unpack_series(c["rewards"])) == episodes
+            and len(unpack_series(c["positions"])) == viewer.num_positions
+        ),
+    )
+    return {name: unpack_series(data).astype(np.float64) for name, data in viewer.curve.items()}
+
+
+def test_each_episodes_return_is_a_point_of_the_curve_not_a_sum_per_position(lake, viewers):
+    # Snapshots faster than the interval: 500 episodes on two positions, 500 points.
+    viewer, returns = trained(lake, viewers, episodes=500, interval=60, window=50)
+    assert viewer.num_positions == 2
+    got = curve(viewer, 500)
+    assert got["rewards"].tolist() == returns.tolist()
+    assert set(got["rewards"].tolist()) == {0.0, 1.0}  # FrozenLake's, none summed
+    moving = got["extra:moving average"]
+    for k in (0, 49, 499):
+        assert moving[k] == pytest.approx(returns[max(0, k - 49) : k + 1].mean())
+    assert got["extra:success rate"][-1] == pytest.approx((returns[-50:] > 0).mean())
+    # The positions sample the curve: the table before training, after the first episode.
+    assert got["positions"].tolist() == [0, 1]
+    # Smoothed to start with (raw faint), in the timeline's trait that the views share.
     assert viewer.timeline.timeline_smoothing == 0.6
 
 
-def test_returns_of_episodes_between_positions_add_up_on_the_timeline(lake, viewers):
+def test_the_positions_are_the_curves_points_their_snapshots_were_taken_at(lake, viewers):
     viewer, returns = trained(lake, viewers, episodes=2_000, interval=0.05)
     shown(viewer, 1_999)
-    synced(viewer, viewer.num_positions)
-    assert series(viewer, "rewards").sum() == returns.sum()
+    got = curve(viewer, 2_000)
+    assert got["rewards"].tolist() == returns.tolist()
+    positions = got["positions"].astype(int).tolist()
+    assert len(positions) == viewer.num_positions
+    assert positions[-1] == 2_000
+    assert [viewer.info(p)["episode"] for p in range(1, len(positions))] == [
+        x - 1 for x in positions[1:]
+    ]
+
+
+def test_the_curve_is_the_same_however_fast_positions_come(lake, viewers):
+    slow, _ = trained(lake, viewers, episodes=300, interval=60)
+    every, _ = trained(lake, viewers, episodes=300, interval=0)
+    assert slow.num_positions != every.num_positions
+    slow_curve, every_curve = curve(slow, 300), curve(every, 300)
+    for name in ("rewards", "extra:moving average", "extra:success rate"):
+        assert slow_curve[name].tolist() == every_curve[name].tolist(), name
+    assert every_curve["positions"].tolist() == list(range(301))
+
+
+def test_a_long_curve_stays_compact_on_the_wire(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=3_000, interval=60)
+    curve(viewer, 3_000)
+    assert sum(len(data) for data in viewer.curve.values()) < 10 * 3_000  # 9 bytes an episode
 
 
 def test_the_view_follows_the_newest_position_unless_scrubbed_back(lake, viewers):
@@ -254,3 +292,32 @@ def test_its_output_carries_a_picture_of_the_shown_snapshot_and_a_sentence(lake,
         for x in range(0, 40)
     )
     assert found
+
+
+def test_a_cell_that_ends_leaves_the_newest_snapshot_shown_and_everything_sent(lake, viewers):
+    """nbconvert --execute saves the widget state as the cell ends: nothing may wait for a timer."""
+    shell = InteractiveShell.instance()
+    try:
+        viewer = TrainingViewer(lake, interval=60)  # the rest of the snapshots wait a minute
+        viewers.append(viewer)
+        shell.user_ns.update(viewer=viewer, agent=QLearning(lake, seed=0))
+        assert shell.run_cell("agent.train(500, callback=viewer.snapshot);").success
+        # Read at once, no waiting: the cell's end showed and sent them.
+        assert viewer.num_positions == 3
+        assert viewer.info(2)["episode"] == 499
+        assert viewer.timeline.length == 3
+        assert viewer.timeline.step == 2  # followed: the saved copy shows the trained table
+        assert len(unpack_series(viewer.curve["rewards"])) == 500
+        assert unpack_series(viewer.curve["positions"]).tolist() == [0, 1, 500]
+        viewer.close()
+        assert viewer._at_cell_end not in shell.events.callbacks["post_run_cell"]
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_its_output_shown_after_training_pictures_the_last_snapshot(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=500, interval=60)
+    assert viewer.num_positions == 2  # the last snapshot still waits for its position
+    data, _ = viewer._repr_mimebundle_()
+    assert "snapshot 2 of 0 to 2" in data["text/plain"]
+    assert viewer.info(2)["episode"] == 499

@@ -179,3 +179,18 @@ def test_image_observations_grow_from_obs(monkeypatch):
     viewer.append(obs=observations[2], action=1)
     got = decoded(*request(viewer, [0], monkeypatch))
     np.testing.assert_array_equal(got[2], observations[2])
+
+
+def test_flush_sends_the_steps_waiting_for_the_timer_at_once(monkeypatch):
+    # The timer would wait an hour.
+    monkeypatch.setattr("agent_widget.viewer._serving._SYNC_INTERVAL", 3600.0)
+    viewer = EpisodeViewer(random_frames(1))
+    viewer.append(frame=random_frames(1, seed=1)[0], reward=1.0)  # sent at once: the first
+    viewer.append(frame=random_frames(1, seed=2)[0], reward=2.0)  # waits for the timer
+    assert viewer._timer is not None
+    assert viewer.length == 2
+    viewer.flush()
+    assert viewer._timer is None
+    assert viewer.length == 3
+    assert viewer.step == 2  # followed, as the timer's push would have
+    assert series(viewer, "rewards").tolist() == [1.0, 2.0]
