@@ -65,7 +65,8 @@ def branch_at(notebook: Notebook, root: Locator, t: int) -> list[View]:
         timeout=60,
         what="the branch's column",
     )
-    assert bar.locator(".aw-what-if-status").inner_text() == f"1 branch at t = {t}"
+    status = bar.locator(".aw-what-if-status")  # set after the branch is added: it may come later
+    notebook.wait_until(lambda: status.inner_text() == f"1 branch at t = {t}", what="the status")
     cells = root.locator(".aw-compare-grid .aw-cell")
     return [View(notebook, cells.nth(i).locator(".agent-widget")) for i in range(2)]
 
@@ -160,7 +161,9 @@ def test_a_turn_based_game_branches_the_move_of_the_player_whose_turn_it_was(ser
         root.wait_for(timeout=30_000)
         bar = root.locator(".aw-what-if")
         options = bar.locator("select.aw-what-if-action option").all_inner_texts()
-        assert options == [*map(str, range(7)), "every other action"]
+        columns = [*map(str, range(7))]
+        columns[notebook.python("int(episode.actions[0])")] += ", taken"
+        assert options == [*columns, "every other action"]
         views = branch_at(notebook, root, t)
         acting = notebook.python("str(episode.acting_agent[4])")
         assert notebook.python(f"int(viewer.rollouts[1].agent_action({acting!r})[4])") == (
