@@ -81,9 +81,10 @@ class AgentReadout:
         return {"acting": acting, "agents": agents}
 
 
-def agent_lines(row: dict[str, Any]) -> list[str]:
-    """A position's readout per agent as lines, as js/shared/readout.ts writes it (for a
-    saved copy's picture and a video's readout): who acted, then each agent present."""
+def agent_lines(row: dict[str, Any], t: int) -> list[str]:
+    """Position ``t``'s readout per agent as lines, as js/shared/readout.ts writes it (for
+    a saved copy's picture and a video's readout): who acted, then each agent present,
+    its return after action ``t`` (its reward in it)."""
 
     def number(value: float | None) -> str:
         return "-" if value is None else number_text(value)
@@ -91,8 +92,9 @@ def agent_lines(row: dict[str, Any]) -> list[str]:
     lines = [] if row["acting"] is None else [f"acted: {row['acting']}"]
     for name, action, reward, total, legal in row["agents"]:
         moves = f" · legal {legal}" if legal else ""
+        after = "" if total is None else f" (after action {t})"
         lines.append(
             f"{name}: action {action or '-'}{moves} · reward {number(reward)} · "
-            f"return {number(total)}"
+            f"return {number(total)}{after}"
         )
     return lines

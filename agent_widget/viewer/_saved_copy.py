@@ -208,8 +208,8 @@ def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list
     Examples:
         >>> from agent_widget.episodes import Rollout
         >>> rollout = Rollout.from_arrays(actions=[2], rewards=[1.5])
-        >>> readout_lines(ServedEpisode(rollout, None, "raw", (), ["L", "R", "UP"]), 0)[:3]
-        ['t = 0 / 1', 'action: 2 (UP)', 'reward: 1.5']
+        >>> readout_lines(ServedEpisode(rollout, None, "raw", (), ["L", "R", "UP"]), 0)[:4]
+        ['t = 0 / 1', 'action: 2 (UP)', 'reward: 1.5 (of action 0)', 'return: 0 (before action 0)']
     """
     info = episode.infos[t] if t < episode.num_positions else {}
     if readout == "info":
@@ -219,19 +219,28 @@ def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list
         ]
     steps = episode.num_steps
     acted = t < steps
-    outcome = min(t, steps - 1)
+    outcome = min(t, steps - 1)  # the action whose end flags show: the last one's at the end
+    after = f"after action {outcome}"
 
     def flag(values: np.ndarray) -> str:
         return str(bool(values[outcome])).lower() if 0 <= outcome < len(values) else "-"
 
     agents = episode.agent_readout([t])  # a multi-agent episode: a line per agent instead
-    action = f"action: {action_text(episode.actions[t], episode.action_names) if acted else '-'}"
+    if acted:
+        action = f"action: {action_text(episode.actions[t], episode.action_names)}"
+        reward = float(episode.rewards[t])
+        finite = "" if np.isfinite(reward) else "; not a finite number: left out of the return"
+        earned = f"reward: {number_text(reward)} (of action {t}{finite})"
+    else:
+        action, earned = "action: - (none at the last position)", "reward: -"
+    flags = f"terminated: {flag(episode.terminated)}  truncated: {flag(episode.truncated)}"
     return [
         f"t = {t} / {steps}",
-        *([action] if agents is None else agent_lines(agents[0])),
-        f"reward: {number_text(float(episode.rewards[t])) if acted else '-'}",
-        f"return: {number_text(float(episode.finite_returns()[t]))}",
-        f"terminated: {flag(episode.terminated)}  truncated: {flag(episode.truncated)}",
+        *([action] if agents is None else agent_lines(agents[0], t)),
+        earned,
+        f"return: {number_text(float(episode.finite_returns()[t]))} "
+        f"({f'before action {t}' if acted else after})",
+        f"{flags} ({after})" if outcome >= 0 else flags,
         *([f"info: {_value_text(info)}"] if info else []),
     ]
 

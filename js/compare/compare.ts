@@ -239,7 +239,7 @@ class CompareView {
     this.step = t;
     if (origin === "model" && this.player.playing) this.startPlayback();
     this.controls.setStep(t);
-    this.whatIf.setStep(t);
+    this.whatIf.setStep(t, this.takenAt(t));
     this.chart.setCursor(t);
     this.children.forEach((child, i) => {
       const position = this.alignment.at(i, t);
@@ -248,6 +248,19 @@ class CompareView {
     });
     this.root.dataset.step = String(t);
     if (origin !== "model") this.saveStep.call();
+  }
+
+  /**
+   * The action the first episode (the one `what_if()` branches) took at shared step
+   * `t`, from its series; null past its last action or where its series holds no
+   * actions (a summarized long episode).
+   */
+  private takenAt(t: number): number | null {
+    const first = this.children[0];
+    if (first === undefined) return null;
+    const actions = first.series.actions;
+    const position = this.alignment.at(0, t);
+    return actions !== undefined && position < actions.length ? actions[position] : null;
   }
 
   /** Whether every child has painted the position it was last sent to (playback waits for it). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { EVERY, optionLabel, parseState, request } from "./what-if.ts";
+import { defaultChoice, EVERY, optionLabel, parseState, request } from "./what-if.ts";
 
 describe("parseState", () => {
   it("reads the kernel's state of the bar", () => {
@@ -44,5 +44,32 @@ describe("optionLabel", () => {
     expect(optionLabel("LEFT", 0)).toBe("LEFT (0)");
     expect(optionLabel("3", 3)).toBe("3");
     expect(optionLabel("3", 4)).toBe("3 (4)");
+  });
+});
+
+describe("optionLabel of the action taken", () => {
+  it("says which action the episode took at the step, and no other", () => {
+    expect(optionLabel("LEFT", 0, 0)).toBe("LEFT (0), taken");
+    expect(optionLabel("RIGHT", 1, 0)).toBe("RIGHT (1)");
+    expect(optionLabel("3", 3, 3)).toBe("3, taken");
+    expect(optionLabel("3", 3, null)).toBe("3");
+  });
+});
+
+describe("defaultChoice", () => {
+  it("moves off the action taken to the next one in the space", () => {
+    expect(defaultChoice("0", 0, 2)).toBe("1");
+    expect(defaultChoice("1", 1, 2)).toBe("0");
+    expect(defaultChoice("6", 6, 7)).toBe("0");
+  });
+
+  it("keeps any other choice the user made, every other action included", () => {
+    expect(defaultChoice("2", 0, 4)).toBe("2");
+    expect(defaultChoice(EVERY, 0, 4)).toBe(EVERY);
+  });
+
+  it("keeps the choice where no action was taken (the last position) or there is no other", () => {
+    expect(defaultChoice("0", null, 4)).toBe("0");
+    expect(defaultChoice("0", 0, 1)).toBe("0");
   });
 });

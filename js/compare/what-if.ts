@@ -33,9 +33,22 @@ export function parseState(value: unknown): WhatIfState | null {
 }
 
 /** An action as the bar offers it: its name and index, or the index alone when the
- * env names its actions by number (a board game's columns: "3", not "3 (3)"). */
-export function optionLabel(name: string, index: number): string {
-  return name === String(index) ? name : `${name} (${index})`;
+ * env names its actions by number (a board game's columns: "3", not "3 (3)"); the
+ * action the episode took at the step says so, since branching on it gives the episode back. */
+export function optionLabel(name: string, index: number, taken: number | null = null): string {
+  const label = name === String(index) ? name : `${name} (${index})`;
+  return index === taken ? `${label}, taken` : label;
+}
+
+/**
+ * The choice the bar shows at a step where the episode took action `taken` (null: none
+ * known, or the last position): the one picked (`current`) unless it is the action
+ * taken, then the next action in the space, so that "Branch" never asks for the episode
+ * itself unless the user picks it at that step.
+ */
+export function defaultChoice(current: string, taken: number | null, count: number): string {
+  if (taken === null || count < 2 || current !== String(taken)) return current;
+  return String((taken + 1) % count);
 }
 
 /** The message asking for the branches at `step` on `choice` (an action's index, or "every"). */
@@ -52,6 +65,10 @@ export class WhatIfBar {
   private readonly progress: HTMLProgressElement;
   private readonly status: HTMLSpanElement;
   private step = 0;
+  /** The action the episode took at the step, where known. */
+  private taken: number | null = null;
+  /** The actions offered, and their JSON (to tell when the kernel offers others). */
+  private actions: string[] = [];
   private shownActions = "";
 
   constructor(
@@ -71,12 +88,25 @@ export class WhatIfBar {
     this.status.setAttribute("role", "status");
     this.go.addEventListener("click", () => this.model.send(request(this.step, this.select.value)));
     this.cancel.addEventListener("click", () => this.model.send({ type: "what-if-cancel" }));
-    this.setStep(0);
+    this.setStep(0, null);
   }
 
-  setStep(t: number): void {
+  /** The shared step, and the action the episode took there (null: none known, or the last position). */
+  setStep(t: number, taken: number | null): void {
     this.step = t;
+    this.taken = taken;
     this.stepLabel.textContent = `t = ${t}`;
+    this.markTaken();
+  }
+
+  /** Marks the action taken among the options (`data-taken`) and moves the choice off it. */
+  private markTaken(): void {
+    this.actions.forEach((name, i) => {
+      const option = this.select.options[i];
+      option.text = optionLabel(name, i, this.taken);
+      option.toggleAttribute("data-taken", i === this.taken);
+    });
+    this.select.value = defaultChoice(this.select.value, this.taken, this.actions.length);
   }
 
   show(state: WhatIfState | null): void {
@@ -85,10 +115,12 @@ export class WhatIfBar {
     const actions = JSON.stringify(state.actions);
     if (actions !== this.shownActions) {
       this.shownActions = actions;
+      this.actions = state.actions;
       this.select.replaceChildren(
         ...state.actions.map((name, i) => new Option(optionLabel(name, i), String(i))),
         new Option("every other action", EVERY),
       );
+      this.markTaken();
     }
     this.element.dataset.busy = String(state.busy);
     this.go.disabled = state.busy;

@@ -15,7 +15,9 @@ const series = (over: Partial<Series> = {}): Series => ({
 
 /** The rows as "key: value" lines, as a reader reads them (a tree as its JSON preview). */
 const lines = (rows: ReadoutRow[]): string =>
-  rows.map(({ key, value }) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}`).join("\n");
+  rows
+    .map(({ key, value, note }) => `${key}: ${typeof value === "string" ? value : JSON.stringify(value)}${note === undefined ? "" : ` ${note}`}`)
+    .join("\n");
 const formatReadout = (fields: ReadoutFields): string => lines(readoutRows(fields));
 
 describe("readoutRows", () => {
@@ -31,13 +33,13 @@ describe("readoutRows", () => {
       info: { lives: 3 },
       infoLoaded: true,
     });
-    expect(rows).toEqual([
+    expect(rows).toStrictEqual([
       { key: "t", value: "12 / 200" },
-      { key: "action", value: "2 (RIGHT)" },
-      { key: "reward", value: "1" },
-      { key: "return", value: "5" },
-      { key: "terminated", value: "false" },
-      { key: "truncated", value: "false" },
+      { key: "action", value: "2 (RIGHT)", note: undefined },
+      { key: "reward", value: "1", note: "(of action 12)" },
+      { key: "return", value: "5", note: "(before action 12)" },
+      { key: "terminated", value: "false", note: "(after action 12)" },
+      { key: "truncated", value: "false", note: "(after action 12)" },
       { key: "info", value: { lives: 3 } },
     ]);
   });
@@ -46,15 +48,15 @@ describe("readoutRows", () => {
     const rewards = Float64Array.from([0.036, 0.0454, 1]);
     const returns = Float64Array.from([0, 0.036, 0.0814, 1.0814]);
     const at = (t: number) => formatReadout(readoutFields(t, series({ rewards, returns }), { info: {} }, [], 4));
-    expect(at(0)).toContain("reward: 0.0360\nreturn: 0.0000\n");
-    expect(at(1)).toContain("reward: 0.0454\nreturn: 0.0360\n");
-    expect(at(2)).toContain("reward: 1.0000\nreturn: 0.0814\n");
-    expect(at(3)).toContain("reward: -\nreturn: 1.0814\n");
+    expect(at(0)).toContain("reward: 0.0360 (of action 0)\nreturn: 0.0000 (before action 0)\n");
+    expect(at(1)).toContain("reward: 0.0454 (of action 1)\nreturn: 0.0360 (before action 1)\n");
+    expect(at(2)).toContain("reward: 1.0000 (of action 2)\nreturn: 0.0814 (before action 2)\n");
+    expect(at(3)).toContain("reward: -\nreturn: 1.0814 (after action 2)\n");
   });
 
   it("prints integer rewards as integers", () => {
     expect(formatReadout(readoutFields(1, series({ rewards: Float64Array.from([1, 1, 1]), returns: Float64Array.from([0, 1, 2, 3]) }), { info: {} }, [], 4))).toContain(
-      "reward: 1\nreturn: 1\n",
+      "reward: 1 (of action 1)\nreturn: 1 (before action 1)\n",
     );
   });
 
@@ -62,11 +64,11 @@ describe("readoutRows", () => {
   it("says a NaN or infinite reward is not a number and not in the return", () => {
     const fields = { t: 3, T: 9, action: "0", return: 2, terminated: false, truncated: false, info: {}, infoLoaded: true };
     expect(formatReadout({ ...fields, reward: Number.NaN })).toContain(
-      "reward: NaN (not a finite number: left out of the return)\nreturn: 2",
+      "reward: NaN (of action 3; not a finite number: left out of the return)\nreturn: 2",
     );
-    expect(formatReadout({ ...fields, reward: Number.NEGATIVE_INFINITY })).toContain("reward: -Infinity (not a finite");
-    expect(formatReadout({ ...fields, reward: 0.5 })).toContain("reward: 0.5\n");
-    expect(formatReadout({ ...fields, reward: Number.NaN, decimals: { reward: 2, return: 2 } })).toContain("reward: NaN (not");
+    expect(formatReadout({ ...fields, reward: Number.NEGATIVE_INFINITY })).toContain("reward: -Infinity (of action 3; not a finite");
+    expect(formatReadout({ ...fields, reward: 0.5 })).toContain("reward: 0.5 (of action 3)\n");
+    expect(formatReadout({ ...fields, reward: Number.NaN, decimals: { reward: 2, return: 2 } })).toContain("reward: NaN (of action 3; not");
   });
 
   it("shows an ellipsis for the info until the position's chunk has arrived", () => {
@@ -83,7 +85,16 @@ describe("readoutFields", () => {
   it("has no reward at the last position and tells how the episode ended", () => {
     const f = readoutFields(3, series(), { action: "", info: {} }, [], 4);
     expect(f).toMatchObject({ t: 3, T: 3, action: "", reward: undefined, return: 1.5, terminated: true });
-    expect(formatReadout(f)).toContain("action: -\nreward: -\nreturn: 1.5\nterminated: true\ntruncated: false");
+    expect(formatReadout(f)).toContain(
+      "action: - (none at the last position)\nreward: -\nreturn: 1.5 (after action 2)\nterminated: true (after action 2)\ntruncated: false (after action 2)",
+    );
+  });
+
+  it("says the last action's reward is its own, and the return before it, not after", () => {
+    // Position 2 shows the state before the last action, which earned 0.5 and ended the episode.
+    expect(formatReadout(readoutFields(2, series(), { info: {} }, [], 4))).toContain(
+      "reward: 0.5 (of action 2)\nreturn: 1.0 (before action 2)\nterminated: true (after action 2)",
+    );
   });
 
   it("prefers the kernel's action text, else names the scalar action from the series", () => {
@@ -105,13 +116,23 @@ describe("readoutFields of a long episode", () => {
   it("reads the values its chunk brought, the state holding only the timeline's summary", () => {
     const fields = readoutFields(40_000, empty, { info: {}, values }, ["NOOP", "FIRE", "RIGHT"], 50_001);
     expect(formatReadout(fields)).toBe(
-      "t: 40000 / 50000\naction: 2 (RIGHT)\nreward: -1\nreturn: 7\nterminated: false\ntruncated: true\ninfo: {}",
+      "t: 40000 / 50000\naction: 2 (RIGHT)\nreward: -1 (of action 40000)\nreturn: 7 (before action 40000)\n" +
+        "terminated: false (after action 40000)\ntruncated: true (after action 40000)\ninfo: {}",
+    );
+  });
+
+  it("shows no reward at the last position, where the kernel sends none", () => {
+    const last = { ...values, reward: undefined, action: undefined, terminated: true, truncated: false };
+    const fields = readoutFields(50_000, empty, { info: {}, values: last }, [], 50_001);
+    expect(formatReadout(fields)).toBe(
+      "t: 50000 / 50000\naction: - (none at the last position)\nreward: -\nreturn: 7 (after action 49999)\n" +
+        "terminated: true (after action 49999)\ntruncated: false (after action 49999)\ninfo: {}",
     );
   });
 
   it("says a non-finite reward as the series would", () => {
     const fields = readoutFields(3, empty, { info: {}, values: { ...values, reward: Number.NaN } }, [], 50_001);
-    expect(formatReadout(fields)).toContain("reward: NaN (not a finite number: left out of the return)");
+    expect(formatReadout(fields)).toContain("reward: NaN (of action 3; not a finite number: left out of the return)");
   });
 });
 
@@ -155,12 +176,12 @@ describe("a multi-agent episode's readout", () => {
       [
         "t: 1 / 3",
         "acted: player_1",
-        "player_0: action - · reward 0.0 · return 1.0",
-        "player_1: action 3 · legal 0 3 4 · reward 1.0 · return 1.5",
-        "reward: 1.0",
-        "return: 0.0",
-        "terminated: false",
-        "truncated: false",
+        "player_0: action - · reward 0.0 · return 1.0 (after action 1)",
+        "player_1: action 3 · legal 0 3 4 · reward 1.0 · return 1.5 (after action 1)",
+        "reward: 1.0 (of action 1)",
+        "return: 0.0 (before action 1)",
+        "terminated: false (after action 1)",
+        "truncated: false (after action 1)",
         "info: {}",
       ].join("\n"),
     );

@@ -5,6 +5,11 @@
  * data and must never become HTML. Reward and return are printed to one precision
  * across the episode (`commonDecimals` of their series), so that stepping never
  * changes the number of decimals (0.036 beside 0.0454).
+ *
+ * Position t shows the state before action t, and its reward is what action t earned:
+ * each value says which it is ("1 (of action 3)", "0 (before action 3)", "true (after
+ * action 3)"), so a reward is never read as the state's. The last position took no
+ * action: no reward, and the return and end flags are those after the action before it.
  */
 import { el } from "./dom.ts";
 import { commonDecimals, formatNumber, roundedJson } from "./numbers.ts";
@@ -30,10 +35,14 @@ export interface ReadoutFields {
   agents?: AgentStep;
 }
 
-/** A row of the readout: a key and its value, text or an object drawn as a tree (an info). */
+/**
+ * A row of the readout: a key and its value, text or an object drawn as a tree (an
+ * info), and a note after the value saying whose it is ("(of action 3)").
+ */
 export interface ReadoutRow {
   key: string;
   value: unknown;
+  note?: string;
 }
 
 const flag = (value: boolean | undefined): string => (value === undefined ? "-" : String(value));
@@ -49,27 +58,41 @@ function fixed(x: number | undefined, decimals: number | undefined): string {
  * (its action, reward and return); reward and return are then the agents' sums.
  */
 export function readoutRows(f: ReadoutFields): ReadoutRow[] {
-  const nonFinite = f.reward !== undefined && !Number.isFinite(f.reward);
-  const actions = f.agents === undefined ? [{ key: "action", value: f.action === "" ? "-" : f.action }] : agentRows(f.agents, f.decimals);
+  const acted = f.t < f.T;
+  const notFinite = f.reward !== undefined && !Number.isFinite(f.reward) ? "; not a finite number: left out of the return" : "";
+  const after = stepAfter(f.t, f.T);
+  // A value the episode does not have (frames alone have no rewards) has no note.
+  const when = (value: unknown, note: string | undefined) => (value === undefined || note === undefined ? undefined : `(${note})`);
+  const action: ReadoutRow = { key: "action", value: f.action === "" ? "-" : f.action, note: acted ? undefined : "(none at the last position)" };
   return [
     { key: "t", value: `${f.t} / ${f.T}` },
-    ...actions,
-    { key: "reward", value: `${fixed(f.reward, f.decimals?.reward)}${nonFinite ? " (not a finite number: left out of the return)" : ""}` },
-    { key: "return", value: fixed(f.return, f.decimals?.return) },
-    { key: "terminated", value: flag(f.terminated) },
-    { key: "truncated", value: flag(f.truncated) },
+    ...(f.agents === undefined ? [action] : agentRows(f.agents, f.decimals, f.t)),
+    { key: "reward", value: fixed(f.reward, f.decimals?.reward), note: when(acted ? f.reward : undefined, `of action ${f.t}${notFinite}`) },
+    { key: "return", value: fixed(f.return, f.decimals?.return), note: when(f.return, acted ? `before action ${f.t}` : after) },
+    { key: "terminated", value: flag(f.terminated), note: when(f.terminated, after) },
+    { key: "truncated", value: flag(f.truncated), note: when(f.truncated, after) },
     { key: "info", value: f.infoLoaded ? f.info : "…" },
   ];
 }
 
-/** Who acted (turn-taking envs), then each agent present: "action 3 · reward 1 · return 2", and "· legal 0 3 4" where the env gives action masks. */
-export function agentRows(step: AgentStep, decimals: ReadoutFields["decimals"]): ReadoutRow[] {
+/** The step whose end flags position `t` of `T` shows: its own action's, the last one's at the last position. */
+function stepAfter(t: number, T: number): string | undefined {
+  const step = Math.min(t, T - 1);
+  return step < 0 ? undefined : `after action ${step}`;
+}
+
+/**
+ * Who acted (turn-taking envs), then each agent present at position `t`: "action 3 ·
+ * reward 1 · return 2", and "· legal 0 3 4" where the env gives action masks; each
+ * agent's return is after action `t` (its reward in it), which the note says.
+ */
+export function agentRows(step: AgentStep, decimals: ReadoutFields["decimals"], t: number): ReadoutRow[] {
   const rows: ReadoutRow[] = step.acting === null ? [] : [{ key: "acted", value: step.acting }];
   for (const [name, action, reward, total, legal] of step.agents) {
     const number = (x: number | null, d: number | undefined) => (x === null ? "-" : fixed(x, d));
     const moves = legal === "" ? "" : ` · legal ${legal}`;
     const value = `action ${action === "" ? "-" : action}${moves} · reward ${number(reward, decimals?.reward)} · return ${number(total, decimals?.return)}`;
-    rows.push({ key: name, value });
+    rows.push({ key: name, value, note: total === null ? undefined : `(after action ${t})` });
   }
   return rows;
 }
@@ -181,18 +204,23 @@ export class Readout {
 
   private draw(rows: ReadoutRow[]): void {
     const list = el("dl", "aw-readout-rows");
-    for (const row of rows) list.append(this.row(row.key, row.value, row.key));
+    for (const row of rows) list.append(this.row(row.key, row.value, row.key, row.note));
     this.element.replaceChildren(list);
   }
 
-  /** A key and its value: text, or a branch that opens on the value's entries. */
-  private row(key: string, value: unknown, path: string): HTMLDivElement {
+  /** A key and its value: text (then its note, muted), or a branch that opens on the value's entries. */
+  private row(key: string, value: unknown, path: string, note?: string): HTMLDivElement {
     const row = el("div", "aw-readout-row");
     row.appendChild(el("dt", "")).textContent = key;
     const cell = row.appendChild(el("dd", ""));
     const entries = value === null || typeof value !== "object" ? [] : Object.entries(value);
     if (entries.length === 0) cell.textContent = leafText(value);
     else cell.appendChild(this.branch(value, entries, path));
+    if (note !== undefined) {
+      const muted = el("span", "aw-readout-note");
+      muted.textContent = note;
+      cell.append(" ", muted);
+    }
     return row;
   }
 

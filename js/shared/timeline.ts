@@ -68,8 +68,9 @@ interface Axes {
 /**
  * The viewer's timeline. Ctrl (or Cmd) + wheel, or a pinch, zooms in around the
  * pointer; Shift + wheel, or a sideways swipe, pans; a double click shows the whole
- * episode again. The zoomed strip follows the playhead a page at a time. Zoomed in
- * past the summary of a long episode, it asks the kernel for the range's exact columns.
+ * episode again, at the step shown before it (its clicks seek no further). The zoomed
+ * strip follows the playhead a page at a time. Zoomed in past the summary of a long
+ * episode, it asks the kernel for the range's exact columns.
  */
 export class Timeline {
   private readonly frame: ChartFrame;
@@ -89,6 +90,9 @@ export class Timeline {
   private layout = timelineLayout(false);
   /** The step marked (dashed), or null. */
   private mark: number | null = null;
+  /** The cursor's step, and where it was before each of the last two presses on the strip. */
+  private cursor = 0;
+  private beforePresses: [number, number] = [0, 0];
 
   constructor(
     parent: HTMLElement,
@@ -114,7 +118,15 @@ export class Timeline {
       onSmoothing(weight);
     });
     this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
-    this.element.addEventListener("dblclick", () => this.zoom(undefined));
+    // Each press of a double click seeks (the strip's listener, which runs after this
+    // capturing one); the double click puts back the step shown before its first press.
+    box.addEventListener("pointerdown", (event) => {
+      if (event.target === this.element) this.beforePresses = [this.beforePresses[1], this.cursor];
+    }, { capture: true });
+    this.element.addEventListener("dblclick", () => {
+      this.zoom(undefined);
+      if (this.beforePresses[0] !== this.cursor) onSeek(this.beforePresses[0]);
+    });
   }
 
   get element(): HTMLCanvasElement {
@@ -170,6 +182,7 @@ export class Timeline {
 
   /** Moves the cursor; a zoomed strip the cursor leaves turns a page to keep it in view. */
   setCursor(t: number): void {
+    this.cursor = t;
     const [from, to] = this.strip.range;
     const span = to - from;
     if (span < this.length && (t < from || t >= to)) {

@@ -74,13 +74,13 @@ def readout_at(notebook: Notebook, t: int, cell: int = VIEWER) -> list[str]:
 def test_the_readout_names_who_acted_and_each_players_move(notebook):
     assert readout_at(notebook, 3)[1:4] == [
         "acted: player_1",
-        "player_0: action - · reward 0 · return 0",
-        "player_1: action 0 · legal 0 1 2 3 4 5 6 · reward 0 · return 0",
+        "player_0: action - · reward 0 · return 0 (after action 3)",
+        "player_1: action 0 · legal 0 1 2 3 4 5 6 · reward 0 · return 0 (after action 3)",
     ]
     # Both drop in the leftmost open column: after six pieces it is full.
     assert readout_at(notebook, 6)[1:3] == [
         "acted: player_0",
-        "player_0: action 1 · legal 1 2 3 4 5 6 · reward 0 · return 0",
+        "player_0: action 1 · legal 1 2 3 4 5 6 · reward 0 · return 0 (after action 6)",
     ]
 
 
@@ -116,6 +116,6 @@ def test_a_turn_appended_live_is_read_out_as_a_recorded_one(notebook):
     notebook.execute("play_a_turn()")
     assert readout_at(notebook, 15, LIVE)[1:4] == [
         "acted: player_1",
-        "player_0: action - · reward 0 · return 0",
-        "player_1: action 2 · legal 2 3 4 5 6 · reward 0 · return 0",
+        "player_0: action - · reward 0 · return 0 (after action 15)",
+        "player_1: action 2 · legal 2 3 4 5 6 · reward 0 · return 0 (after action 15)",
     ]

@@ -331,10 +331,10 @@ def test_the_readout_prints_numbers_to_a_readable_precision(notebook):
     notebook.wait_until(lambda: '"prob"' in view.readout(), what="the info to arrive")
     assert 'info: {"prob":0.3333,"why":"' in view.readout()
     assert "0.33333" not in view.readout()
-    assert "reward: 0.333\nreturn: 0.000\n" in view.readout()
+    assert "reward: 0.333 (of action 0)\nreturn: 0.000 (before action 0)\n" in view.readout()
     view.press("ArrowRight")
     view.wait_painted(1)
-    assert "reward: 0.667\nreturn: 0.333\n" in view.readout()
+    assert "reward: 0.667 (of action 1)\nreturn: 0.333 (before action 1)\n" in view.readout()
 
 
 def test_the_readouts_info_is_a_tree_that_stays_open_from_step_to_step(notebook):

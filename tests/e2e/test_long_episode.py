@@ -126,7 +126,7 @@ def test_zooming_into_a_long_timeline_brings_the_ranges_exact_columns_from_the_k
     assert timeline.get_attribute("data-range") == ""
     assert axis_labels(chart_of(timeline))["steps"] == steps
     assert "return 0 to 10000" in view.root.locator(".aw-timeline-legend").inner_text()
-    view.press("Home")  # the double click also seeked; back to where the next test expects
+    view.press("Home")  # back to where the next test expects
     view.wait_painted(0)
 
 

@@ -306,7 +306,10 @@ def test_what_went_wrong_at_a_step_is_shown_at_that_step(new_page, tmp_path):
         assert steps == [4, 7]
         view.slide_to(4)
         view.wait_painted(4)
-        assert "reward: NaN (not a finite number: left out of the return)" in view.readout()
+        assert (
+            "reward: NaN (of action 4; not a finite number: left out of the return)"
+            in view.readout()
+        )
         view.slide_to(6)
         view.wait_painted(6)
         assert view.root.evaluate(
@@ -317,7 +320,7 @@ def test_what_went_wrong_at_a_step_is_shown_at_that_step(new_page, tmp_path):
         ) == [480, 270, "no frame at step 6"]
         view.slide_to(8)
         view.wait_painted(8)
-        assert "return: 6\n" in view.readout()  # 8 rewards of 1, two of them not finite
+        assert "return: 6 (before action 8)\n" in view.readout()  # 8 rewards of 1, 2 not finite
         assert view.canvas()["sha256"] == rgb_sha256(frames[8])
         view.slide_to(9)
         view.wait_painted(9)
@@ -412,8 +415,8 @@ def test_a_connect_four_page_reads_out_the_agent_that_acted_and_draws_a_return_l
         readout = view.readout().splitlines()
         assert readout[1:4] == [
             "acted: player_1",
-            "player_0: action - · reward 0 · return 0",
-            "player_1: action 0 · legal 0 1 2 3 4 5 6 · reward 0 · return 0",
+            "player_0: action - · reward 0 · return 0 (after action 1)",
+            "player_1: action 0 · legal 0 1 2 3 4 5 6 · reward 0 · return 0 (after action 1)",
         ]
         view.slide_to(win)
         view.wait_painted(win)
@@ -424,8 +427,9 @@ def test_a_connect_four_page_reads_out_the_agent_that_acted_and_draws_a_return_l
         )
         assert view.readout().splitlines()[1:4] == [
             "acted: player_0",
-            f"player_0: action {game.agent_actions[win, 0]} · legal {legal} · reward 1 · return 1",
-            "player_1: action - · reward -1 · return -1",
+            f"player_0: action {game.agent_actions[win, 0]} · legal {legal} · reward 1 · "
+            f"return 1 (after action {win})",
+            f"player_1: action - · reward -1 · return -1 (after action {win})",
         ]
         keys = view.root.locator(".aw-timeline-key")
         for agent in game.agents:

@@ -83,7 +83,12 @@ def test_the_timeline_has_a_return_axis_a_reward_axis_and_a_step_axis(notebook):
 
 
 def test_zooming_in_makes_the_step_ticks_finer_and_a_double_click_restores_them(notebook):
+    """The double click shows the whole episode and leaves the step where it was, though
+    each of its presses lands on the middle of the strip (a click there seeks)."""
     canvas = timeline(notebook, CARTPOLE)
+    view = notebook.view(CARTPOLE)
+    view.slide_to(7)
+    view.wait_painted(7)
     chart = chart_of(canvas)
     whole = axis_labels(chart)["steps"]
     canvas.evaluate(
@@ -101,6 +106,9 @@ def test_zooming_in_makes_the_step_ticks_finer_and_a_double_click_restores_them(
     assert zoomed[1] - zoomed[0] < 50, zoomed
     canvas.dblclick()
     assert axis_labels(chart)["steps"] == whole
+    assert view.slider().input_value() == "7"
+    view.wait_painted(7)
+    notebook.wait_until(lambda: notebook.python("cartpole.step") == 7, what="the kernel's step")
 
 
 def test_cartpoles_constant_reward_is_a_bar_as_tall_as_its_axis(notebook):

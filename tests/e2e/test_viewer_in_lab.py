@@ -182,7 +182,7 @@ def test_the_readout_shows_markup_in_an_info_as_text(notebook, view):
         """(root) => ({
             scripts: root.querySelectorAll("script").length,
             images: root.querySelectorAll("img").length,
-            // only the readout's own rows and tree: no element made of the info's text
+            // only the readout's own rows, notes and tree: no element made of the info's text
             readoutElements: [...new Set([...root.querySelectorAll(".aw-readout *")]
                 .map((e) => e.tagName.toLowerCase()))].sort(),
             injected: window.__awInjected ?? null,
@@ -191,7 +191,7 @@ def test_the_readout_shows_markup_in_an_info_as_text(notebook, view):
     assert markup == {
         "scripts": 0,
         "images": 0,
-        "readoutElements": ["dd", "details", "div", "dl", "dt", "summary"],
+        "readoutElements": ["dd", "details", "div", "dl", "dt", "span", "summary"],
         "injected": None,
     }
 

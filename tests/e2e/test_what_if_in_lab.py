@@ -65,7 +65,8 @@ def branch_at(notebook: Notebook, root: Locator, t: int) -> list[View]:
         timeout=60,
         what="the branch's column",
     )
-    assert bar.locator(".aw-what-if-status").inner_text() == f"1 branch at t = {t}"
+    status = bar.locator(".aw-what-if-status")  # set after the branch is added: it may come later
+    notebook.wait_until(lambda: status.inner_text() == f"1 branch at t = {t}", what="the status")
     cells = root.locator(".aw-compare-grid .aw-cell")
     return [View(notebook, cells.nth(i).locator(".agent-widget")) for i in range(2)]
 
@@ -83,7 +84,9 @@ def test_the_bar_branches_at_the_slider_on_the_action_picked_and_paints_both_fut
     bar = root.locator(".aw-what-if")
     assert bar.is_visible()
     options = bar.locator("select.aw-what-if-action option").all_inner_texts()
-    assert options == ["LEFT (0)", "RIGHT (1)", "every other action"]
+    names = ["LEFT (0)", "RIGHT (1)"]
+    names[notebook.python("int(episode.actions[0])")] += ", taken"
+    assert options == [*names, "every other action"]
     views = branch_at(notebook, root, T)
     assert notebook.python("viewer.divergence") == T
 
@@ -101,6 +104,28 @@ def test_the_bar_branches_at_the_slider_on_the_action_picked_and_paints_both_fut
     ]
     assert shown == want
     assert shown[0] != shown[1]
+
+
+def test_the_bar_offers_another_action_than_the_one_taken_and_marks_that_one(notebook, root):
+    """At each step the action the episode took is marked, and the bar's choice is the
+    other one, so "Branch" shows a future that differs; the last position took none."""
+    bar = root.locator(".aw-what-if")
+    select = bar.locator("select.aw-what-if-action")
+    last = notebook.python("episode.num_steps")
+    taken = notebook.python(f"episode.actions[{T - 3}:{T + 3}].tolist()")
+    assert len(set(taken)) == 2, taken  # both actions are taken somewhere in this stretch
+    for t, action in [*zip(range(T - 3, T + 3), taken, strict=True), (last, None)]:
+        slide_to(root, t)
+        notebook.wait_until(
+            lambda t=t: bar.locator(".aw-what-if-step").inner_text() == f"t = {t}",
+            what=f"the bar at t = {t}",
+        )
+        marked = select.locator("option[data-taken]").all_inner_texts()
+        if action is None:
+            assert marked == [], t
+            continue
+        assert marked == [["LEFT (0), taken", "RIGHT (1), taken"][action]], t
+        assert select.input_value() == str(1 - action), t
 
 
 GAME_CELLS = [
@@ -136,7 +161,9 @@ def test_a_turn_based_game_branches_the_move_of_the_player_whose_turn_it_was(ser
         root.wait_for(timeout=30_000)
         bar = root.locator(".aw-what-if")
         options = bar.locator("select.aw-what-if-action option").all_inner_texts()
-        assert options == [*map(str, range(7)), "every other action"]
+        columns = [*map(str, range(7))]
+        columns[notebook.python("int(episode.actions[0])")] += ", taken"
+        assert options == [*columns, "every other action"]
         views = branch_at(notebook, root, t)
         acting = notebook.python("str(episode.acting_agent[4])")
         assert notebook.python(f"int(viewer.rollouts[1].agent_action({acting!r})[4])") == (

@@ -98,8 +98,8 @@ def test_a_saved_picture_and_a_video_read_out_each_agent(game, tmp_path):
     lines = readout_lines(viewer._episode, 1)
     assert lines[1:4] == [
         "acted: player_1",
-        "player_0: action - · reward 0 · return 0",
-        "player_1: action 0 · legal 0 1 2 3 4 5 6 · reward 0 · return 0",
+        "player_0: action - · reward 0 · return 0 (after action 1)",
+        "player_1: action 0 · legal 0 1 2 3 4 5 6 · reward 0 · return 0 (after action 1)",
     ]
     path = viewer.save_video(tmp_path / "game.mp4", readout=True, progress=False)
     frames = iio.imread(path, plugin="FFMPEG")

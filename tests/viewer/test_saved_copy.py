@@ -13,7 +13,7 @@ from IPython.core.formatters import DisplayFormatter
 from agent_widget import CompareViewer, EpisodeViewer, record, save, what_if
 from agent_widget.episodes import Rollout, load
 from agent_widget.library import RunLibrary
-from agent_widget.viewer._saved_copy import MAX_PNG_BYTES, shown_frame
+from agent_widget.viewer._saved_copy import MAX_PNG_BYTES, readout_lines, shown_frame
 from harness.pictures import holds, png_pixels
 from tests.cartpole import balance, cartpole
 from tests.e2e.episodes import synthetic_episode, synthetic_frames
@@ -73,6 +73,28 @@ def test_a_viewer_without_frames_pictures_its_readout():
     picture = png_pixels(shown(viewer)["image/png"])
     assert picture.shape[0] > 50
     assert "step 0 of 0 to 2" in shown(viewer)["text/plain"]
+
+
+def test_the_readout_says_whose_reward_return_and_end_it_shows_up_to_the_last_position():
+    """Position t shows the state before action t: its reward is action t's, its return
+    the one before it, its end flags action t's. The last position took no action: no
+    reward of its own, and the return and flags after the action before it."""
+    rollout = Rollout.from_arrays(actions=[0, 1], rewards=[0.5, 1.0], terminated=[False, True])
+    episode = EpisodeViewer(rollout, action_names=["L", "R"])._episode
+    assert readout_lines(episode, 1) == [
+        "t = 1 / 2",
+        "action: 1 (R)",
+        "reward: 1 (of action 1)",
+        "return: 0.5 (before action 1)",
+        "terminated: true  truncated: false (after action 1)",
+    ]
+    assert readout_lines(episode, 2) == [
+        "t = 2 / 2",
+        "action: - (none at the last position)",
+        "reward: -",
+        "return: 1.5 (after action 1)",
+        "terminated: true  truncated: false (after action 1)",
+    ]
 
 
 def test_a_picture_that_cannot_be_drawn_leaves_the_widget_and_the_sentence(tmp_path):
