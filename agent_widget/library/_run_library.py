@@ -343,7 +343,7 @@ class RunLibrary:
         return self._segments
 
     def leaderboard(
-        self, group_by: Literal["env", "algorithm"] | None = None, *, panels: PanelsGiven = None
+        self, group_by: Literal["env", "algorithm"] | None = "env", *, panels: PanelsGiven = None
     ) -> Leaderboard:
         """This library as a widget: the table, sortable and filterable, grouped by
         ``group_by`` (see :class:`Leaderboard`); ticked runs open in an EpisodeViewer or
