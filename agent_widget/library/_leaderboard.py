@@ -1,7 +1,7 @@
 """``Leaderboard``: a run library's table as a widget; selected runs open in a viewer.
 
-The table (one row per run, in the order of the column sorted by, grouped by env or
-algorithm only when asked, filterable) is drawn by the front end from
+The table (one row per run, grouped by env by default and ranked within each group by
+the column sorted by, filterable) is drawn by the front end from
 :meth:`RunLibrary.table` rows, with text only. The user ticks runs and presses Open:
 one run opens in an :class:`EpisodeViewer`, several in a :class:`CompareViewer` (the
 same episode number of each), shown under the table.
@@ -10,10 +10,9 @@ same episode number of each), shown under the table.
 from __future__ import annotations
 
 import html
-import json
 import pathlib
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import traitlets
@@ -21,6 +20,7 @@ from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.compare import CompareViewer
 from agent_widget.episodes import ActionNames, given_names
+from agent_widget.library._board_text import table_text
 from agent_widget.library._shown import shown
 from agent_widget.panels import PanelsGiven, add_panels, panel_list
 from agent_widget.viewer import (
@@ -33,18 +33,6 @@ if TYPE_CHECKING:  # the library imports this module when it is displayed
     from agent_widget.library._run_library import RunLibrary
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
-# The saved table's columns: header, and the text of a row's cell.
-_COLUMNS: tuple[tuple[str, Callable[[Mapping[str, Any]], str]], ...] = (
-    ("env", lambda row: str(row["env_id"])),
-    ("algorithm", lambda row: str(row["algorithm"])),
-    ("run", lambda row: str(row["run"])),
-    ("episodes", lambda row: str(row["episodes"])),
-    ("return (mean ± std)", lambda row: _mean_std(row["return_mean"], row["return_std"])),
-    ("success", lambda row: _number(row["success_rate"])),
-    ("steps", lambda row: str(row["steps"])),
-    ("date", lambda row: str(row["created"] or "")),
-    ("params", lambda row: json.dumps(row["params"], default=str) if row["params"] else ""),
-)
 
 
 class Leaderboard(AgentWidget):
@@ -52,10 +40,11 @@ class Leaderboard(AgentWidget):
 
     Args:
         library: the library to show; ``display(library)`` shows this widget too.
-        group_by: ``None`` (the default: the rows follow the sorted column across the
-            whole table), ``"env"`` or ``"algorithm"`` (a header row per group, the
-            sorted order within each). Grouping by default made a "return ▼" column
-            read 9, 150, 16: the order the arrow claims is kept unless asked otherwise.
+        group_by: ``"env"`` (the default), ``"algorithm"`` (a header row per group,
+            the sorted order within each) or ``None`` (the rows follow the sorted
+            column across the whole table). By env by default: returns of different
+            envs do not compare (CartPole's 300 is not above FrozenLake's 0.65), and
+            each env's returns print to the decimals they need.
         panels: panels of every viewer Open shows (a comparison's in each column), as
             for :class:`Moments`: a dict of name to panel function, or a list of
             :class:`~agent_widget.panels.Panel` s and functions.
@@ -94,9 +83,9 @@ class Leaderboard(AgentWidget):
     ).tag(sync=True, **widget_serialization)
     group_by = traitlets.Enum(
         ["env", "algorithm"],
-        default_value=None,
+        default_value="env",
         allow_none=True,
-        help='"env" | "algorithm" | None, default None. What the rows are grouped by; '
+        help='"env" | "algorithm" | None, default "env". What the rows are grouped by; '
         "None: one table in the sorted column's order. Two-way (the table has a control).",
     ).tag(sync=True)
     message = traitlets.Unicode(
@@ -107,7 +96,7 @@ class Leaderboard(AgentWidget):
         self,
         library: RunLibrary,
         *,
-        group_by: str | None = None,
+        group_by: str | None = "env",
         panels: PanelsGiven = None,
         action_names: ActionNames | None = None,
         **traits: Any,
@@ -173,19 +162,23 @@ class Leaderboard(AgentWidget):
         return sentence(what, "sort, filter and open them", page=False)
 
     def _saved_html(self) -> str:
-        """The sentence, then the table in the library's order; every user string
-        escaped. The sentence is a paragraph, not the table's caption: a caption one
-        line long made the table as wide (880 px in a 668 px cell), cut off in view."""
-        columns = _columns(self.rows)
-        head = "".join(f"<th>{html.escape(title)}</th>" for title, _ in columns)
+        """The sentence, then the table as the live one first shows it (board_text:
+        its columns, order, groups and numbers); every user string escaped. The
+        sentence is a paragraph, not the table's caption: a caption one line long made
+        the table as wide (880 px in a 668 px cell), cut off in view."""
+        head, lines = table_text(self.rows, self.group_by)
+        width = len(head)
         body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(cell(row))}</td>" for _, cell in columns) + "</tr>"
-            for row in self.rows
+            f'<tr class="aw-group"><td colspan="{width}">{html.escape(cells[0])}</td></tr>'
+            if kind == "group"
+            else "<tr>" + "".join(f"<td>{html.escape(text)}</td>" for text in cells) + "</tr>"
+            for kind, cells in lines
         )
+        titles = "".join(f"<th>{html.escape(title)}</th>" for title in head)
         note = html.escape(self._saved_text())
         return (
             f'<div class="aw-saved-leaderboard"><p>{note}</p>'
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+            f"<table><thead><tr>{titles}</tr></thead><tbody>{body}</tbody></table></div>"
         )
 
     def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
@@ -207,20 +200,6 @@ class Leaderboard(AgentWidget):
                 self.set_trait("message", f"could not open: {type(error).__name__}: {error}")
 
 
-def _columns(
-    rows: Sequence[Mapping[str, Any]],
-) -> list[tuple[str, Callable[[Mapping[str, Any]], str]]]:
-    """The saved table's columns: after the return, one per agent of the multi-agent
-    runs (as the live table has)."""
-    agents = sorted({agent for row in rows for agent in row.get("agent_returns") or {}})
-
-    def agent_return(agent: str) -> Callable[[Mapping[str, Any]], str]:
-        return lambda row: _number((row.get("agent_returns") or {}).get(agent))
-
-    per_agent = [(f"return · {agent}", agent_return(agent)) for agent in agents]
-    return [*_COLUMNS[:5], *per_agent, *_COLUMNS[5:]]
-
-
 def _label(row: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> str:
     """``algorithm / run``, with the env in front when the runs are of several envs."""
     label = f"{row['algorithm']} / {row['run']}"
@@ -237,11 +216,3 @@ def _title(rows: Sequence[Mapping[str, Any]], episode: int) -> str:
     if len(rows) == 1:
         parts.append(f"{rows[0]['algorithm']} / {rows[0]['run']}")
     return " · ".join([*parts, f"episode {episode}"])
-
-
-def _number(value: float | None) -> str:
-    return "-" if value is None else f"{value:.4g}"
-
-
-def _mean_std(mean: float | None, std: float | None) -> str:
-    return "-" if mean is None else f"{_number(mean)} ± {_number(std)}"

@@ -352,7 +352,7 @@ class RunLibrary:
 
     def leaderboard(
         self,
-        group_by: Literal["env", "algorithm"] | None = None,
+        group_by: Literal["env", "algorithm"] | None = "env",
         *,
         panels: PanelsGiven = None,
         action_names: ActionNames | None = None,

@@ -36,6 +36,10 @@ PAD = 6
 FONT_SIZE = 11
 ROW_HEIGHT = 18  # of a bar, as on the page
 LABEL_WIDTH, VALUE_WIDTH = 0.3, 0.18  # of a bar's row, as on the page
+# The greedy row's mark, a triangle left of the bars' area; labels end left of it
+# (MARK_WIDTH, MARK_GAP and LABEL_GAP of js/panels/bars.ts).
+MARK_WIDTH, MARK_GAP = 6, 3
+LABEL_GAP = MARK_WIDTH + MARK_GAP + 3
 COLOR_BAR_HEIGHT = 12
 
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
@@ -106,7 +110,9 @@ def number_text(value: float) -> str:
 
 
 def _bars(card: Card, width: int, height: int) -> Image.Image:
-    """Horizontal bars from zero, the taken action's highlighted, the greedy one outlined."""
+    """Horizontal bars from zero, the taken action's highlighted, the greedy one marked
+    beside its label (a triangle, the label in bold) as on the page: never an outline
+    across the bars' area, which read as a bar at the axis maximum."""
     image, draw = _canvas(width, height)
     values = np.frombuffer(card.buffers[0], "<f8")
     labels, highlight, greedy = (
@@ -135,15 +141,26 @@ def _bars(card: Card, width: int, height: int) -> Image.Image:
             x0 = round(min(zero, x_of(value)))
             x1 = x0 + max(1, round(abs(x_of(value) - zero))) - 1
             draw.rectangle((x0, top, x1, bottom), fill=HIGHLIGHT if i == highlight else BAR)
+        text = clip(label, left - LABEL_GAP - 2, font)
         if i == greedy:
-            draw.rectangle((left + 1, top - 1, right - 2, bottom + 1), outline=TEXT, width=2)
-        draw.text((left - 4, middle), clip(label, left - 6, font), TEXT, font, "rm")
+            _greedy_mark(draw, left, middle, row)
+            draw.text((left - LABEL_GAP - 1, middle), text, TEXT, font, "rm")  # bold: twice
+        draw.text((left - LABEL_GAP, middle), text, TEXT, font, "rm")
         value_text = clip(number_text(value), width - right - 4, font)
         draw.text((right + 4, middle), value_text, TEXT, font, "lm")
     draw.line((round(zero), 0, round(zero), len(values) * row - 1), fill=TEXT)
     for i, line in enumerate(caption):  # wrapped: a caption is read whole, never cut
         draw.text((0, len(values) * row + ROW_HEIGHT * (i + 0.5)), line, MUTED, caption_font, "lm")
     return image
+
+
+def _greedy_mark(draw: ImageDraw.ImageDraw, left: int, middle: float, row: int) -> None:
+    """A triangle between the greedy row's label and the bars' area, pointing at its bar."""
+    tip, half = left - MARK_GAP, min(MARK_WIDTH / 2 + 1, row / 2 - 1)
+    draw.polygon(
+        [(tip, middle), (tip - MARK_WIDTH, middle - half), (tip - MARK_WIDTH, middle + half)],
+        fill=TEXT,
+    )
 
 
 def _caption_lines(card: Card, width: int) -> list[str]:

@@ -29,7 +29,7 @@ is drawn in its card even for an overlay panel).
 
 A mapping may say more about its bars through optional attributes (e.g.
 :class:`agent_widget.torch.ActionBars`): ``taken`` (the index to highlight,
-instead of the step's action), ``greedy`` (an index marked with an outline),
+instead of the step's action), ``greedy`` (an index marked beside its label),
 ``scale`` (``(low, high)``, a value axis fixed across steps), ``ranges`` and
 ``marks`` (a whisker and a marked value per bar: a continuous actor's spread and the
 action taken) and ``caption`` (a

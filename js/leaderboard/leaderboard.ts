@@ -1,6 +1,6 @@
 /**
  * The anywidget entry point of Leaderboard: a run library's table in the order of
- * the column sorted by, grouped by env or algorithm when the user picks it, filtered
+ * the column sorted by, grouped by env (or algorithm, or nothing: the user picks), filtered
  * as you type. It scrolls inside its own box, so a narrow cell never cuts it off.
  * Ticked runs open (in the kernel) in an EpisodeViewer or a CompareViewer, shown
  * under the table. Every string from the library is written with textContent, never
@@ -11,7 +11,7 @@ import { type ChildView, ChildTrait, mountChild, type Render } from "../shared/c
 import viewer from "../viewer/widget.ts";
 import { button, el, input } from "../shared/dom.ts";
 import { ModelListeners } from "../shared/listeners.ts";
-import { asRows, cellTexts, type Column, columnsOf, GROUP_BY, groupRows, parseGroupBy, returnDecimals, type Row, type Sort } from "./table.ts";
+import { asRows, type Column, columnsOf, DEFAULT_SORT, GROUP_BY, parseGroupBy, type Row, type Sort, tableText } from "./table.ts";
 import type { Model } from "../shared/types.ts";
 
 class LeaderboardView {
@@ -28,7 +28,7 @@ class LeaderboardView {
   private readonly opened: HTMLDivElement;
   private readonly listeners: ModelListeners;
   private rows: Row[] = [];
-  private sort: Sort = { key: "return_mean", descending: true };
+  private sort: Sort = DEFAULT_SORT;
   private openedView: ChildView | undefined;
   /** Bumped on each change of `opened`, so a slow view creation never shows a stale one. */
   private readonly openedChild: ChildTrait;
@@ -125,23 +125,21 @@ class LeaderboardView {
     this.drawHead(columns);
     const groupBy = parseGroupBy(this.model.get("group_by"));
     this.groupBy.value = groupBy ?? "";
-    const groups = groupRows(this.rows, this.filter.value.trim(), this.sort, groupBy);
+    const { lines } = tableText(this.rows, this.filter.value.trim(), this.sort, groupBy);
     const selected = this.selected;
-    const shown = groups.reduce((n, g) => n + g.rows.length, 0);
+    const byId = new Map(this.rows.map((row) => [row.id, row]));
+    const shown = lines.filter((line) => "cells" in line).length;
     this.count.textContent = `${shown} of ${this.rows.length} runs, ${selected.size} ticked`;
     this.open.disabled = selected.size === 0;
     this.body.textContent = "";
-    const decimals = returnDecimals(groups.flatMap((g) => g.rows));
-    for (const group of groups) {
-      if (group.name !== null) {
+    for (const line of lines) {
+      if ("group" in line) {
         const header = this.body.insertRow();
         header.className = "aw-group";
         const cell = header.insertCell();
         cell.colSpan = columns.length + 1;
-        const runs = group.rows.length;
-        cell.textContent = `${group.name} (${runs} run${runs === 1 ? "" : "s"})`;
-      }
-      for (const row of group.rows) this.drawRow(row, selected.has(row.id), decimals, columns);
+        cell.textContent = line.group;
+      } else this.drawRow(byId.get(line.id)!, line.cells, selected.has(line.id), columns);
     }
   }
 
@@ -171,7 +169,7 @@ class LeaderboardView {
     }
   }
 
-  private drawRow(row: Row, ticked: boolean, decimals: number, columns: readonly Column[]): void {
+  private drawRow(row: Row, cells: readonly string[], ticked: boolean, columns: readonly Column[]): void {
     const tr = this.body.insertRow();
     tr.className = ticked ? "aw-run aw-ticked" : "aw-run";
     tr.dataset.id = row.id;
@@ -180,7 +178,7 @@ class LeaderboardView {
     tick.checked = ticked;
     tick.setAttribute("aria-label", `Tick run ${row.run} (${row.env_id} · ${row.algorithm})`);
     tick.addEventListener("change", () => this.toggle(row.id));
-    cellTexts(row, decimals, columns).forEach((text, i) => {
+    cells.forEach((text, i) => {
       const td = tr.insertCell();
       td.textContent = text;
       if (columns[i].numeric) td.className = "aw-number";

@@ -1,5 +1,6 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { asRows, cellTexts, columnsOf, compareRows, type Group, groupRows, matches, paramsText, parseGroupBy, returnDecimals, type Row } from "./table.ts";
+import { asRows, cellTexts, columnsOf, compareRows, DEFAULT_SORT, type Group, groupRows, matches, paramsText, parseGroupBy, returnDecimals, type Row, tableText } from "./table.ts";
 
 function row(fields: Partial<Row>): Row {
   return asRows([
@@ -100,15 +101,23 @@ describe("cellTexts", () => {
     expect(cellTexts(r)).toEqual(["alpha0.1", "E-v0", "a", "10", "0.74 ± 0.1235", "75%", "12,345", "2026-11-29", ""]);
   });
 
-  it("prints every return to the same decimals, so the column lines up", () => {
-    const rows = [row({ return_mean: 102.66666666, return_std: 14.72714 }), row({ return_mean: 98, return_std: 9.79796 })];
-    const decimals = returnDecimals(rows);
-    expect(rows.map((r) => cellTexts(r, decimals)[4])).toEqual(["102.67 ± 14.73", "98.00 ± 9.80"]);
+  it("prints an env's returns to the same decimals, so its column lines up", () => {
+    const rows = [row({ return_mean: 14.66666666, return_std: 14.72714 }), row({ return_mean: 98, return_std: 9.79796 })];
+    const decimals = returnDecimals(rows).get("E-v0");
+    expect(rows.map((r) => cellTexts(r, decimals)[4])).toEqual(["14.7 ± 14.7", "98.0 ± 9.8"]);
   });
 
   it("prints integer returns as integers", () => {
     const rows = [row({ return_mean: 19, return_std: 0 }), row({ return_mean: 200, return_std: 3 })];
-    expect(rows.map((r) => cellTexts(r, returnDecimals(rows))[4])).toEqual(["19 ± 0", "200 ± 3"]);
+    expect(rows.map((r) => cellTexts(r, returnDecimals(rows).get("E-v0"))[4])).toEqual(["19 ± 0", "200 ± 3"]);
+  });
+
+  it("gives each env the decimals of its own returns", () => {
+    const rows = [row({ env_id: "CartPole-v1", return_mean: 300 }), row({ env_id: "FrozenLake-v1", return_mean: 0.65 })];
+    expect([...returnDecimals(rows)]).toEqual([
+      ["CartPole-v1", 0],
+      ["FrozenLake-v1", 2],
+    ]);
   });
 
   it("shows a dash for what a run does not have", () => {
@@ -134,5 +143,28 @@ describe("a multi-agent run's returns per agent", () => {
     expect(duel("a", { player_0: "high", player_1: 2 }).agent_returns).toEqual({ player_1: 2 });
     expect(columnsOf([row({})]).map((c) => c.key)).not.toContain("agent:player_0");
     expect(columnsOf([row({})])).toHaveLength(9);
+  });
+});
+
+describe("the table's text, as the kernel's saved copy writes it too", () => {
+  // The same cases test agent_widget/library/_board_text.py (tests/library/test_board_text.py).
+  const cases = JSON.parse(readFileSync(new URL("./table.cases.json", import.meta.url), "utf8")) as {
+    name: string;
+    rows: unknown;
+    group_by: unknown;
+    head: string[];
+    lines: (string[] | { group: string })[];
+  }[];
+
+  it.each(cases.map((c) => [c.name, c] as const))("%s", (_name, c) => {
+    const text = tableText(asRows(c.rows), "", DEFAULT_SORT, parseGroupBy(c.group_by));
+    expect(text.head).toEqual(c.head);
+    expect(text.lines.map((line) => ("group" in line ? { group: line.group } : line.cells))).toEqual(c.lines);
+  });
+
+  it("ranks each env's runs within its group and prints each env's returns to its own decimals", () => {
+    const [cartpole, lake] = [row({ env_id: "CartPole-v1", run: "c", return_mean: 300, return_std: 0 }), row({ env_id: "FrozenLake-v1", run: "f", return_mean: 0.65, return_std: 0.25 })];
+    const { lines } = tableText([lake, cartpole], "", DEFAULT_SORT, "env");
+    expect(lines.map((line) => ("group" in line ? line.group : line.cells[4]))).toEqual(["CartPole-v1 (1 run)", "300 ± 0", "FrozenLake-v1 (1 run)", "0.65 ± 0.25"]);
   });
 });

@@ -1,8 +1,10 @@
 /**
  * The leaderboard's rows: read from the kernel defensively, filtered by a query,
- * sorted by the chosen column across the whole table, grouped (by env or by
- * algorithm) only when the user asks for it, formatted as text. A table grouped
- * by default reads 9, 150, 16 under a "return ▼" header: the arrow would lie.
+ * sorted by the chosen column, grouped by env by default (returns of different envs
+ * do not compare: CartPole's 300 is not "above" FrozenLake's 0.65) or by algorithm or
+ * not at all, formatted as text. The kernel's saved copy of the table
+ * (agent_widget/library/_board_text.py) follows the same rules; table.cases.json
+ * holds the cases both are tested against.
  */
 import { commonDecimals, formatNumber } from "../shared/numbers.ts";
 
@@ -135,7 +137,7 @@ export function compareRows(a: Row, b: Row, sort: Sort): number {
   const x = sortValue(a, sort.key);
   const y = sortValue(b, sort.key);
   if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;
-  const order = typeof x === "number" && typeof y === "number" ? x - y : String(x).localeCompare(String(y));
+  const order = typeof x === "number" && typeof y === "number" ? x - y : textOrder(String(x), String(y));
   return sort.descending ? -order : order;
 }
 
@@ -145,7 +147,7 @@ export function compareRows(a: Row, b: Row, sort: Sort): number {
  */
 export function groupRows(rows: readonly Row[], query: string, sort: Sort, groupBy: GroupBy): Group[] {
   const shown = rows.filter((row) => matches(row, query));
-  shown.sort((a, b) => compareRows(a, b, sort) || a.run.localeCompare(b.run));
+  shown.sort((a, b) => compareRows(a, b, sort) || textOrder(a.run, b.run));
   if (groupBy === null) return shown.length === 0 ? [] : [{ name: null, rows: shown }];
   const groups = new Map<string, Row[]>();
   for (const row of shown) {
@@ -154,13 +156,43 @@ export function groupRows(rows: readonly Row[], query: string, sort: Sort, group
     if (members === undefined) groups.set(name, [row]);
     else members.push(row);
   }
-  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, members]) => ({ name, rows: members }));
+  return [...groups.entries()].sort(([a], [b]) => textOrder(a, b)).map(([name, members]) => ({ name, rows: members }));
 }
 
-/** The decimals every row's return is printed with (means and stds alike), so the column lines up. */
-export function returnDecimals(rows: readonly Row[]): number {
-  const values = rows.flatMap((r) => [r.return_mean, r.return_std, ...Object.values(r.agent_returns)]);
-  return commonDecimals(values.filter((v): v is number => v !== null));
+/**
+ * Text in order ignoring case, then by UTF-16 code units: not `localeCompare`, whose
+ * order depends on the browser's locale data, so that Python can sort the same.
+ */
+export function textOrder(a: string, b: string): number {
+  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+  if (x !== y) return x < y ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The decimals each env's returns are printed with (means, stds and agents' returns
+ * alike), from its mean returns (commonDecimals): CartPole's 187.4 and 500 as 187 and
+ * 500, FrozenLake's 0.65 as 0.65, whatever else the table holds.
+ */
+export function returnDecimals(rows: readonly Row[]): Map<string, number> {
+  const means = new Map<string, number[]>();
+  for (const row of rows) {
+    const values = [row.return_mean, ...Object.values(row.agent_returns)].filter((v): v is number => v !== null);
+    means.set(row.env_id, [...(means.get(row.env_id) ?? []), ...values]);
+  }
+  return new Map([...means].map(([env, values]) => [env, commonDecimals(values)]));
+}
+
+/**
+ * A rate as a whole percentage (0.745 -> "75%"), "-" for none; one that is neither 0
+ * nor 1 never reads 0% or 100% (0.999 -> "99.9%", 0.0001 -> "<0.1%").
+ */
+export function percentText(rate: number | null): string {
+  if (rate === null) return "-";
+  const whole = Math.round(rate * 100);
+  if ((whole !== 0 && whole !== 100) || rate === 0 || rate === 1) return `${whole}%`;
+  const tenth = (rate * 100).toFixed(1);
+  return tenth === "0.0" ? "<0.1%" : tenth === "100.0" ? ">99.9%" : `${tenth}%`;
 }
 
 /**
@@ -170,17 +202,45 @@ export function returnDecimals(rows: readonly Row[]): number {
 export function cellTexts(row: Row, decimals?: number, columns: readonly Column[] = COLUMNS): string[] {
   const number = (x: number | null | undefined) => (x === null || x === undefined ? "-" : decimals === undefined ? formatNumber(x) : x.toFixed(decimals));
   const std = row.return_std === null ? "" : ` ± ${number(row.return_std)}`;
-  const success = row.success_rate === null ? "-" : `${Math.round(row.success_rate * 100)}%`;
   const base: Record<BaseKey, string> = {
     run: row.run,
     env_id: row.env_id,
     algorithm: row.algorithm,
     episodes: String(row.episodes),
     return_mean: row.return_mean === null ? "-" : number(row.return_mean) + std,
-    success_rate: success,
+    success_rate: percentText(row.success_rate),
     steps: row.steps.toLocaleString("en-US"),
     created: row.created.slice(0, 10),
     params: paramsText(row.params),
   };
   return columns.map(({ key }) => (key.startsWith(AGENT) ? number(row.agent_returns[key.slice(AGENT.length)]) : base[key as BaseKey]));
 }
+
+/** A line of the table as text: a run's cells, or a group's header. */
+export type TextLine = { id: string; cells: string[] } | { group: string };
+
+/** The table as it reads: each column's header (the sorted one with its arrow), then its lines. */
+export interface TableText {
+  head: string[];
+  lines: TextLine[];
+}
+
+/** The header of a column: its title, with ▼ or ▲ when the table is sorted by it. */
+export function headerText(column: Column, sort: Sort): string {
+  return column.key === sort.key ? `${column.title} ${sort.descending ? "▼" : "▲"}` : column.title;
+}
+
+/** What the table shows of `rows` filtered by `query`, in `sort`'s order, grouped by `groupBy`. */
+export function tableText(rows: readonly Row[], query: string, sort: Sort, groupBy: GroupBy): TableText {
+  const columns = columnsOf(rows);
+  const decimals = returnDecimals(rows);
+  const lines: TextLine[] = [];
+  for (const group of groupRows(rows, query, sort, groupBy)) {
+    if (group.name !== null) lines.push({ group: `${group.name} (${group.rows.length} run${group.rows.length === 1 ? "" : "s"})` });
+    for (const row of group.rows) lines.push({ id: row.id, cells: cellTexts(row, decimals.get(row.env_id), columns) });
+  }
+  return { head: columns.map((column) => headerText(column, sort)), lines };
+}
+
+/** How the table is sorted until a header is clicked: best mean return first. */
+export const DEFAULT_SORT: Sort = { key: "return_mean", descending: true };

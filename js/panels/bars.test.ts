@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { contrast, THEMES } from "../shared/test-helpers.ts";
-import { BAR_COLOR, HIGHLIGHT_COLOR, layoutBars, ROW_HEIGHT } from "./bars.ts";
+import { BAR_COLOR, drawBars, HIGHLIGHT_COLOR, layoutBars, ROW_HEIGHT } from "./bars.ts";
 
 const values = (...xs: number[]) => Float64Array.from(xs);
 
@@ -82,7 +82,7 @@ describe("layoutBars", () => {
     expect(layout.rows.every((r) => Number.isFinite(r.x) && r.width === 0)).toBe(true);
   });
 
-  it("outlines the greedy bar, which may differ from the taken one", () => {
+  it("marks the greedy bar, which may differ from the taken one", () => {
     const layout = layoutBars(values(1, 2, 3), ["a", "b", "c"], 300, { highlight: 0, greedy: 2 });
     expect(layout.rows.map((r) => [r.highlight, r.greedy])).toEqual([
       [true, false],
@@ -145,3 +145,86 @@ describe("the bars' colours", () => {
     }
   });
 });
+
+/**
+ * A canvas whose 2-D context paints rectangles and filled paths (by their bounding
+ * boxes) into a grid of CSS pixels, each pixel the last colour painted on it, and
+ * keeps the texts written with their font.
+ */
+function paintedCanvas(width: number, height: number) {
+  const pixels = Array.from({ length: height }, () => new Array<string>(width).fill(""));
+  const texts: { text: string; font: string; y: number }[] = [];
+  let path: [number, number][] = [];
+  const paint = (x0: number, y0: number, x1: number, y1: number, colour: string) => {
+    for (let y = Math.max(0, Math.floor(y0)); y < Math.min(height, Math.ceil(y1)); y++)
+      for (let x = Math.max(0, Math.floor(x0)); x < Math.min(width, Math.ceil(x1)); x++) pixels[y][x] = colour;
+  };
+  const c = {
+    fillStyle: "",
+    strokeStyle: "",
+    lineWidth: 1,
+    font: "",
+    textAlign: "",
+    textBaseline: "",
+    setTransform() {},
+    clearRect() {},
+    fillRect: (x: number, y: number, w: number, h: number) => paint(x, y, x + w, y + h, c.fillStyle),
+    strokeRect: (x: number, y: number, w: number, h: number) => {
+      const l = c.lineWidth / 2;
+      paint(x - l, y - l, x + w + l, y + l, c.strokeStyle); // the four sides
+      paint(x - l, y + h - l, x + w + l, y + h + l, c.strokeStyle);
+      paint(x - l, y - l, x + l, y + h + l, c.strokeStyle);
+      paint(x + w - l, y - l, x + w + l, y + h + l, c.strokeStyle);
+    },
+    fillText: (text: string, _x: number, y: number) => texts.push({ text, font: c.font, y }),
+    beginPath: () => (path = []),
+    moveTo: (x: number, y: number) => path.push([x, y]),
+    lineTo: (x: number, y: number) => path.push([x, y]),
+    closePath() {},
+    fill: () => {
+      const xs = path.map((p) => p[0]);
+      const ys = path.map((p) => p[1]);
+      paint(Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys), c.fillStyle);
+    },
+  };
+  const canvas = { width: 0, height: 0, style: {} as Record<string, string>, getContext: () => c };
+  return { canvas: canvas as unknown as HTMLCanvasElement, pixels, texts };
+}
+
+describe("the greedy action's mark", () => {
+  const palette = { text: "#212121", background: "#ffffff", dark: false };
+  // Q-values whose greedy action (0.426) is small beside the axis maximum (30).
+  const q = values(0.426, 30, 12);
+  const draw = (greedy: number | null) => {
+    const layout = layoutBars(q, ["NOOP", "FIRE", "RIGHT"], 300, { highlight: 1, greedy });
+    const painted = paintedCanvas(300, layout.height);
+    drawBars(painted.canvas, layout, palette as never);
+    return { layout, ...painted };
+  };
+
+  it("paints nothing in the bars' area: a small greedy value does not reach the axis maximum", () => {
+    const marked = draw(0);
+    const plain = draw(null);
+    const row = marked.layout.rows[0];
+    const barEnd = Math.round(row.x + row.width);
+    for (let y = row.y - 2; y < row.y + row.height + 2; y++) {
+      expect(marked.pixels[y].slice(marked.layout.left)).toEqual(plain.pixels[y].slice(plain.layout.left));
+      const inked = marked.pixels[y].slice(barEnd + 1, marked.layout.right - 1).filter((p, i) => p !== "" && !isGridline(marked.layout, barEnd + 1 + i));
+      expect(inked).toEqual([]);
+    }
+  });
+
+  it("marks the greedy row beside its label, with the label in bold, and no other row", () => {
+    const { layout, pixels, texts } = draw(0);
+    const labelArea = (y: number) => pixels[y].slice(0, layout.left).filter((p) => p !== "");
+    const middles = layout.rows.map((r) => Math.round(r.y + r.height / 2));
+    expect(middles.map((y) => labelArea(y).length > 0)).toEqual([true, false, false]);
+    expect(labelArea(middles[0]).every((p) => p === palette.text)).toBe(true);
+    const fonts = Object.fromEntries(texts.filter((t) => ["NOOP", "FIRE", "RIGHT"].includes(t.text)).map((t) => [t.text, t.font]));
+    expect(fonts).toEqual({ NOOP: "bold 11px sans-serif", FIRE: "11px sans-serif", RIGHT: "11px sans-serif" });
+  });
+});
+
+function isGridline(layout: ReturnType<typeof layoutBars>, x: number): boolean {
+  return layout.ticks.some((t) => Math.round(t.x) === x) || Math.round(layout.zeroX) === x;
+}

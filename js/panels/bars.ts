@@ -1,8 +1,10 @@
 /**
  * A bar chart of a panel's values: one horizontal bar per value, its label on
  * the left and its value on the right, the taken action's bar highlighted and
- * the greedy one (when the result names it) outlined, on a value axis of nice ticks
- * (gridlines behind the bars, labels under them) whose values all print with one
+ * the greedy one (when the result names it) marked beside its label: a triangle
+ * pointing at its row, and the label in bold (not an outline of the row: one across
+ * the bars' area read as a bar at the axis maximum, 0.426 looked like 30), on a value
+ * axis of nice ticks (gridlines behind the bars, labels under them) whose values all print with one
  * number of decimals (0.0360 beside 0.0454, not 0.036).
  * Horizontal rows keep long action names ("UPRIGHTFIRE") readable at any count.
  * A continuous actor's card (one bar per action dimension, its mean) adds a whisker
@@ -19,6 +21,10 @@ export const BAR_COLOR = "#90a4ae";
 export const HIGHLIGHT_COLOR = "#e65100";
 const LABEL_WIDTH = 0.3;
 const VALUE_WIDTH = 0.18;
+/** The greedy row's mark: a triangle this wide, this far left of the bars' area; labels end left of it. */
+export const MARK_WIDTH = 6;
+export const MARK_GAP = 3;
+const LABEL_GAP = MARK_WIDTH + MARK_GAP + 3;
 
 export interface BarRow {
   label: string;
@@ -60,7 +66,7 @@ export interface BarLayout {
 export interface BarOptions {
   /** The bar to highlight (the action taken), if any. */
   highlight?: number | null;
-  /** The bar to outline (the action the agent prefers), if any. */
+  /** The bar whose label is marked (the action the agent prefers), if any. */
   greedy?: number | null;
   /** A value axis fixed across steps; values outside it are cut at its ends. */
   scale?: [number, number] | null;
@@ -156,19 +162,28 @@ export function drawBars(canvas: HTMLCanvasElement, layout: BarLayout, palette: 
     if (Number.isFinite(row.value)) c.fillRect(Math.round(row.x), row.y, Math.max(1, Math.round(row.width)), row.height);
     drawWhiskerAndMark(c, row, textColor);
     c.fillStyle = textColor;
-    if (row.greedy) {
-      c.strokeStyle = textColor;
-      c.lineWidth = 2;
-      c.strokeRect(layout.left + 1, row.y - 1, layout.right - layout.left - 2, row.height + 2);
-    }
+    if (row.greedy) drawGreedyMark(c, layout.left, row);
     const middle = row.y + row.height / 2;
+    c.font = row.greedy ? "bold 11px sans-serif" : "11px sans-serif";
     c.textAlign = "right";
-    c.fillText(row.label, layout.left - 4, middle, layout.left - 6);
+    c.fillText(row.label, layout.left - LABEL_GAP, middle, layout.left - LABEL_GAP - 2);
+    c.font = "11px sans-serif";
     c.textAlign = "left";
     c.fillText(row.text, layout.right + 4, middle, layout.width - layout.right - 4);
   }
   c.fillStyle = textColor;
   c.fillRect(Math.round(layout.zeroX), 0, 1, layout.height);
+}
+
+/** The greedy row's mark: a triangle between its label and the bars' area, pointing at its bar. */
+function drawGreedyMark(c: CanvasRenderingContext2D, left: number, row: BarRow): void {
+  const [tip, middle, half] = [left - MARK_GAP, row.y + row.height / 2, MARK_WIDTH / 2 + 1];
+  c.beginPath();
+  c.moveTo(tip, middle);
+  c.lineTo(tip - MARK_WIDTH, middle - half);
+  c.lineTo(tip - MARK_WIDTH, middle + half);
+  c.closePath();
+  c.fill();
 }
 
 /** A whisker (a line with end caps, in the text colour) and a mark (a diamond, in the highlight colour). */

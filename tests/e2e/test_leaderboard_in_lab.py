@@ -1,6 +1,6 @@
-"""The run library's leaderboard in a real JupyterLab: text-only table, rows in the
-sorted column's order (grouped only when asked), filtering, and ticked runs opening
-side by side."""
+"""The run library's leaderboard in a real JupyterLab: text-only table, rows grouped by
+env by default and ranked within it by the sorted column, filtering, and ticked runs
+opening side by side."""
 
 from __future__ import annotations
 
@@ -50,11 +50,16 @@ def board(notebook: Notebook, cell: int = BOARD) -> Locator:
     return root
 
 
-def table(root: Locator) -> list[list[str]]:
+def lines(root: Locator) -> list[list[str]]:
     """The body rows' cell texts (group headers are one cell)."""
     return root.locator("tbody tr").evaluate_all(
         "(rows) => rows.map((r) => [...r.cells].map((c) => c.textContent))"
     )
+
+
+def table(root: Locator) -> list[list[str]]:
+    """The runs' rows' cell texts (no group headers)."""
+    return [line for line in lines(root) if len(line) > 1]
 
 
 def sorted_by(root: Locator) -> dict[str, str]:
@@ -66,9 +71,13 @@ def sorted_by(root: Locator) -> dict[str, str]:
     )
 
 
-def test_rows_follow_the_sorted_column_across_the_whole_table(notebook):
-    """Best return first whatever the algorithm: 19 (dqn), 16.8 (ppo), 14.5 (dqn), 0."""
+def test_rows_are_grouped_by_env_and_ranked_within_it_by_default(notebook):
+    """A header over the env's runs, then best return first whatever the algorithm:
+    19 (dqn), 16.8 (ppo), 14.5 (dqn), 0."""
     root = board(notebook)
+    assert notebook.python("board.group_by") == "env"
+    assert root.locator("select.aw-group-by").input_value() == "env"
+    assert lines(root)[0] == ["Synthetic-v0 (4 runs)"]
     rows = table(root)
     assert [r[1] for r in rows] == ["fast", "mid", "slow", MARKUP]
     # run, env, algorithm, episodes, return (one decimal, as 14.5 needs), success
@@ -85,14 +94,16 @@ def test_grouping_is_a_choice_of_the_table_and_of_python(notebook):
     notebook.wait_until(
         lambda: notebook.python("board.group_by") == "algorithm", what="board.group_by"
     )
-    rows = table(root)
+    rows = lines(root)
     assert [r[0] if len(r) == 1 else r[1] for r in rows] == [
         *["dqn (2 runs)", "fast", "slow"],
         *["ppo (1 run)", "mid", "random (1 run)", MARKUP],
     ]
     notebook.execute("board.group_by = None")
-    notebook.wait_until(lambda: len(table(root)) == 4, what="the groups' headers to go")
+    notebook.wait_until(lambda: len(lines(root)) == 4, what="the groups' headers to go")
     assert root.locator("select.aw-group-by").input_value() == ""
+    notebook.execute('board.group_by = "env"')
+    notebook.wait_until(lambda: len(lines(root)) == 5, what="the env's header back")
 
 
 def test_numbers_are_right_aligned_and_every_control_has_a_name(notebook):

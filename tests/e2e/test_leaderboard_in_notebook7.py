@@ -8,7 +8,7 @@ import pytest
 
 from tests.e2e.test_leaderboard_in_lab import (  # noqa: F401 (collected here, with this module's fixtures)
     CELLS,
-    test_rows_follow_the_sorted_column_across_the_whole_table,
+    test_rows_are_grouped_by_env_and_ranked_within_it_by_default,
     test_ticked_runs_open_side_by_side_under_the_table,
 )
 

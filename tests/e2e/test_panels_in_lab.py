@@ -284,6 +284,52 @@ viewer.add_panel("all", lambda step: computed.append(step.t) or f"pre {step.t}",
     notebook.execute('viewer.remove_panel("all")')
 
 
+def canvas_pixels(view: View, name: str) -> np.ndarray:
+    """Card ``name``'s bars canvas as rows of RGBA, at its device pixels."""
+    data = (
+        view.card(name)
+        .locator("canvas.aw-bars")
+        .evaluate(
+            """(canvas) => ({width: canvas.width, height: canvas.height,
+                rgba: Array.from(canvas.getContext("2d").getImageData(
+                    0, 0, canvas.width, canvas.height).data)})"""
+        )
+    )
+    return np.array(data["rgba"], np.uint8).reshape(data["height"], data["width"], 4)
+
+
+def test_the_greedy_action_is_marked_beside_its_label_not_as_a_bar(notebook, view):
+    """A greedy Q of 0.426 beside a 30: the bars' area is painted as in a card naming
+    no greedy action (no outline reaching the axis maximum), the label side differs
+    on the greedy row only."""
+    go_to(view, 5)
+    notebook.execute(
+        """class Bars(dict):
+    pass
+
+def bars(greedy):
+    result = Bars(NOOP=0.426, FIRE=30.0, RIGHT=12.0)
+    result.taken, result.greedy = 1, greedy
+    return result
+
+viewer.add_panel("greedy", lambda step: bars(0))
+viewer.add_panel("plain", lambda step: bars(None))"""
+    )
+    try:
+        assert view.wait_card("greedy", 5, "bars")["greedy"] == "0"
+        view.wait_card("plain", 5, "bars")
+        marked, plain = canvas_pixels(view, "greedy"), canvas_pixels(view, "plain")
+        assert marked.shape == plain.shape
+        ratio = marked.shape[0] / (3 * ROW_HEIGHT)
+        left = round(round(marked.shape[1] / ratio * 0.3) * ratio)  # the bars' area's left edge
+        np.testing.assert_array_equal(marked[:, left:], plain[:, left:])
+        differ = np.flatnonzero((marked[:, :left] != plain[:, :left]).any(axis=(1, 2)))
+        assert len(differ) > 0
+        assert differ.max() < ROW_HEIGHT * ratio  # the first row's label side only
+    finally:
+        notebook.execute('viewer.remove_panel("greedy"); viewer.remove_panel("plain")')
+
+
 def test_cards_can_be_moved_collapsed_and_hidden(notebook, view):
     def names() -> list[str]:
         return view.root.locator("div.aw-card:not([hidden])").evaluate_all(

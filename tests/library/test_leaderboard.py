@@ -36,10 +36,11 @@ def test_the_rows_are_the_library_table(lib):
     assert [r["id"] for r in board.rows] == ["Grid-v0/random/b", "Grid-v0/sarsa/a"]
 
 
-def test_rows_are_grouped_only_when_asked_and_the_front_end_may_change_it(lib):
-    """Ungrouped by default: the rows follow the sorted column across the table."""
-    assert Leaderboard(lib).group_by is None
-    assert lib.leaderboard(group_by="env").group_by == "env"
+def test_rows_are_grouped_by_env_by_default_and_the_front_end_may_change_it(lib):
+    """By env by default: returns of different envs do not compare."""
+    assert Leaderboard(lib).group_by == "env"
+    assert lib.leaderboard().group_by == "env"
+    assert lib.leaderboard(group_by=None).group_by is None
     board = Leaderboard(lib, group_by="algorithm")
     board.set_state({"group_by": None})
     assert board.group_by is None
@@ -162,9 +163,9 @@ def test_the_saved_table_has_a_return_column_per_agent_of_multi_agent_runs(lib):
     lib.add([dataclasses.replace(duel, agent_columns=columns)], algorithm="duel", run="c")
     saved = Leaderboard(lib)._saved_html()
     head = saved[saved.index("<thead>") : saved.index("</thead>")]
-    assert "<th>return (mean ± std)</th><th>return · left</th><th>return · right</th>" in head
-    assert "<td>1 ± 0</td><td>0</td><td>1</td>" in saved  # the duel's row
-    assert "<td>0 ± 0</td><td>-</td><td>-</td>" in saved  # a run without agents
+    assert "<th>return (mean ± std) ▼</th><th>return · left</th><th>return · right</th>" in head
+    assert "<td>1.0 ± 0.0</td><td>0.0</td><td>1.0</td>" in saved  # the duel's row
+    assert "<td>0.0 ± 0.0</td><td>-</td><td>-</td>" in saved  # a run without agents
 
 
 def test_a_checkpoint_episode_opens_with_its_frames_rendered_by_replay(tmp_path):
