@@ -42,7 +42,8 @@ def readout_at(notebook, cell: int, t: int, shows: str) -> list[str]:
 
 
 def test_a_half_cheetahs_action_reads_each_component_by_its_actuator(notebook):
-    [action] = [line for line in readout_at(notebook, CHEETAH, 2, "bthigh") if "action" in line]
+    lines = readout_at(notebook, CHEETAH, 2, "bthigh")
+    [action] = [line for line in lines if line.startswith("action")]
     legs = ["bthigh", "bshin", "bfoot", "fthigh", "fshin", "ffoot"]
     assert action.startswith("action: [bthigh ")
     components = action.removeprefix("action: [").removesuffix("]").split(", ")
