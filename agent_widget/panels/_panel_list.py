@@ -4,6 +4,7 @@ not when a click opens a viewer and the error could only be shown in the page.""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -54,7 +55,7 @@ def add_panels(widget: _AddsPanels, panels: Iterable[Panel]) -> None:
 
 def _panel(name: str | None, fn: Any) -> Panel:
     if isinstance(fn, Panel):
-        return fn if name is None else Panel(name, fn.fn, fn.overlay, fn.precompute, fn.timeout)
+        return fn if name is None else dataclasses.replace(fn, name=name)
     if name is None:
         name = getattr(fn, "__name__", None) or type(fn).__name__
         if name == "<lambda>":

@@ -76,7 +76,7 @@ class EpisodeBuffer:
         states: SavedStates | None = None,
         agents: AgentRows | None = None,
     ) -> None:
-        self.spool, self.metadata = spool, metadata or {}
+        self.metadata = metadata or {}
         # A multi-agent episode's per-agent values, a row a step, written with each chunk.
         self.agents = agents
         self._states = states  # the env states saved at some positions, if any
@@ -202,7 +202,7 @@ class EpisodeBuffer:
         infos: list[dict[str, Any]] = []
         for t, info in enumerate(self.infos):
             if info is None and t % CHUNK_SIZE == 0:  # a written chunk: all of it, at once
-                infos += self.spool.infos(t // CHUNK_SIZE)  # type: ignore[union-attr]
+                infos += self.writer.spool.infos(t // CHUNK_SIZE)  # type: ignore[union-attr]
             elif info is not None:
                 infos.append(info)
         return infos
@@ -214,8 +214,8 @@ class EpisodeBuffer:
         if self.frames is not None:
             self.frames.finish_encoding()
         self.observations.finish_encoding()
-        if self.spool is not None:
-            self.spool.discard()
+        if self.writer is not None:
+            self.writer.spool.discard()
 
     def _held_states(self) -> dict[int, Any]:
         return {} if self._states is None else dict(self._states.states)
@@ -230,7 +230,8 @@ class EpisodeBuffer:
             return self._finish(replace)
 
     def _finish(self, replace: bool) -> Rollout:
-        if self.spool is None or self.writer is None:
+        writer = self.writer
+        if writer is None:
             if self.frames is not None:
                 self.frames.finish_encoding()
             if self._states is not None:
@@ -238,22 +239,23 @@ class EpisodeBuffer:
             return self.to_rollout()
         if self.frames is not None:
             self.frames.finish_encoding(let_go=False)  # the encoder process holds on
+        spool = writer.spool
         try:
-            self.writer.write_ready(final=True)
+            writer.write_ready(final=True)
         finally:
-            self.writer.stop_lending()
+            writer.stop_lending()
             # Only now: the encoder process holds the chunks until they are written.
             if self.frames is not None:
                 self.frames.finish_encoding()
-            if self.spool.failed:
-                self.spool.close()
-        if self.spool.failed:
+            if spool.failed:
+                spool.close()
+        if spool.failed:
             return self.to_rollout()
-        warn_dropped(self.writer.dropped, "infos", stacklevel=5)
+        warn_dropped(writer.dropped, "infos", stacklevel=5)
         members = Members()
         spec, _ = members.observations(self.observations.arrays(self.frames))
         extras = {key: np.asarray(values) for key, values in self.extras.items()}
-        path = self.spool.finish(
+        path = spool.finish(
             lambda: members.meta(
                 self._steps(),
                 extras,
