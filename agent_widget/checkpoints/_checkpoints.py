@@ -143,7 +143,12 @@ class Checkpoints:
     def weights_pending(self, step: int) -> bool:
         """Whether the checkpoint of ``step`` names a weights file not there (yet): the
         recorder writes it after the episodes, so a reader may come in between."""
-        return step in self._weights and not (self.folder / self._weights[step]).exists()
+        if step not in self._weights:
+            return False
+        try:
+            return not self._run_file(step, self._weights[step], "weights").exists()
+        except WeightsFileError:
+            return False  # refused: loading says why
 
     def episode(self, step: int, seed: int) -> Rollout:
         """The episode of ``seed`` at the checkpoint of ``step``, its frames rendered by
@@ -173,7 +178,7 @@ class Checkpoints:
         self._checkpoint(step)
         if step not in self._weights:
             raise WeightsFileError(f"the checkpoint at training step {step} saved no weights")
-        return self.folder / self._weights[step]
+        return self._run_file(step, self._weights[step], "weights")
 
     def load_weights(self, step: int, module: nn.Module) -> nn.Module:
         """The weights of the checkpoint of ``step`` loaded into ``module`` (see
@@ -193,7 +198,24 @@ class Checkpoints:
         self._checkpoint(step)
         if step not in self._statistics:
             return None
-        return read_statistics(self.folder / self._statistics[step])
+        return read_statistics(self._run_file(step, self._statistics[step], "statistics"))
+
+    def _run_file(self, step: int, name: str, what: str) -> Path:
+        """The run's file ``name`` that an episode's metadata names for the checkpoint
+        of ``step``; a :class:`WeightsFileError` when it lies outside the run's folder.
+
+        The metadata is the file's say, and a file may come from anyone: an absolute
+        path, ``..`` or a link out of the run would read a file of the machine (and an
+        error could tell its size). Only a plain name inside the folder is opened; the
+        refusal says nothing of what the name points at."""
+        path = self.folder / name
+        plain = name not in ("", ".", "..") and Path(name).name == name and "\\" not in name
+        if not (plain and path.resolve().is_relative_to(self.folder.resolve())):
+            raise WeightsFileError(
+                f"the checkpoint at training step {step} names its {what} file {name!r}, "
+                "not a file of the run's folder: refused (only files inside the run are read)"
+            )
+        return path
 
     def _checkpoint(self, step: int) -> dict[int, str]:
         if step not in self._index:

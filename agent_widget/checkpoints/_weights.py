@@ -22,6 +22,7 @@ from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
 from torch import nn
 
+from agent_widget.checkpoints._weights_header import HeaderError, read_checked
 from agent_widget.format import atomic_write
 
 _SHOWN_KEYS = 5
@@ -55,26 +56,46 @@ def save_weights(state: Mapping[str, torch.Tensor], path: str | os.PathLike[str]
 
 def read_weights(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
     """The tensors of the safetensors file ``path``; a :class:`WeightsFileError` for a
-    file that is not one (never unpickled) or is cut short."""
+    file that is not one (never unpickled), is cut short, or whose header does not add
+    up against its size (checked before the tensors' bytes are read)."""
     path = Path(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would hang, /dev/zero fill memory
-            raise WeightsFileError(f"weights file {path}: not a regular file (left unopened)")
-        data = path.read_bytes()
+        _check_regular(path.stat().st_mode, path)  # a FIFO would hang, /dev/zero fill memory
+        with open(os.open(path, flags), "rb") as file:  # O_NONBLOCK: a FIFO swapped in
+            info = os.fstat(file.fileno())
+            _check_regular(info.st_mode, path)
+            try:
+                data = read_checked(file, info.st_size)
+            except HeaderError as error:
+                file.seek(0)
+                start, problem = file.read(len(_ZIP)), f"{info.st_size} bytes; {error}"
+                raise _not_safetensors(path, start, problem) from None
     except OSError as error:
         raise WeightsFileError(f"weights file {path}: cannot be read ({error})") from None
     try:
         return load_tensors(data)
     except SafetensorError as error:
-        if data.startswith(_PICKLE) or data.startswith(_ZIP):
-            raise WeightsFileError(
-                f"weights file {path} is a pickle (torch.save's format), not safetensors: "
-                "it is not loaded, since unpickling can run any code it names"
-            ) from None
-        raise WeightsFileError(
-            f"weights file {path} is not a whole safetensors file ({len(data)} bytes; "
-            f"{error}): cut short, still being written, or another format"
-        ) from None
+        raise _not_safetensors(path, data, f"{len(data)} bytes; {error}") from None
+
+
+def _check_regular(mode: int, path: Path) -> None:
+    if not stat.S_ISREG(mode):
+        raise WeightsFileError(f"weights file {path}: not a regular file (left unopened)")
+
+
+def _not_safetensors(path: Path, start: bytes, problem: str) -> WeightsFileError:
+    """The error for a file that is no whole safetensors file, saying whether it is a
+    pickle (and so never loaded) from its first bytes."""
+    if start.startswith(_PICKLE) or start.startswith(_ZIP):
+        return WeightsFileError(
+            f"weights file {path} is a pickle (torch.save's format), not safetensors: "
+            "it is not loaded, since unpickling can run any code it names"
+        )
+    return WeightsFileError(
+        f"weights file {path} is not a whole safetensors file ({problem}): cut short, "
+        "still being written, or another format"
+    )
 
 
 def load_weights(path: str | os.PathLike[str], module: nn.Module) -> nn.Module:

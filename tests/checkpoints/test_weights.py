@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import pickle
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -108,3 +110,62 @@ def test_only_tensors_are_saved(tmp_path):
     with pytest.raises(TypeError, match="'step' is a int"):
         save_weights({"step": 3}, tmp_path / "w.safetensors")  # type: ignore[dict-item]
     assert not (tmp_path / "w.safetensors").exists()
+
+
+def _peak_bytes_of(call) -> int:
+    """The most memory Python allocated during ``call()`` (which is to raise)."""
+    tracemalloc.start()
+    try:
+        with pytest.raises(WeightsFileError) as error:
+            call()
+        return tracemalloc.get_traced_memory()[1], str(error.value)
+    finally:
+        tracemalloc.stop()
+
+
+def _safetensors_file(path: Path, header: dict, declared: int, size: int) -> Path:
+    """A file whose header (``declared`` bytes long, padded) says ``header``, sized
+    ``size`` bytes, sparse past the header: gigabytes that take no disk."""
+    text = json.dumps(header).encode()
+    with path.open("wb") as file:
+        file.write(declared.to_bytes(8, "little") + text.ljust(min(declared, len(text))))
+        file.truncate(size)
+    return path
+
+
+def test_a_sparse_file_of_gigabytes_is_judged_by_its_first_bytes(tmp_path):
+    sparse = tmp_path / "sparse.safetensors"
+    with sparse.open("wb") as file:
+        file.truncate(2 * 2**30)  # all zeros: a header of 0 bytes, then nothing adds up
+    peak, message = _peak_bytes_of(lambda: read_weights(sparse))
+    assert peak < 2**20
+    assert f"({2 * 2**30} bytes; its header is no JSON" in message
+
+
+def test_a_header_too_long_is_refused_before_it_is_read(tmp_path):
+    long = _safetensors_file(tmp_path / "long.safetensors", {}, 80 * 2**20, 81 * 2**20)
+    peak, message = _peak_bytes_of(lambda: read_weights(long))
+    assert peak < 2**20
+    assert "its header declares 83,886,080 bytes, more than the 16,777,216 it can have" in message
+
+
+def test_tensors_are_checked_against_the_file_before_their_bytes_are_read(tmp_path):
+    cases = {  # header -> what the error says; the data: 1 GiB of sparse zeros
+        "beyond": ({"w": {"dtype": "F32", "shape": [2**29], "data_offsets": [0, 2**31]}},
+                   "tensor 'w' lies at bytes 0..2,147,483,648 of 1,073,741,824 of data"),
+        "misshapen": ({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 2**30]}},
+                      "tensor 'w' holds 1,073,741,824 bytes, not the 16 of F32 (4,)"),
+        "overlapping": ({"a": {"dtype": "U8", "shape": [2**30], "data_offsets": [0, 2**30]},
+                         "b": {"dtype": "U8", "shape": [8], "data_offsets": [8, 16]}},
+                        "its tensors leave a gap or overlap at byte 1,073,741,824 of data"),
+        "no offsets": ({"w": {"dtype": "F32", "shape": [4]}}, "tensor 'w' has no shape"),
+    }  # fmt: skip
+    for name, (header, expected) in cases.items():
+        length = len(json.dumps(header))
+        path = _safetensors_file(
+            tmp_path / f"{name}.safetensors", header, length, 8 + length + 2**30
+        )
+        peak, message = _peak_bytes_of(lambda path=path: read_weights(path))
+        assert peak < 2**20, name
+        assert expected in message, name
+        assert str(path) in message
