@@ -14,6 +14,7 @@ export never leaves a partial video behind.
 
 from __future__ import annotations
 
+import errno
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -112,6 +113,37 @@ def _mp4(path: Path, fps: float) -> Iterator[Append]:
         yield writer.append_data
     finally:
         writer.close()
+    _check_whole_mp4(path)
+
+
+def _check_whole_mp4(path: Path) -> None:
+    """An ``OSError`` unless ``path``'s top-level boxes tile it and hold the movie's
+    index (``moov``) and its data (``mdat``).
+
+    imageio never reads ffmpeg's exit status: on a full disk ffmpeg says "Error writing
+    trailer" and stops, leaving an MP4 without its index that no player opens, which
+    would otherwise be renamed over the path (and over a good clip there)."""
+    size, boxes, position = path.stat().st_size, set(), 0
+    with path.open("rb") as file:
+        while position < size:
+            file.seek(position)
+            head = file.read(16)
+            length, kind = int.from_bytes(head[:4], "big"), head[4:8]
+            if length == 1:  # a 64-bit size follows the type
+                length = int.from_bytes(head[8:16], "big")
+            elif length == 0:  # the box runs to the end of the file
+                length = size - position
+            if len(head) < 8 or length < 8 or position + length > size:
+                break
+            boxes.add(kind)
+            position += length
+    if position != size or not {b"moov", b"mdat"} <= boxes:
+        raise OSError(
+            errno.EIO,
+            f"ffmpeg left the MP4 incomplete ({size:,} bytes, no whole movie index: its "
+            "trailer was not written; a full disk?), so it was not saved",
+            os.fspath(path),
+        )
 
 
 @contextmanager

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import itertools
+import subprocess
 import sys
 from collections.abc import Iterator
 
@@ -323,3 +325,35 @@ def test_mp4_without_imageio_names_the_extra_and_gif_still_works(viewer, tmp_pat
         viewer.save_video(tmp_path / "clip.mp4", progress=False)
     assert list(tmp_path.iterdir()) == []
     assert len(gif_frames(viewer.save_video(tmp_path / "clip.gif", 0, 3, progress=False))) == 3
+
+
+FULL_DISK = """
+import resource, sys
+import numpy as np
+from agent_widget import EpisodeViewer
+path, limit = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(0)  # noise: H.264 cannot make it small
+frames = rng.integers(0, 256, (60, 64, 64, 3), dtype=np.uint8)
+EpisodeViewer(frames[:2]).save_video(path, progress=False)
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))  # writes past it: EFBIG
+try:
+    EpisodeViewer(frames).save_video(path, progress=False)
+except OSError as error:
+    print(error.filename, error.errno, error.strerror, flush=True)
+"""
+
+
+def test_a_clip_cut_short_by_a_full_disk_is_an_error_and_the_old_clip_stays(tmp_path):
+    path = tmp_path / "clip.mp4"
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK, str(path), str(200_000)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    filename, number, message = done.stdout.strip().split(" ", 2)
+    assert (filename, int(number)) == (str(path), errno.EIO)
+    assert "ffmpeg left the MP4 incomplete" in message
+    assert len(mp4_frames(path)) == 2  # the clip written before, whole
+    assert [p.name for p in tmp_path.iterdir()] == ["clip.mp4"]
