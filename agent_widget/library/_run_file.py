@@ -58,6 +58,7 @@ _KINDS = {
     stat.S_IFCHR: "a character device",
     stat.S_IFBLK: "a block device",
     stat.S_IFSOCK: "a socket",
+    stat.S_IFLNK: "a link",
 }
 # Kept as they are in folder names; everything else is percent-encoded, so any env id
 # (e.g. "ALE/Pong-v5" -> "ALE%2FPong-v5") is one safe folder name on every OS.
@@ -337,9 +338,17 @@ def _read_regular(path: Path, limit: int) -> bytes:
 
 
 def _check_regular(mode: int, path: Path) -> None:
-    if not stat.S_ISREG(mode):
-        kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
-        raise ValueError(f"{path}: {kind}, not a regular file (left unopened)")
+    if (why := unopened(mode, path)) is not None:
+        raise ValueError(why)
+
+
+def unopened(mode: int, path: object) -> str | None:
+    """Why the entry ``path`` of ``mode`` (``st_mode``) is left unopened; None for a
+    regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
+    return f"{path}: {kind}, not a regular file (left unopened)"
 
 
 def check_header(meta: Any, where: str) -> dict[str, Any]:

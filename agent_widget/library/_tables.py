@@ -57,7 +57,7 @@ import pyarrow.parquet as pq
 from agent_widget.episodes import Rollout
 from agent_widget.format import temporary_name, url_to_fs
 from agent_widget.library._bucket import unique_name
-from agent_widget.library._run_file import RUN_FILE
+from agent_widget.library._run_file import RUN_FILE, unopened
 from agent_widget.library._step_tables import episode_metadata, step_columns
 
 TABLES = ".tables"
@@ -151,6 +151,7 @@ class SegmentStore:
             self.filesystem = pafs.PyFileSystem(pafs.FSSpecHandler(self._fs))
         self._footers: dict[str, Segment] = {}
         self._kept: list[Segment] = []  # segments that could not be written
+        self._unopened: dict[str, str] = {}  # path -> why: no regular file, never opened
 
     def keep(self, run_id: str, files: Sequence[str], rollouts: Sequence[Rollout]) -> None:
         """Write the segment of episodes just added (``files`` of run ``run_id``),
@@ -292,10 +293,11 @@ class SegmentStore:
 
     def read(self) -> tuple[list[Segment], list[tuple[str, str]]]:
         """Every segment, oldest first, and (path, why) for each whose footer cannot be read."""
+        self._unopened = {}
         paths = self._paths()
         self._footers = {p: self._footers[p] for p in paths if p in self._footers}  # merged away
         new = [path for path in paths if path not in self._footers]
-        errors = []
+        errors = list(self._unopened.items())
         with ThreadPoolExecutor(_READERS) as pool:  # a bucket's footers: a request or two each
             for path, read in zip(new, pool.map(self._footer, new), strict=True):
                 if isinstance(read, Segment):
@@ -324,12 +326,15 @@ class SegmentStore:
         if self._local:
             found = {}
             for where, _, files in os.walk(folder):
-                for file in files:
-                    if file.endswith(".parquet"):
-                        try:
-                            found[f"{where}/{file}"] = os.stat(f"{where}/{file}").st_size
-                        except FileNotFoundError:  # merged away since the walk read it
-                            continue
+                for file in (f"{where}/{file}" for file in files if file.endswith(".parquet")):
+                    try:
+                        info = os.lstat(file)
+                    except FileNotFoundError:  # merged away since the walk read it
+                        continue
+                    if (why := unopened(info.st_mode, file)) is None:
+                        found[file] = info.st_size
+                    else:  # a FIFO would hang the query, a link read outside the library
+                        self._unopened[file] = why
             return found
         self._fs.invalidate_cache(folder)  # segments other writers added since
         try:

@@ -4,7 +4,9 @@ engine's refusals, and a broken episode left out."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import threading
 import warnings
 
 import gymnasium as gym
@@ -337,6 +339,39 @@ def test_a_damaged_step_table_is_listed_and_its_episodes_built_again(lib, record
         total = reader.query("SELECT count(*) FROM steps", progress=False).iloc[0, 0]
     assert total == len(everything(recorded))
     assert [e.path for e in reader.errors] == [str(damaged)]
+
+
+def test_special_files_and_links_among_the_tables_are_listed_and_never_opened(lib, recorded):
+    folder = sorted((lib.root / TABLES).rglob("*.parquet"))[0].parent
+    outside = lib.root.parent / "elsewhere.parquet"
+    shutil.copy(sorted(folder.glob("*.parquet"))[0], outside)  # a whole table, out of reach
+    os.mkfifo(folder / "fifo.parquet")
+    (folder / "zero.parquet").symlink_to("/dev/zero")
+    (folder / "out.parquet").symlink_to(outside)
+    reader = RunLibrary(lib.root)
+    answer: list = []
+
+    def count() -> None:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            answer.append(reader.query("SELECT count(*) FROM steps", progress=False))
+        answer.append([str(w.message) for w in caught])
+
+    # A hang guard, not a timing: opening the FIFO would wait for a writer forever.
+    query = threading.Thread(target=count, daemon=True)
+    query.start()
+    query.join(120)
+    assert answer, "the query hung on the FIFO"
+    assert answer[0].iloc[0, 0] == len(everything(recorded))  # the link's rows not counted twice
+    assert any("not a regular file" in message for message in answer[1])
+    assert sorted((e.path, e.message) for e in reader.errors) == [
+        (str(folder / name), f"{folder / name}: {kind}, not a regular file (left unopened)")
+        for name, kind in [
+            ("fifo.parquet", "a FIFO"),
+            ("out.parquet", "a link"),
+            ("zero.parquet", "a link"),
+        ]
+    ]
 
 
 def test_building_and_querying_the_tables_never_decodes_a_frame(tmp_path, monkeypatch):
