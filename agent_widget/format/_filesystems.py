@@ -9,6 +9,11 @@ clients connect within 5 s, wait 15 s for a reply and make 2 attempts in all, an
 s3fs calls botocore once (botocore's attempts are the retries). So a call fails
 within ``S3_WORST_SECONDS``: 2 x (5 + 15) s, and under 5 s of backoff (botocore's
 between its attempts, s3fs's after its one try).
+
+Writes too: botocore asks for ``Expect: 100-continue`` on every upload, and aiohttp
+waits for the "continue" with no timeout at all, so an upload to an endpoint that
+never answers waited forever. The header is dropped (the body goes at once, and the
+read timeout applies to the reply); it only saves sending a body a server refuses.
 """
 
 from __future__ import annotations
@@ -52,4 +57,20 @@ def url_to_fs(url: str, storage_options: dict[str, Any] | None) -> tuple[Any, st
         # s3fs takes no option for it: a class attribute, set on this (cached) instance,
         # which every URL with these options shares.
         fs.retries = S3FS_TRIES
+        _without_expect_continue(fs)
     return fs, path
+
+
+def _without_expect_continue(fs: Any) -> None:
+    """Drop ``Expect: 100-continue`` from the requests of ``fs`` (an s3fs filesystem):
+    on its botocore session, made here as s3fs would make it, so that every client s3fs
+    creates from it (again after a fork or a refresh) has the handler."""
+    from aiobotocore.session import AioSession
+
+    if fs.session is None:
+        fs.session, fs._session_is_owned = AioSession(**fs.kwargs), True
+    fs.session.register("before-call.s3", _drop_expect, unique_id="agent-widget-no-expect")
+
+
+def _drop_expect(params: dict[str, Any], **_: Any) -> None:
+    params["headers"].pop("Expect", None)

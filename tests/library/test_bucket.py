@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import tracemalloc
 from collections.abc import Iterator
 
@@ -462,6 +463,33 @@ def test_an_endpoint_that_never_answers_is_an_error_naming_the_url_after_two_att
     with pytest.raises(RolloutFileError, match=r"s3://runs/lib/a.rollout: cannot open"):
         load("s3://runs/lib/a.rollout", storage_options=options)
     assert silent.connections == 4
+
+
+def test_an_add_to_an_endpoint_that_never_answers_is_an_error_naming_the_url(silent):
+    """Uploads ask for "100-continue", which aiohttp waits for with no timeout."""
+    options = {
+        "key": "a",
+        "secret": "b",
+        "client_kwargs": {"endpoint_url": silent.url},
+        "config_kwargs": {"read_timeout": 1},  # the default's 15 s, shortened for the test
+    }
+    lib = RunLibrary("s3://runs/lib", storage_options=options)
+    failed: list[BaseException] = []
+
+    def add() -> None:
+        try:
+            lib.add(episode([1.0]), algorithm="dqn", run="a")
+        except OSError as error:
+            failed.append(error)
+
+    adding = threading.Thread(target=add, daemon=True)
+    adding.start()
+    adding.join(120)  # a hang guard, not a timing: it waited forever
+    assert failed, "the add never returned"
+    assert str(failed[0]).startswith(
+        "s3://runs/lib: cannot write run.json (ReadTimeoutError: Read timeout"
+    )
+    assert silent.connections == 2
 
 
 # ---------------------------------------------------------------------- record_many
