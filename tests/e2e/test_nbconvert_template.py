@@ -1,6 +1,7 @@
 """agent-widget's nbconvert template (agent_widget_server/nbconvert/agent-widget) in
 Chromium: an export of a notebook saved with widget state shows each widget's saved
-picture offline, and the widget where the widget manager loads.
+copy offline (a picture, a leaderboard's table), and the widget where the widget
+manager loads.
 
 Issue #53: nbconvert renders such an output as the widget manager's script, which a
 page opened offline never loads, so every widget's output was empty. The notebook here
@@ -41,6 +42,11 @@ from episodes import synthetic_episode
 from agent_widget import CompareViewer, EpisodeViewer""",
     "EpisodeViewer(synthetic_episode(40), title='viewer')",
     """CompareViewer({"a": synthetic_episode(30), "b": synthetic_episode(20)}, title='compare')""",
+    """import tempfile
+from agent_widget import RunLibrary
+lib = RunLibrary(tempfile.mkdtemp())
+lib.add(synthetic_episode(30), algorithm="dqn", run="<b>fast</b>")
+lib.leaderboard()""",
 ]
 
 
@@ -67,15 +73,24 @@ def export(tmp_path_factory) -> Path:
     return folder
 
 
-def saved_pictures(folder: Path) -> list[np.ndarray]:
-    """The RGB pixels of each widget output's saved picture, in the notebook's order."""
+def saved_copies(folder: Path) -> list[dict]:
+    """The data of each widget output holding a saved copy, in the notebook's order."""
     notebook = json.loads((folder / "notebook.ipynb").read_text())
     assert "application/vnd.jupyter.widget-state+json" in notebook["metadata"]["widgets"]
     return [
-        np.asarray(Image.open(io.BytesIO(base64.b64decode(output["data"]["image/png"]))))[..., :3]
+        output["data"]
         for cell in notebook["cells"]
         for output in cell.get("outputs", [])
         if output.get("metadata", {}).get("agent_widget", {}).get("saved_copy")
+    ]
+
+
+def saved_pictures(folder: Path) -> list[np.ndarray]:
+    """The RGB pixels of each saved picture, in the notebook's order."""
+    return [
+        np.asarray(Image.open(io.BytesIO(base64.b64decode(data["image/png"]))))[..., :3]
+        for data in saved_copies(folder)
+        if "image/png" in data
     ]
 
 
@@ -104,7 +119,25 @@ def test_offline_each_widget_shows_its_saved_picture(new_page, export):
         page.close()
 
 
-def test_online_the_widget_is_drawn_over_its_picture(new_page, export):
+def test_offline_a_leaderboard_shows_its_saved_table(new_page, export):
+    # A notebook file holds a string as a list of its lines.
+    (html,) = [
+        "".join(data["text/html"]) for data in saved_copies(export) if "image/png" not in data
+    ]
+    page = new_page()
+    try:
+        OpenedPage(page, (export / "notebook.html").as_uri())
+        table = page.locator("div.aw-saved-copy table")
+        table.wait_for()
+        assert table.is_visible()
+        assert "<b>fast</b>" in table.inner_text()  # the run's name, as text
+        assert page.locator("div.aw-saved-copy b").count() == 0
+        assert page.locator("div.aw-saved-copy").inner_html().count("<tr") == html.count("<tr")
+    finally:
+        page.close()
+
+
+def test_online_each_widget_is_drawn_in_place_of_its_saved_copy(new_page, export):
     page = new_page()
     try:
         with serve(export) as site:
@@ -112,9 +145,10 @@ def test_online_the_widget_is_drawn_over_its_picture(new_page, export):
             view = View(exported, page.locator("div.agent-widget").first)  # type: ignore[arg-type]
             view.wait_painted(0, timeout=30)
             page.locator(".aw-compare").wait_for()
-            pictures = page.locator("img.aw-saved-copy")
-            assert pictures.count() == 2
-            for i in range(2):
-                assert pictures.nth(i).is_hidden()
+            page.locator(".aw-leaderboard").wait_for()
+            copies = page.locator(".aw-saved-copy")
+            assert copies.count() == 3
+            for i in range(3):
+                assert copies.nth(i).is_hidden()
     finally:
         page.close()
