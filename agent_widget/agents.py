@@ -71,6 +71,7 @@ class TabularAgent(ABC):
         self.q_table = np.zeros((int(observations.n), int(actions.n)))
         self.rng = np.random.default_rng(seed)
         self.episodes = 0  # started so far
+        self.steps = 0  # env steps taken so far
 
     def greedy(self, state: int) -> int:
         """The best action in ``state`` by the table, ties broken by ``tie_break``."""
@@ -85,8 +86,9 @@ class TabularAgent(ABC):
     def train(self, episodes: int, callback: Callback | None = None) -> np.ndarray:
         """Train for ``episodes`` episodes; returns each episode's return.
 
-        After each episode, ``callback(q_table, episode=i, ret=return)`` is called,
-        which is the signature of ``Snapshots.append`` and ``TrainingViewer.snapshot``.
+        After each episode, ``callback(q_table, episode=i, ret=return, steps=n)`` is
+        called, ``n`` the env steps taken so far: the signature of ``Snapshots.append``
+        and ``TrainingViewer.snapshot``.
 
         Examples:
             >>> env = gym.make("FrozenLake-v1", map_name="4x4")
@@ -99,12 +101,18 @@ class TabularAgent(ABC):
         for i in range(episodes):
             returns[i] = self.run_episode()
             if callback is not None:
-                callback(self.q_table, episode=self.episodes - 1, ret=float(returns[i]))
+                episode, ret = self.episodes - 1, float(returns[i])
+                callback(self.q_table, episode=episode, ret=ret, steps=self.steps)
         return returns
 
     @abstractmethod
     def run_episode(self) -> float:
         """Play and learn from one episode; returns its return."""
+
+    def step(self, action: int) -> tuple[Any, ...]:
+        """``env.step(action)``, counted in :attr:`steps`."""
+        self.steps += 1
+        return tuple(self.env.step(action))
 
     def reset(self) -> int:
         """Start an episode (and count it); the env is seeded on the agent's first one only."""
@@ -128,7 +136,7 @@ class QLearning(TabularAgent):
         state, ret, done = self.reset(), 0.0, False
         while not done:
             action = self.act(state)
-            next_state, reward, terminated, truncated, _ = self.env.step(action)
+            next_state, reward, terminated, truncated, _ = self.step(action)
             # The best next action's value, whatever we actually do next; none after the end.
             future = 0.0 if terminated else self.q_table[next_state].max()
             target = float(reward) + self.gamma * future
@@ -152,7 +160,7 @@ class Sarsa(TabularAgent):
         state, ret, done = self.reset(), 0.0, False
         action = self.act(state)
         while not done:
-            next_state, reward, terminated, truncated, _ = self.env.step(action)
+            next_state, reward, terminated, truncated, _ = self.step(action)
             next_state = int(next_state)
             next_action = self.act(next_state)
             # The value of the action we will take next; none after the end.

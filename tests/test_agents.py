@@ -56,15 +56,20 @@ def test_random_tie_breaking_finds_the_goal_where_first_index_argmax_never_does(
     assert wandering.train(200).sum() > 0
 
 
-def test_the_callback_gets_the_table_episode_and_return_after_each_episode():
+def test_the_callback_gets_the_table_episode_return_and_steps_after_each_episode():
     calls = []
-    agent = QLearning(lake(), seed=0)
-    returns = agent.train(5, callback=lambda q, episode, ret: calls.append((q, episode, ret)))
-    assert [episode for _, episode, _ in calls] == [0, 1, 2, 3, 4]
-    assert [ret for _, _, ret in calls] == returns.tolist()
-    assert all(q is agent.q_table for q, _, _ in calls)
-    agent.train(1, callback=lambda q, episode, ret: calls.append((q, episode, ret)))
-    assert calls[-1][1] == 5  # episodes keep counting across calls
+    env = gym.wrappers.RecordEpisodeStatistics(lake())
+    agent = QLearning(env, seed=0)
+    returns = agent.train(5, callback=lambda q, **called: calls.append((q, called)))
+    assert [called["episode"] for _, called in calls] == [0, 1, 2, 3, 4]
+    assert [called["ret"] for _, called in calls] == returns.tolist()
+    assert all(q is agent.q_table for q, _ in calls)
+    # The env steps so far: each episode's length (as gymnasium counts it) added up.
+    lengths = list(env.length_queue)
+    assert [called["steps"] for _, called in calls] == np.cumsum(lengths).tolist()
+    agent.train(1, callback=lambda q, **called: calls.append((q, called)))
+    assert calls[-1][1]["episode"] == 5  # episodes keep counting across calls
+    assert calls[-1][1]["steps"] == agent.steps == sum(env.length_queue)
 
 
 class Chain(gym.Env):

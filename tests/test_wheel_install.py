@@ -94,6 +94,17 @@ def test_the_wheel_enables_the_server_extension_in_the_environment_it_installs_i
     assert "agent_widget_server/__init__.py" in archive.namelist()
 
 
+def test_the_wheel_installs_the_nbconvert_template_where_nbconvert_finds_it(wheel):
+    import zipfile
+
+    names = zipfile.ZipFile(wheel).namelist()
+    template = ".data/data/share/jupyter/nbconvert/templates/agent-widget/"
+    assert {name.split(template)[1] for name in names if template in name} == {
+        "conf.json",
+        "index.html.j2",
+    }
+
+
 def test_the_readme_snippet_runs_after_pip_install_of_the_wheel_alone(wheel, tmp_path):
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True, system_site_packages=False)

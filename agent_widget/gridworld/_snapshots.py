@@ -89,8 +89,15 @@ class Snapshots:
         self._cached: tuple[int, np.ndarray] | None = None  # (block, its grid values)
         self._origin = "snapshots"  # or the file they were loaded from, for errors
 
-    def append(self, table: Any, episode: int | None = None, ret: float | None = None) -> None:
-        """Add a snapshot of ``table`` (copied), taken after ``episode`` which returned ``ret``.
+    def append(
+        self,
+        table: Any,
+        episode: int | None = None,
+        ret: float | None = None,
+        steps: int | None = None,
+    ) -> None:
+        """Add a snapshot of ``table`` (copied), taken after ``episode`` which returned ``ret``
+        (``steps``, the env steps so far, is not kept: it is the ``train()`` callback's).
 
         ``episode`` defaults to the snapshot's index, ``ret`` to NaN (unknown). Every
         table must have the first one's shape and finite values within about

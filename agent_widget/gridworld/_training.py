@@ -110,6 +110,9 @@ class TrainingViewer(AgentWidget):
         cell_size: pixels per cell of the value maps.
         tolerance: the error bound of the kept snapshots (see :class:`Snapshots`).
         algorithm: what learns (e.g. ``"SARSA"``), named in the titles beside the env.
+        x: the learning curve's x-axis, ``"episodes"`` or ``"steps"`` (env steps: each
+            episode a point at the steps taken by its end; each snapshot then says how
+            many, as the reference agents' ``train()`` does).
 
     Attributes:
         snapshots: every snapshot taken, for saving (``viewer.snapshots.save(path)``).
@@ -179,6 +182,7 @@ class TrainingViewer(AgentWidget):
         cell_size: int = CELL_SIZE,
         tolerance: float = DEFAULT_TOLERANCE,
         algorithm: str = "",
+        x: str = "episodes",
     ) -> None:
         self._lock = threading.Lock()  # snapshots and the running sums
         self._scales = bytearray()  # what ``scales`` holds, grown a position at a time
@@ -202,7 +206,7 @@ class TrainingViewer(AgentWidget):
         self.interval = float(interval)
         self.success = success
         self.snapshots = Snapshots(tolerance, metadata={"env_id": _env_id(env)})
-        self._curve = LearningCurve(int(window), success)
+        self._curve = LearningCurve(int(window), success, x)
         self._recent: deque[float] = deque(maxlen=int(window))
         self._positions = [-1]  # the snapshot each position shows; -1 the initial table
         self._infos: list[dict[str, Any]] = [{"episode": None, "note": "before training"}]
@@ -240,8 +244,15 @@ class TrainingViewer(AgentWidget):
         if shell is not None:  # marimo has none: its cells' ends need no flush
             shell.events.register("post_run_cell", self._at_cell_end)
 
-    def snapshot(self, q_table: Any, episode: int | None = None, ret: float | None = None) -> None:
-        """Keep ``q_table`` (copied) as it is after ``episode``, which returned ``ret``.
+    def snapshot(
+        self,
+        q_table: Any,
+        episode: int | None = None,
+        ret: float | None = None,
+        steps: int | None = None,
+    ) -> None:
+        """Keep ``q_table`` (copied) as it is after ``episode``, which returned ``ret``
+        by ``steps`` env steps since training began (a curve in steps needs them).
 
         Cheap enough to call after every episode (a few microseconds): the view draws
         the newest snapshot at most every ``interval`` seconds. Its signature is the
@@ -249,9 +260,9 @@ class TrainingViewer(AgentWidget):
         """
         ret = None if ret is None else float(ret)
         with self._lock:
+            self._curve.add(ret, steps)  # first: it refuses a curve in steps without them
             self.snapshots.append(q_table, episode=episode, ret=ret)
             self._newest = (len(self.snapshots) - 1 if episode is None else int(episode), ret)
-            self._curve.add(ret)
             if ret is not None:
                 self._recent.append(ret)
         self._sends.soon()

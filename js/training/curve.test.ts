@@ -36,6 +36,13 @@ describe("the learning curve", () => {
     expect(positionAt(positions, 500)).toBe(2);
   });
 
+  it("reads each point's env steps in a curve in steps, none in episodes", () => {
+    const inSteps = curveData({ ...raw, steps: packed("<u2", Array.from({ length: 500 }, (_, i) => 8 * (i + 1))) });
+    expect(inSteps.ends?.length).toBe(501);
+    expect([inSteps.ends?.[0], inSteps.ends?.[1], inSteps.ends?.[500]]).toEqual([0, 8, 4000]);
+    expect(curveData(raw).ends).toBeUndefined();
+  });
+
   it("says how long it is and which point the position shown is", () => {
     expect(caption(curveData(raw), 2)).toBe("Learning curve over 500 episodes; position 2 shows the table after episode 499");
     expect(caption(curveData({}), 0)).toBe("Learning curve over 0 episodes; position 0 shows the table before training");

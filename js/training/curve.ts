@@ -12,6 +12,7 @@
 import { el } from "../shared/dom.ts";
 import { parseSeries, readSeries } from "../shared/series.ts";
 import { Timeline, type TimelineNames } from "../shared/timeline.ts";
+import { inSteps, pointSteps } from "./curve-steps.ts";
 
 export const CURVE_NAMES: TimelineNames = { reward: "episode return", return: "total return", steps: "episodes" };
 /** The extras on the 0-1 axis. */
@@ -21,13 +22,16 @@ const RATES = ["success rate"];
 export interface CurveData {
   episodes: number;
   positions: Float64Array;
+  /** In env steps (`x="steps"`): each point's x (js/training/curve-steps.ts); undefined in episodes. */
+  ends?: Float64Array;
 }
 
 /** Reads the `curve` trait's episodes and positions (none: the table before training alone). */
 export function curveData(raw: unknown): CurveData {
   const dict = (raw ?? {}) as Record<string, unknown>;
   const positions = readSeries(dict.positions);
-  return { episodes: readSeries(dict.rewards).length, positions: positions.length > 0 ? positions : new Float64Array(1) };
+  const ends = "steps" in dict ? pointSteps(readSeries(dict.steps)) : undefined;
+  return { episodes: readSeries(dict.rewards).length, positions: positions.length > 0 ? positions : new Float64Array(1), ends };
 }
 
 /** The last position whose snapshot came at or before `episodes` episodes (0 when none did). */
@@ -69,7 +73,8 @@ export class LearningCurve {
    */
   constructor(onSeek: (position: number) => void, onSmoothing: (weight: number) => void) {
     this.element = el("div", "aw-learning-curve");
-    this.timeline = new Timeline(this.element, (t) => onSeek(positionAt(this.data.positions, t)), undefined, onSmoothing);
+    const episodesBy = (t: number) => (this.data.ends === undefined ? t : positionAt(this.data.ends, t));
+    this.timeline = new Timeline(this.element, (t) => onSeek(positionAt(this.data.positions, episodesBy(t))), undefined, onSmoothing);
     this.timeline.element.setAttribute("role", "img");
     this.timeline.setNames(CURVE_NAMES);
     this.caption = this.element.appendChild(el("div", "aw-curve-caption"));
@@ -78,8 +83,12 @@ export class LearningCurve {
   /** The `curve` trait's value. */
   setData(raw: unknown): void {
     this.data = curveData(raw);
+    const { ends } = this.data;
     const length = this.data.episodes + 1; // point k: after k episodes
-    this.timeline.setData(parseSeries(raw, length), length);
+    const series = parseSeries(raw, length);
+    if (ends === undefined || ends.length !== length) this.timeline.setData(series, length);
+    else this.timeline.setData(inSteps(series, ends), ends[length - 1] + 1);
+    this.timeline.setNames({ ...CURVE_NAMES, steps: ends === undefined ? CURVE_NAMES.steps : "env steps" });
     this.timeline.element.dataset.episodes = String(this.data.episodes);
     this.timeline.element.setAttribute("aria-label", `Learning curve: episode returns, moving average and success rate over ${this.data.episodes} episodes (click to go to the position nearest before)`);
     this.show(this.position);
@@ -94,7 +103,7 @@ export class LearningCurve {
   show(position: number): void {
     this.position = position;
     const at = episodesAt(this.data.positions, position);
-    this.timeline.setCursor(at);
+    this.timeline.setCursor(this.data.ends?.[at] ?? at);
     this.timeline.element.dataset.cursor = String(at);
     this.caption.textContent = caption(this.data, position);
   }

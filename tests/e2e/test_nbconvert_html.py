@@ -10,6 +10,7 @@ the output's saved picture, and its cards say it is a saved copy.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import shutil
 import threading
@@ -61,11 +62,20 @@ def site(tmp_path_factory) -> Iterator[str]:
     shutil.copy(
         Path(anywidget.__file__).parent / "nbextension" / "index.js", folder / "anywidget.js"
     )
+    with serve(folder) as url:
+        yield f"{url}/episode.html"
+
+
+@contextlib.contextmanager
+def serve(folder: Path) -> Iterator[str]:
+    """``folder`` served over HTTP on 127.0.0.1 while in the block: its URL."""
     handler = functools.partial(SimpleHTTPRequestHandler, directory=str(folder))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/episode.html"
-    server.shutdown()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
 
 
 class ExportedPage(OpenedPage):

@@ -29,8 +29,12 @@ display({name})
 QLearning(lake, seed=0).train({episodes}, callback={name}.snapshot);"""
         for name, episodes in RUNS.items()
     ),
+    f"""in_steps = TrainingViewer(lake, x="steps")
+display(in_steps)
+stepping = QLearning(lake, seed=0)
+stepping.train({RUNS["short"]}, callback=in_steps.snapshot);""",
 ]
-CELL = {"short": 1, "long": 2}
+CELL = {"short": 1, "long": 2, "in_steps": 3}
 
 pytestmark = [pytest.mark.e2e, pytest.mark.notebook("training_curve.ipynb", CELLS)]
 
@@ -43,7 +47,12 @@ def seeded_returns(episodes: int) -> list[float]:
 def curve(notebook: Notebook, run: str) -> dict:
     """The curve of ``run`` as drawn, once it holds every episode."""
     training = notebook.page.locator(".jp-Notebook .jp-Cell").nth(CELL[run]).locator(".aw-training")
-    return learning_curve(notebook, training, RUNS[run])
+    return learning_curve(notebook, training, RUNS.get(run, RUNS["short"]))
+
+
+def number(label: str) -> float:
+    """A tick label's number: "2.5k" is 2,500."""
+    return float(label[:-1]) * 1_000 if label.endswith("k") else float(label)
 
 
 @pytest.mark.parametrize("run", list(RUNS))
@@ -61,6 +70,18 @@ def test_the_curves_x_axis_counts_episodes_not_positions(notebook, run):
         f"table after episode {episodes - 1:,}"
     )
     assert "bottom: episodes" in drawn["title"]
+
+
+def test_a_curve_in_steps_counts_env_steps_on_its_x_axis(notebook):
+    steps = notebook.python("stepping.steps")
+    assert steps > 3 * RUNS["short"]  # FrozenLake's episodes take several steps each
+    drawn = curve(notebook, "in_steps")
+    ticks = [number(label) for label in drawn["steps"]]
+    step = ticks[1] - ticks[0]
+    assert ticks == [k * step for k in range(len(ticks))], drawn["steps"]
+    assert steps - step < ticks[-1] <= steps, f"{steps} env steps, ticks {drawn['steps']}"
+    assert "bottom: env steps" in drawn["title"]
+    assert drawn["legend"][1] == f"total return 0 to {sum(seeded_returns(RUNS['short'])):.0f}"
 
 
 @pytest.mark.parametrize("run", list(RUNS))

@@ -49,8 +49,8 @@ env = gym.make("FrozenLake-v1", map_name="4x4")
 viewer = TrainingViewer(env, interval=0)
 agent = QLearning(env, seed=0)
 
-def slowly(q_table, episode, ret):
-    viewer.snapshot(q_table, episode=episode, ret=ret)
+def slowly(q_table, **called):  # episode, ret and steps
+    viewer.snapshot(q_table, **called)
     time.sleep(0.05)  # deliberate: training's pace, the snapshots spread over seconds""",
     "viewer",
 ]

@@ -179,6 +179,37 @@ def test_the_curve_is_the_same_however_fast_positions_come(lake, viewers):
     assert every_curve["positions"].tolist() == list(range(301))
 
 
+def test_in_steps_each_episode_is_a_point_at_the_env_steps_taken_by_its_end(lake, viewers):
+    viewer = TrainingViewer(lake, interval=60, x="steps")
+    viewers.append(viewer)
+    ends = []
+    agent = QLearning(lake, seed=0)
+    returns = agent.train(
+        200, callback=lambda q, **kw: (viewer.snapshot(q, **kw), ends.append(kw["steps"]))
+    )
+    got = curve(viewer, 200)
+    assert got["rewards"].tolist() == returns.tolist()  # the same points as in episodes
+    assert got["steps"].astype(int).tolist() == ends
+    assert ends[-1] == agent.steps > 200  # FrozenLake's episodes take several steps
+
+
+def test_in_episodes_the_curve_sends_no_steps(lake, viewers):
+    viewer, _ = trained(lake, viewers, episodes=20, interval=60)
+    assert "steps" not in curve(viewer, 20)
+
+
+def test_a_curve_in_steps_refuses_a_snapshot_without_them(lake, viewers):
+    viewer = TrainingViewer(lake, x="steps")
+    viewers.append(viewer)
+    with pytest.raises(ValueError, match=r"env steps so far .* steps=n"):
+        viewer.snapshot(np.zeros((16, 4)), episode=0, ret=0.0)
+    viewer.snapshot(np.zeros((16, 4)), episode=0, ret=0.0, steps=8)
+    with pytest.raises(ValueError, match="steps went back from 8 to 3"):
+        viewer.snapshot(np.zeros((16, 4)), episode=1, ret=0.0, steps=3)
+    with pytest.raises(ValueError, match=r"x must be one of \('episodes', 'steps'\)"):
+        TrainingViewer(lake, x="positions")
+
+
 def test_a_long_curve_stays_compact_on_the_wire(lake, viewers):
     viewer, _ = trained(lake, viewers, episodes=3_000, interval=60)
     curve(viewer, 3_000)
