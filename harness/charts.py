@@ -1,5 +1,6 @@
 """Reading a chart's scales in a browser: its axes' tick labels (DOM text beside the
-canvas, js/shared/chart-frame.ts) and how tall the bars of a colour are painted."""
+canvas, js/shared/chart-frame.ts), how tall the bars of a colour are painted, and the
+values the hover box shows under the pointer (js/shared/hover.ts)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,92 @@ def axis_labels(chart: Locator) -> dict[str, list[str]]:
 def chart_of(canvas: Locator) -> Locator:
     """The ``.aw-chart`` framing a chart's canvas."""
     return canvas.locator("xpath=ancestor::div[contains(@class, 'aw-chart ')][1]")
+
+
+def hover(page: WatchedPage, canvas: Locator, x: float, what: str) -> dict[str, Any]:
+    """Moves the pointer over ``canvas`` at ``x`` (a fraction of its width, half its
+    height) and reads the hover box once its heading is ``what``: its rows (each a
+    series' name and values as shown), the rule's x and the pointer (CSS pixels from the
+    canvas's left), and whether the box stays in the chart and off the pointer."""
+    box = canvas.bounding_box()
+    assert box is not None
+    pointer = {"x": box["x"] + x * box["width"], "y": box["y"] + box["height"] / 2}
+    page.page.mouse.move(pointer["x"], pointer["y"])
+    chart = chart_of(canvas)
+    page.wait_for(
+        """([chart, heading]) => {
+            const box = chart.querySelector(".aw-hover");
+            return !box.hidden && box.querySelector(".aw-hover-heading").textContent === heading;
+        }""",
+        [chart.element_handle(), what],
+        what=f"the hover box to show {what!r}",
+    )
+    return dict(
+        chart.evaluate(
+            """(chart, pointer) => {
+            const box = chart.querySelector(".aw-hover");
+            const rows = [];
+            for (const cell of box.querySelector(".aw-hover-table").children) {
+                if (cell.classList.contains("aw-hover-swatch")) rows.push([]);
+                else if (rows.length > 0) rows.at(-1).push(cell.textContent);
+            }
+            const b = box.getBoundingClientRect();
+            const c = chart.getBoundingClientRect();
+            const canvas = chart.querySelector("canvas").getBoundingClientRect();
+            const rule = chart.querySelector(".aw-hover-rule").getBoundingClientRect();
+            return {
+                rows,
+                rule: rule.left - canvas.left,
+                pointer: pointer.x - canvas.left,
+                inside: b.left >= c.left && b.right <= c.right
+                    && b.top >= c.top && b.bottom <= c.bottom,
+                covers: pointer.x >= b.left && pointer.x <= b.right
+                    && pointer.y >= b.top && pointer.y <= b.bottom,
+            };
+        }""",
+            pointer,
+        )
+    )
+
+
+def hover_hidden(chart: Locator) -> bool:
+    """Whether the hover box and rule of ``chart`` (an ``.aw-chart``) are gone."""
+    return bool(
+        chart.evaluate(
+            """(chart) => chart.querySelector(".aw-hover").hidden
+                && chart.querySelector(".aw-hover-rule").hidden"""
+        )
+    )
+
+
+def painted_rows(canvas: Locator, colour: str) -> dict[str, Any]:
+    """Where a line of ``colour`` (``#rrggbb``, each channel within 40, alpha >= 100) is
+    painted on ``canvas``: ``rows[x]``, the rows holding it in device-pixel column x; the
+    device pixel ratio; and the left value axis's ``ticks`` as (value, device y)."""
+    return dict(
+        canvas.evaluate(
+            """(canvas, colour) => {
+            const rgb = [1, 3, 5].map((i) => parseInt(colour.slice(i, i + 2), 16));
+            const {width, height} = canvas;
+            const ratio = width / canvas.getBoundingClientRect().width;
+            const data = canvas.getContext("2d").getImageData(0, 0, width, height).data;
+            const rows = [];
+            for (let x = 0; x < width; x++) {
+                rows.push([]);
+                for (let y = 0; y < height; y++) {
+                    const i = 4 * (y * width + x);
+                    const near = rgb.every((v, k) => Math.abs(data[i + k] - v) <= 40);
+                    if (near && data[i + 3] >= 100) rows[x].push(y);
+                }
+            }
+            const chart = canvas.closest(".aw-chart");
+            const ticks = [...chart.querySelectorAll(".aw-axis-left .aw-axis-tick")]
+                .map((t) => [Number(t.textContent), parseFloat(t.style.top) * ratio]);
+            return {rows, ratio, ticks};
+        }""",
+            colour,
+        )
+    )
 
 
 def tallest_run(

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator
 
+from harness.charts import chart_of, hover, hover_hidden, tallest_run
 from harness.lab import Notebook, View
 from tests.e2e.episodes import frame_digests, synthetic_frames
 
@@ -161,6 +162,45 @@ def test_playback_moves_every_episode_and_pauses_on_one_shared_step(notebook, ro
 def test_the_legend_names_each_episode_with_its_return(root):
     items = root.locator(".aw-legend .aw-legend-item")
     assert [items.nth(i).inner_text() for i in range(2)] == ["long: return 8", "short: return 5"]
+
+
+def test_hovering_the_chart_shows_each_episodes_return_at_that_step(notebook, root):
+    """The values under the pointer are the episodes' returns there, as recorded: the
+    shorter one held at its last return past its end."""
+    returns = notebook.python("[long.returns.tolist(), short.returns.tolist()]")
+    canvas = root.locator("canvas.aw-compare-chart")
+    for t in (10, 30, 55):
+        shown = hover(notebook, canvas, (t + 0.5) / LONG, f"step {t}")
+        held = [r[min(t, len(r) - 1)] for r in returns]
+        assert shown["rows"] == [["long", f"{held[0]:g}"], ["short", f"{held[1]:g}"]], t
+        assert shown["inside"], shown
+        assert not shown["covers"], shown
+        width = canvas.bounding_box()["width"]
+        assert abs(shown["rule"] - (t + 0.5) / LONG * width) <= 1, shown
+    notebook.page.mouse.move(0, 0)
+    notebook.wait_until(lambda: hover_hidden(chart_of(canvas)), what="the hover box to go")
+
+
+def test_a_legend_click_hides_its_line_and_a_second_shows_it(notebook, root):
+    canvas = root.locator("canvas.aw-compare-chart")
+    short = root.locator(".aw-legend .aw-legend-item").nth(1)
+    orange = "#ff7f0e"  # the short episode's line, light theme (js/compare/chart.ts)
+    assert tallest_run(canvas, orange, min_alpha=128)["columns"] > 100
+    short.click()
+    assert short.get_attribute("aria-pressed") == "false"
+    notebook.wait_until(
+        lambda: tallest_run(canvas, orange, min_alpha=128)["columns"] == 0,
+        what="the short episode's line to go",
+    )
+    shown = hover(notebook, canvas, 10.5 / LONG, "step 10")
+    assert [row[0] for row in shown["rows"]] == ["long"]
+    short.click()
+    assert short.get_attribute("aria-pressed") == "true"
+    notebook.wait_until(
+        lambda: tallest_run(canvas, orange, min_alpha=128)["columns"] > 100,
+        what="the short episode's line to come back",
+    )
+    notebook.page.mouse.move(0, 0)
 
 
 def test_a_diff_panel_compares_both_episodes_at_each_shared_step(notebook, root, views):
