@@ -30,7 +30,7 @@ export interface Band {
 }
 
 /** The CSS y (from the plot's top) of `value` on `axis` drawn over `band`. */
-export function bandY(band: Band, axis: Pick<ValueAxis, "lo" | "hi">, value: number): number {
+export function bandY(band: Band, axis: Pick<ValueAxis, "lo" | "hi" | "log">, value: number): number {
   return band.top + (1 - fractionOf(axis, value)) * band.height;
 }
 

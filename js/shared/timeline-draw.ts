@@ -16,7 +16,7 @@ import { gridColor, type Palette } from "./theme.ts";
 export type YOf = (value: number) => number;
 
 /** The device-pixel y of values on `axis` over `band` (CSS pixels) at `ratio`. */
-export function yOnAxis(band: Band, axis: Pick<ValueAxis, "lo" | "hi">, ratio: number): YOf {
+export function yOnAxis(band: Band, axis: Pick<ValueAxis, "lo" | "hi" | "log">, ratio: number): YOf {
   return (value) => bandY(band, axis, value) * ratio;
 }
 
