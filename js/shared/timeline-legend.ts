@@ -1,7 +1,7 @@
 /**
  * The timeline's legend, under its chart: a swatch and a name for each thing drawn
- * (user names as text, never HTML), and, for training curves, the smoothing slider
- * (0 to 0.99, as TensorBoard's).
+ * (user names as text, never HTML), for training curves the smoothing slider (0 to
+ * 0.99, as TensorBoard's), and a toggle for log value axes.
  */
 import { el, input } from "./dom.ts";
 import { MAX_WEIGHT } from "./smoothing.ts";
@@ -15,11 +15,15 @@ export class TimelineLegend {
   private readonly smoothing: HTMLLabelElement;
   private readonly slider: HTMLInputElement;
   private readonly value: HTMLOutputElement;
+  /** The log scale's toggle. */
+  readonly log: HTMLInputElement;
 
   constructor(
     parent: HTMLElement,
     /** The user moved the smoothing slider to a new weight. */
     onSmoothing: (weight: number) => void,
+    /** The user turned the log scale on or off. */
+    onLog: (log: boolean) => void = () => {},
   ) {
     this.element = parent.appendChild(el("div", "aw-timeline-legend"));
     this.keys = this.element.appendChild(el("span", "aw-timeline-keys"));
@@ -35,6 +39,11 @@ export class TimelineLegend {
       onSmoothing(weight);
     });
     this.setSmoothing(null);
+    const log = this.element.appendChild(el("label", "aw-log-scale"));
+    this.log = log.appendChild(input("aw-log-toggle", "checkbox"));
+    log.append("log scale");
+    log.title = "Value axes on a log scale: values at or below zero are left out (as TensorBoard does); an axis with none above zero stays linear";
+    this.log.addEventListener("change", () => onLog(this.log.checked));
   }
 
   /** Shows the smoothing slider at `weight`, or hides it (null: the curves are not training curves). */

@@ -15,7 +15,7 @@
  * episode, or the kernel's summary of a long one, rebinned to its width. Moving the
  * cursor only copies a cached background.
  */
-import { rateAxis, stepTicks, tickLabels, type ValueAxis, valueAxis } from "./axis.ts";
+import { rateAxis, stepTicks, tickLabels } from "./axis.ts";
 import { ChartFrame, type TickLabel, valueLabels } from "./chart-frame.ts";
 import { columnsOfSeries, positionsPerColumn, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
 import { el } from "./dom.ts";
@@ -31,14 +31,15 @@ import {
   drawEndMarks,
   drawGrid,
   drawLine,
-  extraRanges,
   haloColor,
+  INSET,
   range,
   seriesColors,
   type SeriesColors,
   timelineLayout,
   yOnAxis,
 } from "./timeline-draw.ts";
+import { extraGroups, groupOf, type TimelineAxes, timelineAxes } from "./timeline-axes.ts";
 import { type LegendItem, TimelineLegend } from "./timeline-legend.ts";
 
 /** The fewest positions a zoomed strip shows. */
@@ -58,12 +59,6 @@ const RANGE_DELAY_MS = 120;
 
 /** Asks the kernel for positions `from .. to - 1` of a long episode's timeline in `columns` columns. */
 export type FetchRange = (from: number, to: number, columns: number) => Promise<TimelineColumns | undefined>;
-
-/** The axes a drawing of the timeline used. */
-interface Axes {
-  returns: ValueAxis;
-  rewards: ValueAxis;
-}
 
 /**
  * The viewer's timeline. Ctrl (or Cmd) + wheel, or a pinch, zooms in around the
@@ -87,7 +82,9 @@ export class Timeline {
   private rates = new Set<string>();
   /** The weight of the curves' moving average; null: no smoothing (and no slider). */
   private smoothing: number | null = null;
-  private layout = timelineLayout(false);
+  private layout = timelineLayout([]);
+  /** Log value axes (the legend's toggle). */
+  private log = false;
   /** The step marked (dashed), or null. */
   private mark: number | null = null;
   /** The cursor's step, and where it was before each of the last two presses on the strip. */
@@ -116,6 +113,10 @@ export class Timeline {
       this.smoothing = weight;
       this.strip.redraw();
       onSmoothing(weight);
+    }, (log) => {
+      this.log = log;
+      this.element.dataset.log = String(log);
+      this.strip.redraw();
     });
     this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
     // Each press of a double click seeks (the strip's listener, which runs after this
@@ -173,10 +174,10 @@ export class Timeline {
     this.strip.redraw();
   }
 
-  /** A band for rates under the main one when an extra drawn is a rate, the strip's height to match. */
+  /** A band under the main one for each group of extras, the strip's height to match. */
   private updateLayout(): void {
     const extras = this.summary?.extras ?? this.series?.extras ?? new Map<string, unknown>();
-    this.layout = timelineLayout([...extras.keys()].some((name) => this.rates.has(name)));
+    this.layout = timelineLayout(extraGroups(extras.keys()));
     this.strip.setHeight(this.layout.height);
   }
 
@@ -272,27 +273,22 @@ export class Timeline {
   private drawColumns(c: CanvasRenderingContext2D, columns: TimelineColumns, width: number, ratio: number, palette: Palette): void {
     const layout = this.layout;
     const colors = seriesColors(palette);
-    const rewardRange = range(columns.rewards);
-    const axes: Axes = {
-      returns: valueAxis(range(columns.returns).lo, range(columns.returns).hi, 3),
-      rewards: valueAxis(Math.min(rewardRange.lo, 0), Math.max(rewardRange.hi, 0), 3),
-    };
+    const axes = timelineAxes(columns, this.rates, this.log);
     const steps = this.drawGrid(c, axes, width, ratio, palette);
     const smoothed = this.smoothing ? this.columns(width, true) : undefined;
     const yReward = yOnAxis(layout.main, axes.rewards, ratio);
     if (smoothed !== undefined) c.globalAlpha = RAW_ALPHA;
-    drawBars(c, columns.rewards, yReward, colors);
+    drawBars(c, columns.rewards, yReward, colors, ratio, yReward(axes.rewards.log ? axes.rewards.lo : 0));
     c.globalAlpha = 1;
     if (smoothed !== undefined) drawLine(c, smoothed.rewards, yReward, colors.reward, 2 * ratio, haloColor(palette));
-    const ranges = extraRanges(columns.extras);
+    const extraColor = (i: number) => colors.extras[i % colors.extras.length];
     [...columns.extras].forEach(([name, bins], i) => {
-      const y = this.extraY(name, ranges.get(name) ?? range(bins), ratio);
-      const color = colors.extras[i % colors.extras.length];
+      const y = this.extraY(name, axes, ratio);
       const smooth = smoothed?.extras.get(name);
       if (smooth !== undefined) c.globalAlpha = RAW_ALPHA;
-      drawLine(c, bins, y, color, 1.5 * ratio);
+      drawLine(c, bins, y, extraColor(i), 1.5 * ratio);
       c.globalAlpha = 1;
-      if (smooth !== undefined) drawLine(c, smooth, y, color, 2 * ratio, haloColor(palette));
+      if (smooth !== undefined) drawLine(c, smooth, y, extraColor(i), 2 * ratio, haloColor(palette));
     });
     drawLine(c, columns.returns, yOnAxis(layout.main, axes.returns, ratio), colors.return, 1.5 * ratio, haloColor(palette));
     c.fillStyle = colors.nonFinite;
@@ -300,32 +296,40 @@ export class Timeline {
     drawEndMarks(c, columns, ratio, palette.text);
     drawAxisEdge(c, layout.main, "left", colors.return, ratio);
     drawAxisEdge(c, layout.main, "right", colors.reward, ratio);
-    const rateIndex = [...columns.extras.keys()].findIndex((name) => this.rates.has(name));
-    if (layout.rates !== undefined) drawAxisEdge(c, layout.rates, "left", colors.extras[rateIndex % colors.extras.length], ratio);
-    this.frame.setValues("left", [...valueLabels(axes.returns, layout.main), ...(layout.rates ? valueLabels(rateAxis(), layout.rates) : [])]);
+    // Each band in the colour of its first series, and named by its group.
+    const names = [...columns.extras.keys()];
+    const bandColor = (group: string) => extraColor(names.findIndex((name) => groupOf(name) === group));
+    for (const { group, band } of layout.bands) drawAxisEdge(c, band, "left", bandColor(group), ratio);
+    this.frame.setTitles(layout.bands.map(({ group, band }) => ({ label: group, y: band.top - INSET / 2, color: bandColor(group) })));
+    const bandLabels = layout.bands.flatMap(({ group, band }) => valueLabels(axes.groups.get(group) ?? rateAxis(), band));
+    this.frame.setValues("left", [...valueLabels(axes.returns, layout.main), ...bandLabels]);
     this.frame.setValues("right", valueLabels(axes.rewards, layout.main));
     this.frame.setSteps(steps);
     this.showLegend(columns, colors, palette.text);
   }
 
-  /** Faint gridlines at the return's and the rates' ticks and at the step ticks; returns the step labels. */
-  private drawGrid(c: CanvasRenderingContext2D, axes: Axes, width: number, ratio: number, palette: Palette): TickLabel[] {
+  /** Faint gridlines at every value axis's ticks and at the step ticks; returns the step labels. */
+  private drawGrid(c: CanvasRenderingContext2D, axes: TimelineAxes, width: number, ratio: number, palette: Palette): TickLabel[] {
     const [from, to] = this.strip.range;
     const ticks = stepTicks(from, to, width / ratio);
     const xs = ticks.map((t) => cursorX(t - from, width, Math.max(1, to - from)));
-    const returnY = yOnAxis(this.layout.main, axes.returns, ratio);
-    const ys = axes.returns.ticks.map(returnY);
-    const rates = this.layout.rates;
-    if (rates !== undefined) ys.push(...rateAxis().ticks.map(yOnAxis(rates, rateAxis(), ratio)));
+    const ys = axes.returns.ticks.map(yOnAxis(this.layout.main, axes.returns, ratio));
+    for (const { group, band } of this.layout.bands) {
+      const axis = axes.groups.get(group);
+      if (axis !== undefined) ys.push(...axis.ticks.map(yOnAxis(band, axis, ratio)));
+    }
     drawGrid(c, ys, xs, ratio, palette);
     const labels = tickLabels(ticks);
     return ticks.map((_, i) => ({ label: labels[i], x: xs[i] / width }));
   }
 
-  /** Where an extra's values go: a rate on the 0-1 axis of its band, any other on its own range in the main band. */
-  private extraY(name: string, { lo, hi }: { lo: number; hi: number }, ratio: number): (value: number) => number {
-    if (this.rates.has(name) && this.layout.rates !== undefined) return yOnAxis(this.layout.rates, rateAxis(), ratio);
-    return yOnAxis(this.layout.main, { lo, hi: hi > lo ? hi : lo + 1 }, ratio);
+  /** Where an extra's values go: an agent's return on the return's axis, any other on its group's band and axis. */
+  private extraY(name: string, axes: TimelineAxes, ratio: number): (value: number) => number {
+    const group = groupOf(name);
+    const band = this.layout.bands.find((b) => b.group === group)?.band;
+    const axis = axes.groups.get(group);
+    if (band === undefined || axis === undefined) return yOnAxis(this.layout.main, axes.returns, ratio);
+    return yOnAxis(band, axis, ratio);
   }
 
   /** The legend: a swatch and a name for each thing drawn. */
