@@ -87,7 +87,7 @@ def learning_curve(page: WatchedPage, training: Locator, episodes: int) -> dict[
             legend: [...el.querySelectorAll(".aw-timeline-key")].map((k) => k.textContent),
             caption: el.querySelector(".aw-curve-caption").textContent,
             cursor: Number(el.querySelector("canvas.aw-timeline").dataset.cursor),
-            title: el.querySelector("canvas.aw-timeline").title,
+            title: el.querySelector(".aw-timeline-legend").title,
         })"""
     )
     return {**drawn, "steps": axis_labels(curve.locator(".aw-chart"))["steps"]}

@@ -1,13 +1,17 @@
 /**
  * The timeline's legend, under its chart: a swatch and a name for each thing drawn
- * (user names as text, never HTML), for training curves the smoothing slider (0 to
+ * (user names as text, never HTML), a series' entry a toggle that hides and shows it, for training curves the smoothing slider (0 to
  * 0.99, as TensorBoard's), and a toggle for log value axes.
  */
 import { el, input } from "./dom.ts";
+import { SeriesToggles } from "./legend-toggle.ts";
 import { MAX_WEIGHT } from "./smoothing.ts";
 
-/** A legend entry: the swatch's kind ("bar", "line", "terminated", "truncated", "none"), its colour and the name. */
-export type LegendItem = [kind: string, color: string, name: string];
+/**
+ * A legend entry: the swatch's kind ("bar", "line", "terminated", "truncated", "none"),
+ * its colour, the name, and for a series the key its toggle hides and shows it by.
+ */
+export type LegendItem = [kind: string, color: string, name: string, key?: string];
 
 export class TimelineLegend {
   readonly element: HTMLDivElement;
@@ -17,6 +21,8 @@ export class TimelineLegend {
   private readonly value: HTMLOutputElement;
   /** The log scale's toggle. */
   readonly log: HTMLInputElement;
+  /** Which series the user hid by clicking their entries. */
+  readonly series: SeriesToggles<string>;
 
   constructor(
     parent: HTMLElement,
@@ -24,7 +30,10 @@ export class TimelineLegend {
     onSmoothing: (weight: number) => void,
     /** The user turned the log scale on or off. */
     onLog: (log: boolean) => void = () => {},
+    /** The user hid or showed a series (its entry clicked). */
+    onToggle: () => void = () => {},
   ) {
+    this.series = new SeriesToggles(onToggle);
     this.element = parent.appendChild(el("div", "aw-timeline-legend"));
     this.keys = this.element.appendChild(el("span", "aw-timeline-keys"));
     this.smoothing = this.element.appendChild(el("label", "aw-smoothing"));
@@ -60,11 +69,12 @@ export class TimelineLegend {
     if (this.keys.dataset.key === key) return;
     this.keys.dataset.key = key;
     this.keys.replaceChildren(
-      ...items.map(([kind, color, name]) => {
-        const item = el("span", "aw-timeline-key");
-        const swatch = item.appendChild(el("span", `aw-key-swatch aw-key-${kind}`));
+      ...items.map(([kind, color, name, key]) => {
+        const swatch = el("span", `aw-key-swatch aw-key-${kind}`);
         swatch.style.setProperty("--aw-key-color", color);
-        item.append(name);
+        const item = key === undefined ? el("span", "aw-timeline-key") : this.series.button(key, swatch, name);
+        item.classList.add("aw-timeline-key");
+        if (key === undefined) item.append(swatch, name);
         return item;
       }),
     );

@@ -21,8 +21,9 @@ import { columnsOfSeries, positionsPerColumn, rebin, sliceColumns, type Timeline
 import { el } from "./dom.ts";
 import { formatNumber } from "./numbers.ts";
 import { nonFiniteSteps, type Series } from "./series.ts";
-import { ema, emaOfBins } from "./smoothing.ts";
-import { cursorX, Strip } from "./strip.ts";
+import { smoothColumns, smoothSeries } from "./smoothing.ts";
+import { Hover } from "./hover.ts";
+import { cursorX, positionAt, Strip } from "./strip.ts";
 import type { Palette } from "./theme.ts";
 import {
   drawAxisEdge,
@@ -40,6 +41,7 @@ import {
   yOnAxis,
 } from "./timeline-draw.ts";
 import { extraGroups, groupOf, type TimelineAxes, timelineAxes } from "./timeline-axes.ts";
+import { type HoverSeries, valuesAt } from "./timeline-hover.ts";
 import { type LegendItem, TimelineLegend } from "./timeline-legend.ts";
 
 /** The fewest positions a zoomed strip shows. */
@@ -51,8 +53,10 @@ export interface TimelineNames {
   reward: string;
   return: string;
   steps: string;
+  /** One of them, as the hover names the one under the pointer. */
+  position: string;
 }
-const NAMES: TimelineNames = { reward: "reward", return: "return", steps: "steps" };
+const NAMES: TimelineNames = { reward: "reward", return: "return", steps: "steps", position: "step" };
 
 /** A zoom or pan settles this long before a finer range is asked of the kernel. */
 const RANGE_DELAY_MS = 120;
@@ -71,6 +75,9 @@ export class Timeline {
   private readonly frame: ChartFrame;
   private readonly strip: Strip;
   private readonly legend: TimelineLegend;
+  private readonly hover: Hover;
+  /** What the last drawing showed: its columns (and smoothed ones) in its colours. */
+  private drawn: { columns: TimelineColumns; smoothed: TimelineColumns | undefined; colors: SeriesColors } | undefined;
   private series: Series | undefined;
   private summary: TimelineColumns | undefined;
   private length = 0;
@@ -117,6 +124,12 @@ export class Timeline {
       this.log = log;
       this.element.dataset.log = String(log);
       this.strip.redraw();
+    }, () => this.strip.redraw());
+    this.hover = new Hover(this.frame, {
+      positionAt: (x, width) => (this.length > 0 ? this.strip.range[0] + positionAt(x, width, this.span) : null),
+      xOf: (t, width) => cursorX(t - this.strip.range[0], width, this.span),
+      heading: (t) => this.hoverHeading(t),
+      values: (t) => valuesAt(this.hoverSeries(), this.hoverIndex(t)),
     });
     this.element.addEventListener("wheel", (event) => this.onWheel(event), { passive: false });
     // Each press of a double click seeks (the strip's listener, which runs after this
@@ -203,7 +216,57 @@ export class Timeline {
 
   dispose(): void {
     clearTimeout(this.rangeTimer);
+    this.hover.dispose();
     this.strip.dispose();
+  }
+
+  /** The positions shown across the strip, at least 1. */
+  private get span(): number {
+    const [from, to] = this.strip.range;
+    return Math.max(1, to - from);
+  }
+
+  /** Whether the user left series `key` shown (its legend entry not clicked off). */
+  private shown(key: string): boolean {
+    return this.legend.series.isShown(key);
+  }
+
+  /** The column of a summary drawn at position `t`, or `t` itself for exact series. */
+  private hoverIndex(t: number): number {
+    const count = this.drawn?.columns.returns.min.length ?? 0;
+    if (this.summary === undefined || count === 0) return t;
+    return Math.min(count - 1, Math.floor(((t - this.strip.range[0]) * count) / this.span));
+  }
+
+  /** The hover's first line: the position, or the positions a summary's column covers. */
+  private hoverHeading(t: number): string {
+    const count = this.drawn?.columns.returns.min.length ?? 0;
+    if (this.summary === undefined || count === 0 || count >= this.span) return `${this.names.position} ${t}`;
+    const c = this.hoverIndex(t);
+    const first = (k: number) => this.strip.range[0] + Math.floor((k * this.span) / count);
+    return `${this.names.steps} ${first(c)} to ${Math.max(first(c), first(c + 1) - 1)}`;
+  }
+
+  /** The shown series as the hover reads them, in the legend's order: exact, or the summary's columns drawn. */
+  private hoverSeries(): HoverSeries[] {
+    const drawn = this.drawn;
+    if (drawn === undefined) return [];
+    const { colors } = drawn;
+    const exact = this.summary === undefined && this.series !== undefined;
+    const raw = exact ? this.series! : drawn.columns;
+    const smooth = exact && this.smoothing ? smoothSeries(this.series!, this.smoothing) : drawn.smoothed;
+    const list: HoverSeries[] = [
+      { key: "reward", name: this.names.reward, color: colors.reward, values: raw.rewards, smoothed: smooth?.rewards },
+      { key: "return", name: this.names.return, color: colors.return, values: raw.returns },
+      ...[...raw.extras].map(([name, values], i) => ({
+        key: name,
+        name,
+        color: colors.extras[i % colors.extras.length],
+        values,
+        smoothed: smooth?.extras.get(name),
+      })),
+    ];
+    return list.filter(({ key }) => this.shown(key));
   }
 
   /** Shows positions `range[0] .. range[1] - 1`, or the whole episode (undefined). */
@@ -277,12 +340,15 @@ export class Timeline {
     const steps = this.drawGrid(c, axes, width, ratio, palette);
     const smoothed = this.smoothing ? this.columns(width, true) : undefined;
     const yReward = yOnAxis(layout.main, axes.rewards, ratio);
-    if (smoothed !== undefined) c.globalAlpha = RAW_ALPHA;
-    drawBars(c, columns.rewards, yReward, colors, ratio, yReward(axes.rewards.log ? axes.rewards.lo : 0));
-    c.globalAlpha = 1;
-    if (smoothed !== undefined) drawLine(c, smoothed.rewards, yReward, colors.reward, 2 * ratio, haloColor(palette));
+    if (this.shown("reward")) {
+      if (smoothed !== undefined) c.globalAlpha = RAW_ALPHA;
+      drawBars(c, columns.rewards, yReward, colors, ratio, yReward(axes.rewards.log ? axes.rewards.lo : 0));
+      c.globalAlpha = 1;
+      if (smoothed !== undefined) drawLine(c, smoothed.rewards, yReward, colors.reward, 2 * ratio, haloColor(palette));
+    }
     const extraColor = (i: number) => colors.extras[i % colors.extras.length];
     [...columns.extras].forEach(([name, bins], i) => {
+      if (!this.shown(name)) return;
       const y = this.extraY(name, axes, ratio);
       const smooth = smoothed?.extras.get(name);
       if (smooth !== undefined) c.globalAlpha = RAW_ALPHA;
@@ -290,7 +356,7 @@ export class Timeline {
       c.globalAlpha = 1;
       if (smooth !== undefined) drawLine(c, smooth, y, extraColor(i), 2 * ratio, haloColor(palette));
     });
-    drawLine(c, columns.returns, yOnAxis(layout.main, axes.returns, ratio), colors.return, 1.5 * ratio, haloColor(palette));
+    if (this.shown("return")) drawLine(c, columns.returns, yOnAxis(layout.main, axes.returns, ratio), colors.return, 1.5 * ratio, haloColor(palette));
     c.fillStyle = colors.nonFinite;
     columns.nonFinite.forEach((mark, x) => mark && c.fillRect(x, 0, Math.ceil(ratio), c.canvas.height));
     drawEndMarks(c, columns, ratio, palette.text);
@@ -306,6 +372,8 @@ export class Timeline {
     this.frame.setValues("right", valueLabels(axes.rewards, layout.main));
     this.frame.setSteps(steps);
     this.showLegend(columns, colors, palette.text);
+    this.drawn = { columns, smoothed, colors };
+    this.hover.refresh();
   }
 
   /** Faint gridlines at every value axis's ticks and at the step ticks; returns the step labels. */
@@ -336,34 +404,21 @@ export class Timeline {
   private showLegend(columns: TimelineColumns, colors: SeriesColors, ends: string): void {
     const scale = range(columns.returns);
     const items: LegendItem[] = [
-      ["bar", colors.reward, this.names.reward],
-      ["line", colors.return, Number.isFinite(scale.lo) ? `${this.names.return} ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : this.names.return],
+      ["bar", colors.reward, this.names.reward, "reward"],
+      ["line", colors.return, Number.isFinite(scale.lo) ? `${this.names.return} ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : this.names.return, "return"],
     ];
-    [...columns.extras.keys()].forEach((name, i) => items.push(["line", colors.extras[i % colors.extras.length], name]));
+    [...columns.extras.keys()].forEach((name, i) => items.push(["line", colors.extras[i % colors.extras.length], name, name]));
     if (columns.terminated.includes(1)) items.push(["terminated", ends, "terminated"]);
     if (columns.truncated.includes(1)) items.push(["truncated", ends, "truncated"]);
     if (columns.nonFinite.includes(1)) items.push(["bar", colors.nonFinite, "NaN or infinite reward"]);
     const [from, to] = this.strip.range;
     if (to - from < this.length) items.push(["none", "", `${this.names.steps} ${from} to ${to - 1} (double-click: all)`]);
     this.legend.setItems(items);
-    this.element.title = [
+    // On the legend, not the canvas: a native tooltip there would cover the hover's box.
+    this.legend.element.title = [
       items.map(([, , name]) => name).join(", "),
       `left axis: ${this.names.return}; right axis: ${this.names.reward}; bottom: ${this.names.steps}`,
       "Ctrl+wheel: zoom; Shift+wheel: pan; double-click: the whole episode",
     ].join("\n");
   }
-}
-
-/** `series` with its rewards and extras smoothed by `weight` (itself when 0). */
-function smoothSeries(series: Series, weight: number): Series {
-  if (weight <= 0) return series;
-  const extras = new Map([...series.extras].map(([name, values]) => [name, ema(values, weight)]));
-  return { ...series, rewards: ema(series.rewards, weight), extras };
-}
-
-/** A summary's rewards and extras smoothed by `weight` (itself when 0). */
-function smoothColumns(columns: TimelineColumns, weight: number): TimelineColumns {
-  if (weight <= 0) return columns;
-  const extras = new Map([...columns.extras].map(([name, bins]) => [name, emaOfBins(bins, weight)]));
-  return { ...columns, rewards: emaOfBins(columns.rewards, weight), extras };
 }

@@ -13,7 +13,7 @@ import { el } from "../shared/dom.ts";
 import { parseSeries, readSeries } from "../shared/series.ts";
 import { Timeline, type TimelineNames } from "../shared/timeline.ts";
 
-export const CURVE_NAMES: TimelineNames = { reward: "episode return", return: "total return", steps: "episodes" };
+export const CURVE_NAMES: TimelineNames = { reward: "episode return", return: "total return", steps: "episodes", position: "episode" };
 /** The extras on the 0-1 axis. */
 const RATES = ["success rate"];
 
