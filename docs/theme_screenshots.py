@@ -4,9 +4,10 @@ dark themes.
 Records two CartPole episodes (a pole-angle policy and a random one) in a JupyterLab
 started for the purpose (harness/lab.py), shows a viewer with an action-preference
 bars panel, a comparison of the two (the panel on one scale across its columns), a
-run library's leaderboard and a TrainingViewer of Q-learning on FrozenLake, and screenshots
-each widget's output in both themes into docs/guides/appearance/. ``make
-theme-screenshots`` runs it; it takes about a minute.
+run library's leaderboard, a TrainingViewer of Q-learning on FrozenLake and a
+CheckpointViewer of a small DQN's checkpoints (harness/dqn_run.py), and screenshots each
+widget's output in both themes into docs/guides/appearance/, or the folder given as
+the first argument. ``make theme-screenshots`` runs it; it takes about two minutes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ sys.path.insert(0, str(ROOT))  # harness
 
 from harness.appearance import DARK, LIGHT, set_theme  # noqa: E402
 from harness.chromium import chromium  # noqa: E402
+from harness.dqn_run import train  # noqa: E402
 from harness.lab import Server, opened  # noqa: E402
 
 TARGET = ROOT / "docs" / "guides" / "appearance"
@@ -63,18 +65,25 @@ lake = gym.make("FrozenLake-v1", map_name="4x4")
 training = TrainingViewer(lake, interval=0, value_range=(0, 1), algorithm="Q-learning")
 QLearning(lake, seed=0).train(400, callback=training.snapshot)
 training.timeline.step = 300"""
+CHECKPOINTS = """from agent_widget import CheckpointViewer
+from harness.dqn_run import RUN
+
+checkpoints = CheckpointViewer({root!r}, RUN, checkpoint=2)"""
 WIDGETS = {
     "viewer": (1, ".agent-widget"),
     "compare": (2, ".aw-compare"),
     "leaderboard": (3, ".aw-leaderboard"),
     "training": (4, ".aw-training"),
+    "checkpoints": (6, ".aw-checkpoints"),
 }
 
 
-def main() -> None:
-    TARGET.mkdir(parents=True, exist_ok=True)
-    cells = [SETUP, "viewer", "compare", "board", "training"]
+def main(target: Path = TARGET) -> None:
+    target.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder, chromium() as browser:
+        train(Path(folder, "runs"))
+        checkpoints = CHECKPOINTS.format(root=str(Path(folder, "runs")))
+        cells = [SETUP, "viewer", "compare", "board", "training", checkpoints, "checkpoints"]
         server = Server(Path(folder))
         try:
             page = browser.new_context(viewport={"width": 1100, "height": 1000}).new_page()
@@ -91,15 +100,13 @@ def main() -> None:
                         cell.locator(selector).first.wait_for()
                         cell.scroll_into_view_if_needed()
                         page.wait_for_timeout(300)  # the canvases redraw in the next frame
-                        path = TARGET / f"{widget}-{name}.png"
+                        path = target / f"{widget}-{name}.png"
                         cell.locator(".jp-OutputArea").first.screenshot(path=str(path))
-                        print(
-                            f"wrote {path.relative_to(ROOT)} ({path.stat().st_size / 1024:.0f} KB)"
-                        )
+                        print(f"wrote {path} ({path.stat().st_size / 1024:.0f} KB)")
                 set_theme(notebook, LIGHT)
         finally:
             server.stop()
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else TARGET)

@@ -86,7 +86,7 @@ class CompareView {
       setFps: (fps) => this.saveTrait("fps", fps),
       setLoop: (loop) => this.saveTrait("loop", loop),
     });
-    this.chart = new ReturnsChart(shared, (t) => this.userGo(t));
+    this.chart = new ReturnsChart(shared, (t) => this.userGo(t), { titles: { x: "step", y: "return" } });
     this.chart.element.setAttribute("role", "img");
     const footer = shared.appendChild(el("div", "aw-compare-footer"));
     this.legend = footer.appendChild(el("div", "aw-legend"));
@@ -184,6 +184,7 @@ class CompareView {
     this.showLegend();
     this.chart.setData(
       this.children.map((c, i) => this.alignment.aligned(i, c.series.returns, this.length)),
+      this.labels,
       this.length,
       this.divergence,
     );
@@ -193,17 +194,23 @@ class CompareView {
     this.go(Number(this.model.get("step")) || 0, "model");
   }
 
+  /** Each episode's label, as the legend and the hover name it. */
+  private get labels(): string[] {
+    const labels = (this.model.get("labels") as string[] | undefined) ?? [];
+    return this.children.map((_, i) => labels[i] ?? String(i));
+  }
+
   private showLegend(): void {
-    const labels = (this.model.get("labels") as string[]) ?? [];
+    const labels = this.labels;
     this.legend.textContent = "";
     this.children.forEach((child, i) => {
-      const label = labels[i] ?? String(i);
-      const item = this.legend.appendChild(el("span", "aw-legend-item"));
-      const swatch = item.appendChild(el("canvas", "aw-swatch"));
+      const label = labels[i];
+      const swatch = el("canvas", "aw-swatch");
       swatch.setAttribute("role", "img");
       swatch.setAttribute("aria-label", `Line of ${label} in the returns chart`);
       const total = child.series.returns[child.series.returns.length - 1] ?? 0;
-      item.append(`${label}: return ${Number.parseFloat(total.toFixed(4))}`);
+      const text = `${label}: return ${Number.parseFloat(total.toFixed(4))}`;
+      this.legend.appendChild(this.chart.toggles.button(i, swatch, text)).classList.add("aw-legend-item");
     });
     this.chart.element.setAttribute("aria-label", `Returns of ${labels.join(", ")} by step (click to go to a step)`);
     this.colorLegend();
