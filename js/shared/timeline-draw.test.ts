@@ -66,22 +66,26 @@ describe("drawBars", () => {
   it("draws CartPole's constant reward of 1 as a faint band from zero to 1 with a solid edge at 1", () => {
     const { c, rects } = alphaRecorder();
     const axis = valueAxis(0, 1, 3);
-    drawBars(c, { min: Float64Array.of(1, 1, 1), max: Float64Array.of(1, 1, 1) }, yOnAxis(band, axis, 2), colors, 2);
+    const ones = new Float64Array(20).fill(1);
+    drawBars(c, { min: ones, max: ones }, yOnAxis(band, axis, 2), colors, 2);
     const faint = rects.filter(([, alpha]) => alpha < 1);
     const solid = rects.filter(([, alpha]) => alpha === 1);
-    expect(faint).toEqual([0, 1, 2].map((x) => [colors.reward, BAND_ALPHA, x, band.top * 2, 1, band.height * 2]));
-    expect(solid).toEqual([0, 1, 2].map((x) => [colors.reward, 1, x, band.top * 2, 1, 3])); // 1.5 CSS px
+    const columns = [...ones.keys()];
+    expect(faint).toEqual(columns.map((x) => [colors.reward, BAND_ALPHA, x, band.top * 2, 1, band.height * 2]));
+    expect(solid).toEqual(columns.map((x) => [colors.reward, 1, x, band.top * 2, 1, 3])); // 1.5 CSS px
     expect((c as unknown as { globalAlpha: number }).globalAlpha).toBe(1);
   });
 
-  it("draws Pong's lone -1 down from zero and +1 up from it as solid bars", () => {
+  it("draws Pong's lone -1 down from zero and +1 up from it as solid bars, a few columns wide too", () => {
     const { c, rects } = alphaRecorder();
     const axis = valueAxis(-1, 1, 3);
     const y = yOnAxis(band, axis, 1);
-    drawBars(c, { min: Float64Array.of(-1, 0, 1), max: Float64Array.of(-1, 0, 1) }, y, colors);
+    drawBars(c, { min: Float64Array.of(-1, 0, 1, 1, 1), max: Float64Array.of(-1, 0, 1, 1, 1) }, y, colors);
     expect(rects).toEqual([
-      [colors.penalty, 1, 0, y(0), 1, band.height / 2],
       [colors.reward, 1, 2, band.top, 1, band.height / 2],
+      [colors.reward, 1, 3, band.top, 1, band.height / 2],
+      [colors.reward, 1, 4, band.top, 1, band.height / 2],
+      [colors.penalty, 1, 0, y(0), 1, band.height / 2],
     ]);
   });
 
@@ -89,11 +93,14 @@ describe("drawBars", () => {
     const { c, rects } = alphaRecorder();
     const axis = valueAxis(-16, 0, 3);
     const y = yOnAxis(band, axis, 1);
-    drawBars(c, { min: Float64Array.of(-4, -8), max: Float64Array.of(-4, -8) }, y, colors);
-    expect(rects.filter(([, alpha]) => alpha === 1).map(([, , x, top, , h]) => [x, top + h])).toEqual([
+    const penalties = Float64Array.from({ length: 10 }, (_, i) => -4 - (i % 2) * 4);
+    drawBars(c, { min: penalties, max: penalties }, y, colors);
+    const edges = rects.filter(([, alpha]) => alpha === 1).map(([, , x, top, , h]) => [x, top + h]);
+    expect(edges.slice(0, 2)).toEqual([
       [0, y(-4)],
       [1, y(-8)],
     ]);
+    expect(rects.filter(([, alpha]) => alpha < 1)).toHaveLength(10);
   });
 });
 

@@ -96,36 +96,43 @@ export function range(bins: Bins): { lo: number; hi: number } {
 /** How opaque a run of reward bars is filled: a constant reward is a quiet band under the lines. */
 export const BAND_ALPHA = 0.16;
 
+/** The widest run of reward bars (CSS pixels) drawn solid: a reward alone, or a few together. */
+const SPIKE_PX = 4;
+
 /**
  * Reward bars from `base` (zero's y; a log axis's bottom): each column up to its highest
  * reward when that is above zero (green) and down to its lowest when below (red). A run
- * of such columns is a faint band with its edge drawn solid (CartPole's reward of 1
- * every step: a quiet band topped by a line at 1, the return readable over it); a
- * column alone (Pong's rare +1 or -1) a solid bar, at least a pixel tall.
+ * of such columns wider than SPIKE_PX is a faint band with its edge drawn solid
+ * (CartPole's reward of 1 every step: a quiet band topped by a line at 1, the return
+ * readable over it); a narrower one (Pong's rare +1 or -1) solid bars, at least a pixel
+ * tall.
  */
 export function drawBars(c: CanvasRenderingContext2D, bins: Bins, y: YOf, colors: SeriesColors, ratio = 1, base = y(0)): void {
-  const n = bins.min.length;
-  const up = (x: number) => x >= 0 && x < n && bins.max[x] > 0;
-  const down = (x: number) => x >= 0 && x < n && bins.min[x] < 0;
   const edge = Math.max(1, Math.round(1.5 * ratio));
-  const bar = (x: number, value: number, color: string, alone: boolean) => {
+  const bar = (x: number, value: number, solid: boolean) => {
     const end = y(value);
     if (!Number.isFinite(end)) return;
     const top = Math.min(end, base);
     const height = Math.max(1, Math.abs(base - end));
-    c.fillStyle = color;
-    if (alone) {
-      c.fillRect(x, top, 1, height);
-      return;
-    }
+    if (solid) return c.fillRect(x, top, 1, height);
     c.globalAlpha *= BAND_ALPHA;
     c.fillRect(x, top, 1, height);
     c.globalAlpha /= BAND_ALPHA;
     c.fillRect(x, end > base ? end - edge : end, 1, edge);
   };
-  for (let x = 0; x < n; x++) {
-    if (up(x)) bar(x, bins.max[x], colors.reward, !up(x - 1) && !up(x + 1));
-    if (down(x)) bar(x, bins.min[x], colors.penalty, !down(x - 1) && !down(x + 1));
+  const sides = [
+    { values: bins.max, color: colors.reward, has: (v: number) => v > 0 },
+    { values: bins.min, color: colors.penalty, has: (v: number) => v < 0 },
+  ];
+  for (const { values, color, has } of sides) {
+    c.fillStyle = color;
+    for (let x = 0; x < values.length; x++) {
+      if (!has(values[x])) continue;
+      const start = x;
+      while (x + 1 < values.length && has(values[x + 1])) x++;
+      const solid = x + 1 - start <= SPIKE_PX * ratio;
+      for (let i = start; i <= x; i++) bar(i, values[i], solid);
+    }
   }
 }
 
