@@ -4,7 +4,8 @@
  * timeline's colours and the bands its axes span (pure `timelineLayout`, tested).
  *
  * Every function maps values to device pixels through a `YOf`, so each series is drawn
- * on its own axis: the return on the left one, the rewards on the right, rates on 0-1.
+ * on its own axis (js/shared/timeline-axes.ts): the return on the left one, the rewards
+ * on the right, each extra on its band's.
  */
 import type { Band } from "./chart-frame.ts";
 import type { Bins, TimelineColumns } from "./columns.ts";

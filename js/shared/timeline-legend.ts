@@ -1,7 +1,8 @@
 /**
  * The timeline's legend, under its chart: a swatch and a name for each thing drawn
- * (user names as text, never HTML), a series' entry a toggle that hides and shows it, for training curves the smoothing slider (0 to
- * 0.99, as TensorBoard's), and a toggle for log value axes.
+ * (user names as text, never HTML), a series' entry a toggle that hides and shows it;
+ * for training curves the smoothing slider (0 to 0.99, as TensorBoard's); and a toggle
+ * for log value axes.
  */
 import { el, input } from "./dom.ts";
 import { SeriesToggles } from "./legend-toggle.ts";
@@ -19,8 +20,6 @@ export class TimelineLegend {
   private readonly smoothing: HTMLLabelElement;
   private readonly slider: HTMLInputElement;
   private readonly value: HTMLOutputElement;
-  /** The log scale's toggle. */
-  readonly log: HTMLInputElement;
   /** Which series the user hid by clicking their entries. */
   readonly series: SeriesToggles<string>;
 
@@ -49,10 +48,10 @@ export class TimelineLegend {
     });
     this.setSmoothing(null);
     const log = this.element.appendChild(el("label", "aw-log-scale"));
-    this.log = log.appendChild(input("aw-log-toggle", "checkbox"));
+    const toggle = log.appendChild(input("aw-log-toggle", "checkbox"));
     log.append("log scale");
     log.title = "Value axes on a log scale: values at or below zero are left out (as TensorBoard does); an axis with none above zero stays linear";
-    this.log.addEventListener("change", () => onLog(this.log.checked));
+    toggle.addEventListener("change", () => onLog(toggle.checked));
   }
 
   /** Shows the smoothing slider at `weight`, or hides it (null: the curves are not training curves). */

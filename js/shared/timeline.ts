@@ -1,15 +1,18 @@
 /**
  * The timeline strip, framed by its axes (js/shared/chart-frame.ts): the running return
- * as a line on the left axis, rewards as bars from zero on the right axis, each on its
- * own scale of 3 nice ticks with faint gridlines, positions on a step axis of nice
- * ticks that follow the zoom; any scalar extras as thinner lines (each on its own range,
- * the components `name[i]` of a vector extra on one range together, or, declared
- * rates, on a 0-1 axis of their own under the main band); marks for
+ * as a line on the left axis, rewards as bars from zero on the right axis (a run of
+ * them a quiet band with a solid edge), positions on a step axis of nice ticks that
+ * follow the zoom; each scalar extra on a band of its own under the main one, named by
+ * it, with its own axis (js/shared/timeline-axes.ts: the components `name[i]` of a
+ * vector extra together, declared rates on 0-1, a multi-agent episode's per-agent
+ * returns on the return's axis), every axis fitted to what is shown; marks for
  * terminations (filled) and truncations (hollow) at the top, a pink mark at each step
  * whose reward is NaN or infinite (left out of the scales and the return), a cursor at
  * the current position, a dashed mark at a step the widget names (where a checkpoint
- * first acts differently from the one before), and a legend below naming what is drawn. Training curves get a
- * smoothing slider: raw series faint, their exponential moving average bold.
+ * first acts differently from the one before), and a legend below naming what is drawn,
+ * each series' entry a toggle, with a log scale toggle. Training curves get a
+ * smoothing slider: raw series faint, their exponential moving average bold. The
+ * pointer over the plot shows each series' value at its position (js/shared/hover.ts).
  *
  * It draws per pixel column (js/shared/columns.ts): from the exact series of a short
  * episode, or the kernel's summary of a long one, rebinned to its width. Moving the
@@ -21,8 +24,8 @@ import { columnsOfSeries, positionsPerColumn, rebin, sliceColumns, type Timeline
 import { el } from "./dom.ts";
 import { formatNumber } from "./numbers.ts";
 import { nonFiniteSteps, type Series } from "./series.ts";
-import { smoothColumns, smoothSeries } from "./smoothing.ts";
 import { Hover } from "./hover.ts";
+import { smoothColumns, smoothSeries } from "./smoothing.ts";
 import { cursorX, positionAt, Strip } from "./strip.ts";
 import type { Palette } from "./theme.ts";
 import {
