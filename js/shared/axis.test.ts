@@ -38,6 +38,7 @@ describe("valueAxis", () => {
     expect(valueAxis(0, 220, 3).ticks).toEqual([0, 100, 200]);
     expect(valueAxis(0, 150, 3).ticks).toEqual([0, 50, 100, 150]);
     expect(valueAxis(0, 334, 3).ticks).toEqual([0, 100, 200, 300]);
+    expect(valueAxis(0, 334, 3, 2).ticks).toEqual([0, 200]); // a band too short for four labels
   });
 
   it("draws a constant series from zero, so that CartPole's reward of 1 fills its axis", () => {

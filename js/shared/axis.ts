@@ -62,13 +62,13 @@ export const HEADROOM = 0.15;
 
 /**
  * A value axis fitted to `lo .. hi`: at most `most` ticks (3 to 5) at the first nice step
- * that gives no more (one more rather than only two); its ends the ticks around the data when they add no more than
+ * that gives no more (one more rather than fewer than `fewest`); its ends the ticks around the data when they add no more than
  * HEADROOM of its span, else the data's ends rounded out to a tenth of the step (0 to
  * 220 is 0 to 220 with ticks 0, 100, 200, not 0 to 400). A constant series gets an axis
  * from zero to it (so a constant reward of 1 reads as 1 on an axis from 0), and a
  * constant zero, or no data, 0 to 1.
  */
-export function valueAxis(lo: number, hi: number, most = 5): ValueAxis {
+export function valueAxis(lo: number, hi: number, most = 5, fewest = 3): ValueAxis {
   if (!Number.isFinite(lo) || !Number.isFinite(hi) || lo > hi) return rateAxis();
   if (lo === hi) [lo, hi] = lo > 0 ? [0, lo] : lo < 0 ? [lo, 0] : [0, 1];
   const limit = Math.max(3, Math.min(5, most));
@@ -83,8 +83,8 @@ export function valueAxis(lo: number, hi: number, most = 5): ValueAxis {
   for (let step = niceStep(span / (4 * limit)); ; step = nextStep(step)) {
     const axis = fit(step);
     if (axis.ticks.length <= limit) {
-      // Two ticks say little: one more than asked reads better (0, 100, 200, 300, not 0, 200).
-      return axis.ticks.length < 3 && finer !== undefined && finer.ticks.length === limit + 1 ? finer : axis;
+      // Two ticks say little where there is room: one more than asked reads better (0, 100, 200, 300, not 0, 200).
+      return axis.ticks.length < fewest && finer !== undefined && finer.ticks.length === limit + 1 ? finer : axis;
     }
     finer = axis;
   }

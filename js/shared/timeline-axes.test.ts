@@ -53,6 +53,12 @@ describe("timelineAxes", () => {
     expect(axes.returns.labels).toEqual(["-1", "0", "1"]);
   });
 
+  it("keeps an extra's short band to at most three labels, the main band to four", () => {
+    const axes = timelineAxes(columns([100, 100, 134], { value: [-60, 0, 110] }), new Set(), false);
+    expect(axes.groups.get("value")!.ticks.length).toBeLessThanOrEqual(3);
+    expect(axes.returns.ticks).toEqual([0, 100, 200, 300]);
+  });
+
   it("draws a rate on 0 to 1 whatever its values", () => {
     const axes = timelineAxes(columns([1], { "success rate": [0.03] }), new Set(["success rate"]), false);
     expect(axes.groups.get("success rate")!.ticks).toEqual([0, 0.5, 1]);

@@ -15,8 +15,10 @@ import type { Bins, TimelineColumns } from "./columns.ts";
 
 /** The group of a multi-agent episode's per-agent returns (agent_widget/viewer/_agents.py): the return's own axis. */
 export const AGENT_RETURNS = "return";
-/** Ticks on an axis of the strip: its bands are 50 and 30 px tall. */
-const TICKS = 3;
+/** Ticks on the main band's axes (50 px tall): 3, or 4 rather than 2. */
+const MAIN_TICKS = 3;
+/** Ticks on an extra's band (30 px tall): 2 or 3, four labels would touch. */
+const BAND_TICKS = 3;
 
 /** The name a series is grouped under: the components `mean[0]`, `mean[1]` of a vector extra are `mean`. */
 export function groupOf(name: string): string {
@@ -59,10 +61,13 @@ function extentOf(bins: readonly Bins[]): Extent {
   return extent;
 }
 
-/** A fitted axis over `extent`: logarithmic when asked and any value is above zero (those at or below are left out). */
-function fitted(extent: Extent, log: boolean): ValueAxis {
-  if (log && Number.isFinite(extent.positive)) return logAxis(extent.positive, extent.hi, TICKS);
-  return valueAxis(extent.lo, extent.hi, TICKS);
+/**
+ * A fitted axis over `extent` for a band (`main` or an extra's): logarithmic when asked
+ * and any value is above zero (those at or below are left out).
+ */
+function fitted(extent: Extent, log: boolean, main: boolean): ValueAxis {
+  if (log && Number.isFinite(extent.positive)) return logAxis(extent.positive, extent.hi, main ? MAIN_TICKS : BAND_TICKS);
+  return main ? valueAxis(extent.lo, extent.hi, MAIN_TICKS) : valueAxis(extent.lo, extent.hi, BAND_TICKS, 2);
 }
 
 /**
@@ -81,13 +86,13 @@ export function timelineAxes(columns: TimelineColumns, rates: ReadonlySet<string
   const groups = new Map<string, ValueAxis>();
   for (const [group, bins] of members) {
     if (group === AGENT_RETURNS) continue;
-    groups.set(group, rated.has(group) ? rateAxis() : fitted(extentOf(bins), log));
+    groups.set(group, rated.has(group) ? rateAxis() : fitted(extentOf(bins), log, false));
   }
   const rewards = extentOf([columns.rewards]);
   const fromZero = { ...rewards, lo: Math.min(rewards.lo, 0), hi: Math.max(rewards.hi, 0) };
   return {
-    returns: fitted(extentOf([columns.returns, ...(members.get(AGENT_RETURNS) ?? [])]), log),
-    rewards: fitted(Number.isFinite(rewards.lo) ? fromZero : rewards, log),
+    returns: fitted(extentOf([columns.returns, ...(members.get(AGENT_RETURNS) ?? [])]), log, true),
+    rewards: fitted(Number.isFinite(rewards.lo) ? fromZero : rewards, log, true),
     groups,
   };
 }
