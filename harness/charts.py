@@ -130,7 +130,7 @@ def hover_at(page: WatchedPage, canvas: Locator, fraction: float, y: float = 10)
 def learning_curve(page: WatchedPage, training: Locator, episodes: int) -> dict[str, Any]:
     """A TrainingViewer's learning curve (``training`` its ``.aw-training``) as drawn, once
     it holds ``episodes`` episodes and its cursor is on the last: its x ticks (``steps``),
-    legend, caption, cursor (in episodes) and title."""
+    legend, caption, cursor (in episodes) and title (the legend's help text)."""
     curve = training.locator(".aw-learning-curve")
     curve.wait_for(timeout=60_000)
     page.wait_for(
