@@ -3,9 +3,9 @@ acted, each agent's action by name where the names fit its own action space, rew
 return, its legal actions where the env gives action masks), and one return line per
 agent on the timeline.
 
-The lines are timeline extras named ``return[<agent>]``: the front end draws the
-components of one name on one range in the extras' colours, given in the agents' order,
-so an agent keeps its colour all along the episode.
+The lines are timeline extras named ``return[<agent>]``: the front end draws them on
+the return's own axis (js/shared/timeline-axes.ts) in the extras' colours, given in the
+agents' order, so an agent keeps its colour all along the episode.
 """
 
 from __future__ import annotations

@@ -74,3 +74,16 @@ describe("hoverRows", () => {
     ]);
   });
 });
+
+describe("hoverRows of a binned chart", () => {
+  it("prints a pixel's lowest and highest values where it covers several positions", () => {
+    const rows = hoverRows([
+      { name: "reward", color: "#000", value: undefined, range: [-1, 2.5] },
+      { name: "return", color: "#000", value: 3, range: [3, 3] },
+    ]).rows;
+    expect(rows).toEqual([
+      ["reward", "-1 to 2.5"],
+      ["return", "3"],
+    ]);
+  });
+});

@@ -28,6 +28,8 @@ export interface HoverValue {
   value: number | undefined;
   /** Its smoothed value there, where the chart smooths. */
   smoothed?: number;
+  /** Its lowest and highest values there, where a chart's pixel covers several positions (printed "lo to hi" when they differ). */
+  range?: readonly [number, number];
 }
 
 /** What a chart tells the hover: where its positions are and what its series are at each. */
@@ -73,7 +75,8 @@ export function placeBox(pointer: { x: number; y: number }, box: Size, area: Siz
 export function hoverRows(values: readonly HoverValue[]): { header: string[] | null; rows: string[][] } {
   const smoothing = values.some((v) => v.smoothed !== undefined);
   const rows = values.map((v) => {
-    const row = [v.name, formatNumber(v.value)];
+    const spread = v.range !== undefined && v.range[0] !== v.range[1];
+    const row = [v.name, spread ? `${formatNumber(v.range![0])} to ${formatNumber(v.range![1])}` : formatNumber(v.value)];
     return smoothing ? [...row, formatNumber(v.smoothed)] : row;
   });
   return { header: smoothing ? ["", "value", "smoothed"] : null, rows };
