@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -52,19 +52,28 @@ class ServesItsViews(ViewerTraits):
         if isinstance(content, Mapping) and content.get("type") == "panel":
             self._on_panel_request(content)
             return
+        for message, buffers in self.answers(content):
+            self.send(message, buffers)
+
+    def answers(self, content: Any) -> Iterator[tuple[dict[str, Any], list[bytes]]]:
+        """The replies to a view's request for frame chunks or a stretch of the timeline,
+        each made as the one before has gone (the frame a paint waits for first): what
+        the comm sends, and what a host serving the viewer without a kernel (the
+        TensorBoard plugin) answers over HTTP. A bad request gets an error reply."""
         if isinstance(content, Mapping) and content.get("type") == "timeline":
             with self._lock:
-                self.send(*range_reply(content, self._episode))
+                reply = range_reply(content, self._episode)
+            yield reply
             return
         with self._lock:
             preview = (
                 frame_preview(content, self._episode) if isinstance(content, Mapping) else None
             )
         if preview is not None:
-            self.send(*preview)
+            yield preview
         with self._lock:
-            message, buffers = answer(content, self._episode)
-        self.send(message, buffers)
+            reply = answer(content, self._episode)
+        yield reply
 
     def _on_panel_request(self, content: Mapping[str, Any]) -> None:
         """Queue a panel request; its cards are sent as they are ready, from the worker.
