@@ -10,11 +10,12 @@ import os
 import zlib
 from pathlib import Path
 
+import gymnasium as gym
 import pytest
 from tensorboard.backend.application import TensorBoardWSGIApp
 from werkzeug.test import Client
 
-from agent_widget import load, save
+from agent_widget import load, record, save
 from agent_widget.tensorboard import AgentPlugin
 from tests.sample_episodes import episode
 from tests.tensorboard.bodies import unpacked
@@ -198,3 +199,32 @@ def test_the_front_end_module_and_its_stylesheet_are_served(logdir):
     assert "javascript" in script.content_type
     assert b"export" in script.data
     assert get(client, "index.css").status_code == 200
+
+
+def test_a_recording_under_way_is_listed_and_opens_with_what_is_there(tmp_path):
+    """Halfway through ``record(path=)``, the file is ``<path>.part``: the plugin lists it
+    as recording and serves the chunks written so far."""
+    seen: dict[str, object] = {}
+
+    def policy(obs):
+        t = seen.setdefault("t", 0)
+        seen["t"] = t + 1
+        if t == 50:  # the policy is asked for action 50: 48 positions are in whole chunks
+            client = tensorboard(tmp_path)
+            seen["runs"] = get(client, "runs").json["runs"]
+            response = get(client, "episode", path="live/car.rollout.part")
+            seen["state"] = unpacked(response.data)["state"]
+        return 2
+
+    (tmp_path / "live").mkdir()
+    env = gym.make("MountainCar-v0", render_mode="rgb_array")
+    record(env, policy, seed=0, max_steps=60, path=tmp_path / "live/car.rollout")
+    ((row,),) = [run["episodes"] for run in seen["runs"]]
+    assert (row["path"], row["growing"], row["env_id"]) == (
+        "live/car.rollout.part",
+        True,
+        "MountainCar-v0",
+    )
+    # 51 positions recorded, the 48 of the 3 whole chunks written: what a reader can open.
+    assert seen["state"]["length"] == 48
+    assert row["length"] == 47

@@ -1,0 +1,144 @@
+"""The Agent tab in a real TensorBoard, in Chromium: the table of a logdir's runs and
+episodes (text only, sortable), and an episode opened in the notebook's viewer, its
+frames painted exactly as recorded, stepped with the arrow keys.
+
+The logdir holds what a CleanRL-style script writes (``SummaryWriter`` scalars and
+``RecordRollout(directory=)`` episodes in one run folder), an episode written by
+``record(path=)``, and one whose metadata is a stranger's HTML.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+from playwright.sync_api import Frame, Page, Response
+from torch.utils.tensorboard import SummaryWriter
+
+from agent_widget import load, record, save
+from agent_widget.recording import RecordRollout
+from harness.chromium import chromium
+from harness.lab import rgb_sha256
+from harness.tensorboard import TensorBoard
+from harness.views import View, WatchedPage
+from tests.sample_episodes import episode
+
+pytestmark = pytest.mark.e2e
+
+HOSTILE = "<img src=x onerror=window.__hostile=1>"
+CLEANRL = "CartPole-v1__ppo__1"
+
+
+def write_logdir(root: Path) -> None:
+    """A CleanRL-style run (scalars and two recorded episodes), a ``record(path=)``
+    episode, and an episode whose algorithm is HTML."""
+    run = root / CLEANRL
+    writer = SummaryWriter(str(run))
+    for step in range(5):
+        writer.add_scalar("charts/episodic_return", 10.0 * step, step)
+    writer.close()
+    env = RecordRollout(gym.make("CartPole-v1", render_mode="rgb_array"), directory=run)
+    env.action_space.seed(0)
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        while not any(env.step(env.action_space.sample())[2:4]):
+            pass
+    env.close()
+    (root / "single").mkdir()
+    cartpole = gym.make("CartPole-v1", render_mode="rgb_array")
+    record(
+        cartpole,
+        lambda obs: 1,
+        seed=3,
+        algorithm="always-right",
+        path=root / "single/right.rollout",
+    )
+    (root / "odd").mkdir()
+    save(episode([1.0, 2.0], algorithm=HOSTILE), root / "odd/strange.rollout")
+
+
+@pytest.fixture(scope="module")
+def tensorboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TensorBoard]:
+    folder = tmp_path_factory.mktemp("agent-tab")
+    write_logdir(folder / "runs")
+    server = TensorBoard(folder / "runs", folder)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def page() -> Iterator[Page]:
+    with chromium() as browser:
+        yield browser.new_page(viewport={"width": 1400, "height": 1100})
+
+
+def agent_tab(page: Page, tensorboard: TensorBoard) -> tuple[WatchedPage, Frame]:
+    """TensorBoard opened on the Agent tab, once its table lists the episodes: the page,
+    watched in the tab's iframe, and that frame."""
+    page.goto(f"{tensorboard.url}#agent")
+    iframe = page.locator("iframe").element_handle(timeout=60_000)
+    frame = iframe.content_frame()
+    assert frame is not None
+    watched = WatchedPage(page, frame)
+    watched.wait_for(
+        "() => document.querySelectorAll('table.aw-tb-table tbody tr').length === 4",
+        timeout=60,
+        what="the table's four episodes",
+    )
+    return watched, frame
+
+
+def column(frame: Frame, key: str) -> list[str]:
+    return frame.locator(f'tbody td[data-key="{key}"]').all_text_contents()
+
+
+def test_the_tab_lists_the_runs_episodes_as_text_sortable(page, tensorboard):
+    assert tensorboard.plugins["agent"]["enabled"] is True
+    _, frame = agent_tab(page, tensorboard)
+    assert sorted(set(column(frame, "run"))) == [CLEANRL, "odd", "single"]
+    assert column(frame, "algorithm").count("always-right") == 1
+    assert HOSTILE in column(frame, "algorithm")  # shown as the text it is
+    assert frame.locator("img").count() == 0
+    assert frame.evaluate("() => window.__hostile") is None
+    frame.locator('th[data-key="length"] button').click()
+    lengths = [int(text) for text in column(frame, "length")]
+    assert lengths == sorted(lengths)
+    frame.locator('th[data-key="length"] button').click()
+    assert [int(text) for text in column(frame, "length")] == sorted(lengths, reverse=True)
+
+
+def test_an_episode_opens_in_the_viewer_painted_as_recorded_and_steps_with_arrow_keys(
+    page, tensorboard
+):
+    watched, frame = agent_tab(page, tensorboard)
+    path = f"{CLEANRL}/episode-001.rollout"
+    frame_replies: list[str] = []
+
+    def on_response(response: Response) -> None:
+        if "/data/plugin/agent/message?" in response.url:
+            frame_replies.append(response.headers["content-type"])
+
+    page.on("response", on_response)
+    frame.locator(f'tr[data-path="{path}"] button.aw-tb-open').click()
+    view = View(watched, frame.locator(".agent-widget"))
+    view.wait_painted(0, timeout=60)
+    recorded = load(tensorboard.logdir / path).frames
+    assert recorded is not None
+    first = view.canvas()
+    assert (first["width"], first["height"]) == (600, 400)
+    assert first["sha256"] == rgb_sha256(recorded[0])
+    view.press("ArrowRight")
+    view.wait_painted(1)
+    second = view.canvas()
+    assert second["sha256"] == rgb_sha256(recorded[1])
+    assert second["sha256"] != first["sha256"]  # the cart moved: a different picture
+    view.press("End")
+    last = len(recorded) - 1
+    view.wait_painted(last)
+    assert view.canvas()["sha256"] == rgb_sha256(recorded[last])
+    page.remove_listener("response", on_response)
+    # The frames came from the plugin's route, as binary bodies (no state carried them).
+    assert frame_replies
+    assert set(frame_replies) == {"application/octet-stream"}
