@@ -12,6 +12,7 @@ version (size and modification time) and a reload reads only what changed.
 from __future__ import annotations
 
 import math
+import os
 import threading
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -20,6 +21,8 @@ from agent_widget.episodes import load
 from agent_widget.tensorboard._logdir import episode_files, episode_path
 
 Row = dict[str, Any]
+# TensorBoard's event files: events.out.tfevents.<time>.<host>...
+EVENTS = "events.out.tfevents."
 # Rows kept: enough for every episode of a large logdir, bounded all the same.
 MAX_ROWS = 50_000
 
@@ -39,13 +42,18 @@ class Listing:
         self._lock = threading.Lock()
 
     def runs(self) -> list[dict[str, Any]]:
-        """``[{"run": name, "episodes": [row, ...]}, ...]``, runs sorted by name."""
+        """``[{"run": name, "scalars": name or None, "episodes": [row, ...]}, ...]``, runs
+        sorted by name; ``scalars`` is the run of the scalars beside them
+        (:func:`scalars_run`)."""
         runs: dict[str, list[Row]] = {}
         for relative in episode_files(self._logdir):
             row = self._row(relative)
             if row is not None:
                 runs.setdefault(row["run"], []).append(row)
-        return [{"run": name, "episodes": rows} for name, rows in sorted(runs.items())]
+        return [
+            {"run": name, "scalars": scalars_run(self._logdir, name), "episodes": rows}
+            for name, rows in sorted(runs.items())
+        ]
 
     def _row(self, relative: str) -> Row | None:
         """The row of one file, None when it may not be opened (a link out of the logdir)."""
@@ -99,3 +107,24 @@ def _text(value: Any) -> str | None:
 
 def _integer(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def scalars_run(logdir: Path, run: str) -> str | None:
+    """The TensorBoard run whose scalars go with the episodes of ``run``: the nearest
+    folder at or above it, within the logdir, that holds event files (a CleanRL run's
+    own folder; the logdir itself for a script that logs there), None for none.
+
+    Examples:
+        >>> scalars_run(Path("/nowhere"), "ppo/seed0") is None
+        True
+    """
+    parts = PurePosixPath(run).parts if run != "." else ()
+    for depth in range(len(parts), -1, -1):
+        name = PurePosixPath(*parts[:depth]).as_posix() if depth else "."
+        try:
+            with os.scandir(logdir / name) as entries:
+                if any(entry.name.startswith(EVENTS) and entry.is_file() for entry in entries):
+                    return name
+        except OSError:
+            continue
+    return None

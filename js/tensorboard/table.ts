@@ -2,10 +2,11 @@
  * The Agent tab's table of runs and their episodes: one row per episode file, sortable
  * by any column (click its header; again to reverse), each name written as text (a
  * file's metadata is a stranger's string, never HTML). A row's episode opens with its
- * button.
+ * button; its run's scalars (the TensorBoard run beside it, when there is one) with its
+ * link.
  *
  * Example:
- *   const table = new EpisodeTable(el, (row) => open(row.path));
+ *   const table = new EpisodeTable(el, (row) => open(row.path), (run) => scalarsLink(page, run));
  *   table.show(await (await fetch("runs")).json());
  */
 export interface EpisodeRow {
@@ -21,13 +22,15 @@ export interface EpisodeRow {
   length?: number;
   /** Why the file could not be read. */
   error?: string;
+  /** The TensorBoard run of the scalars beside the episode's run (its run's). */
+  scalars?: string | null;
 }
 
 export interface Runs {
-  runs: { run: string; episodes: EpisodeRow[] }[];
+  runs: { run: string; scalars: string | null; episodes: EpisodeRow[] }[];
 }
 
-type Key = "run" | "file" | "env_id" | "algorithm" | "seed" | "training_step" | "return" | "length";
+type Key = "run" | "file" | "env_id" | "algorithm" | "seed" | "training_step" | "return" | "length" | "scalars";
 
 export const COLUMNS: [Key, string][] = [
   ["run", "Run"],
@@ -38,6 +41,7 @@ export const COLUMNS: [Key, string][] = [
   ["training_step", "Training step"],
   ["return", "Return"],
   ["length", "Length"],
+  ["scalars", "Scalars"],
 ];
 
 /** `rows` sorted by `key` (numbers as numbers, text as text), blanks last either way. */
@@ -70,13 +74,14 @@ export class EpisodeTable {
   constructor(
     el: HTMLElement,
     private readonly open: (row: EpisodeRow) => void,
+    private readonly scalarsHref: (run: string) => string,
   ) {
     this.table.className = "aw-tb-table";
     el.append(this.table);
   }
 
   show(runs: Runs): void {
-    this.rows = runs.runs.flatMap((run) => run.episodes);
+    this.rows = runs.runs.flatMap((run) => run.episodes.map((row) => ({ ...row, scalars: run.scalars })));
     this.draw();
   }
 
@@ -120,6 +125,12 @@ export class EpisodeTable {
         button.disabled = row.error !== undefined;
         button.addEventListener("click", () => this.open(row));
         td.append(button);
+      } else if (key === "scalars" && row.scalars != null) {
+        const link = document.createElement("a");
+        link.href = this.scalarsHref(row.scalars);
+        link.target = "_top";
+        link.textContent = row.scalars;
+        td.append(link);
       } else {
         td.textContent = key === "env_id" && row.error !== undefined ? row.error : cellText(row, key);
       }

@@ -1,6 +1,7 @@
 """The Agent tab in a real TensorBoard, in Chromium: the table of a logdir's runs and
-episodes (text only, sortable), and an episode opened in the notebook's viewer, its
-frames painted exactly as recorded, stepped with the arrow keys.
+episodes (text only, sortable, read again when TensorBoard reloads), an episode opened
+in the notebook's viewer, its frames painted exactly as recorded, stepped with the
+arrow keys, a deep link to a step, and a run's link to its scalars.
 
 The logdir holds what a CleanRL-style script writes (``SummaryWriter`` scalars and
 ``RecordRollout(directory=)`` episodes in one run folder), an episode written by
@@ -74,10 +75,11 @@ def page() -> Iterator[Page]:
         yield browser.new_page(viewport={"width": 1400, "height": 1100})
 
 
-def agent_tab(page: Page, tensorboard: TensorBoard) -> tuple[WatchedPage, Frame]:
-    """TensorBoard opened on the Agent tab, once its table lists the episodes: the page,
-    watched in the tab's iframe, and that frame."""
-    page.goto(f"{tensorboard.url}#agent")
+def agent_tab(page: Page, url: str) -> tuple[WatchedPage, Frame]:
+    """TensorBoard opened at ``url`` (its Agent tab), once the tab's table lists the
+    episodes: the page, watched in the tab's iframe, and that frame."""
+    page.goto("about:blank")  # a fresh load, even where only the hash differs
+    page.goto(url)
     iframe = page.locator("iframe").element_handle(timeout=60_000)
     frame = iframe.content_frame()
     assert frame is not None
@@ -96,7 +98,7 @@ def column(frame: Frame, key: str) -> list[str]:
 
 def test_the_tab_lists_the_runs_episodes_as_text_sortable(page, tensorboard):
     assert tensorboard.plugins["agent"]["enabled"] is True
-    _, frame = agent_tab(page, tensorboard)
+    _, frame = agent_tab(page, f"{tensorboard.url}#agent")
     assert sorted(set(column(frame, "run"))) == [CLEANRL, "odd", "single"]
     assert column(frame, "algorithm").count("always-right") == 1
     assert HOSTILE in column(frame, "algorithm")  # shown as the text it is
@@ -112,7 +114,7 @@ def test_the_tab_lists_the_runs_episodes_as_text_sortable(page, tensorboard):
 def test_an_episode_opens_in_the_viewer_painted_as_recorded_and_steps_with_arrow_keys(
     page, tensorboard
 ):
-    watched, frame = agent_tab(page, tensorboard)
+    watched, frame = agent_tab(page, f"{tensorboard.url}#agent")
     path = f"{CLEANRL}/episode-001.rollout"
     frame_replies: list[str] = []
 
@@ -142,3 +144,51 @@ def test_an_episode_opens_in_the_viewer_painted_as_recorded_and_steps_with_arrow
     # The frames came from the plugin's route, as binary bodies (no state carried them).
     assert frame_replies
     assert set(frame_replies) == {"application/octet-stream"}
+
+
+def test_a_deep_link_opens_its_episode_at_its_step(page, tensorboard):
+    watched, frame = agent_tab(page, f"{tensorboard.url}#agent")
+    path = f"{CLEANRL}/episode-000.rollout"
+    frame.locator(f'tr[data-path="{path}"] button.aw-tb-open').click()
+    view = View(watched, frame.locator(".agent-widget"))
+    view.wait_painted(0, timeout=60)
+    view.press("ArrowRight", "ArrowRight", "ArrowRight")
+    view.wait_painted(3)
+    link = frame.locator("a.aw-tb-link").get_attribute("href")
+    assert link is not None
+    assert link.endswith(
+        f"#agent&p.agent.run={CLEANRL}&p.agent.episode=episode-000.rollout&p.agent.t=3"
+    )
+    watched, frame = agent_tab(page, link)  # as pasted into a new tab
+    view = View(watched, frame.locator(".agent-widget"))
+    view.wait_painted(3, timeout=60)
+    recorded = load(tensorboard.logdir / path).frames
+    assert recorded is not None
+    assert view.canvas()["sha256"] == rgb_sha256(recorded[3])
+
+
+def test_a_reload_lists_the_episodes_written_since(page, tensorboard):
+    watched, _ = agent_tab(page, f"{tensorboard.url}#agent")
+    late = tensorboard.logdir / "late"
+    late.mkdir()
+    try:
+        save(episode([4.0, 4.0]), late / "new.rollout")
+        page.locator("app-header-reload button").click()  # TensorBoard's own reload
+        watched.wait_for(
+            "() => document.querySelector('tr[data-path=\"late/new.rollout\"]') !== null",
+            what="the new episode's row after the reload",
+        )
+    finally:
+        (late / "new.rollout").unlink()
+        late.rmdir()
+
+
+def test_a_runs_scalars_link_shows_its_scalars_alone(page, tensorboard):
+    _, frame = agent_tab(page, f"{tensorboard.url}#agent")
+    links = frame.locator('td[data-key="scalars"] a')
+    assert set(links.all_text_contents()) == {CLEANRL}  # the only run with event files
+    links.first.click()
+    page.wait_for_url("**#timeseries")
+    runs_filter = page.get_by_role("textbox", name="Filter runs (regex)")
+    assert runs_filter.input_value() == f"^{CLEANRL}$"
+    page.get_by_text("charts/episodic_return").first.wait_for()

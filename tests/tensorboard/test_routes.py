@@ -48,6 +48,7 @@ def logdir(tmp_path: Path) -> Path:
         root / "cleanrl/seed0/episode-001.rollout",
     )
     (root / "broken/bad.rollout").write_bytes(b"PK\x03\x04 not a zip at all")
+    (root / "cleanrl/events.out.tfevents.1.host").write_bytes(b"")  # scalars of the runs below
     save(episode([9.0], seed=7), tmp_path / "secret/private.rollout")
     os.symlink(tmp_path / "secret", root / "linked")
     os.symlink(tmp_path / "secret/private.rollout", root / "cleanrl/leak.rollout")
@@ -62,6 +63,8 @@ def test_lists_each_run_with_its_episodes_env_seed_step_return_and_length(logdir
     response = get(tensorboard(logdir), "runs")
     assert response.status_code == 200
     runs = {run["run"]: run["episodes"] for run in response.json["runs"]}
+    scalars = {run["run"]: run["scalars"] for run in response.json["runs"]}
+    assert scalars == {"broken": None, "cleanrl/seed0": "cleanrl"}  # the nearest above
     assert sorted(runs) == ["broken", "cleanrl/seed0"]  # no link out of the logdir
     first, second = runs["cleanrl/seed0"]
     assert (first["path"], first["env_id"], first["algorithm"], first["seed"]) == (
