@@ -28,10 +28,10 @@ GROUP = "tensorboard_plugins"
 
 
 class TensorBoard(ServerProcess):
-    """``tensorboard --logdir <logdir>`` on a free port, its log in ``folder``, ready
-    (its plugins listed) when made."""
+    """``tensorboard --logdir <logdir> <args>`` on a free port, its log in ``folder``,
+    ready (its plugins listed) when made."""
 
-    def __init__(self, logdir: Path, folder: Path, timeout: float = 120) -> None:
+    def __init__(self, logdir: Path, folder: Path, *args: str, timeout: float = 120) -> None:
         self.logdir, self.port = logdir, free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log = folder / f"tensorboard-{self.port}.log"
@@ -40,6 +40,7 @@ class TensorBoard(ServerProcess):
         command = [
             str(Path(sys.executable).with_name("tensorboard")),
             *("--logdir", str(logdir), "--port", str(self.port), "--host", "127.0.0.1"),
+            *args,
         ]
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(command, stdout=log, stderr=log, env=env)

@@ -9,9 +9,12 @@ with what the viewer would send (:meth:`EpisodeViewer.answers`):
 
 - ``/runs``: the runs and their episodes (JSON, :mod:`agent_widget.tensorboard._listing`);
 - ``/episode?path=P``: the viewer's state (:mod:`agent_widget.tensorboard._packed`);
-- ``/message?path=P&m=JSON``: the replies to one request of the viewer's, frame chunks
-  as stored; the request's id is left out of the URL, so equal requests are one URL
-  and the browser's cache holds their answers (each carries the file version as ETag).
+- ``/message?path=P&m=JSON``: the replies to one request of the viewer's: frame chunks
+  as stored, a stretch of the timeline, or panel cards (computed here, each within its
+  panel's time limit, on the request's own thread: TensorBoard's other dashboards go on
+  answering). The request's id is left out of the URL, so equal requests are one URL
+  and the browser's cache holds their answers (the ETag: the file's version and this
+  TensorBoard's start).
 
 Bad parameters get 400 and a sentence; a missing file 404; nothing is unpickled, and
 only files under the logdir are opened (:mod:`agent_widget.tensorboard._logdir`).
@@ -22,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
@@ -42,7 +46,7 @@ _STATIC = Path(__file__).parent.parent / "static"
 OPEN_EPISODES = 8
 # A request's JSON, in the URL: the viewer's are a few hundred bytes.
 MAX_MESSAGE = 8192
-MESSAGE_TYPES = ("chunks", "timeline")
+MESSAGE_TYPES = ("chunks", "timeline", "panel")
 _log = logging.getLogger(__name__)
 
 App = Callable[[Any, Any], Any]
@@ -53,8 +57,12 @@ class AgentPlugin(base_plugin.TBPlugin):
 
     plugin_name = PLUGIN_NAME
 
-    def __init__(self, context: base_plugin.TBContext) -> None:
+    def __init__(self, context: base_plugin.TBContext, panels_problem: str | None = None) -> None:
         self._logdir = logdir_of(context.logdir or "")
+        self._panels_problem = panels_problem
+        # In every ETag: a cached answer from an earlier TensorBoard (other panels, another
+        # version of the package) is never taken for this one's.
+        self._boot = uuid.uuid4().hex[:12]
         self._listing = None if self._logdir is None else Listing(self._logdir)
         self._open: OrderedDict[tuple[str, str], EpisodeViewer] = OrderedDict()
         self._lock = threading.Lock()
@@ -84,32 +92,39 @@ class AgentPlugin(base_plugin.TBPlugin):
 
     def _runs(self, request: Request) -> Response:
         runs = [] if self._listing is None else self._listing.runs()
-        body = json.dumps({"runs": runs}, separators=(",", ":"), allow_nan=False)
+        listing = {"runs": runs, "panels_problem": self._panels_problem}
+        body = json.dumps(listing, separators=(",", ":"), allow_nan=False)
         return Response(body, content_type="application/json", headers=_NO_STORE)
 
     def _episode(self, request: Request) -> Response:
-        viewer, file_version = self._viewer(request.args.get("path"))
-        body = packed({"state": viewer.view_state(), "version": file_version})
-        return _cached(request, body, "application/octet-stream", file_version)
+        viewer, version = self._viewer(request.args.get("path"))
+        body = packed({"state": viewer.view_state(), "version": version})
+        return _cached(request, body, "application/octet-stream", version)
 
     def _message(self, request: Request) -> Response:
-        content = _request_message(request.args.get("m"))
-        viewer, file_version = self._viewer(request.args.get("path"))
-        replies = []
-        for message, buffers in viewer.answers({**content, "id": 0}):
+        content = {**_request_message(request.args.get("m")), "id": 0}
+        viewer, version = self._viewer(request.args.get("path"))
+        if content["type"] == "panel":
+            answers = viewer.card_answers(content)
+        else:
+            answers = list(viewer.answers(content))
+        replies: list[tuple[dict[str, Any], list[bytes]]] = []
+        for message, buffers in answers:
             if message.get("type") in ("error", "timeline-error"):
                 raise ValueError(message.get("message", "the request was refused"))
-            replies.append([{k: v for k, v in message.items() if k != "id"}, buffers])
-        return _cached(
-            request, packed({"replies": replies}), "application/octet-stream", file_version
-        )
+            replies.append(({k: v for k, v in message.items() if k != "id"}, buffers))
+        body = packed({"replies": replies})
+        if any(message.get("retry") for message, _ in replies):
+            # A card of a panel past its time limit: the view asks again, for the result.
+            return Response(body, content_type="application/octet-stream", headers=_NO_STORE)
+        return _cached(request, body, "application/octet-stream", version)
 
     def _viewer(self, relative: str | None) -> tuple[EpisodeViewer, str]:
         """The viewer of the file ``relative`` names, opened once per file version."""
         if self._logdir is None:
             raise FileNotFoundError("TensorBoard serves no local logdir")
         path = episode_path(self._logdir, relative)
-        key = (str(relative), version(path))
+        key = (str(relative), f"{version(path)}-{self._boot}")
         with self._lock:
             viewer = self._open.get(key)
             if viewer is not None:

@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from agent_widget.format import CHUNK_SIZE
-from agent_widget.panels import PanelRunner
+from agent_widget.panels import PanelRunner, card_message
 from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._summary import range_reply, summary
 from agent_widget.viewer._transport import (
@@ -74,6 +74,26 @@ class ServesItsViews(ViewerTraits):
         with self._lock:
             reply = answer(content, self._episode)
         yield reply
+
+    def card_answers(self, content: Mapping[str, Any]) -> list[tuple[dict[str, Any], list[bytes]]]:
+        """The cards a view's ``{"type": "panel", "id", "step", "names"}`` asks for, one
+        message each, computed now (within each panel's time limit, a stuck one's error
+        card at once) unless cached: what the worker would send, for a host serving the
+        viewer without a kernel (the TensorBoard plugin). ValueError for a bad request."""
+        request = panel_request(content)
+        known = [panel["name"] for panel in self._panels.describe()]
+        unknown = [name for name in request.names or () if name not in known]
+        if unknown:
+            raise ValueError(f"no panel {unknown[0]!r} (the panels: {', '.join(known) or 'none'})")
+        if not 0 <= request.step < self._episode.num_positions:
+            raise ValueError(
+                f"no step {request.step}: the episode has {self._episode.num_positions}"
+            )
+        messages = []
+        for name in known if request.names is None else request.names:
+            version, card = self._panels.card_now(name, request.step)
+            messages.append(card_message(name, version, request.step, card, request.request_id))
+        return messages
 
     def _on_panel_request(self, content: Mapping[str, Any]) -> None:
         """Queue a panel request; its cards are sent as they are ready, from the worker.

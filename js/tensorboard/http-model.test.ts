@@ -44,9 +44,16 @@ describe("the viewer's model over HTTP", () => {
     expect(timeline[0][0].type).toBe("timeline-error");
   });
 
+  it("asks for cards as for frames, a refusal answered as the panels expect", async () => {
+    const { asked, fetcher } = server(() => new Response("no panel 'x'", { status: 400 }));
+    const got = await replies(base, "a.rollout", { type: "panel", id: 3, step: 2, names: ["x"] }, fetcher);
+    expect(JSON.parse(asked[0].searchParams.get("m")!)).toEqual({ type: "panel", step: 2, names: ["x"] });
+    expect(got).toEqual([[{ type: "panel-error", id: 3, message: "no panel 'x'" }, []]]);
+  });
+
   it("sends nothing for the requests it does not serve", async () => {
     const { asked, fetcher } = server(() => new Response(""));
-    expect(await replies(base, "a.rollout", { type: "panel", id: 1, step: 0 }, fetcher)).toEqual([]);
+    expect(await replies(base, "a.rollout", { type: "kernel", id: 1 }, fetcher)).toEqual([]);
     expect(asked).toEqual([]);
   });
 

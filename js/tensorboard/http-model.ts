@@ -13,10 +13,13 @@ import { LocalModel } from "../page/local-model.ts";
 import type { Reply } from "../page/answers.ts";
 import { unpacked } from "./packed.ts";
 
+/** The error reply of each kind of request, as the viewer's modules expect it. */
+const ERRORS: Record<string, string> = { chunks: "error", timeline: "timeline-error", panel: "panel-error" };
+
 export type Fetch = (url: string) => Promise<Response>;
 
-/** Requests the plugin answers; a panel's are not served yet (the state lists no panels). */
-const ANSWERED = new Set(["chunks", "timeline"]);
+/** Requests the plugin answers: frame chunks, a stretch of the timeline, panel cards. */
+const ANSWERED = new Set(["chunks", "timeline", "panel"]);
 
 /** A model of the episode file `path` (relative to the logdir), routes under `base`. */
 export async function episodeModel(base: URL, path: string, fetcher: Fetch = fetch): Promise<LocalModel> {
@@ -30,9 +33,7 @@ export async function episodeModel(base: URL, path: string, fetcher: Fetch = fet
 export async function replies(base: URL, path: string, content: unknown, fetcher: Fetch = fetch): Promise<Reply[]> {
   const { id, ...request } = content as { id?: unknown; type?: unknown };
   if (typeof request.type !== "string" || !ANSWERED.has(request.type)) return [];
-  const failed = (message: string): Reply[] => [
-    [{ type: request.type === "timeline" ? "timeline-error" : "error", id, message }, []],
-  ];
+  const failed = (message: string): Reply[] => [[{ type: ERRORS[request.type as string], id, message }, []]];
   let response: Response;
   try {
     response = await fetcher(route(base, "message", { path, m: JSON.stringify(request) }));

@@ -28,6 +28,8 @@ export interface EpisodeRow {
 
 export interface Runs {
   runs: { run: string; scalars: string | null; episodes: EpisodeRow[] }[];
+  /** What went wrong running the `--agent_panels` file, if it failed. */
+  panels_problem?: string | null;
 }
 
 type Key = "run" | "file" | "env_id" | "algorithm" | "seed" | "training_step" | "return" | "length" | "scalars";

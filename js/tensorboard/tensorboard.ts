@@ -17,6 +17,7 @@ const base = new URL(import.meta.url);
 
 class AgentTab {
   private readonly status = document.createElement("p");
+  private readonly problem = document.createElement("p");
   private readonly link = document.createElement("a");
   private readonly shown = document.createElement("div");
   private readonly table: EpisodeTable;
@@ -29,6 +30,7 @@ class AgentTab {
     const root = document.createElement("div");
     root.className = "aw-tb";
     this.status.className = "aw-tb-status";
+    this.problem.className = "aw-tb-problem";
     this.link.className = "aw-tb-link";
     this.link.target = "_top";
     this.shown.className = "aw-tb-episode";
@@ -36,7 +38,7 @@ class AgentTab {
     const bar = document.createElement("div");
     bar.className = "aw-tb-bar";
     bar.append(this.status, this.link);
-    root.append(bar, this.shown);
+    root.append(this.problem, bar, this.shown);
     el.append(root);
   }
 
@@ -47,6 +49,7 @@ class AgentTab {
       if (!response.ok) throw new Error(await response.text());
       const runs = (await response.json()) as Runs;
       this.table.show(runs);
+      this.problem.textContent = runs.panels_problem ?? "";
       if (this.close === undefined) this.status.textContent = summary(runs);
     } catch (error) {
       this.status.textContent = `The runs could not be read: ${(error as Error).message}`;

@@ -1,7 +1,8 @@
 """The Agent tab in a real TensorBoard, in Chromium: the table of a logdir's runs and
 episodes (text only, sortable, read again when TensorBoard reloads), an episode opened
 in the notebook's viewer, its frames painted exactly as recorded, stepped with the
-arrow keys, a deep link to a step, and a run's link to its scalars.
+arrow keys, with a card computed in TensorBoard's process by a ``--agent_panels`` file,
+a deep link to a step, and a run's link to its scalars.
 
 The logdir holds what a CleanRL-style script writes (``SummaryWriter`` scalars and
 ``RecordRollout(directory=)`` episodes in one run folder), an episode written by
@@ -30,6 +31,14 @@ pytestmark = pytest.mark.e2e
 
 HOSTILE = "<img src=x onerror=window.__hostile=1>"
 CLEANRL = "CartPole-v1__ppo__1"
+# The --agent_panels file: a card computed in TensorBoard's process for the step shown.
+PANELS = """
+from agent_widget.panels import register
+
+@register("where")
+def where(step):
+    return f"t={step.t} action={step.action} x={step.obs[0]:.4f}"
+"""
 
 
 def write_logdir(root: Path) -> None:
@@ -64,7 +73,8 @@ def write_logdir(root: Path) -> None:
 def tensorboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TensorBoard]:
     folder = tmp_path_factory.mktemp("agent-tab")
     write_logdir(folder / "runs")
-    server = TensorBoard(folder / "runs", folder)
+    (folder / "panels.py").write_text(PANELS)
+    server = TensorBoard(folder / "runs", folder, "--agent_panels", str(folder / "panels.py"))
     yield server
     server.stop()
 
@@ -192,3 +202,19 @@ def test_a_runs_scalars_link_shows_its_scalars_alone(page, tensorboard):
     runs_filter = page.get_by_role("textbox", name="Filter runs (regex)")
     assert runs_filter.input_value() == f"^{CLEANRL}$"
     page.get_by_text("charts/episodic_return").first.wait_for()
+
+
+def test_a_panels_file_card_follows_the_step(page, tensorboard):
+    watched, frame = agent_tab(page, f"{tensorboard.url}#agent")
+    path = f"{CLEANRL}/episode-000.rollout"
+    frame.locator(f'tr[data-path="{path}"] button.aw-tb-open').click()
+    view = View(watched, frame.locator(".agent-widget"))
+    view.wait_painted(0, timeout=60)
+    recorded = load(tensorboard.logdir / path)
+    for t in (0, 1, 2):
+        if t:
+            view.press("ArrowRight")
+        view.wait_card("where", t, "text")
+        text = view.card("where").locator("pre.aw-text").inner_text()
+        action, x = recorded.actions[t], recorded.observations[t][0]
+        assert text == f"t={t} action={action} x={x:.4f}"

@@ -4,7 +4,6 @@ or parameter that should be refused refused with 400 and a sentence."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import zlib
@@ -12,23 +11,11 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from tensorboard.backend.application import TensorBoardWSGIApp
-from werkzeug.test import Client
 
 from agent_widget import load, record, save
-from agent_widget.tensorboard import AgentPlugin
 from tests.sample_episodes import episode
+from tests.tensorboard.apps import ROUTES, get, tensorboard
 from tests.tensorboard.bodies import unpacked
-
-ROUTES = "/data/plugin/agent"
-
-
-def tensorboard(logdir: Path) -> Client:
-    """TensorBoard's WSGI app serving ``logdir`` with the Agent plugin alone."""
-    flags = argparse.Namespace(
-        logdir=str(logdir), path_prefix="", samples_per_plugin={}, window_title=""
-    )
-    return Client(TensorBoardWSGIApp(flags, [AgentPlugin]))
 
 
 @pytest.fixture
@@ -53,10 +40,6 @@ def logdir(tmp_path: Path) -> Path:
     os.symlink(tmp_path / "secret", root / "linked")
     os.symlink(tmp_path / "secret/private.rollout", root / "cleanrl/leak.rollout")
     return root
-
-
-def get(client: Client, route: str, **params: str):
-    return client.get(f"{ROUTES}/{route}", query_string=params)
 
 
 def test_lists_each_run_with_its_episodes_env_seed_step_return_and_length(logdir):
@@ -173,7 +156,10 @@ def test_a_missing_episode_is_404(logdir):
         (None, "missing"),
         ("{not json", "not JSON"),
         ('["chunks"]', "of type"),
-        ('{"type":"panel","step":0}', "of type"),
+        ('{"type":"kernel","step":0}', "of type"),
+        ('{"type":"panel","step":0,"names":["nope"]}', "no panel 'nope'"),
+        ('{"type":"panel","step":99}', "no step 99"),
+        ('{"type":"panel","step":"0"}', "step"),
         ('{"type":"chunks","chunks":[99]}', "99"),
         ('{"type":"chunks","chunks":"0"}', "chunks"),
         ('{"type":"timeline","start":5,"stop":2,"columns":4}', "positions"),
