@@ -29,7 +29,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tensorboard.plugins import base_plugin
 from werkzeug import Request, Response
@@ -38,6 +38,7 @@ from agent_widget.episodes import load
 from agent_widget.tensorboard._listing import Listing, version
 from agent_widget.tensorboard._logdir import BadPath, episode_files, episode_path, logdir_of
 from agent_widget.tensorboard._packed import packed
+from agent_widget.tensorboard._replay import with_frames
 from agent_widget.viewer import EpisodeViewer
 
 PLUGIN_NAME = "agent"
@@ -64,7 +65,7 @@ class AgentPlugin(base_plugin.TBPlugin):
         # version of the package) is never taken for this one's.
         self._boot = uuid.uuid4().hex[:12]
         self._listing = None if self._logdir is None else Listing(self._logdir)
-        self._open: OrderedDict[tuple[str, str], EpisodeViewer] = OrderedDict()
+        self._open: OrderedDict[tuple[str, str], Opened] = OrderedDict()
         self._lock = threading.Lock()
 
     def is_active(self) -> bool:
@@ -97,13 +98,14 @@ class AgentPlugin(base_plugin.TBPlugin):
         return Response(body, content_type="application/json", headers=_NO_STORE)
 
     def _episode(self, request: Request) -> Response:
-        viewer, version = self._viewer(request.args.get("path"))
-        body = packed({"state": viewer.view_state(), "version": version})
-        return _cached(request, body, "application/octet-stream", version)
+        opened = self._opened(request.args.get("path"))
+        state = opened.viewer.view_state()
+        body = packed({"state": state, "version": opened.version, "problem": opened.problem})
+        return _cached(request, body, "application/octet-stream", opened.version)
 
     def _message(self, request: Request) -> Response:
         content = {**_request_message(request.args.get("m")), "id": 0}
-        viewer, version = self._viewer(request.args.get("path"))
+        viewer, version, _ = self._opened(request.args.get("path"))
         if content["type"] == "panel":
             answers = viewer.card_answers(content)
         else:
@@ -119,23 +121,34 @@ class AgentPlugin(base_plugin.TBPlugin):
             return Response(body, content_type="application/octet-stream", headers=_NO_STORE)
         return _cached(request, body, "application/octet-stream", version)
 
-    def _viewer(self, relative: str | None) -> tuple[EpisodeViewer, str]:
-        """The viewer of the file ``relative`` names, opened once per file version."""
+    def _opened(self, relative: str | None) -> Opened:
+        """The file ``relative`` names, opened once per version: its viewer (of frames
+        rendered by replay for a checkpoint's episode stored without them)."""
         if self._logdir is None:
             raise FileNotFoundError("TensorBoard serves no local logdir")
         path = episode_path(self._logdir, relative)
         key = (str(relative), f"{version(path)}-{self._boot}")
         with self._lock:
-            viewer = self._open.get(key)
-            if viewer is not None:
+            opened = self._open.get(key)
+            if opened is not None:
                 self._open.move_to_end(key)
-                return viewer, key[1]
-        viewer = EpisodeViewer(load(path), embed_bytes=0)
+                return opened
+        rollout, problem = with_frames(load(path))
+        opened = Opened(EpisodeViewer(rollout, embed_bytes=0), key[1], problem)
         with self._lock:
-            self._open[key] = viewer
+            self._open[key] = opened
             while len(self._open) > OPEN_EPISODES:
-                self._open.popitem(last=False)[1].close()
-        return viewer, key[1]
+                self._open.popitem(last=False)[1].viewer.close()
+        return opened
+
+
+class Opened(NamedTuple):
+    """An episode file the tab shows: its viewer, the version it was read at, and why
+    it has no frames when replay could not make them."""
+
+    viewer: EpisodeViewer
+    version: str
+    problem: str | None
 
 
 _NO_STORE = {"Cache-Control": "no-store"}

@@ -59,9 +59,13 @@ describe("the viewer's model over HTTP", () => {
 
   it("opens an episode with the state /episode sends, its bytes as views", async () => {
     const { asked, fetcher } = server(
-      () => new Response(packed({ state: { length: 5, series: { rewards: { buffer: 0, size: 2 } } } }, [4, 5])),
+      () =>
+        new Response(
+          packed({ state: { length: 5, series: { rewards: { buffer: 0, size: 2 } } }, problem: "no frames: why" }, [4, 5]),
+        ),
     );
-    const model = await episodeModel(base, "r/a.rollout", fetcher);
+    const { model, problem } = await episodeModel(base, "r/a.rollout", fetcher);
+    expect(problem).toBe("no frames: why");
     expect(asked[0].pathname).toBe("/data/plugin/agent/episode");
     expect(model.get("length")).toBe(5);
     expect((model.get("series") as Record<string, DataView>).rewards.byteLength).toBe(2);

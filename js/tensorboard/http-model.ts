@@ -6,7 +6,7 @@
  * are one URL, which the browser's cache answers), and its replies come back with it.
  *
  * Example:
- *   const model = await episodeModel(base, "dqn/seed0/episode-000.rollout");
+ *   const { model } = await episodeModel(base, "dqn/seed0/episode-000.rollout");
  *   const cleanup = widget.render({ model, el });
  */
 import { LocalModel } from "../page/local-model.ts";
@@ -21,12 +21,19 @@ export type Fetch = (url: string) => Promise<Response>;
 /** Requests the plugin answers: frame chunks, a stretch of the timeline, panel cards. */
 const ANSWERED = new Set(["chunks", "timeline", "panel"]);
 
+/** An episode opened: the viewer's model, and why it shows no frames (replay refused or failed). */
+export interface Opened {
+  model: LocalModel;
+  problem: string | null;
+}
+
 /** A model of the episode file `path` (relative to the logdir), routes under `base`. */
-export async function episodeModel(base: URL, path: string, fetcher: Fetch = fetch): Promise<LocalModel> {
+export async function episodeModel(base: URL, path: string, fetcher: Fetch = fetch): Promise<Opened> {
   const response = await fetcher(route(base, "episode", { path }));
   if (!response.ok) throw new Error(`the episode could not be opened: ${await response.text()}`);
-  const { state } = unpacked(await response.arrayBuffer()) as { state: Record<string, unknown> };
-  return new LocalModel(new Map(Object.entries(state)), (content) => replies(base, path, content, fetcher));
+  const body = unpacked(await response.arrayBuffer()) as { state: Record<string, unknown>; problem?: string | null };
+  const model = new LocalModel(new Map(Object.entries(body.state)), (content) => replies(base, path, content, fetcher));
+  return { model, problem: body.problem ?? null };
 }
 
 /** The plugin's replies to one of the viewer's requests, as a kernel would send them. */

@@ -65,7 +65,7 @@ class AgentTab {
     this.link.textContent = "";
     this.status.textContent = `Opening ${path}…`;
     try {
-      const model = await episodeModel(base, path);
+      const { model, problem } = await episodeModel(base, path);
       model.set("step", Math.min(t, Number(model.get("length")) - 1));
       const showLink = () => {
         this.link.href = deepLink(this.page, path, Number(model.get("step")));
@@ -76,7 +76,7 @@ class AgentTab {
       const el = document.createElement("div");
       this.shown.append(el);
       this.close = widget.render({ model, el });
-      this.status.textContent = path;
+      this.status.textContent = problem === null ? path : `${path}: ${problem}`;
       el.querySelector<HTMLElement>(".agent-widget")?.focus();
     } catch (error) {
       this.status.textContent = (error as Error).message;
