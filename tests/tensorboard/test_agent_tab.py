@@ -24,8 +24,9 @@ from agent_widget.recording import RecordRollout
 from harness.chromium import chromium
 from harness.lab import rgb_sha256
 from harness.tensorboard import TensorBoard
-from harness.views import View, WatchedPage
+from harness.views import View
 from tests.sample_episodes import episode
+from tests.tensorboard.tab import agent_tab
 
 pytestmark = pytest.mark.e2e
 
@@ -83,23 +84,6 @@ def tensorboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TensorBoar
 def page() -> Iterator[Page]:
     with chromium() as browser:
         yield browser.new_page(viewport={"width": 1400, "height": 1100})
-
-
-def agent_tab(page: Page, url: str) -> tuple[WatchedPage, Frame]:
-    """TensorBoard opened at ``url`` (its Agent tab), once the tab's table lists the
-    episodes: the page, watched in the tab's iframe, and that frame."""
-    page.goto("about:blank")  # a fresh load, even where only the hash differs
-    page.goto(url)
-    iframe = page.locator("iframe").element_handle(timeout=60_000)
-    frame = iframe.content_frame()
-    assert frame is not None
-    watched = WatchedPage(page, frame)
-    watched.wait_for(
-        "() => document.querySelectorAll('table.aw-tb-table tbody tr').length === 4",
-        timeout=60,
-        what="the table's four episodes",
-    )
-    return watched, frame
 
 
 def column(frame: Frame, key: str) -> list[str]:
