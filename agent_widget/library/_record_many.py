@@ -219,7 +219,7 @@ class _Worker:
 
     def record(self, seed: int) -> _Done | _Sent | str:
         """Where the episode went, or why it could not be recorded."""
-        job = self.job
+        job, done = self.job, None
         try:
             with tempfile.TemporaryDirectory() as scratch:
                 path = Path(scratch) / "episode.rollout"
@@ -235,22 +235,27 @@ class _Worker:
                     algorithm=job.algorithm,
                     path=path,
                 )
-                if job.library is None and job.folder is None:
-                    return _Sent(path.read_bytes())
-                if job.library is None:
-                    return _Done(None, path.replace(path.with_suffix("")))
-                library = job.library
                 with interrupts_held():  # stopped (SIGTERM) as it files: filed whole first
-                    run_id, (file,) = library._write(
-                        rollout, run=job.run, algorithm=job.algorithm, params=job.params
-                    )
-                return _Done(run_id, library._run_path(run_id, file))
+                    done = self._file(rollout, path)
+                return done
         except KeyboardInterrupt:
             if not _STOPPING:
                 raise
-            return STOPPED + " midway"
+            return done or STOPPED + " midway"  # filed just before the stop: kept
         except Exception as error:  # reported for this seed; the worker goes on
             return f"{type(error).__name__}: {error}"
+
+    def _file(self, rollout: Rollout, path: Path) -> _Done | _Sent:
+        """The episode recorded at ``path`` filed where the job says."""
+        job = self.job
+        if job.library is None and job.folder is None:
+            return _Sent(path.read_bytes())
+        if job.library is None:
+            return _Done(None, path.replace(path.with_suffix("")))
+        run_id, (file,) = job.library._write(
+            rollout, run=job.run, algorithm=job.algorithm, params=job.params
+        )
+        return _Done(run_id, job.library._run_path(run_id, file))
 
 
 _WORKER: _Worker | None = None  # the worker of this process (processes engine)
