@@ -11,7 +11,7 @@
  */
 import { type ChildView, childModel, mountChild } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
-import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
+import { Alignment, endLabel, gridColumns, minCellWidth, toInt32 } from "./layout.ts";
 import { drawSwatch, lineColor, ReturnsChart } from "./chart.ts";
 import { Controls, keyAction } from "../shared/controls.ts";
 import { button, el } from "../shared/dom.ts";
@@ -26,8 +26,6 @@ import { parseState, WhatIfBar } from "./what-if.ts";
 
 const SAVE_INTERVAL_MS = 50;
 const SAVE_INTERVAL_PLAYING_MS = 250;
-/** Cells narrower than this wrap to the next row. */
-const MIN_CELL_PX = 280;
 
 interface Child {
   model: Model;
@@ -221,7 +219,8 @@ class CompareView {
 
   private layout(): void {
     const fixed = Math.max(0, Math.floor(Number(this.model.get("columns")) || 0));
-    const columns = gridColumns(this.children.length, this.root.clientWidth, MIN_CELL_PX, fixed);
+    const width = this.root.clientWidth;
+    const columns = gridColumns(this.children.length, width, minCellWidth(width), fixed);
     this.grid.style.gridTemplateColumns = `repeat(${columns}, minmax(0, 1fr))`;
   }
 
