@@ -81,8 +81,7 @@ export class ReturnsChart {
     private readonly stepLabels: (ticks: number[]) => string[] = tickLabels,
   ) {
     this.frame = new ChartFrame(parent, "aw-compare-chart-frame");
-    // The cursor in the theme's text colour: visible on light and dark alike.
-    const cursor = (palette: Palette) => palette.text;
+    const cursor = (palette: Palette) => palette.playhead; // every widget's (base.css)
     this.strip = new Strip(this.frame.plot, "aw-compare-chart", HEIGHT, cursor, (c, width, _height, ratio, palette) => {
       this.drawGridAndSteps(c, width, ratio, palette);
       const y = yOnAxis(CHART_BAND, this.axis, ratio);

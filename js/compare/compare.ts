@@ -14,6 +14,7 @@ import viewer from "../viewer/widget.ts";
 import { Alignment, endLabel, gridColumns, minCellWidth, toInt32 } from "./layout.ts";
 import { drawSwatch, lineColor, ReturnsChart } from "./chart.ts";
 import { Controls, keyAction } from "../shared/controls.ts";
+import { formatFixed, seriesDecimals } from "../shared/numbers.ts";
 import { button, el } from "../shared/dom.ts";
 import { ModelListeners } from "../shared/listeners.ts";
 import { Player } from "../shared/player.ts";
@@ -201,7 +202,7 @@ class CompareView {
       swatch.setAttribute("role", "img");
       swatch.setAttribute("aria-label", `Line of ${label} in the returns chart`);
       const total = child.series.returns[child.series.returns.length - 1] ?? 0;
-      item.append(`${label}: return ${Number.parseFloat(total.toFixed(4))}`);
+      item.append(`${label}: return ${formatFixed(total, seriesDecimals(child.series.returns))}`); // as its readout says it
     });
     this.chart.element.setAttribute("aria-label", `Returns of ${labels.join(", ")} by step (click to go to a step)`);
     this.colorLegend();

@@ -6,7 +6,7 @@
  * (agent_widget/library/_board_text.py) follows the same rules; table.cases.json
  * holds the cases both are tested against.
  */
-import { commonDecimals, formatNumber } from "../shared/numbers.ts";
+import { commonDecimals, formatFixed, formatNumber } from "../shared/numbers.ts";
 
 export interface Row {
   id: string;
@@ -200,7 +200,7 @@ export function percentText(rate: number | null): string {
  * `decimals` (see `returnDecimals`), or as `formatNumber` prints them when not given.
  */
 export function cellTexts(row: Row, decimals?: number, columns: readonly Column[] = COLUMNS): string[] {
-  const number = (x: number | null | undefined) => (x === null || x === undefined ? "-" : decimals === undefined ? formatNumber(x) : x.toFixed(decimals));
+  const number = (x: number | null | undefined) => (x === null || x === undefined ? "-" : formatFixed(x, decimals));
   const std = row.return_std === null ? "" : ` ± ${number(row.return_std)}`;
   const base: Record<BaseKey, string> = {
     run: row.run,

@@ -6,8 +6,8 @@ import { drawBars, extraRanges, INSET, seriesColors, timelineLayout, yOnAxis } f
 
 describe("seriesColors", () => {
   const inTheme = (theme: keyof typeof THEMES) => {
-    const c = seriesColors({ text: THEMES[theme].text, dark: isLightColor(THEMES[theme].text) });
-    return [c.reward, c.penalty, c.return, c.cursor, c.nonFinite, ...c.extras];
+    const c = seriesColors({ text: THEMES[theme].text, dark: isLightColor(THEMES[theme].text), playhead: "#e67e22" });
+    return [c.reward, c.penalty, c.return, c.nonFinite, ...c.extras];
   };
   const light = inTheme("light");
   const dark = inTheme("dark");
@@ -53,7 +53,7 @@ describe("timelineLayout", () => {
 });
 
 describe("drawBars", () => {
-  const colors = seriesColors({ text: "#000", dark: false });
+  const colors = seriesColors({ text: "#000", dark: false, playhead: "#e67e22" });
   const band = timelineLayout(false).main;
 
   it("draws CartPole's constant reward of 1 from zero up to the top of its axis", () => {
