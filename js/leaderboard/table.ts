@@ -242,5 +242,19 @@ export function tableText(rows: readonly Row[], query: string, sort: Sort, group
   return { head: columns.map((column) => headerText(column, sort)), lines };
 }
 
+/**
+ * The order the columns are shown in (indices into `columns`): as they are, or, where
+ * the sorted column would be out of view (a narrow cell), the run's name, the sorted
+ * column, then the others, so that the column the runs are ranked by shows without
+ * scrolling (the saved table keeps its order).
+ */
+export function columnOrder(columns: readonly Column[], sort: Sort, sortedNext: boolean): number[] {
+  const order = columns.map((_, i) => i);
+  if (!sortedNext) return order;
+  const first = [columns.findIndex((c) => c.key === "run"), columns.findIndex((c) => c.key === sort.key)];
+  const lead = [...new Set(first.filter((i) => i >= 0))];
+  return [...lead, ...order.filter((i) => !lead.includes(i))];
+}
+
 /** How the table is sorted until a header is clicked: best mean return first. */
 export const DEFAULT_SORT: Sort = { key: "return_mean", descending: true };
