@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from agent_widget.episodes import ActionNames, Rollout, own_names
-from agent_widget.panels import number_text
+from agent_widget.panels import format_number
 from agent_widget.viewer._transport import action_text
 
 # More agents than this draw no line each (Pistonball's 20 would blur into a band):
@@ -87,7 +87,7 @@ def agent_lines(row: dict[str, Any], t: int) -> list[str]:
     its return after action ``t`` (its reward in it)."""
 
     def number(value: float | None) -> str:
-        return "-" if value is None else number_text(value)
+        return "-" if value is None else format_number(value)
 
     lines = [] if row["acting"] is None else [f"acted: {row['acting']}"]
     for name, action, reward, total, legal in row["agents"]:

@@ -7,6 +7,7 @@ import { DARK_PALETTE, drawPoints, lineColor, PALETTE } from "./chart.ts";
 const palette = (theme: keyof typeof THEMES): Palette => ({
   text: THEMES[theme].text,
   dark: isLightColor(THEMES[theme].text),
+  playhead: "#e67e22",
 });
 /** Every colour the chart draws a series in, for a theme: each episode's line, then the divergence mark. */
 const colours = (theme: keyof typeof THEMES) => [

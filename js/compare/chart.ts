@@ -130,8 +130,7 @@ export class ReturnsChart {
     this.frame = new ChartFrame(parent, "aw-compare-chart-frame");
     const xTitle = parent.appendChild(el("div", "aw-axis-title aw-axis-title-x"));
     xTitle.textContent = options.titles.x;
-    // The cursor in the theme's text colour: visible on light and dark alike.
-    const cursor = (palette: Palette) => palette.text;
+    const cursor = (palette: Palette) => palette.playhead; // every widget's (base.css)
     this.strip = new Strip(this.frame.plot, "aw-compare-chart", HEIGHT, cursor, (c, width, _height, ratio, palette) => {
       this.drawGridAndSteps(c, width, ratio, palette);
       const y = yOnAxis(CHART_BAND, this.axis, ratio);

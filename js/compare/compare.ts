@@ -11,9 +11,10 @@
  */
 import { type ChildView, childModel, mountChild } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
-import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
+import { Alignment, endLabel, gridColumns, minCellWidth, toInt32 } from "./layout.ts";
 import { drawSwatch, lineColor, ReturnsChart } from "./chart.ts";
 import { Controls, keyAction } from "../shared/controls.ts";
+import { formatFixed, seriesDecimals } from "../shared/numbers.ts";
 import { button, el } from "../shared/dom.ts";
 import { ModelListeners } from "../shared/listeners.ts";
 import { Player } from "../shared/player.ts";
@@ -26,8 +27,6 @@ import { parseState, WhatIfBar } from "./what-if.ts";
 
 const SAVE_INTERVAL_MS = 50;
 const SAVE_INTERVAL_PLAYING_MS = 250;
-/** Cells narrower than this wrap to the next row. */
-const MIN_CELL_PX = 280;
 
 interface Child {
   model: Model;
@@ -209,7 +208,7 @@ class CompareView {
       swatch.setAttribute("role", "img");
       swatch.setAttribute("aria-label", `Line of ${label} in the returns chart`);
       const total = child.series.returns[child.series.returns.length - 1] ?? 0;
-      const text = `${label}: return ${Number.parseFloat(total.toFixed(4))}`;
+      const text = `${label}: return ${formatFixed(total, seriesDecimals(child.series.returns))}`; // as its readout
       this.legend.appendChild(this.chart.toggles.button(i, swatch, text)).classList.add("aw-legend-item");
     });
     this.chart.element.setAttribute("aria-label", `Returns of ${labels.join(", ")} by step (click to go to a step)`);
@@ -228,7 +227,8 @@ class CompareView {
 
   private layout(): void {
     const fixed = Math.max(0, Math.floor(Number(this.model.get("columns")) || 0));
-    const columns = gridColumns(this.children.length, this.root.clientWidth, MIN_CELL_PX, fixed);
+    const width = this.root.clientWidth;
+    const columns = gridColumns(this.children.length, width, minCellWidth(width), fixed);
     this.grid.style.gridTemplateColumns = `repeat(${columns}, minmax(0, 1fr))`;
   }
 

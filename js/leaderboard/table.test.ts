@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { asRows, cellTexts, columnsOf, compareRows, DEFAULT_SORT, type Group, groupRows, matches, paramsText, parseGroupBy, returnDecimals, type Row, tableText } from "./table.ts";
+import { asRows, cellTexts, COLUMNS, columnOrder, columnsOf, compareRows, DEFAULT_SORT, type Group, groupRows, matches, paramsText, parseGroupBy, returnDecimals, type Row, tableText } from "./table.ts";
 
 function row(fields: Partial<Row>): Row {
   return asRows([
@@ -166,5 +166,19 @@ describe("the table's text, as the kernel's saved copy writes it too", () => {
     const [cartpole, lake] = [row({ env_id: "CartPole-v1", run: "c", return_mean: 300, return_std: 0 }), row({ env_id: "FrozenLake-v1", run: "f", return_mean: 0.65, return_std: 0.25 })];
     const { lines } = tableText([lake, cartpole], "", DEFAULT_SORT, "env");
     expect(lines.map((line) => ("group" in line ? line.group : line.cells[4]))).toEqual(["CartPole-v1 (1 run)", "300 ± 0", "FrozenLake-v1 (1 run)", "0.65 ± 0.25"]);
+  });
+});
+
+describe("columnOrder", () => {
+  const columns = COLUMNS.map((c) => ({ ...c }));
+  const keys = (order: number[]) => order.map((i) => columns[i].key);
+
+  it("keeps the table's order where the sorted column fits", () => {
+    expect(keys(columnOrder(columns, { key: "steps", descending: true }, false))).toEqual(COLUMNS.map((c) => c.key));
+  });
+
+  it("shows the sorted column next to the run's name where it would be out of view", () => {
+    expect(keys(columnOrder(columns, { key: "steps", descending: true }, true)).slice(0, 3)).toEqual(["run", "steps", "env_id"]);
+    expect(keys(columnOrder(columns, { key: "run", descending: false }, true))).toEqual(COLUMNS.map((c) => c.key));
   });
 });

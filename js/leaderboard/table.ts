@@ -6,7 +6,7 @@
  * (agent_widget/library/_board_text.py) follows the same rules; table.cases.json
  * holds the cases both are tested against.
  */
-import { commonDecimals, formatNumber } from "../shared/numbers.ts";
+import { commonDecimals, formatFixed, formatNumber } from "../shared/numbers.ts";
 
 export interface Row {
   id: string;
@@ -200,7 +200,7 @@ export function percentText(rate: number | null): string {
  * `decimals` (see `returnDecimals`), or as `formatNumber` prints them when not given.
  */
 export function cellTexts(row: Row, decimals?: number, columns: readonly Column[] = COLUMNS): string[] {
-  const number = (x: number | null | undefined) => (x === null || x === undefined ? "-" : decimals === undefined ? formatNumber(x) : x.toFixed(decimals));
+  const number = (x: number | null | undefined) => (x === null || x === undefined ? "-" : formatFixed(x, decimals));
   const std = row.return_std === null ? "" : ` ± ${number(row.return_std)}`;
   const base: Record<BaseKey, string> = {
     run: row.run,
@@ -240,6 +240,20 @@ export function tableText(rows: readonly Row[], query: string, sort: Sort, group
     for (const row of group.rows) lines.push({ id: row.id, cells: cellTexts(row, decimals.get(row.env_id), columns) });
   }
   return { head: columns.map((column) => headerText(column, sort)), lines };
+}
+
+/**
+ * The order the columns are shown in (indices into `columns`): as they are, or, where
+ * the sorted column would be out of view (a narrow cell), the run's name, the sorted
+ * column, then the others, so that the column the runs are ranked by shows without
+ * scrolling (the saved table keeps its order).
+ */
+export function columnOrder(columns: readonly Column[], sort: Sort, sortedNext: boolean): number[] {
+  const order = columns.map((_, i) => i);
+  if (!sortedNext) return order;
+  const first = [columns.findIndex((c) => c.key === "run"), columns.findIndex((c) => c.key === sort.key)];
+  const lead = [...new Set(first.filter((i) => i >= 0))];
+  return [...lead, ...order.filter((i) => !lead.includes(i))];
 }
 
 /** How the table is sorted until a header is clicked: best mean return first. */

@@ -6,8 +6,8 @@ import { BAND_ALPHA, drawBars, INSET, markRuns, seriesColors, timelineLayout, yO
 
 describe("seriesColors", () => {
   const inTheme = (theme: keyof typeof THEMES) => {
-    const c = seriesColors({ text: THEMES[theme].text, dark: isLightColor(THEMES[theme].text) });
-    return [c.reward, c.penalty, c.return, c.cursor, c.nonFinite, ...c.extras];
+    const c = seriesColors({ text: THEMES[theme].text, dark: isLightColor(THEMES[theme].text), playhead: "#e67e22" });
+    return [c.reward, c.penalty, c.return, c.nonFinite, ...c.extras];
   };
   const light = inTheme("light");
   const dark = inTheme("dark");
@@ -60,7 +60,7 @@ function alphaRecorder(): { c: CanvasRenderingContext2D; rects: [string, number,
 }
 
 describe("drawBars", () => {
-  const colors = seriesColors({ text: "#000", dark: false });
+  const colors = seriesColors({ text: "#000", dark: false, playhead: "#e67e22" });
   const band = timelineLayout([]).main;
 
   it("draws CartPole's constant reward of 1 as a faint band from zero to 1 with a solid edge at 1", () => {

@@ -54,7 +54,6 @@ export interface SeriesColors {
   reward: string;
   penalty: string;
   return: string;
-  cursor: string;
   nonFinite: string;
   extras: readonly string[];
 }
@@ -63,7 +62,6 @@ const LIGHT: SeriesColors = {
   reward: "#4c9a2a",
   penalty: "#c0392b",
   return: "#1f5fbf",
-  cursor: "#e67e22",
   nonFinite: "#d81b60",
   // Eight: a continuous action's dimensions (up to 8, agent_widget/viewer/_episode.py) each its own.
   extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d", "#b7950b", "#6d4c41", "#0097a7", "#827717"],
@@ -73,7 +71,6 @@ const DARK: SeriesColors = {
   reward: "#7cc35a",
   penalty: "#ff7b6b",
   return: "#7ab4ff",
-  cursor: "#ffa040",
   nonFinite: "#ff6fa5",
   extras: ["#c59be0", "#4fd1b5", "#ffa868", "#c0c6c9", "#f1d36b", "#c8a08a", "#5fd3e0", "#c5d86d"],
 };

@@ -22,7 +22,7 @@ import { rateAxis, stepTicks, tickLabels } from "./axis.ts";
 import { ChartFrame, type TickLabel, valueLabels } from "./chart-frame.ts";
 import { columnsOfSeries, positionsPerColumn, rebin, sliceColumns, type TimelineColumns } from "./columns.ts";
 import { el } from "./dom.ts";
-import { formatNumber } from "./numbers.ts";
+import { formatFixed, seriesDecimals } from "./numbers.ts";
 import { nonFiniteSteps, type Series } from "./series.ts";
 import { Hover } from "./hover.ts";
 import { smoothColumns, smoothSeries } from "./smoothing.ts";
@@ -111,7 +111,7 @@ export class Timeline {
     // The chart, its axes and its legend in one box: a widget hides it to hide all of them.
     const box = parent.appendChild(el("div", "aw-timeline-box"));
     this.frame = new ChartFrame(box, "aw-timeline-chart");
-    const cursor = (palette: Palette) => seriesColors(palette).cursor;
+    const cursor = (palette: Palette) => palette.playhead;
     this.strip = new Strip(this.frame.plot, "aw-timeline", this.layout.height, cursor, (c, width, _height, ratio, palette) => {
       const columns = this.columns(width, false);
       if (columns !== undefined) this.drawColumns(c, columns, width, ratio, palette);
@@ -406,9 +406,10 @@ export class Timeline {
   /** The legend: a swatch and a name for each thing drawn. */
   private showLegend(columns: TimelineColumns, colors: SeriesColors, ends: string): void {
     const scale = range(columns.returns);
+    const decimals = this.series?.returns.length ? seriesDecimals(this.series.returns) : undefined; // the readout's
     const items: LegendItem[] = [
       ["bar", colors.reward, this.names.reward, "reward"],
-      ["line", colors.return, Number.isFinite(scale.lo) ? `${this.names.return} ${formatNumber(scale.lo)} to ${formatNumber(scale.hi)}` : this.names.return, "return"],
+      ["line", colors.return, Number.isFinite(scale.lo) ? `${this.names.return} ${formatFixed(scale.lo, decimals)} to ${formatFixed(scale.hi, decimals)}` : this.names.return, "return"],
     ];
     [...columns.extras.keys()].forEach((name, i) => items.push(["line", colors.extras[i % colors.extras.length], name, name]));
     if (columns.terminated.includes(1)) items.push(["terminated", ends, "terminated"]);

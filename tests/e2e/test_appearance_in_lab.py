@@ -562,7 +562,7 @@ def test_a_comparisons_bars_share_one_scale_so_their_lengths_compare(notebook, w
     (greedy_left, greedy_right), (random_left, random_right) = map(
         painted_bar_widths, [greedy, random]
     )
-    assert greedy_left > 100
+    assert greedy_left > 40  # at 700 px the columns are side by side, their cards narrower
     # random's 0.127 drawn 0.127 / 0.609 as long as greedy's 0.609 (to a pixel or two)
     assert abs(random_left - greedy_left * 0.127 / 0.609) <= 2
     assert abs(random_right - greedy_left * 0.05 / 0.609) <= 2

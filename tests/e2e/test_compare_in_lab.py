@@ -227,3 +227,29 @@ def test_a_plain_comparison_shows_no_what_if_bar(root):
     bar = root.locator(".aw-what-if")
     assert bar.count() == 1
     assert not bar.is_visible()
+
+
+def test_in_a_420_px_cell_the_frames_stay_side_by_side_next_to_the_slider(notebook, root):
+    root.evaluate("(root) => { root.parentElement.style.width = '420px'; }")
+    try:
+        notebook.wait_for(
+            """(root) => root.querySelector(".aw-compare-grid").style.gridTemplateColumns
+                .startsWith("repeat(2,")""",
+            root.element_handle(),
+            what="the grid laid out for 420 px",
+        )
+        boxes = root.evaluate(
+            """(root) => [".aw-shared .aw-slider", ".aw-cell:nth-child(1) canvas.aw-frame",
+                          ".aw-cell:nth-child(2) canvas.aw-frame"].map((selector) => {
+                const box = root.querySelector(selector).getBoundingClientRect();
+                return {left: box.left, right: box.right, top: box.top, bottom: box.bottom};
+            })"""
+        )
+        slider, first, second = boxes
+        assert first["top"] == second["top"]  # side by side
+        assert first["right"] <= second["left"]
+        # One slider for both, its frames right under it: not after a column's readout.
+        assert slider["bottom"] <= first["top"] < slider["bottom"] + 250
+        assert second["right"] <= 420 + root.bounding_box()["x"]
+    finally:
+        root.evaluate("(root) => { root.parentElement.style.width = ''; }")
