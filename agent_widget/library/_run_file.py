@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from agent_widget.episodes import Rollout
+from agent_widget.episodes import OUTCOMES, Outcome, Rollout, zero_sum
 from agent_widget.format import checked_name
 
 FORMAT = "agent-widget.run"
@@ -46,6 +46,7 @@ ROW_COLUMNS = (
     "return_mean",
     "return_std",
     "agent_returns",
+    "agent_outcomes",
     "success_rate",
     "steps",
     "created",
@@ -100,18 +101,23 @@ class EpisodeSummary:
     seed: int | None = None
     # A multi-agent episode's return per agent, by name (absent for one agent).
     agent_returns: dict[str, float] | None = None
+    # Its outcome per agent where the game has a winner (Rollout.outcomes); absent in
+    # files written before outcomes were kept, and where a game has none.
+    agent_outcomes: dict[str, Outcome] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        entry = {
+        entry: dict[str, Any] = {
             "file": self.file,
             "return": self.total_return,
             "steps": self.steps,
             "success": self.success,
             "seed": self.seed,
         }
-        return (
-            entry if self.agent_returns is None else {**entry, "agent_returns": self.agent_returns}
-        )
+        if self.agent_returns is not None:
+            entry["agent_returns"] = self.agent_returns
+        if self.agent_outcomes is not None:
+            entry["agent_outcomes"] = self.agent_outcomes
+        return entry
 
     @classmethod
     def from_json(cls, entry: Any, names: re.Pattern[str] = EPISODE_FILE) -> EpisodeSummary:
@@ -137,7 +143,12 @@ class EpisodeSummary:
         ):
             raise ValueError("'agent_returns' must map agent names to finite numbers")
         agent_returns = None if agents is None else {k: float(v) for k, v in agents.items()}
-        return cls(file, float(total), steps, success, seed, agent_returns)
+        outcomes = entry.get("agent_outcomes")
+        if outcomes is not None and not (
+            isinstance(outcomes, dict) and all(v in OUTCOMES for v in outcomes.values())
+        ):
+            raise ValueError(f"'agent_outcomes' must map agent names to one of {OUTCOMES}")
+        return cls(file, float(total), steps, success, seed, agent_returns, outcomes)
 
 
 def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
@@ -165,6 +176,7 @@ def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
         success=None if success is None else bool(success),
         seed=seed if _is_int(seed) else None,
         agent_returns=_agent_returns(rollout),
+        agent_outcomes=rollout.outcomes,
     )
 
 
@@ -228,14 +240,33 @@ class Run:
         return {agent: float(np.mean(totals)) for agent, totals in by_agent.items()}
 
     @property
+    def agent_outcomes(self) -> dict[str, dict[Outcome, int]] | None:
+        """Each agent's count of wins, draws and losses (``{"player_0": {"win": 3,
+        "draw": 1, "loss": 2}}``) over the episodes whose games have a winner; None when
+        none has (one agent, a cooperative game, a run listed before outcomes were kept)."""
+        counts: dict[str, dict[Outcome, int]] = {}
+        for episode in self.episodes:
+            for agent, outcome in (episode.agent_outcomes or {}).items():
+                counts.setdefault(agent, dict.fromkeys(OUTCOMES, 0))[outcome] += 1
+        return counts or None
+
+    @property
+    def zero_sum(self) -> bool:
+        """Whether this is a multi-agent run whose every episode is zero-sum: its summed
+        return is 0 whoever wins, so the leaderboard shows none."""
+        agents = [e.agent_returns for e in self.episodes]
+        return bool(agents) and all(a is not None and zero_sum(list(a.values())) for a in agents)
+
+    @property
     def success_rate(self) -> float | None:
         """Share of the episodes that succeeded, among those that say; None if none says."""
         known = [e.success for e in self.episodes if e.success is not None]
         return sum(known) / len(known) if known else None
 
     def row(self) -> dict[str, Any]:
-        """The run as one leaderboard row (std is the population std of the returns)."""
-        returns = self.returns
+        """The run as one leaderboard row (std is the population std of the returns;
+        neither for a zero-sum run, where the summed return is always 0)."""
+        returns = np.zeros(0) if self.zero_sum else self.returns
         return {
             "id": self.id,
             "env_id": self.env_id,
@@ -245,6 +276,7 @@ class Run:
             "return_mean": float(returns.mean()) if len(returns) else None,
             "return_std": float(returns.std()) if len(returns) else None,
             "agent_returns": self.agent_returns,
+            "agent_outcomes": self.agent_outcomes,
             "success_rate": self.success_rate,
             "steps": sum(e.steps for e in self.episodes),
             "created": self.created,
