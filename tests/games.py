@@ -39,3 +39,29 @@ def bare_game(
         if env.agents and all(env.terminations.values()):
             return t, {str(name): float(reward) for name, reward in env.rewards.items()}
     raise AssertionError("the game never ended")
+
+
+def win_or_block(observation: Any) -> int:
+    """A Connect Four player that wins where it can, else blocks the opponent's win,
+    else plays the legal column nearest the centre."""
+    board = np.asarray(observation["observation"])  # (6, 7, 2): mine, theirs
+    legal = np.flatnonzero(observation["action_mask"])
+    for plane in (0, 1):  # my win first, then their win to block
+        for column in legal:
+            row = max(r for r in range(6) if not board[r, column].any())
+            trial = board[:, :, plane].copy()
+            trial[row, column] = 1
+            if _four(trial):
+                return int(column)
+    return int(legal[np.argmin(np.abs(legal - 3))])
+
+
+def _four(plane: np.ndarray) -> bool:
+    """Whether ``plane`` (6x7) has four in a row, across, down or diagonally."""
+    for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
+        for r in range(6):
+            for c in range(7):
+                cells = [(r + i * dr, c + i * dc) for i in range(4)]
+                if all(0 <= y < 6 and 0 <= x < 7 and plane[y, x] for y, x in cells):
+                    return True
+    return False

@@ -1,9 +1,12 @@
-"""The arena: players rated by the games they play against each other.
+"""The arena: players of a two-player game play each other, every game kept in a run
+library, and are rated by the games they played, with honest confidence.
 
-``ratings`` and ``win_rates`` rate any table of two-player games (who sat first,
-who second, the first's outcome), played here or elsewhere.
+``Arena`` plays round robins of a PettingZoo AEC game into a ``RunLibrary``;
+``ratings`` and ``win_rates`` rate any table of two-player games (who sat first, who
+second, the first's outcome), played here or elsewhere. The layer above the library.
 """
 
+from agent_widget.arena._arena import Arena
 from agent_widget.arena._ratings import ratings, win_rates
 
-__all__ = ["ratings", "win_rates"]
+__all__ = ["Arena", "ratings", "win_rates"]

@@ -193,9 +193,10 @@ def _chosen(segments: Sequence[Segment]) -> dict[tuple[str, str], Segment]:
 def _episodes(runs: Sequence[Run], chosen: dict[tuple[str, str], Segment]) -> pa.Table:
     """One row per episode with a table: its summary (from run.json or a manifest), its
     number in the run (as ``lib.open(run)[i]`` takes it), the segment to read, and for
-    the agents of multi-agent runs (in the order first met) ``return_<agent>`` and
-    ``outcome_<agent>`` (``'win'``, ``'draw'``, ``'loss'``; NULL where the game has no
-    winner, or the agent is not in it)."""
+    the agents of multi-agent runs (in the order first met) ``player_<agent>`` (who
+    played that seat, where the episode's metadata says: an arena's games),
+    ``return_<agent>`` and ``outcome_<agent>`` (``'win'``, ``'draw'``, ``'loss'``; NULL
+    where the game has no winner, or the agent is not in it)."""
     rows, agents = [], {}
     for run in runs:
         for i, episode in enumerate(run.episodes):
@@ -204,7 +205,8 @@ def _episodes(runs: Sequence[Run], chosen: dict[tuple[str, str], Segment]) -> pa
                 continue
             metadata = segment.episodes[episode.file]
             returns, outcomes = episode.agent_returns or {}, episode.agent_outcomes or {}
-            agents.update(dict.fromkeys(returns))
+            players = episode.players or {}
+            agents.update(dict.fromkeys([*returns, *players]))
             rows.append(
                 {
                     "run": run.id,
@@ -222,12 +224,14 @@ def _episodes(runs: Sequence[Run], chosen: dict[tuple[str, str], Segment]) -> pa
                     "segment": segment.name,
                     **{f"return_{agent}": total for agent, total in returns.items()},
                     **{f"outcome_{agent}": outcome for agent, outcome in outcomes.items()},
+                    **{f"player_{agent}": player for agent, player in players.items()},
                 }
             )
     per_agent = [
         field
         for agent in agents
         for field in (
+            pa.field(f"player_{agent}", pa.string()),
             pa.field(f"return_{agent}", pa.float64()),
             pa.field(f"outcome_{agent}", pa.string()),
         )

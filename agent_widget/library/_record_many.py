@@ -74,6 +74,7 @@ def record_many(
     algorithm: str | None = None,
     agent: str | None = None,
     params: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
     directory: str | os.PathLike[str] | None = None,
     engine: Engine = "auto",
     workers: int | None = None,
@@ -98,6 +99,8 @@ def record_many(
         algorithm: the run's algorithm, as for :meth:`RunLibrary.add`.
         agent: the agent's name, kept in each episode's metadata.
         params: the run's parameters, as for :meth:`RunLibrary.add`.
+        metadata: kept in each episode's metadata, as for :func:`record` (the arena
+            names the players by seat in it).
         engine: ``"ray"``, ``"processes"`` or ``"auto"`` (Ray when installed).
         workers: how many workers (default: the machine's cores, or Ray's CPUs).
         max_steps: as for :func:`record`.
@@ -118,7 +121,9 @@ def record_many(
     if library is not None and run is None:
         run = f"record-many-{os.urandom(3).hex()}"
     folder = Path(directory) if directory is not None else None
-    job = _WorkerJob(make_env, policy, max_steps, agent, algorithm, library, run, params, folder)
+    job = _WorkerJob(
+        make_env, policy, max_steps, agent, algorithm, library, run, params, folder, metadata
+    )
     chosen = _engine(engine)
     count = workers or (os.cpu_count() or 1)
     results = (_on_ray if chosen == "ray" else _on_processes)(cloudpickle.dumps(job), seeds, count)
@@ -181,6 +186,7 @@ class _WorkerJob:
     run: str | None
     params: dict[str, Any] | None
     folder: Path | None
+    metadata: dict[str, Any] | None = None
 
 
 class _Worker:
@@ -206,6 +212,7 @@ class _Worker:
                     max_steps=job.max_steps,
                     agent=job.agent,
                     algorithm=job.algorithm,
+                    metadata=job.metadata,
                     path=path,
                 )
                 if job.library is None and job.folder is None:

@@ -104,6 +104,8 @@ class EpisodeSummary:
     # Its outcome per agent where the game has a winner (Rollout.outcomes); absent in
     # files written before outcomes were kept, and where a game has none.
     agent_outcomes: dict[str, Outcome] | None = None
+    # Who played each agent's seat (metadata["players"], as the arena records games).
+    players: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -113,11 +115,12 @@ class EpisodeSummary:
             "success": self.success,
             "seed": self.seed,
         }
-        if self.agent_returns is not None:
-            entry["agent_returns"] = self.agent_returns
-        if self.agent_outcomes is not None:
-            entry["agent_outcomes"] = self.agent_outcomes
-        return entry
+        agents = {
+            "agent_returns": self.agent_returns,
+            "agent_outcomes": self.agent_outcomes,
+            "players": self.players,
+        }
+        return entry | {key: value for key, value in agents.items() if value is not None}
 
     @classmethod
     def from_json(cls, entry: Any, names: re.Pattern[str] = EPISODE_FILE) -> EpisodeSummary:
@@ -148,7 +151,10 @@ class EpisodeSummary:
             isinstance(outcomes, dict) and all(v in OUTCOMES for v in outcomes.values())
         ):
             raise ValueError(f"'agent_outcomes' must map agent names to one of {OUTCOMES}")
-        return cls(file, float(total), steps, success, seed, agent_returns, outcomes)
+        players = entry.get("players")
+        if players is not None and _players(players) is None:
+            raise ValueError("'players' must map agent names to player names")
+        return cls(file, float(total), steps, success, seed, agent_returns, outcomes, players)
 
 
 def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
@@ -177,7 +183,17 @@ def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
         seed=seed if _is_int(seed) else None,
         agent_returns=_agent_returns(rollout),
         agent_outcomes=rollout.outcomes,
+        players=_players(metadata.get("players")),
     )
+
+
+def _players(players: Any) -> dict[str, str] | None:
+    """``players`` when it maps names to names (who played which seat), else None."""
+    if isinstance(players, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in players.items()
+    ):
+        return players
+    return None
 
 
 def _agent_returns(rollout: Rollout) -> dict[str, float] | None:

@@ -65,6 +65,7 @@ def test_an_undefeated_player_has_a_finite_rating_and_interval_above_the_rest():
     assert np.isfinite(table[["rating", "lower", "upper"]].to_numpy()).all()
     assert table["player"].tolist() == ["a", "b", "c"]
     assert table.loc[0, "lower"] > table.loc[2, "upper"]
+    assert (table["upper"] - table["lower"] > 100).all()  # every resample alike: not a point
 
 
 def test_the_same_seed_gives_the_same_interval():

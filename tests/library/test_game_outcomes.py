@@ -117,10 +117,14 @@ def test_a_run_listed_before_outcomes_were_kept_reads_with_returns_and_no_outcom
     assert found.values.tolist() == [[0, 3]]
 
 
-def test_a_summary_whose_outcome_is_not_win_draw_or_loss_is_refused():
+def test_a_summary_whose_outcome_or_players_are_not_names_is_refused():
     entry = {"file": "episode-000.rollout", "return": 0.0, "steps": 3}
     with pytest.raises(ValueError, match="'agent_outcomes' must map agent names to one of"):
         EpisodeSummary.from_json({**entry, "agent_outcomes": {"player_0": "victory"}})
-    summary = EpisodeSummary.from_json({**entry, "agent_outcomes": {"player_0": "draw"}})
+    with pytest.raises(ValueError, match="'players' must map agent names to player names"):
+        EpisodeSummary.from_json({**entry, "players": {"player_0": 3}})
+    summary = EpisodeSummary.from_json(
+        {**entry, "agent_outcomes": {"player_0": "draw"}, "players": {"player_0": "dqn"}}
+    )
     assert EpisodeSummary.from_json(summary.to_json()) == summary
     assert np.isclose(summary.total_return, 0.0)
