@@ -241,23 +241,37 @@ def _record_here(seed: int) -> _Done | _Sent | str:
     return _WORKER.record(seed)
 
 
+_DIED = "a worker process died (killed, or out of memory) before it ended"
+
+
 def _on_processes(job: bytes, seeds: Sequence[int], workers: int) -> Iterable[tuple[int, Any]]:
     """Each seed's outcome as it comes, from processes of this machine. Processes are
     spawned (a kernel's threads make forking unsafe); a pool whose worker died fails
-    its seeds left, said so."""
+    its seeds left, said so. On Ctrl-C (a kernel's interrupt reaches this process
+    alone) the seeds not started are dropped and those being recorded finish, so every
+    episode added is whole; the interrupt then goes on."""
     context = get_context("spawn")
     with ProcessPoolExecutor(workers, context, initializer=_start_worker, initargs=(job,)) as pool:
         pending: dict[Future[_Done | _Sent | str], int] = {
             pool.submit(_record_here, seed): seed for seed in seeds
         }
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                seed = pending.pop(future)
-                try:
-                    yield seed, future.result()
-                except BrokenProcessPool:
-                    yield seed, "a worker process died (killed, or out of memory) before it ended"
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    seed = pending.pop(future)
+                    try:
+                        yield seed, future.result()
+                    except BrokenProcessPool:
+                        yield (
+                            seed,
+                            "a worker process died (killed, or out of memory) before it ended",
+                        )
+        except KeyboardInterrupt:
+            # Here, not on leaving the block: its shutdown would clear cancel_futures
+            # before the pool's thread had cancelled anything.
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
 
 
 def _on_ray(job: bytes, seeds: Sequence[int], workers: int) -> Iterable[tuple[int, Any]]:

@@ -4,6 +4,11 @@ resumable, and refusing games it cannot play."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -12,7 +17,11 @@ pettingzoo = pytest.importorskip("pettingzoo")
 pytest.importorskip("pandas")
 
 from agent_widget.arena import Arena  # noqa: E402
+from agent_widget.library import RunLibrary  # noqa: E402
 from tests.games import connect_four, win_or_block  # noqa: E402
+from tests.waiting import wait_until  # noqa: E402
+
+ROOT = Path(__file__).parents[2]
 
 
 def leftmost(observation):
@@ -80,6 +89,48 @@ def test_the_same_game_is_played_the_same_way_again(tmp_path):
         np.testing.assert_array_equal(a.agent_actions, b.agent_actions)
     assert games[0][0].metadata["players"]["player_0"] == "heuristic"
     assert games[0][1].metadata["players"]["player_0"] == "leftmost"
+
+
+def test_ctrl_c_keeps_the_games_played_and_playing_again_goes_on(tmp_path):
+    """A kernel's interrupt is a SIGINT to its process alone (the workers go on with
+    the game they are recording): the games already added stay, each whole."""
+    script = tmp_path / "play.py"
+    script.write_text(
+        f"""import sys
+sys.path.insert(0, {str(ROOT)!r})
+from agent_widget.arena import Arena
+from tests.arena.test_arena import randomly
+from tests.games import connect_four, win_or_block
+
+if __name__ == "__main__":
+    arena = Arena(connect_four, {{"heuristic": win_or_block, "random": randomly}}, sys.argv[1])
+    try:
+        arena.play(games=400, workers=1, engine="processes", progress=False)
+    except KeyboardInterrupt:
+        sys.exit(3)
+"""
+    )
+    library = RunLibrary(tmp_path / "runs")
+    process = subprocess.Popen([sys.executable, str(script), str(library.root)])
+    try:
+        wait_until(lambda: sum(len(r.episodes) for r in library.runs()) >= 2, "two games kept")
+        process.send_signal(signal.SIGINT)
+        before = sum(len(r.episodes) for r in library.runs())
+        assert process.wait(timeout=300) == 3
+    finally:
+        process.kill()
+    (run,) = library.runs()
+    kept = sorted(e.seed for e in run.episodes)
+    # The games the pool had handed its worker (the one being recorded and the few it
+    # queues ahead, each a fraction of a second) finish; the ~200 others are dropped.
+    assert before <= len(kept) <= before + 10
+    assert all(seed % 2 == 0 for seed in kept)  # the first seating's games, in order
+    opened = library.open(run.id)
+    assert all(opened[i].outcomes is not None for i in range(len(kept)))  # each game whole
+    arena = Arena(connect_four, {"heuristic": win_or_block, "random": randomly}, library)
+    arena.play(games=2, workers=1, engine="processes", progress=False)
+    (run,) = library.runs()
+    assert sorted(e.seed for e in run.episodes) == sorted([*kept, 1, 3])
 
 
 @pytest.mark.parametrize(
