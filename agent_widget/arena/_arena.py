@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_widget.arena._ratings import ratings, win_rates
@@ -85,6 +85,7 @@ class Arena:
         self,
         games: int = 10,
         *,
+        pairings: Iterable[tuple[str, str]] | None = None,
         workers: int | None = None,
         engine: Literal["auto", "ray", "processes"] = "auto",
         progress: bool = True,
@@ -95,11 +96,15 @@ class Arena:
 
         Args:
             games: how many games each pairing adds.
+            pairings: the pairs of players to play (default: every pair), as
+                ``[("dqn", p) for p in ("random", "heuristic")]`` sets a new player
+                against the others.
             workers, engine: as for :func:`~agent_widget.library.record_many`.
             progress: a progress bar a seating.
         """
+        chosen = itertools.combinations(sorted(self.players), 2) if pairings is None else pairings
         played = {}
-        for pairing in itertools.combinations(sorted(self.players), 2):
+        for pairing in sorted({tuple(sorted(self._known(pair))) for pair in chosen}):
             run = f"{pairing[0]}-vs-{pairing[1]}"
             done = self._seeds(run)
             todo = [k for k in range(len(done) + games) if k not in done][:games]
@@ -151,6 +156,13 @@ class Arena:
     def win_rates(self) -> pandas.DataFrame:
         """:func:`~agent_widget.arena.win_rates` of :meth:`results`."""
         return win_rates(self.results())
+
+    def _known(self, pair: tuple[str, str]) -> tuple[str, str]:
+        """``pair``, or ValueError naming what is not a pair of two of the players."""
+        unknown = [p for p in pair if p not in self.players]
+        if unknown or len(set(pair)) != 2:
+            raise ValueError(f"pairing {pair!r}: expected two of the players {list(self.players)}")
+        return pair
 
     def _seeds(self, name: str) -> set[int]:
         """The seeds (game numbers) the pairing's run already holds."""

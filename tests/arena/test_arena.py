@@ -74,6 +74,15 @@ def test_playing_again_adds_the_next_games_and_replays_none(tmp_path):
     assert len(arena.results()) == 15
 
 
+def test_the_pairings_given_are_played_alone(tmp_path):
+    players = {"heuristic": win_or_block, "leftmost": leftmost, "random": randomly}
+    arena = Arena(connect_four, players, tmp_path)
+    arena.play(games=2, pairings=[("random", "heuristic")], workers=1, engine="processes")
+    assert [run.run for run in arena.library.runs()] == ["heuristic-vs-random"]
+    with pytest.raises(ValueError, match=r"pairing \('dqn', 'random'\): expected two of"):
+        arena.play(games=2, pairings=[("dqn", "random")])
+
+
 def test_the_same_game_is_played_the_same_way_again(tmp_path):
     players = {"heuristic": win_or_block, "leftmost": leftmost}
     games = []
