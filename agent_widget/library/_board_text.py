@@ -18,6 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from agent_widget.episodes import OUTCOMES
 from agent_widget.panels import common_decimals, format_number, js_number, to_fixed
 
 _BASE = (
@@ -32,6 +33,7 @@ _BASE = (
     ("params", "params"),
 )
 _AGENT = "agent:"
+_OUTCOME = "outcome:"
 SORTED_BY = "return_mean"  # the live table's first order: best mean return first
 
 Row = Mapping[str, Any]
@@ -66,11 +68,14 @@ def table_text(rows: Sequence[Row], group_by: str | None) -> tuple[list[str], li
 
 
 def _columns(rows: Sequence[Row]) -> list[tuple[str, str]]:
-    """The base columns, and after the return one per agent of the multi-agent runs."""
+    """The base columns, and after the return one per agent of the multi-agent runs,
+    then one per agent of games with a winner (its wins–draws–losses)."""
     agents = sorted({agent for row in rows for agent in _agent_returns(row)})
+    players = sorted({agent for row in rows for agent in _agent_outcomes(row)})
     after = [key for _, key in _BASE].index("return_mean") + 1
     per_agent = [(f"return · {agent}", f"{_AGENT}{agent}") for agent in agents]
-    return [*_BASE[:after], *per_agent, *_BASE[after:]]
+    outcomes = [(f"W–D–L · {agent}", f"{_OUTCOME}{agent}") for agent in players]
+    return [*_BASE[:after], *per_agent, *outcomes, *_BASE[after:]]
 
 
 def _groups(rows: Sequence[Row], group_by: str | None) -> list[tuple[str | None, list[Row]]]:
@@ -93,6 +98,17 @@ def _text_key(text: str) -> tuple[bytes, bytes]:
 def _agent_returns(row: Row) -> dict[str, float]:
     given = row.get("agent_returns") or {}
     return {k: v for k, v in given.items() if _finite(v)}
+
+
+def _agent_outcomes(row: Row) -> dict[str, str]:
+    """Each agent's ``wins–draws–losses``, of those whose counts are whole numbers >= 0."""
+    given = row.get("agent_outcomes") or {}
+    texts = {}
+    for agent, counts in given.items():
+        found = [counts.get(k) if isinstance(counts, Mapping) else None for k in OUTCOMES]
+        if all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in found):
+            texts[agent] = "–".join(map(str, found))
+    return texts
 
 
 def _is_number(value: object) -> bool:
@@ -167,8 +183,7 @@ def cell_texts(row: Row, decimals: int | None, columns: Sequence[tuple[str, str]
         "created": str(row["created"] or "")[:10],
         "params": params_text(row["params"] or {}),
     }
-    agents = _agent_returns(row)
-    return [
-        number(agents.get(key[len(_AGENT) :])) if key.startswith(_AGENT) else base[key]
-        for _, key in columns
-    ]
+    agents, outcomes = _agent_returns(row), _agent_outcomes(row)
+    texts = {f"{_AGENT}{agent}": number(total) for agent, total in agents.items()}
+    texts |= {f"{_OUTCOME}{agent}": text for agent, text in outcomes.items()}
+    return [base[key] if key in base else texts.get(key, "-") for _, key in columns]

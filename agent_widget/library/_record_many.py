@@ -79,6 +79,7 @@ def record_many(
     algorithm: str | None = None,
     agent: str | None = None,
     params: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
     directory: str | os.PathLike[str] | None = None,
     engine: Engine = "auto",
     workers: int | None = None,
@@ -103,6 +104,8 @@ def record_many(
         algorithm: the run's algorithm, as for :meth:`RunLibrary.add`.
         agent: the agent's name, kept in each episode's metadata.
         params: the run's parameters, as for :meth:`RunLibrary.add`.
+        metadata: kept in each episode's metadata, as for :func:`record` (the arena
+            names the players by seat in it).
         engine: ``"ray"``, ``"processes"`` or ``"auto"`` (Ray when installed).
         workers: how many workers (default: the machine's cores, or Ray's CPUs).
         max_steps: as for :func:`record`.
@@ -128,7 +131,9 @@ def record_many(
     if library is not None and run is None:
         run = f"record-many-{os.urandom(3).hex()}"
     folder = Path(directory) if directory is not None else None
-    job = _WorkerJob(make_env, policy, max_steps, agent, algorithm, library, run, params, folder)
+    job = _WorkerJob(
+        make_env, policy, max_steps, agent, algorithm, library, run, params, folder, metadata
+    )
     chosen = _engine(engine)
     count = workers or (os.cpu_count() or 1)
     options = None if library is None else library.storage_options
@@ -208,6 +213,7 @@ class _WorkerJob:
     run: str | None
     params: dict[str, Any] | None
     folder: Path | None
+    metadata: dict[str, Any] | None = None
 
 
 class _Worker:
@@ -233,6 +239,7 @@ class _Worker:
                     max_steps=job.max_steps,
                     agent=job.agent,
                     algorithm=job.algorithm,
+                    metadata=job.metadata,
                     path=path,
                 )
                 with interrupts_held():  # stopped (SIGTERM) as it files: filed whole first
