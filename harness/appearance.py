@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from PIL import Image
 from playwright.sync_api import Locator, ViewportSize
 
 from harness.views import WatchedPage
+
+RGB = tuple[int, int, int]
 
 LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
 AXE = Path(__file__).parents[1] / "node_modules" / "axe-core" / "axe.min.js"
@@ -65,7 +67,8 @@ def colours_of(element: Locator) -> dict[tuple[int, int, int], int]:
     """The colours ``element`` paints on the page (its screenshot), each with its count
     of pixels."""
     image = Image.open(io.BytesIO(element.screenshot())).convert("RGB")
-    return {colour: count for count, colour in image.getcolors(image.width * image.height)}
+    counted = image.getcolors(image.width * image.height) or []  # RGB: (count, (r, g, b))
+    return {cast(RGB, colour): count for count, colour in counted}
 
 
 def most_common_colour(element: Locator) -> tuple[int, int, int]:
