@@ -99,7 +99,8 @@ class Arena:
             pairings: the pairs of players to play (default: every pair), as
                 ``[("dqn", p) for p in ("random", "heuristic")]`` sets a new player
                 against the others.
-            workers, engine: as for :func:`~agent_widget.library.record_many`.
+            workers: as for :func:`~agent_widget.library.record_many`.
+            engine: as for :func:`~agent_widget.library.record_many`.
             progress: a progress bar a seating.
         """
         chosen = itertools.combinations(sorted(self.players), 2) if pairings is None else pairings
