@@ -208,7 +208,15 @@ class Archive:
                 )
                 for i in infos
             ]
-        except (zipfile.BadZipFile, ValueError, EOFError, OSError, struct.error):
+        # NotImplementedError: zipfile's for a damaged "version needed" field
+        except (
+            zipfile.BadZipFile,
+            ValueError,
+            EOFError,
+            OSError,
+            struct.error,
+            NotImplementedError,
+        ):
             members = self._scan_local_headers()
             self.recovered = True
         self.members = {m.name: m for m in members}
@@ -249,6 +257,8 @@ class Archive:
 
     def data_start(self, member: Member) -> int:
         """The file offset of ``member``'s first data byte (past its local header)."""
+        if not 0 <= member.header_offset <= self.source.size - _LOCAL_HEADER.size:
+            raise self.error(f"{member.name}: the zip directory points outside the file")
         header = self.source.read(member.header_offset, _LOCAL_HEADER.size)
         fields = _LOCAL_HEADER.unpack(header)
         if fields[0] != _LOCAL_SIGNATURE:
