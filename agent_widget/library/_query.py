@@ -119,6 +119,8 @@ class StepTables:
                     if attempt < _ATTEMPTS and self.store.gone(self._reading):
                         continue
                     raise QueryError(_explained(error)) from None
+                except RuntimeError as error:  # DuckDB's own for Ctrl-C: "Query interrupted"
+                    raise QueryError(f"the query was stopped: {error}") from None
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def connect(self, runs: Sequence[Run], progress: bool = True) -> duckdb.DuckDBPyConnection:

@@ -4,9 +4,13 @@ engine's refusals, and a broken episode left out."""
 
 from __future__ import annotations
 
+import linecache
 import os
 import shutil
+import signal
+import sys
 import threading
+import time
 import warnings
 
 import gymnasium as gym
@@ -511,3 +515,26 @@ def test_an_episode_no_table_can_hold_fails_neither_add_nor_the_query(tmp_path, 
         f"{lib.root}/FrozenLake-v1/walk/c/episode-001.rollout: a column of a kind never met "
         "(left out of the step tables)"
     ]
+
+
+def test_ctrl_c_in_a_query_is_a_query_error(lib):
+    main = threading.main_thread()
+    reader = RunLibrary(lib.root)
+    reader.query("SELECT 1", progress=False)  # the tables built: the next query runs at once
+
+    def interrupt_once_running() -> None:
+        """SIGINT once the main thread waits in DuckDB on the query's ``relation.df()``."""
+        while True:
+            frame = sys._current_frames().get(main.ident)
+            while frame is not None and "agent_widget" not in frame.f_code.co_filename:
+                frame = frame.f_back  # out of DuckDB's own Python, to the package's caller
+            if frame is not None and "df()" in linecache.getline(
+                frame.f_code.co_filename, frame.f_lineno
+            ):
+                os.kill(os.getpid(), signal.SIGINT)
+                return
+            time.sleep(0.01)
+
+    threading.Thread(target=interrupt_once_running, daemon=True).start()
+    with pytest.raises(QueryError, match="the query was stopped: Query interrupted"):
+        reader.query("SELECT sum(hash(range)) FROM range(1000000000000)", progress=False)
