@@ -112,10 +112,10 @@ docs: .venv/.dev
 	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict
 
 # The wheel and the sdist into dist/ (the wheel built from the sdist, the front end
-# inside both), checked: twine check, and the wheel test on that very wheel. The release
-# notes are CHANGELOG.md's top section. make release UPLOAD=1 then uploads them to PyPI
-# (twine: TWINE_USERNAME=__token__, TWINE_PASSWORD=<token>), a tagged version only whose
-# section tops the CHANGELOG (docs/contributing/index.md#releasing).
+# inside both), checked: twine check, and the wheel test on that very wheel. make release
+# UPLOAD=1 then uploads them to PyPI (twine: TWINE_USERNAME=__token__,
+# TWINE_PASSWORD=<token>): a tagged version only, whose section (the release notes) is
+# CHANGELOG.md's first version (docs/contributing/index.md#releasing).
 release: setup
 	rm -rf dist
 	$(PY) -m build --outdir dist .
@@ -124,8 +124,8 @@ release: setup
 ifeq ($(UPLOAD),1)
 	@version=$$(ls dist/*.whl | cut -d- -f2); \
 	case $$version in *dev*|*+*) echo "$$version is no release: tag the commit (git tag v1.2.3)"; exit 1;; esac; \
-	grep -m1 '^## \[' CHANGELOG.md | grep -qF "## [$$version]" || \
-		{ echo "CHANGELOG.md's top section is not [$$version]"; exit 1; }
+	grep -m1 '^## \[[0-9]' CHANGELOG.md | grep -qF "## [$$version]" || \
+		{ echo "CHANGELOG.md's first version is not [$$version]"; exit 1; }
 	$(PY) -m twine upload dist/*
 endif
 
