@@ -78,6 +78,7 @@ TORCH_CPU := torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu --ex
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
+	@echo "==> the front end's build tools (npm ci)"
 	npm ci --no-audit --no-fund
 	touch $@
 
