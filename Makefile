@@ -10,7 +10,7 @@ DEMO_PORT ?= 8888
 # A count on each line of dots ([ 120/1040]), and the slowest tests at the end.
 PYTEST_PROGRESS := -q -o console_output_style=count --durations=15
 
-.PHONY: demo test setup demo-setup test-system egl lint build docs release bench screenshot theme-screenshots
+.PHONY: demo test setup demo-setup test-system egl lint build docs release bench screenshot theme-screenshots tensorboard-screenshot
 
 # JupyterLab on the quickstart notebook: the URL it prints (with its token) is the
 # notebook's own; no browser is opened (servers have none). How to reach it from
@@ -153,6 +153,10 @@ bench: setup build
 
 screenshot: setup test-system build
 	$(PY) docs/screenshot.py
+
+# The picture of docs/guides/tensorboard.md: the Agent tab in a real TensorBoard.
+tensorboard-screenshot: setup test-system build
+	$(PY) docs/tensorboard_screenshot.py
 
 # The pictures of docs/guides/appearance.md: each widget in JupyterLab's light and dark themes.
 theme-screenshots: setup test-system build

@@ -15,7 +15,8 @@ from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
-WIDGETS = ("widget", "compare", "leaderboard", "moments", "training", "checkpoints")  # js/build.mjs
+# js/build.mjs's entries: the widgets', and the Agent tab's (the TensorBoard plugin).
+WIDGETS = ("widget", "compare", "leaderboard", "moments", "training", "checkpoints", "tensorboard")
 BUNDLES = [f"{name}.{kind}" for name in WIDGETS for kind in ("js", "css")] + ["page.js"]
 
 

@@ -7,7 +7,8 @@ Connect Four's two players, Pendulum with its policy's mean as an extra, a compa
 a what-if view, a run library's leaderboard and moments, a TrainingViewer of
 Q-learning on FrozenLake, and the checkpoints of a small DQN), each next cell shows
 one. Each output is screenshot at each width and theme into
-docs/guides/appearance/<widget>-<theme>-<width>.png, in at most 256 colours (a
+docs/guides/appearance/<widget>-<theme>-<width>.png (or the folder given as the first
+argument), in at most 256 colours (a
 screenshot of a widget has few), so that the pictures stay small in the repository.
 ``make theme-screenshots`` runs it; it takes a few minutes, most of them training
 the DQN.
@@ -115,8 +116,8 @@ WIDGETS = {
 }
 
 
-def main() -> None:
-    TARGET.mkdir(parents=True, exist_ok=True)
+def main(target: Path = TARGET) -> None:
+    target.mkdir(parents=True, exist_ok=True)
     cells = [SETUP, *(variable for variable, _ in WIDGETS.values())]
     with tempfile.TemporaryDirectory() as folder, chromium() as browser:
         server = Server(Path(folder))
@@ -129,11 +130,11 @@ def main() -> None:
                     for theme, name in THEMES.items():
                         set_theme(notebook, name)
                         for widget in WIDGETS:
-                            shoot(notebook, widget, TARGET / f"{widget}-{theme}-{width}.png")
+                            shoot(notebook, widget, target / f"{widget}-{theme}-{width}.png")
                 set_theme(notebook, LIGHT)
         finally:
             server.stop()
-    total = sum(path.stat().st_size for path in TARGET.glob("*.png"))
+    total = sum(path.stat().st_size for path in target.glob("*.png"))
     print(f"docs/guides/appearance: {total / 1e6:.1f} MB")
 
 
@@ -175,4 +176,4 @@ def shoot(notebook: Notebook, widget: str, path: Path) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else TARGET)

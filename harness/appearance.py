@@ -1,15 +1,19 @@
-"""Reading how a widget looks in JupyterLab: switching its theme, the colours of a
-canvas's text pixels, a canvas's pixel size against its shown size, a cell narrowed to
-a given width and what overflows it."""
+"""Reading how a widget looks in JupyterLab: switching its theme, the theme's colours
+and those an element paints, the colours of a canvas's text pixels, a canvas's pixel
+size against its shown size, a cell narrowed to a given width and what overflows it."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from PIL import Image
 from playwright.sync_api import Locator, ViewportSize
 
 from harness.views import WatchedPage
+
+RGB = tuple[int, int, int]
 
 LIGHT, DARK = "JupyterLab Light", "JupyterLab Dark"
 AXE = Path(__file__).parents[1] / "node_modules" / "axe-core" / "axe.min.js"
@@ -38,6 +42,44 @@ def parse_rgb(css: str) -> tuple[int, int, int]:
     parts = inside.replace("/", " ").replace(",", " ").split()
     r, g, b = (round(float(part)) for part in parts[:3])
     return r, g, b
+
+
+def theme_colours(page: WatchedPage) -> dict[str, tuple[int, int, int]]:
+    """The r, g, b of JupyterLab's layout colours 1-3 and text colour 1 in the theme shown."""
+    colours = page.page.evaluate(
+        """() => {
+            const probe = document.body.appendChild(document.createElement("div"));
+            const colour = (name) => {
+                probe.style.color = `var(${name})`;
+                return getComputedStyle(probe).color;
+            };
+            const names = ["--jp-layout-color1", "--jp-layout-color2", "--jp-layout-color3",
+                "--jp-ui-font-color1"];
+            const colours = Object.fromEntries(names.map((name) => [name, colour(name)]));
+            probe.remove();
+            return colours;
+        }"""
+    )
+    return {name: parse_rgb(css) for name, css in colours.items()}
+
+
+def colours_of(element: Locator) -> dict[tuple[int, int, int], int]:
+    """The colours ``element`` paints on the page (its screenshot), each with its count
+    of pixels."""
+    image = Image.open(io.BytesIO(element.screenshot())).convert("RGB")
+    counted = image.getcolors(image.width * image.height) or []  # RGB: (count, (r, g, b))
+    return {cast(RGB, colour): count for count, colour in counted}
+
+
+def most_common_colour(element: Locator) -> tuple[int, int, int]:
+    """The colour of most of the pixels ``element`` paints: its background."""
+    colours = colours_of(element)
+    return max(colours, key=lambda colour: colours[colour])
+
+
+def near(a: tuple[int, ...], b: tuple[int, ...], within: int = 3) -> bool:
+    """Whether colours ``a`` and ``b`` differ by at most ``within`` in each channel."""
+    return all(abs(x - y) <= within for x, y in zip(a, b, strict=True))
 
 
 def text_pixels(bars: Locator) -> dict[str, Any]:

@@ -91,8 +91,10 @@ class Server(ServerProcess):
             ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
             ("JUPYTER_RUNTIME_DIR", "runtime"),
             ("IPYTHONDIR", "ipython"),
+            ("XDG_RUNTIME_DIR", "xdg"),  # else SDL (pygame's renders) prints an error in cells
         ]:
             env[var] = str(root / sub)
+        (root / "xdg").mkdir(mode=0o700, exist_ok=True)
         self.log = root / "server.log"
         command = [
             sys.executable, "-m", front_end.module, "--no-browser", "--allow-root",

@@ -7,14 +7,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from playwright.sync_api import ElementHandle, Locator, Page
+from playwright.sync_api import ElementHandle, Frame, Locator, Page
 
 
 class WatchedPage:
-    """A browser page with its console messages kept, and waits that fail showing them."""
+    """A browser page with its console messages kept, and waits that fail showing them:
+    waits in ``frame`` when given (a TensorBoard plugin's iframe), else in the page."""
 
-    def __init__(self, page: Page) -> None:
+    def __init__(self, page: Page, frame: Frame | None = None) -> None:
         self.page = page
+        self.scope: Page | Frame = page if frame is None else frame
         self.console: list[str] = []
         page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
@@ -24,7 +26,9 @@ class WatchedPage:
     ) -> Any:
         """Wait until ``script(arg)`` is truthy in the page; fail with the page's console."""
         try:
-            return self.page.wait_for_function(script, arg=arg, timeout=timeout * 1000).json_value()
+            return self.scope.wait_for_function(
+                script, arg=arg, timeout=timeout * 1000
+            ).json_value()
         except Exception as error:
             raise AssertionError(
                 f"timed out waiting for {what}: {error}\n{self.console_tail()}"

@@ -15,6 +15,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   training: ["viewer", "shared"],
   checkpoints: ["compare", "viewer", "shared"],
   page: ["checkpoints", "viewer", "compare", "shared"],
+  tensorboard: ["page", "viewer"],
 };
 
 const root = dirname(new URL(import.meta.url).pathname);

@@ -106,6 +106,7 @@ def test_the_wheel_carries_the_front_end_bundles(wheel):
         "moments.js",
         "training.js",
         "checkpoints.js",
+        "tensorboard.js",
         "page.js",
     ):
         assert f"agent_widget/static/{bundle}" in names

@@ -1,12 +1,13 @@
 """What a ``CheckpointViewer`` shows of its run, read from its checkpoints: the
 checkpoints (the newest held back while its weights are not written), their seeds and
 returns, where each acts differently from the one before, the episodes a page holds,
-and a run of one env.
+a run of one env, and the run's title.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from urllib.parse import unquote
 
 import numpy as np
 
@@ -78,3 +79,18 @@ def one_env(checkpoints: Checkpoints) -> None:
 def mixed(envs: dict[str, list[int]]) -> str:
     parts = "; ".join(f"{env} at training steps {steps}" for env, steps in envs.items())
     return f"the run mixes envs ({parts})"
+
+
+def run_title(run: str) -> str:
+    """The run as its viewer's title says it: ``"DQN on CartPole-v1 · run dqn"`` for the
+    id ``"CartPole-v1/DQN/dqn"`` (its folder names decoded); another id as it is.
+
+    Examples:
+        >>> run_title("CartPole-v1/DQN/dqn")
+        'DQN on CartPole-v1 · run dqn'
+    """
+    parts = [unquote(part) for part in run.split("/")]
+    if len(parts) != 3 or not all(parts):
+        return run
+    env_id, algorithm, name = parts
+    return f"{algorithm} on {env_id} · run {name}"

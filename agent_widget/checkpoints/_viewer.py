@@ -45,6 +45,7 @@ from agent_widget.checkpoints._shown_run import (
     mixed,
     one_env,
     page_episodes,
+    run_title,
     shown_run,
 )
 from agent_widget.episodes import ActionNames, given_names
@@ -93,7 +94,8 @@ class CheckpointViewer(CheckpointTraits, AgentWidget):
         render_env: as for :class:`Checkpoints`, when ``checkpoints`` is a library.
         action_names: names of the actions (as :class:`EpisodeViewer` takes them), over
             those the episodes (or ``checkpoints``) keep.
-        title: text above the view; defaults to the run's id.
+        title: text above the view; defaults to the run's algorithm, env and name
+            ("DQN on CartPole-v1 · run dqn").
         **traits: ``checkpoint`` (an index into ``training_steps``, default the last)
             and ``seed`` (default the first, once there is one).
 
@@ -149,7 +151,7 @@ class CheckpointViewer(CheckpointTraits, AgentWidget):
             self._poll = EMPTY_RUN_POLL
         traits.setdefault("checkpoint", max(len(steps) - 1, 0))
         traits.setdefault("seed", self.seeds[0] if self.seeds else 0)
-        super().__init__(title=checkpoints.run if title is None else title, **traits)
+        super().__init__(title=run_title(checkpoints.run) if title is None else title, **traits)
         self._show()
         self.observe(lambda _: self._show(), names=["checkpoint", "seed"])
         self._schedule_poll()

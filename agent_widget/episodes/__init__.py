@@ -27,6 +27,9 @@ from agent_widget.episodes._checked_input import json_dicts as json_dicts
 from agent_widget.episodes._checked_input import warn_dropped as warn_dropped
 from agent_widget.episodes._files import load, save
 from agent_widget.episodes._lent import lend as lend
+from agent_widget.episodes._outcomes import OUTCOMES as OUTCOMES
+from agent_widget.episodes._outcomes import Outcome as Outcome
+from agent_widget.episodes._outcomes import zero_sum as zero_sum
 from agent_widget.episodes._rollout import Rollout
 from agent_widget.episodes._rollout import named as named
 from agent_widget.format import RolloutFileError

@@ -64,11 +64,15 @@ def json_dicts(
             if type(value) in _AS_THEY_ARE and type(key) is str:  # ALE's infos: ints
                 result[key] = value
                 continue
-            converted = _jsonable(value)
+            try:  # a mapping whose items(), or a key whose str(), raises: dropped
+                key = str(key)
+                converted = _jsonable(value)
+            except Exception:
+                key, converted = key if isinstance(key, str) else type(key).__name__, _DROP
             if converted is _DROP:
-                dropped.setdefault(str(key), t)
+                dropped.setdefault(key, t)
             else:
-                result[str(key)] = converted
+                result[key] = converted
         results.append(result)
     return results
 
@@ -78,28 +82,36 @@ def warn_dropped(dropped: dict[str, int], where: str, stacklevel: int) -> None:
     if dropped:
         keys = ", ".join(f"{key!r} (first at step {t})" for key, t in dropped.items())
         warnings.warn(
-            f"{where}: dropped values that are not JSON-able: {keys}", stacklevel=stacklevel
+            f"{where}: dropped values that are not JSON-able (or nest over {MAX_INFO_DEPTH} "
+            f"deep): {keys}",
+            stacklevel=stacklevel,
         )
 
 
 _DROP = object()
+MAX_INFO_DEPTH = 64
+"""How deep an info's values may nest; deeper ones are dropped, as values JSON cannot hold."""
 _AS_THEY_ARE = frozenset({int, str, bool, type(None)})  # JSON's own: nothing to convert
 
 
-def _jsonable(value: Any) -> Any:
-    """``value`` converted to plain JSON types (numpy scalars and arrays included), or _DROP."""
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """``value`` converted to plain JSON types (numpy scalars and arrays included), or
+    _DROP; so is anything nested deeper than :data:`MAX_INFO_DEPTH` (or holding itself),
+    which would otherwise end a recording in a ``RecursionError`` at its last step."""
     if isinstance(value, (np.ndarray, np.generic)):
-        if value.dtype.kind not in "biuf":
+        if value.dtype.kind not in "biuf" or value.ndim > MAX_INFO_DEPTH - depth:
             return _DROP
         value = value.tolist()
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else _DROP
+    if depth >= MAX_INFO_DEPTH:
+        return _DROP
     if isinstance(value, (list, tuple)):
-        items = [_jsonable(v) for v in value]
+        items = [_jsonable(v, depth + 1) for v in value]
         return _DROP if any(v is _DROP for v in items) else items
     if isinstance(value, Mapping):
-        entries = {str(k): _jsonable(v) for k, v in value.items()}
+        entries = {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
         return _DROP if any(v is _DROP for v in entries.values()) else entries
     return _DROP

@@ -25,6 +25,7 @@ import numpy as np
 from agent_widget.episodes._action_space import ActionNames, agent_space, with_names
 from agent_widget.episodes._checked_input import checked_json_dicts, numeric_array, step_vector
 from agent_widget.episodes._lent import lent
+from agent_widget.episodes._outcomes import Outcome, outcomes
 from agent_widget.format import (
     ACTION_KINDS,
     AgentColumns,
@@ -131,6 +132,18 @@ class Rollout:
         cumulative = np.nancumsum(self.agent_rewards, axis=0, dtype=np.float64)
         zeros = np.zeros((1, len(self.agents)))
         return np.concatenate([zeros, cumulative])[: self.num_positions]
+
+    @property
+    def outcomes(self) -> dict[str, Outcome] | None:
+        """Each agent's ``"win"``, ``"draw"`` or ``"loss"`` in a game that has a winner
+        (zero-sum, ended for every agent: the sign of its return), else None, as for one
+        agent (:mod:`agent_widget.episodes._outcomes` says why)."""
+        arrays = {} if self.agent_columns is None else self.agent_columns.arrays
+        if not {"rewards", "terminated", "truncated"} <= set(arrays):  # none kept: unknown
+            return None
+        return outcomes(
+            self.agents, self.agent_rewards, self.agent_terminated, self.agent_truncated
+        )
 
     @property
     def agent_actions(self) -> np.ndarray:

@@ -64,7 +64,7 @@ from agent_widget.gridworld._curve import LearningCurve
 from agent_widget.gridworld._snapshots import DEFAULT_TOLERANCE, Snapshots
 from agent_widget.gridworld._throttle import Throttle
 from agent_widget.gridworld._value_map import ValueMap
-from agent_widget.panels import LUT, number_text
+from agent_widget.panels import LUT, format_number
 from agent_widget.recording import record
 from agent_widget.viewer import (
     AgentWidget,
@@ -404,7 +404,7 @@ class TrainingViewer(AgentWidget):
         pixels: a saved picture is not enlarged), with the readout below it."""
         position = self.timeline.step
         lines = [
-            f"{key}: {number_text(value) if isinstance(value, float) else value}"
+            f"{key}: {format_number(value) if isinstance(value, float) else value}"
             for key, value in self.info(position).items()
         ]
         value_map = still("", self.value_map.image(self.table(position)), lines, beside=True)

@@ -7,8 +7,8 @@ group by mean return, each env's returns to the decimals they need, rates as
 percentages, steps with thousands separators, dates as days. js/leaderboard/table.cases.json
 holds the cases both are tested against, so the two cannot drift apart.
 
-Numbers are written as JavaScript writes them (``toFixed``, ``String``): from the
-exact value of the float, halves rounded away from zero.
+Numbers are written by the front end's one formatter (agent_widget/panels/_numbers.py,
+js/shared/numbers.ts).
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
+
+from agent_widget.episodes import OUTCOMES
+from agent_widget.panels import common_decimals, format_number, js_number, to_fixed
 
 _BASE = (
     ("run", "run"),
@@ -31,7 +33,7 @@ _BASE = (
     ("params", "params"),
 )
 _AGENT = "agent:"
-_MAX_DECIMALS = 4
+_OUTCOME = "outcome:"
 SORTED_BY = "return_mean"  # the live table's first order: best mean return first
 
 Row = Mapping[str, Any]
@@ -66,11 +68,14 @@ def table_text(rows: Sequence[Row], group_by: str | None) -> tuple[list[str], li
 
 
 def _columns(rows: Sequence[Row]) -> list[tuple[str, str]]:
-    """The base columns, and after the return one per agent of the multi-agent runs."""
+    """The base columns, and after the return one per agent of the multi-agent runs,
+    then one per agent of games with a winner (its wins–draws–losses)."""
     agents = sorted({agent for row in rows for agent in _agent_returns(row)})
+    players = sorted({agent for row in rows for agent in _agent_outcomes(row)})
     after = [key for _, key in _BASE].index("return_mean") + 1
     per_agent = [(f"return · {agent}", f"{_AGENT}{agent}") for agent in agents]
-    return [*_BASE[:after], *per_agent, *_BASE[after:]]
+    outcomes = [(f"W–D–L · {agent}", f"{_OUTCOME}{agent}") for agent in players]
+    return [*_BASE[:after], *per_agent, *outcomes, *_BASE[after:]]
 
 
 def _groups(rows: Sequence[Row], group_by: str | None) -> list[tuple[str | None, list[Row]]]:
@@ -95,6 +100,17 @@ def _agent_returns(row: Row) -> dict[str, float]:
     return {k: v for k, v in given.items() if _finite(v)}
 
 
+def _agent_outcomes(row: Row) -> dict[str, str]:
+    """Each agent's ``wins–draws–losses``, of those whose counts are whole numbers >= 0."""
+    given = row.get("agent_outcomes") or {}
+    texts = {}
+    for agent, counts in given.items():
+        found = [counts.get(k) if isinstance(counts, Mapping) else None for k in OUTCOMES]
+        if all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in found):
+            texts[agent] = "–".join(map(str, found))
+    return texts
+
+
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -113,63 +129,6 @@ def return_decimals(rows: Sequence[Row]) -> dict[str, int]:
         found = means.setdefault(str(row["env_id"]), [])
         found.extend(v for v in values if _finite(v))
     return {env: common_decimals(values) for env, values in means.items()}
-
-
-def common_decimals(values: Sequence[float]) -> int:
-    needed = max((_decimals_of(v) for v in values), default=0)
-    smallest = min((abs(v) for v in values if v != 0), default=None)
-    if smallest is None:
-        return 0
-    for_three_digits = max(0, 2 - math.floor(math.log10(smallest)))
-    return min(_MAX_DECIMALS, needed, for_three_digits)
-
-
-def _decimals_of(value: float) -> int:
-    text = to_fixed(value, _MAX_DECIMALS).rstrip("0")
-    return len(text) - text.index(".") - 1 if "." in text else 0
-
-
-def to_fixed(value: float, decimals: int) -> str:
-    """JavaScript's ``value.toFixed(decimals)``."""
-    if abs(value) >= 1e21:
-        return js_number(value)
-    exact = Decimal(value + 0.0)  # + 0.0: -0 prints as 0, as in JavaScript
-    return format(exact.quantize(Decimal(1).scaleb(-decimals), ROUND_HALF_UP), "f")
-
-
-def js_number(value: float) -> str:
-    """JavaScript's ``String(value)``: the shortest digits that read back, its exponent
-    rules (1e-7, 0.000001, 1e+21)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = float(value) if abs(value) >= 1e21 else value
-        if isinstance(value, int):
-            return str(value)
-    if not math.isfinite(value):
-        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
-    if value == 0:
-        return "0"
-    _, digits, exponent = Decimal(repr(abs(value))).normalize().as_tuple()
-    text = "".join(map(str, digits))
-    k, n = len(text), len(text) + int(exponent)
-    minus = "-" if value < 0 else ""
-    if k <= n <= 21:
-        return minus + text + "0" * (n - k)
-    if 0 < n <= 21:
-        return minus + text[:n] + "." + text[n:]
-    if -6 < n <= 0:
-        return minus + "0." + "0" * -n + text
-    mantissa = text[0] + ("." + text[1:] if k > 1 else "")
-    return f"{minus}{mantissa}e{'+' if n - 1 >= 0 else '-'}{abs(n - 1)}"
-
-
-def format_number(value: float) -> str:
-    """formatNumber of js/shared/numbers.ts: integers plain, others to 4 decimals
-    without float noise (4 significant digits below 0.001)."""
-    if isinstance(value, int) or not math.isfinite(value) or value.is_integer():
-        return js_number(value)
-    if abs(value) < 1e-3:
-        return js_number(float(f"{value:.3e}"))
-    return js_number(float(to_fixed(value, 4)))
 
 
 def params_text(params: Mapping[str, Any]) -> str:
@@ -224,8 +183,7 @@ def cell_texts(row: Row, decimals: int | None, columns: Sequence[tuple[str, str]
         "created": str(row["created"] or "")[:10],
         "params": params_text(row["params"] or {}),
     }
-    agents = _agent_returns(row)
-    return [
-        number(agents.get(key[len(_AGENT) :])) if key.startswith(_AGENT) else base[key]
-        for _, key in columns
-    ]
+    agents, outcomes = _agent_returns(row), _agent_outcomes(row)
+    texts = {f"{_AGENT}{agent}": number(total) for agent, total in agents.items()}
+    texts |= {f"{_OUTCOME}{agent}": text for agent, text in outcomes.items()}
+    return [base[key] if key in base else texts.get(key, "-") for _, key in columns]

@@ -143,9 +143,10 @@ class StepTables:
         schema = unified_schema([_BASE, *(s.schema for s in used)])
         connection = duckdb.connect(config=_CONFIG)
         connection.register("_steps", self.store.dataset(used, schema))
-        connection.register("_episodes", _episodes(runs, chosen))
+        episodes = _episodes(runs, chosen)
+        connection.register("_episodes", episodes)
         connection.register("_runs", _runs(runs))
-        for statement in _views(schema):
+        for statement in _views(schema, episodes.schema):
             connection.execute(statement)
         for statement in _LOCK:
             connection.execute(statement)
@@ -191,14 +192,21 @@ def _chosen(segments: Sequence[Segment]) -> dict[tuple[str, str], Segment]:
 
 def _episodes(runs: Sequence[Run], chosen: dict[tuple[str, str], Segment]) -> pa.Table:
     """One row per episode with a table: its summary (from run.json or a manifest), its
-    number in the run (as ``lib.open(run)[i]`` takes it), and the segment to read."""
-    rows = []
+    number in the run (as ``lib.open(run)[i]`` takes it), the segment to read, and for
+    the agents of multi-agent runs (in the order first met) ``player_<agent>`` (who
+    played that seat, where the episode's metadata says: an arena's games),
+    ``return_<agent>`` and ``outcome_<agent>`` (``'win'``, ``'draw'``, ``'loss'``; NULL
+    where the game has no winner, or the agent is not in it)."""
+    rows, agents = [], {}
     for run in runs:
         for i, episode in enumerate(run.episodes):
             segment = chosen.get((run.id, episode.file))
             if segment is None:
                 continue
             metadata = segment.episodes[episode.file]
+            returns, outcomes = episode.agent_returns or {}, episode.agent_outcomes or {}
+            players = episode.players or {}
+            agents.update(dict.fromkeys([*returns, *players]))
             rows.append(
                 {
                     "run": run.id,
@@ -214,9 +222,23 @@ def _episodes(runs: Sequence[Run], chosen: dict[tuple[str, str], Segment]) -> pa
                     "file": str(run.location(episode.file)),
                     "name": episode.file,
                     "segment": segment.name,
+                    **{f"return_{agent}": total for agent, total in returns.items()},
+                    **{f"outcome_{agent}": outcome for agent, outcome in outcomes.items()},
+                    **{f"player_{agent}": player for agent, player in players.items()},
                 }
             )
-    return pa.Table.from_pylist(rows, schema=_EPISODES)
+    per_agent = [
+        field
+        for agent in agents
+        for field in (
+            pa.field(f"player_{agent}", pa.string()),
+            pa.field(f"return_{agent}", pa.float64()),
+            pa.field(f"outcome_{agent}", pa.string()),
+        )
+        if field.name not in _EPISODES.names
+    ]
+    schema = pa.schema([*_EPISODES, *per_agent])
+    return pa.Table.from_pylist(rows, schema=schema)
 
 
 def _runs(runs: Sequence[Run]) -> pa.Table:
@@ -240,7 +262,7 @@ def _runs(runs: Sequence[Run]) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=schema)
 
 
-def _views(schema: pa.Schema) -> list[str]:
+def _views(schema: pa.Schema, episodes: pa.Schema) -> list[str]:
     """The views the user's SQL sees: ``steps`` joins each step to its episode, which
     keeps out episodes no longer listed and copies a second segment left."""
     hidden = {"run", "file", "segment"}
@@ -252,7 +274,7 @@ def _views(schema: pa.Schema) -> list[str]:
         *(f"s.{_quoted(c)}" for c in (*first, *rest)),
         *(f"e.{c}" for c in EPISODE_METADATA),
     ]
-    episode_columns = [c for c in _EPISODES.names if c not in ("name", "segment")]
+    episode_columns = [c for c in episodes.names if c not in ("name", "segment")]
     return [
         f"CREATE VIEW steps AS SELECT {', '.join(columns)} FROM _steps s JOIN _episodes e "
         "ON s.run = e.run AND s.file = e.name AND s.segment = e.segment",

@@ -21,7 +21,6 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +29,9 @@ from urllib.parse import quote
 
 import numpy as np
 
-from agent_widget.episodes import Rollout
+from agent_widget.episodes import OUTCOMES, Outcome, Rollout, zero_sum
 from agent_widget.format import checked_name
+from agent_widget.library._regular_files import read_regular
 
 FORMAT = "agent-widget.run"
 VERSION = 1
@@ -46,20 +46,13 @@ ROW_COLUMNS = (
     "return_mean",
     "return_std",
     "agent_returns",
+    "agent_outcomes",
     "success_rate",
     "steps",
     "created",
     "params",
 )
 MAX_RUN_FILE_BYTES = 64 * 2**20
-_KINDS = {
-    stat.S_IFDIR: "a folder",
-    stat.S_IFIFO: "a FIFO",
-    stat.S_IFCHR: "a character device",
-    stat.S_IFBLK: "a block device",
-    stat.S_IFSOCK: "a socket",
-    stat.S_IFLNK: "a link",
-}
 # Kept as they are in folder names; everything else is percent-encoded, so any env id
 # (e.g. "ALE/Pong-v5" -> "ALE%2FPong-v5") is one safe folder name on every OS.
 _SAFE = "-_.+=,@"
@@ -101,18 +94,26 @@ class EpisodeSummary:
     seed: int | None = None
     # A multi-agent episode's return per agent, by name (absent for one agent).
     agent_returns: dict[str, float] | None = None
+    # Its outcome per agent where the game has a winner (Rollout.outcomes); absent in
+    # files written before outcomes were kept, and where a game has none.
+    agent_outcomes: dict[str, Outcome] | None = None
+    # Who played each agent's seat (metadata["players"], as the arena records games).
+    players: dict[str, str] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        entry = {
+        entry: dict[str, Any] = {
             "file": self.file,
             "return": self.total_return,
             "steps": self.steps,
             "success": self.success,
             "seed": self.seed,
         }
-        return (
-            entry if self.agent_returns is None else {**entry, "agent_returns": self.agent_returns}
-        )
+        agents = {
+            "agent_returns": self.agent_returns,
+            "agent_outcomes": self.agent_outcomes,
+            "players": self.players,
+        }
+        return entry | {key: value for key, value in agents.items() if value is not None}
 
     @classmethod
     def from_json(cls, entry: Any, names: re.Pattern[str] = EPISODE_FILE) -> EpisodeSummary:
@@ -138,7 +139,15 @@ class EpisodeSummary:
         ):
             raise ValueError("'agent_returns' must map agent names to finite numbers")
         agent_returns = None if agents is None else {k: float(v) for k, v in agents.items()}
-        return cls(file, float(total), steps, success, seed, agent_returns)
+        outcomes = entry.get("agent_outcomes")
+        if outcomes is not None and not (
+            isinstance(outcomes, dict) and all(v in OUTCOMES for v in outcomes.values())
+        ):
+            raise ValueError(f"'agent_outcomes' must map agent names to one of {OUTCOMES}")
+        players = entry.get("players")
+        if players is not None and _players(players) is None:
+            raise ValueError("'players' must map agent names to player names")
+        return cls(file, float(total), steps, success, seed, agent_returns, outcomes, players)
 
 
 def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
@@ -166,7 +175,18 @@ def summarize(rollout: Rollout, file: str) -> EpisodeSummary:
         success=None if success is None else bool(success),
         seed=seed if _is_int(seed) else None,
         agent_returns=_agent_returns(rollout),
+        agent_outcomes=rollout.outcomes,
+        players=_players(metadata.get("players")),
     )
+
+
+def _players(players: Any) -> dict[str, str] | None:
+    """``players`` when it maps names to names (who played which seat), else None."""
+    if isinstance(players, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in players.items()
+    ):
+        return players
+    return None
 
 
 def _agent_returns(rollout: Rollout) -> dict[str, float] | None:
@@ -229,14 +249,33 @@ class Run:
         return {agent: float(np.mean(totals)) for agent, totals in by_agent.items()}
 
     @property
+    def agent_outcomes(self) -> dict[str, dict[Outcome, int]] | None:
+        """Each agent's count of wins, draws and losses (``{"player_0": {"win": 3,
+        "draw": 1, "loss": 2}}``) over the episodes whose games have a winner; None when
+        none has (one agent, a cooperative game, a run listed before outcomes were kept)."""
+        counts: dict[str, dict[Outcome, int]] = {}
+        for episode in self.episodes:
+            for agent, outcome in (episode.agent_outcomes or {}).items():
+                counts.setdefault(agent, dict.fromkeys(OUTCOMES, 0))[outcome] += 1
+        return counts or None
+
+    @property
+    def zero_sum(self) -> bool:
+        """Whether this is a multi-agent run whose every episode is zero-sum: its summed
+        return is 0 whoever wins, so the leaderboard shows none."""
+        agents = [e.agent_returns for e in self.episodes]
+        return bool(agents) and all(a is not None and zero_sum(list(a.values())) for a in agents)
+
+    @property
     def success_rate(self) -> float | None:
         """Share of the episodes that succeeded, among those that say; None if none says."""
         known = [e.success for e in self.episodes if e.success is not None]
         return sum(known) / len(known) if known else None
 
     def row(self) -> dict[str, Any]:
-        """The run as one leaderboard row (std is the population std of the returns)."""
-        returns = self.returns
+        """The run as one leaderboard row (std is the population std of the returns;
+        neither for a zero-sum run, where the summed return is always 0)."""
+        returns = np.zeros(0) if self.zero_sum else self.returns
         return {
             "id": self.id,
             "env_id": self.env_id,
@@ -246,6 +285,7 @@ class Run:
             "return_mean": float(returns.mean()) if len(returns) else None,
             "return_std": float(returns.std()) if len(returns) else None,
             "agent_returns": self.agent_returns,
+            "agent_outcomes": self.agent_outcomes,
             "success_rate": self.success_rate,
             "steps": sum(e.steps for e in self.episodes),
             "created": self.created,
@@ -293,7 +333,7 @@ def read_run(folder: Path, run_id: str) -> Run:
     """
     where = f"{folder}/{RUN_FILE}"
     try:
-        data = _read_regular(folder / RUN_FILE, MAX_RUN_FILE_BYTES)
+        data = read_regular(folder / RUN_FILE, MAX_RUN_FILE_BYTES)
         present = set(episode_files(folder))
     except FileNotFoundError:
         raise ValueError(
@@ -317,38 +357,6 @@ def read_run(folder: Path, run_id: str) -> Run:
     if missing:
         raise ValueError(f"{where} lists {', '.join(missing)}, missing from the folder")
     return Run(id=run_id, path=folder, **header, episodes=episodes)
-
-
-def _read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of ``path``, at most ``limit + 1`` of them; a ValueError naming ``path``
-    if it is not a regular file (then it was never opened), an OSError if unreadable.
-
-    Checked before opening: opening a FIFO waits for a writer, forever, and opening a
-    device (a link to ``/dev/zero``, a tape drive) may do something of its own.
-    ``O_NONBLOCK`` keeps the open from waiting should a FIFO take the file's place
-    between the check and the open, which ``fstat`` then catches.
-    """
-    _check_regular(os.stat(path).st_mode, path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    with open(os.open(path, flags), "rb") as file:
-        info = os.fstat(file.fileno())
-        _check_regular(info.st_mode, path)
-        # Read what is there, not the limit: read(n) allocates n bytes up front.
-        return file.read(min(info.st_size, limit) + 1)
-
-
-def _check_regular(mode: int, path: Path) -> None:
-    if (why := unopened(mode, path)) is not None:
-        raise ValueError(why)
-
-
-def unopened(mode: int, path: object) -> str | None:
-    """Why the entry ``path`` of ``mode`` (``st_mode``) is left unopened; None for a
-    regular file."""
-    if stat.S_ISREG(mode):
-        return None
-    kind = _KINDS.get(stat.S_IFMT(mode), "not a regular file")
-    return f"{path}: {kind}, not a regular file (left unopened)"
 
 
 def check_header(meta: Any, where: str) -> dict[str, Any]:

@@ -192,11 +192,14 @@ class RunLibrary:
         """The leaderboard: one row per run, in :meth:`runs` order.
 
         Columns: ``id, env_id, algorithm, run, episodes, return_mean, return_std,
-        agent_returns, success_rate, steps, created, params``. ``return_std`` is the
-        population standard deviation; ``agent_returns`` is each agent's mean return
-        (``{"player_0": 0.4, ...}``) for a multi-agent (PettingZoo) run, else None, so
-        ``sorted(rows, key=lambda row: row["agent_returns"]["player_0"])`` ranks by one
-        agent; ``success_rate`` is None when the episodes do not say;
+        agent_returns, agent_outcomes, success_rate, steps, created, params``.
+        ``return_std`` is the population standard deviation (both None for a zero-sum
+        multi-agent run, whose summed return is always 0); ``agent_returns`` is each
+        agent's mean return (``{"player_0": 0.4, ...}``) for a multi-agent (PettingZoo)
+        run, else None, so ``sorted(rows, key=lambda row: row["agent_returns"]["player_0"])``
+        ranks by one agent; ``agent_outcomes`` each player's wins, draws and losses in
+        games with a winner (``{"player_0": {"win": 3, "draw": 1, "loss": 2}}``, see
+        ``Rollout.outcomes``), else None; ``success_rate`` is None when the episodes do not say;
         ``steps`` counts actions over all episodes.
 
         Args:

@@ -57,7 +57,8 @@ import pyarrow.parquet as pq
 from agent_widget.episodes import Rollout
 from agent_widget.format import temporary_name, url_to_fs
 from agent_widget.library._bucket import unique_name
-from agent_widget.library._run_file import RUN_FILE, unopened
+from agent_widget.library._regular_files import unopened
+from agent_widget.library._run_file import RUN_FILE
 from agent_widget.library._step_tables import episode_metadata, step_columns
 
 TABLES = ".tables"

@@ -19,12 +19,16 @@ from agent_widget.panels._card_image import TEXT as TEXT
 from agent_widget.panels._card_image import card_image as card_image
 from agent_widget.panels._card_image import clip as clip
 from agent_widget.panels._card_image import needed_height as needed_height
-from agent_widget.panels._card_image import number_text as number_text
 from agent_widget.panels._card_image import overlay_on as overlay_on
 from agent_widget.panels._card_image import text_font as text_font
 from agent_widget.panels._card_image import wrapped as wrapped
 from agent_widget.panels._cards import Card as Card
 from agent_widget.panels._heatmap import LUT as LUT
+from agent_widget.panels._numbers import common_decimals as common_decimals
+from agent_widget.panels._numbers import format_fixed as format_fixed
+from agent_widget.panels._numbers import format_number as format_number
+from agent_widget.panels._numbers import js_number as js_number
+from agent_widget.panels._numbers import to_fixed as to_fixed
 from agent_widget.panels._panel_list import PanelsGiven as PanelsGiven
 from agent_widget.panels._panel_list import add_panels as add_panels
 from agent_widget.panels._panel_list import panel_list as panel_list

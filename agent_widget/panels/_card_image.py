@@ -19,6 +19,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from agent_widget.panels._cards import Card
+from agent_widget.panels._numbers import common_decimals, format_fixed, format_number
 
 # The page's light theme (js/viewer/widget.css) and bar colours (js/panels/bars.ts).
 BACKGROUND = (255, 255, 255)
@@ -98,17 +99,6 @@ def overlay_on(frame: np.ndarray, card: Card, opacity: float = OVERLAY_OPACITY) 
     return blended.astype(np.uint8)
 
 
-def number_text(value: float) -> str:
-    """A value as the page writes it (formatNumber in js/shared/readout.ts)."""
-    if not np.isfinite(value):
-        return str(value)  # nan, inf, -inf
-    if value == int(value):
-        return str(int(value))
-    if abs(value) < 1e-3:
-        return f"{value:.4g}"
-    return str(round(value, 4))
-
-
 def _bars(card: Card, width: int, height: int) -> Image.Image:
     """Horizontal bars from zero, the taken action's highlighted, the greedy one marked
     beside its label (a triangle, the label in bold) as on the page: never an outline
@@ -127,6 +117,7 @@ def _bars(card: Card, width: int, height: int) -> Image.Image:
     font = text_font(max(6, min(FONT_SIZE, row - 4)))
     left, right = round(width * LABEL_WIDTH), round(width * (1 - VALUE_WIDTH))
     finite = values[np.isfinite(values)]
+    decimals = common_decimals(finite.tolist())  # one column's: the values line up
     low, high = card.meta.get("scale") or (min(0.0, *finite), max(0.0, *finite))
     span = high - low or 1.0
 
@@ -146,7 +137,8 @@ def _bars(card: Card, width: int, height: int) -> Image.Image:
             _greedy_mark(draw, left, middle, row)
             draw.text((left - LABEL_GAP - 1, middle), text, TEXT, font, "rm")  # bold: twice
         draw.text((left - LABEL_GAP, middle), text, TEXT, font, "rm")
-        value_text = clip(number_text(value), width - right - 4, font)
+        shown = "nan" if np.isnan(value) else format_fixed(float(value), decimals)  # as bars.ts
+        value_text = clip(shown, width - right - 4, font)
         draw.text((right + 4, middle), value_text, TEXT, font, "lm")
     draw.line((round(zero), 0, round(zero), len(values) * row - 1), fill=TEXT)
     for i, line in enumerate(caption):  # wrapped: a caption is read whole, never cut
@@ -188,7 +180,7 @@ def _heatmap(card: Card, width: int, height: int) -> Image.Image:
     """The colour bar between the map's min and max, then the map with opaque cells."""
     image, draw = _canvas(width, height)
     font = text_font(FONT_SIZE)
-    low, high = number_text(card.meta["min"]), number_text(card.meta["max"])
+    low, high = format_number(card.meta["min"]), format_number(card.meta["max"])
     low_width, high_width = draw.textlength(low, font), draw.textlength(high, font)
     strip_width = max(1, round(width - low_width - high_width - 8))
     lut = np.frombuffer(card.buffers[1], np.uint8).reshape(1, -1, 3)

@@ -16,6 +16,7 @@ from agent_widget.episodes import lend
 from agent_widget.recording._agent_policies import AgentPolicies as AgentPolicies
 from agent_widget.recording._branch import branch
 from agent_widget.recording._branch_agents import branch_agents
+from agent_widget.recording._interrupts import interrupts_held as interrupts_held
 from agent_widget.recording._minari import from_minari
 from agent_widget.recording._normalization import NORMALIZATION_KEY as NORMALIZATION_KEY
 from agent_widget.recording._normalization import Normalization as Normalization

@@ -3,9 +3,9 @@ acted, each agent's action by name where the names fit its own action space, rew
 return, its legal actions where the env gives action masks), and one return line per
 agent on the timeline.
 
-The lines are timeline extras named ``return[<agent>]``: the front end draws the
-components of one name on one range in the extras' colours, given in the agents' order,
-so an agent keeps its colour all along the episode.
+The lines are timeline extras named ``return[<agent>]``: the front end draws them on
+the return's own axis (js/shared/timeline-axes.ts) in the extras' colours, given in the
+agents' order, so an agent keeps its colour all along the episode.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from agent_widget.episodes import ActionNames, Rollout, own_names
-from agent_widget.panels import number_text
+from agent_widget.panels import format_number
 from agent_widget.viewer._transport import action_text
 
 # More agents than this draw no line each (Pistonball's 20 would blur into a band):
@@ -87,7 +87,7 @@ def agent_lines(row: dict[str, Any], t: int) -> list[str]:
     its return after action ``t`` (its reward in it)."""
 
     def number(value: float | None) -> str:
-        return "-" if value is None else number_text(value)
+        return "-" if value is None else format_number(value)
 
     lines = [] if row["acting"] is None else [f"acted: {row['acting']}"]
     for name, action, reward, total, legal in row["agents"]:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw
 
-from agent_widget.panels import BACKGROUND, BORDER, MUTED, TEXT, clip, number_text, text_font
+from agent_widget.panels import BACKGROUND, BORDER, MUTED, TEXT, clip, format_number, text_font
 from agent_widget.viewer._agents import agent_lines
 from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._transport import action_text
@@ -230,7 +230,7 @@ def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list
         action = f"action: {action_text(episode.actions[t], episode.action_names)}"
         reward = float(episode.rewards[t])
         finite = "" if np.isfinite(reward) else "; not a finite number: left out of the return"
-        earned = f"reward: {number_text(reward)} (of action {t}{finite})"
+        earned = f"reward: {format_number(reward)} (of action {t}{finite})"
     else:
         action, earned = "action: - (none at the last position)", "reward: -"
     flags = f"terminated: {flag(episode.terminated)}  truncated: {flag(episode.truncated)}"
@@ -238,7 +238,7 @@ def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list
         f"t = {t} / {steps}",
         *([action] if agents is None else agent_lines(agents[0], t)),
         earned,
-        f"return: {number_text(float(episode.finite_returns()[t]))} "
+        f"return: {format_number(float(episode.finite_returns()[t]))} "
         f"({f'before action {t}' if acted else after})",
         f"{flags} ({after})" if outcome >= 0 else flags,
         *([f"info: {_value_text(info)}"] if info else []),
@@ -247,7 +247,7 @@ def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list
 
 def _value_text(value: Any) -> str:
     if isinstance(value, float):
-        return number_text(value)
+        return format_number(value)
     return value if isinstance(value, str) else json.dumps(value, default=str)
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from typing import Any
 
 from agent_widget.format import CHUNK_SIZE
-from agent_widget.panels import PanelRunner
+from agent_widget.panels import PanelRunner, card_message
 from agent_widget.viewer._episode import ServedEpisode
 from agent_widget.viewer._summary import range_reply, summary
 from agent_widget.viewer._transport import (
@@ -52,19 +52,48 @@ class ServesItsViews(ViewerTraits):
         if isinstance(content, Mapping) and content.get("type") == "panel":
             self._on_panel_request(content)
             return
+        for message, buffers in self.answers(content):
+            self.send(message, buffers)
+
+    def answers(self, content: Any) -> Iterator[tuple[dict[str, Any], list[bytes]]]:
+        """The replies to a view's request for frame chunks or a stretch of the timeline,
+        each made as the one before has gone (the frame a paint waits for first): what
+        the comm sends, and what a host serving the viewer without a kernel (the
+        TensorBoard plugin) answers over HTTP. A bad request gets an error reply."""
         if isinstance(content, Mapping) and content.get("type") == "timeline":
             with self._lock:
-                self.send(*range_reply(content, self._episode))
+                reply = range_reply(content, self._episode)
+            yield reply
             return
         with self._lock:
             preview = (
                 frame_preview(content, self._episode) if isinstance(content, Mapping) else None
             )
         if preview is not None:
-            self.send(*preview)
+            yield preview
         with self._lock:
-            message, buffers = answer(content, self._episode)
-        self.send(message, buffers)
+            reply = answer(content, self._episode)
+        yield reply
+
+    def card_answers(self, content: Mapping[str, Any]) -> list[tuple[dict[str, Any], list[bytes]]]:
+        """The cards a view's ``{"type": "panel", "id", "step", "names"}`` asks for, one
+        message each, computed now (within each panel's time limit, a stuck one's error
+        card at once) unless cached: what the worker would send, for a host serving the
+        viewer without a kernel (the TensorBoard plugin). ValueError for a bad request."""
+        request = panel_request(content)
+        known = [panel["name"] for panel in self._panels.describe()]
+        unknown = [name for name in request.names or () if name not in known]
+        if unknown:
+            raise ValueError(f"no panel {unknown[0]!r} (the panels: {', '.join(known) or 'none'})")
+        if not 0 <= request.step < self._episode.num_positions:
+            raise ValueError(
+                f"no step {request.step}: the episode has {self._episode.num_positions}"
+            )
+        messages = []
+        for name in known if request.names is None else request.names:
+            version, card = self._panels.card_now(name, request.step)
+            messages.append(card_message(name, version, request.step, card, request.request_id))
+        return messages
 
     def _on_panel_request(self, content: Mapping[str, Any]) -> None:
         """Queue a panel request; its cards are sent as they are ready, from the worker.

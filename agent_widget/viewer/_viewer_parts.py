@@ -137,6 +137,13 @@ class ViewerParts(ViewerTraits):
             panels = exported_panels(self._panels.describe(), skip_panels)
             return episode_data(episode, state, panels, self._panels.card_now, export, start)
 
+    def view_state(self) -> dict[str, Any]:
+        """The traits a view reads, bytes as bytes: for a host that serves the viewer
+        without a kernel (the TensorBoard plugin), whose view asks for everything else."""
+        names = (*STATE_TRAITS, "series", "summary", "panels", "embedded")
+        with self._lock:
+            return {name: getattr(self, name) for name in names}
+
     def frame_height(self, start: int, stop: int) -> int:
         """The height of the first frame from ``start`` to ``stop - 1``, which sets a
         video's default scale (ValueError when there is none to film)."""

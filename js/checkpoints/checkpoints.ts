@@ -43,7 +43,12 @@ class CheckpointView {
     this.root = parent.appendChild(el("div", "aw-checkpoints"));
     this.title = this.root.appendChild(el("div", "aw-title"));
     // Its positions are the checkpoints, labelled with their training steps.
-    this.chart = new ReturnsChart(this.root, (i) => this.choose(i), (ticks) => trainingStepLabels(this.steps, ticks));
+    this.chart = new ReturnsChart(this.root, (i) => this.choose(i), {
+      titles: { x: "training step", y: "evaluation return" },
+      stepLabels: (ticks) => trainingStepLabels(this.steps, ticks),
+      heading: (i) => stepLabel(this.steps, i),
+      points: true,
+    });
     this.chart.element.setAttribute("role", "img");
     this.chart.element.title = "evaluation return of each seed over training; cursor: the checkpoint shown (click to choose one)";
     this.legend = this.root.appendChild(el("div", "aw-legend"));
@@ -119,8 +124,8 @@ class CheckpointView {
     const steps = this.steps;
     this.slider.max = String(Math.max(steps.length - 1, 0));
     this.slider.disabled = steps.length < 2;
-    this.chart.setData(returnLines(this.model.get("returns"), steps.length), steps.length, null);
     const seeds = integers(this.model.get("seeds"));
+    this.chart.setData(returnLines(this.model.get("returns"), steps.length), seeds.map((seed) => `seed ${seed}`), steps.length, null);
     this.seeds.textContent = "";
     for (const seed of seeds) {
       const option = this.seeds.appendChild(el("option", ""));
@@ -152,11 +157,11 @@ class CheckpointView {
     const lines = returnLines(this.model.get("returns"), this.steps.length);
     this.legend.textContent = "";
     seeds.forEach((seed, i) => {
-      const item = this.legend.appendChild(el("span", "aw-legend-item"));
-      const swatch = item.appendChild(el("canvas", "aw-swatch"));
+      const swatch = el("canvas", "aw-swatch");
       swatch.setAttribute("role", "img");
       swatch.setAttribute("aria-label", `Line of seed ${seed} in the returns chart`);
-      item.append(seedLabel(seed, lines[i]?.[index]));
+      const item = this.chart.toggles.button(i, swatch, seedLabel(seed, lines[i]?.[index]));
+      this.legend.appendChild(item).classList.add("aw-legend-item");
     });
     this.colorLegend();
   }

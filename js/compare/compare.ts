@@ -11,9 +11,10 @@
  */
 import { type ChildView, childModel, mountChild } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
-import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
+import { Alignment, endLabel, gridColumns, minCellWidth, toInt32 } from "./layout.ts";
 import { drawSwatch, lineColor, ReturnsChart } from "./chart.ts";
 import { Controls, keyAction } from "../shared/controls.ts";
+import { formatFixed, seriesDecimals } from "../shared/numbers.ts";
 import { button, el } from "../shared/dom.ts";
 import { ModelListeners } from "../shared/listeners.ts";
 import { Player } from "../shared/player.ts";
@@ -26,8 +27,6 @@ import { parseState, WhatIfBar } from "./what-if.ts";
 
 const SAVE_INTERVAL_MS = 50;
 const SAVE_INTERVAL_PLAYING_MS = 250;
-/** Cells narrower than this wrap to the next row. */
-const MIN_CELL_PX = 280;
 
 interface Child {
   model: Model;
@@ -86,7 +85,7 @@ class CompareView {
       setFps: (fps) => this.saveTrait("fps", fps),
       setLoop: (loop) => this.saveTrait("loop", loop),
     });
-    this.chart = new ReturnsChart(shared, (t) => this.userGo(t));
+    this.chart = new ReturnsChart(shared, (t) => this.userGo(t), { titles: { x: "step", y: "return" } });
     this.chart.element.setAttribute("role", "img");
     const footer = shared.appendChild(el("div", "aw-compare-footer"));
     this.legend = footer.appendChild(el("div", "aw-legend"));
@@ -184,6 +183,7 @@ class CompareView {
     this.showLegend();
     this.chart.setData(
       this.children.map((c, i) => this.alignment.aligned(i, c.series.returns, this.length)),
+      this.labels,
       this.length,
       this.divergence,
     );
@@ -193,17 +193,23 @@ class CompareView {
     this.go(Number(this.model.get("step")) || 0, "model");
   }
 
+  /** Each episode's label, as the legend and the hover name it. */
+  private get labels(): string[] {
+    const labels = (this.model.get("labels") as string[] | undefined) ?? [];
+    return this.children.map((_, i) => labels[i] ?? String(i));
+  }
+
   private showLegend(): void {
-    const labels = (this.model.get("labels") as string[]) ?? [];
+    const labels = this.labels;
     this.legend.textContent = "";
     this.children.forEach((child, i) => {
-      const label = labels[i] ?? String(i);
-      const item = this.legend.appendChild(el("span", "aw-legend-item"));
-      const swatch = item.appendChild(el("canvas", "aw-swatch"));
+      const label = labels[i];
+      const swatch = el("canvas", "aw-swatch");
       swatch.setAttribute("role", "img");
       swatch.setAttribute("aria-label", `Line of ${label} in the returns chart`);
       const total = child.series.returns[child.series.returns.length - 1] ?? 0;
-      item.append(`${label}: return ${Number.parseFloat(total.toFixed(4))}`);
+      const text = `${label}: return ${formatFixed(total, seriesDecimals(child.series.returns))}`; // as its readout
+      this.legend.appendChild(this.chart.toggles.button(i, swatch, text)).classList.add("aw-legend-item");
     });
     this.chart.element.setAttribute("aria-label", `Returns of ${labels.join(", ")} by step (click to go to a step)`);
     this.colorLegend();
@@ -221,7 +227,8 @@ class CompareView {
 
   private layout(): void {
     const fixed = Math.max(0, Math.floor(Number(this.model.get("columns")) || 0));
-    const columns = gridColumns(this.children.length, this.root.clientWidth, MIN_CELL_PX, fixed);
+    const width = this.root.clientWidth;
+    const columns = gridColumns(this.children.length, width, minCellWidth(width), fixed);
     this.grid.style.gridTemplateColumns = `repeat(${columns}, minmax(0, 1fr))`;
   }
 

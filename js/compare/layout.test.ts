@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { sharedRange } from "./chart.ts";
-import { Alignment, endLabel, gridColumns, toInt32 } from "./layout.ts";
+import { Alignment, endLabel, gridColumns, minCellWidth, toInt32 } from "./layout.ts";
 import { parseSeries } from "../shared/series.ts";
 import { packSeries } from "../shared/test-helpers.ts";
 
@@ -79,5 +79,17 @@ describe("gridColumns", () => {
 describe("sharedRange", () => {
   it("spans every line, skipping NaN, so that returns compare on one scale", () => {
     expect(sharedRange([f64([0, 2, Number.NaN]), f64([-1, 1])])).toEqual({ lo: -1, hi: 2 });
+  });
+});
+
+describe("minCellWidth", () => {
+  it("keeps frames side by side in a 420 px cell", () => {
+    expect(gridColumns(2, 420, minCellWidth(420), 0)).toBe(2);
+    expect(gridColumns(3, 420, minCellWidth(420), 0)).toBe(2);
+  });
+
+  it("keeps wide columns where there is room for two of them", () => {
+    expect(minCellWidth(560)).toBe(280);
+    expect(gridColumns(3, 700, minCellWidth(700), 0)).toBe(2);
   });
 });

@@ -56,6 +56,17 @@ export function endLabel(series: Series, t: number, length: number): string {
   return `${how} at t = ${length - 1}`;
 }
 
+/** Cells narrower than this wrap to the next row... */
+const MIN_CELL_PX = 280;
+/** ...except in a narrow cell (below two of them), where smaller frames side by side beat a
+ * stack whose last frame is screens away from the shared slider. */
+const NARROW_CELL_PX = 150;
+
+/** The narrowest a column may be in a comparison `width` px wide. */
+export function minCellWidth(width: number): number {
+  return width < 2 * MIN_CELL_PX ? NARROW_CELL_PX : MIN_CELL_PX;
+}
+
 /**
  * Columns for `count` cells in `width` px: `fixed` when set, else as many as fit
  * cells of at least `minWidth`, then evened out (4 cells in room for 3 -> 2 x 2).

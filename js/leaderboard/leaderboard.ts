@@ -11,7 +11,7 @@ import { type ChildView, ChildTrait, mountChild, type Render } from "../shared/c
 import viewer from "../viewer/widget.ts";
 import { button, el, input } from "../shared/dom.ts";
 import { ModelListeners } from "../shared/listeners.ts";
-import { asRows, type Column, columnsOf, DEFAULT_SORT, GROUP_BY, parseGroupBy, type Row, type Sort, tableText } from "./table.ts";
+import { asRows, type Column, columnOrder, columnsOf, DEFAULT_SORT, GROUP_BY, parseGroupBy, type Row, type Sort, tableText } from "./table.ts";
 import type { Model } from "../shared/types.ts";
 
 class LeaderboardView {
@@ -21,14 +21,19 @@ class LeaderboardView {
   private readonly episode: HTMLInputElement;
   private readonly open: HTMLButtonElement;
   private readonly groupBy: HTMLSelectElement;
+  private readonly scroll: HTMLDivElement;
+  private readonly table: HTMLTableElement;
   private readonly head: HTMLTableRowElement;
   private readonly body: HTMLTableSectionElement;
   private readonly errors: HTMLDivElement;
   private readonly message: HTMLDivElement;
   private readonly opened: HTMLDivElement;
   private readonly listeners: ModelListeners;
+  private readonly resizeObserver: ResizeObserver;
   private rows: Row[] = [];
   private sort: Sort = DEFAULT_SORT;
+  /** The sorted column would be out of view in the table's own order: it is shown next to the run's name. */
+  private sortedNext = false;
   private openedView: ChildView | undefined;
   /** Bumped on each change of `opened`, so a slow view creation never shows a stale one. */
   private readonly openedChild: ChildTrait;
@@ -55,13 +60,18 @@ class LeaderboardView {
     this.groupBy.append(new Option("nothing", ""), ...GROUP_BY.map((g) => new Option(g, g)));
     this.open = bar.appendChild(button("aw-open", "Open", "Show the ticked runs (several: side by side)"));
     const refresh = bar.appendChild(button("aw-refresh", "Refresh", "Read the library again"));
-    const scroll = this.root.appendChild(el("div", "aw-table-scroll"));
+    const scroll = (this.scroll = this.root.appendChild(el("div", "aw-table-scroll")));
     scroll.tabIndex = 0; // a box that scrolls is reachable by keys
     scroll.setAttribute("role", "region");
     scroll.setAttribute("aria-label", "Runs");
-    const table = scroll.appendChild(el("table", "aw-runs"));
+    const table = (this.table = scroll.appendChild(el("table", "aw-runs")));
     this.head = table.createTHead().insertRow();
     this.body = table.createTBody();
+    // Whenever the table or its box may have changed width: where the pinned columns end,
+    // and whether the sorted column fits in view in the table's own order.
+    this.resizeObserver = new ResizeObserver(() => this.fit());
+    this.resizeObserver.observe(table);
+    this.resizeObserver.observe(scroll);
     this.errors = this.root.appendChild(el("div", "aw-errors"));
     this.message = this.root.appendChild(el("div", "aw-message"));
     this.opened = this.root.appendChild(el("div", "aw-opened"));
@@ -94,6 +104,7 @@ class LeaderboardView {
   }
 
   dispose(): void {
+    this.resizeObserver.disconnect();
     this.listeners.dispose();
     this.openedView?.remove();
     this.root.remove();
@@ -121,7 +132,9 @@ class LeaderboardView {
   }
 
   private draw(): void {
-    const columns = columnsOf(this.rows);
+    const all = columnsOf(this.rows);
+    const order = columnOrder(all, this.sort, this.sortedNext);
+    const columns = order.map((i) => all[i]);
     this.drawHead(columns);
     const groupBy = parseGroupBy(this.model.get("group_by"));
     this.groupBy.value = groupBy ?? "";
@@ -138,22 +151,57 @@ class LeaderboardView {
         header.className = "aw-group";
         const cell = header.insertCell();
         cell.colSpan = columns.length + 1;
-        cell.textContent = line.group;
-      } else this.drawRow(byId.get(line.id)!, line.cells, selected.has(line.id), columns);
+        // In a span: the whole-row cell scrolls sideways, its name stays in view (leaderboard.css).
+        cell.appendChild(el("span", "aw-group-name")).textContent = line.group;
+      } else this.drawRow(byId.get(line.id)!, order.map((i) => line.cells[i]), selected.has(line.id), columns);
     }
+    this.fit();
+  }
+
+  /**
+   * Shows the sorted column next to the run's name when, in the table's own order, it
+   * would be out of the box's view (a narrow cell), in its place when it fits; and
+   * measures the pinned columns. Column widths do not depend on their order, so the
+   * table's own order is measured in any order drawn.
+   */
+  private fit(): void {
+    const widths = new Map([...this.head.cells].map((th) => [th.dataset.key, th.offsetWidth]));
+    let right = this.head.cells[0]?.offsetWidth ?? 0; // the tick box
+    for (const column of columnsOf(this.rows)) {
+      right += widths.get(column.key) ?? 0;
+      if (column.key === this.sort.key) break;
+    }
+    const sortedNext = right > this.scroll.clientWidth;
+    if (this.scroll.clientWidth > 0 && sortedNext !== this.sortedNext) {
+      this.sortedNext = sortedNext;
+      this.draw();
+    } else this.measurePinned();
+  }
+
+  /**
+   * Where the pinned columns end: the run's name sticks after the tick box
+   * (`--aw-tick-width`), the sorted column after both (`--aw-pinned`). Widths, not
+   * offsets: a stuck cell's offset moves as the table scrolls.
+   */
+  private measurePinned(): void {
+    const tick = this.head.querySelector<HTMLElement>(".aw-pin-tick");
+    const run = this.head.querySelector<HTMLElement>(".aw-pin-run");
+    if (tick === null || run === null) return;
+    this.table.style.setProperty("--aw-tick-width", `${tick.offsetWidth}px`);
+    this.table.style.setProperty("--aw-pinned", `${tick.offsetWidth + run.offsetWidth}px`);
   }
 
   private drawHead(columns: readonly Column[]): void {
     this.head.textContent = "";
-    const tickHeader = this.head.appendChild(el("th", "aw-tick-column"));
+    const tickHeader = this.head.appendChild(el("th", "aw-tick-column aw-pin-tick"));
     tickHeader.appendChild(el("span", "aw-visually-hidden")).textContent = "ticked";
     for (const column of columns) {
-      const th = this.head.appendChild(el("th", column.numeric ? "aw-sortable aw-number" : "aw-sortable"));
       const sorted = this.sort.key === column.key;
+      const th = this.head.appendChild(el("th", ["aw-sortable", ...cellClasses(column, this.sort)].join(" ")));
       th.setAttribute("aria-sort", sorted ? (this.sort.descending ? "descending" : "ascending") : "none");
       th.dataset.key = column.key;
       // A button, so that keys sort too; the arrow is the aria-sort's picture, hidden from readers.
-      const sort = th.appendChild(button("aw-sort", column.title, `Sort by ${column.title}`));
+      const sort = th.appendChild(button("aw-sort aw-quiet", column.title, `Sort by ${column.title}`));
       if (sorted) {
         const arrow = sort.appendChild(el("span", "aw-sort-arrow"));
         arrow.textContent = this.sort.descending ? " ▼" : " ▲";
@@ -174,14 +222,16 @@ class LeaderboardView {
     tr.className = ticked ? "aw-run aw-ticked" : "aw-run";
     tr.dataset.id = row.id;
     tr.title = row.id;
-    const tick = tr.insertCell().appendChild(input("aw-tick", "checkbox"));
+    const tickCell = tr.insertCell();
+    tickCell.className = "aw-pin-tick";
+    const tick = tickCell.appendChild(input("aw-tick", "checkbox"));
     tick.checked = ticked;
     tick.setAttribute("aria-label", `Tick run ${row.run} (${row.env_id} · ${row.algorithm})`);
     tick.addEventListener("change", () => this.toggle(row.id));
     cells.forEach((text, i) => {
       const td = tr.insertCell();
       td.textContent = text;
-      if (columns[i].numeric) td.className = "aw-number";
+      td.className = cellClasses(columns[i], this.sort).join(" ");
     });
     tr.addEventListener("click", (event) => {
       if (event.target !== tick) this.toggle(row.id);
@@ -209,6 +259,18 @@ class LeaderboardView {
     this.openedView = child === null ? undefined : mountChild(child, renderOf(child));
     if (this.openedView !== undefined) this.opened.appendChild(this.openedView.el);
   }
+}
+
+/**
+ * A column's cells' classes: numbers right-aligned; the run's name pinned at the left
+ * and the sorted column sticky beside it, so that a table scrolled sideways still shows
+ * which run ranks where (leaderboard.css).
+ */
+function cellClasses(column: Column, sort: Sort): string[] {
+  const classes = column.numeric ? ["aw-number"] : [];
+  if (column.key === "run") classes.push("aw-pin-run");
+  else if (column.key === sort.key) classes.push("aw-pin-sorted");
+  return classes;
 }
 
 /** The render function of an opened run: a CompareViewer (it has `viewers`) or an EpisodeViewer. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { asRows, cellTexts, columnsOf, compareRows, DEFAULT_SORT, type Group, groupRows, matches, paramsText, parseGroupBy, returnDecimals, type Row, tableText } from "./table.ts";
+import { asRows, cellTexts, COLUMNS, columnOrder, columnsOf, compareRows, DEFAULT_SORT, type Group, groupRows, matches, paramsText, parseGroupBy, returnDecimals, type Row, tableText } from "./table.ts";
 
 function row(fields: Partial<Row>): Row {
   return asRows([
@@ -146,6 +146,24 @@ describe("a multi-agent run's returns per agent", () => {
   });
 });
 
+describe("a run of games with a winner: each agent's wins, draws and losses", () => {
+  const games = (run: string, agent_outcomes: Record<string, unknown>) => row({ run, return_mean: null, return_std: null, agent_returns: { p0: 0, p1: 0 }, agent_outcomes } as Partial<Row>);
+
+  it("adds a W–D–L column per agent after the returns, and ranks runs by an agent's score", () => {
+    const rows = [games("even", { p0: { win: 1, draw: 2, loss: 1 }, p1: { win: 1, draw: 2, loss: 1 } }), games("strong", { p0: { win: 3, draw: 0, loss: 1 }, p1: { win: 1, draw: 0, loss: 3 } }), row({ run: "solo" })];
+    const columns = columnsOf(rows);
+    expect(columns.map((c) => c.title).slice(4, 9)).toEqual(["return (mean ± std)", "return · p0", "return · p1", "W–D–L · p0", "W–D–L · p1"]);
+    const byP0 = groupRows(rows, "", { key: "outcome:p0", descending: true }, null)[0].rows.map((r) => r.run);
+    expect(byP0).toEqual(["strong", "even", "solo"]); // 0.75 above 0.5 (a draw half a win); none last
+    expect(cellTexts(rows[1], 0, columns).slice(4, 9)).toEqual(["-", "0", "0", "3–0–1", "1–0–3"]);
+    expect(cellTexts(rows[2], 0, columns).slice(7, 9)).toEqual(["-", "-"]);
+  });
+
+  it("drops an agent whose counts are not whole numbers", () => {
+    expect(games("odd", { p0: { win: 1, draw: 0, loss: "x" }, p1: { win: 1, draw: 0, loss: 0 } }).agent_outcomes).toEqual({ p1: { win: 1, draw: 0, loss: 0 } });
+  });
+});
+
 describe("the table's text, as the kernel's saved copy writes it too", () => {
   // The same cases test agent_widget/library/_board_text.py (tests/library/test_board_text.py).
   const cases = JSON.parse(readFileSync(new URL("./table.cases.json", import.meta.url), "utf8")) as {
@@ -166,5 +184,19 @@ describe("the table's text, as the kernel's saved copy writes it too", () => {
     const [cartpole, lake] = [row({ env_id: "CartPole-v1", run: "c", return_mean: 300, return_std: 0 }), row({ env_id: "FrozenLake-v1", run: "f", return_mean: 0.65, return_std: 0.25 })];
     const { lines } = tableText([lake, cartpole], "", DEFAULT_SORT, "env");
     expect(lines.map((line) => ("group" in line ? line.group : line.cells[4]))).toEqual(["CartPole-v1 (1 run)", "300 ± 0", "FrozenLake-v1 (1 run)", "0.65 ± 0.25"]);
+  });
+});
+
+describe("columnOrder", () => {
+  const columns = COLUMNS.map((c) => ({ ...c }));
+  const keys = (order: number[]) => order.map((i) => columns[i].key);
+
+  it("keeps the table's order where the sorted column fits", () => {
+    expect(keys(columnOrder(columns, { key: "steps", descending: true }, false))).toEqual(COLUMNS.map((c) => c.key));
+  });
+
+  it("shows the sorted column next to the run's name where it would be out of view", () => {
+    expect(keys(columnOrder(columns, { key: "steps", descending: true }, true)).slice(0, 3)).toEqual(["run", "steps", "env_id"]);
+    expect(keys(columnOrder(columns, { key: "run", descending: false }, true))).toEqual(COLUMNS.map((c) => c.key));
   });
 });

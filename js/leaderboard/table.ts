@@ -6,7 +6,7 @@
  * (agent_widget/library/_board_text.py) follows the same rules; table.cases.json
  * holds the cases both are tested against.
  */
-import { commonDecimals, formatNumber } from "../shared/numbers.ts";
+import { commonDecimals, formatFixed, formatNumber } from "../shared/numbers.ts";
 
 export interface Row {
   id: string;
@@ -22,11 +22,23 @@ export interface Row {
   params: Record<string, unknown>;
   /** A multi-agent run's mean return per agent, by name ({} for one agent). */
   agent_returns: Record<string, number>;
+  /** A run of games with a winner: each agent's count of wins, draws and losses, by name ({} else). */
+  agent_outcomes: Record<string, Outcomes>;
+}
+
+/** An agent's wins, draws and losses over a run's games. */
+export interface Outcomes {
+  win: number;
+  draw: number;
+  loss: number;
 }
 
 type BaseKey = "run" | "env_id" | "algorithm" | "episodes" | "return_mean" | "success_rate" | "steps" | "created" | "params";
-/** A column of the table: one of the base columns, or `agent:<name>`, an agent's mean return. */
-export type SortKey = BaseKey | `agent:${string}`;
+/**
+ * A column of the table: one of the base columns, `agent:<name>`, an agent's mean
+ * return, or `outcome:<name>`, its wins–draws–losses (sorted by its score, a draw half a win).
+ */
+export type SortKey = BaseKey | `agent:${string}` | `outcome:${string}`;
 
 export interface Column {
   title: string;
@@ -71,16 +83,37 @@ export const COLUMNS: readonly (Column & { key: BaseKey })[] = [
 const text = (value: unknown): string => (typeof value === "string" ? value : "");
 const number = (value: unknown): number | null => (typeof value === "number" && Number.isFinite(value) ? value : null);
 const AGENT = "agent:";
+const OUTCOME = "outcome:";
 
 /**
  * The columns of `rows`: the base ones, and after the return a column per agent of the
- * multi-agent runs (names in order), so the table ranks runs by any one agent's return.
+ * multi-agent runs (names in order), so the table ranks runs by any one agent's return,
+ * then one per agent of games with a winner, its wins–draws–losses.
  */
 export function columnsOf(rows: readonly Row[]): Column[] {
-  const agents = [...new Set(rows.flatMap((row) => Object.keys(row.agent_returns)))].sort();
+  const names = (of: (row: Row) => object) => [...new Set(rows.flatMap((row) => Object.keys(of(row))))].sort();
   const after = COLUMNS.findIndex((column) => column.key === "return_mean") + 1;
-  const perAgent = agents.map((agent): Column => ({ title: `return · ${agent}`, key: `${AGENT}${agent}`, numeric: true }));
-  return [...COLUMNS.slice(0, after), ...perAgent, ...COLUMNS.slice(after)];
+  const perAgent = names((row) => row.agent_returns).map((agent): Column => ({ title: `return · ${agent}`, key: `${AGENT}${agent}`, numeric: true }));
+  const outcomes = names((row) => row.agent_outcomes).map((agent): Column => ({ title: `W–D–L · ${agent}`, key: `${OUTCOME}${agent}`, numeric: true }));
+  return [...COLUMNS.slice(0, after), ...perAgent, ...outcomes, ...COLUMNS.slice(after)];
+}
+
+/** The `agent_outcomes` of a row as read: counts by name, an agent with any count not a whole number ≥ 0 dropped. */
+function agentOutcomes(value: unknown): Record<string, Outcomes> {
+  if (typeof value !== "object" || value === null) return {};
+  const count = (x: unknown) => (typeof x === "number" && Number.isInteger(x) && x >= 0 ? x : null);
+  const read = Object.entries(value).map(([agent, counts]): [string, Outcomes | null] => {
+    const c = typeof counts === "object" && counts !== null ? (counts as Record<string, unknown>) : {};
+    const [win, draw, loss] = [count(c.win), count(c.draw), count(c.loss)];
+    return [agent, win === null || draw === null || loss === null ? null : { win, draw, loss }];
+  });
+  return Object.fromEntries(read.filter((entry): entry is [string, Outcomes] => entry[1] !== null));
+}
+
+/** An agent's score: its share of the games won, a draw counting half (null without games). */
+function score(outcomes: Outcomes | undefined): number | null {
+  const games = outcomes === undefined ? 0 : outcomes.win + outcomes.draw + outcomes.loss;
+  return outcomes === undefined || games === 0 ? null : (outcomes.win + outcomes.draw / 2) / games;
 }
 
 /** The `agent_returns` of a row as read: finite numbers by name, anything else dropped. */
@@ -108,6 +141,7 @@ export function asRows(raw: unknown): Row[] {
       created: text(r.created),
       params: typeof r.params === "object" && r.params !== null ? (r.params as Record<string, unknown>) : {},
       agent_returns: agentReturns(r.agent_returns),
+      agent_outcomes: agentOutcomes(r.agent_outcomes),
     }));
 }
 
@@ -129,6 +163,7 @@ export function matches(row: Row, query: string): boolean {
 
 function sortValue(row: Row, key: SortKey): number | string | null {
   if (key.startsWith(AGENT)) return row.agent_returns[key.slice(AGENT.length)] ?? null;
+  if (key.startsWith(OUTCOME)) return score(row.agent_outcomes[key.slice(OUTCOME.length)]);
   return key === "params" ? paramsText(row.params) : row[key as Exclude<BaseKey, "params">];
 }
 
@@ -200,7 +235,7 @@ export function percentText(rate: number | null): string {
  * `decimals` (see `returnDecimals`), or as `formatNumber` prints them when not given.
  */
 export function cellTexts(row: Row, decimals?: number, columns: readonly Column[] = COLUMNS): string[] {
-  const number = (x: number | null | undefined) => (x === null || x === undefined ? "-" : decimals === undefined ? formatNumber(x) : x.toFixed(decimals));
+  const number = (x: number | null | undefined) => (x === null || x === undefined ? "-" : formatFixed(x, decimals));
   const std = row.return_std === null ? "" : ` ± ${number(row.return_std)}`;
   const base: Record<BaseKey, string> = {
     run: row.run,
@@ -213,7 +248,12 @@ export function cellTexts(row: Row, decimals?: number, columns: readonly Column[
     created: row.created.slice(0, 10),
     params: paramsText(row.params),
   };
-  return columns.map(({ key }) => (key.startsWith(AGENT) ? number(row.agent_returns[key.slice(AGENT.length)]) : base[key as BaseKey]));
+  const outcomes = (o: Outcomes | undefined) => (o === undefined ? "-" : `${o.win}–${o.draw}–${o.loss}`);
+  return columns.map(({ key }) => {
+    if (key.startsWith(AGENT)) return number(row.agent_returns[key.slice(AGENT.length)]);
+    if (key.startsWith(OUTCOME)) return outcomes(row.agent_outcomes[key.slice(OUTCOME.length)]);
+    return base[key as BaseKey];
+  });
 }
 
 /** A line of the table as text: a run's cells, or a group's header. */
@@ -240,6 +280,20 @@ export function tableText(rows: readonly Row[], query: string, sort: Sort, group
     for (const row of group.rows) lines.push({ id: row.id, cells: cellTexts(row, decimals.get(row.env_id), columns) });
   }
   return { head: columns.map((column) => headerText(column, sort)), lines };
+}
+
+/**
+ * The order the columns are shown in (indices into `columns`): as they are, or, where
+ * the sorted column would be out of view (a narrow cell), the run's name, the sorted
+ * column, then the others, so that the column the runs are ranked by shows without
+ * scrolling (the saved table keeps its order).
+ */
+export function columnOrder(columns: readonly Column[], sort: Sort, sortedNext: boolean): number[] {
+  const order = columns.map((_, i) => i);
+  if (!sortedNext) return order;
+  const first = [columns.findIndex((c) => c.key === "run"), columns.findIndex((c) => c.key === sort.key)];
+  const lead = [...new Set(first.filter((i) => i >= 0))];
+  return [...lead, ...order.filter((i) => !lead.includes(i))];
 }
 
 /** How the table is sorted until a header is clicked: best mean return first. */

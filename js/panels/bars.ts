@@ -13,7 +13,7 @@
  * `layoutBars` is pure (tested); `drawBars` paints a layout on a canvas.
  */
 import { tickLabels, ticksWithin, valueAxis } from "../shared/axis.ts";
-import { commonDecimals, formatNumber } from "../shared/numbers.ts";
+import { commonDecimals, formatFixed } from "../shared/numbers.ts";
 import { gridColor, type Palette } from "../shared/theme.ts";
 
 export const ROW_HEIGHT = 18;
@@ -90,7 +90,7 @@ export function barExtent(values: Float64Array, scale: BarOptions["scale"] = nul
 /** The text of each value, all finite ones with the decimals the card needs (commonDecimals). */
 function valueTexts(values: Float64Array): string[] {
   const decimals = commonDecimals([...values]);
-  return [...values].map((v) => (Number.isNaN(v) ? "nan" : Number.isFinite(v) ? v.toFixed(decimals) : formatNumber(v)));
+  return [...values].map((v) => (Number.isNaN(v) ? "nan" : formatFixed(v, decimals)));
 }
 
 /** The whiskers' ends and the marks: the axis spans them too. */

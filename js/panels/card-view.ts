@@ -69,16 +69,16 @@ export class CardView {
     this.element = el("div", "aw-card");
     this.element.dataset.name = spec.name;
     const header = this.element.appendChild(el("div", "aw-card-header"));
-    this.collapseButton = header.appendChild(button("aw-collapse", "▾", ""));
+    this.collapseButton = header.appendChild(button("aw-collapse aw-quiet", "▾", ""));
     this.title = header.appendChild(el("span", "aw-card-title"));
     this.title.textContent = spec.name;
     this.stepLabel = header.appendChild(el("span", "aw-card-step"));
     this.progressBar = header.appendChild(el("progress", "aw-progress"));
     this.progressBar.hidden = true;
     // Each button named for what it does to which panel: its arrow or cross says neither.
-    const up = header.appendChild(button("aw-up", "↑", `Move panel ${spec.name} up`));
-    const down = header.appendChild(button("aw-down", "↓", `Move panel ${spec.name} down`));
-    const hide = header.appendChild(button("aw-hide", "×", `Hide panel ${spec.name} (show it again from the Panels menu)`));
+    const up = header.appendChild(button("aw-up aw-quiet", "↑", `Move panel ${spec.name} up`));
+    const down = header.appendChild(button("aw-down aw-quiet", "↓", `Move panel ${spec.name} down`));
+    const hide = header.appendChild(button("aw-hide aw-quiet", "×", `Hide panel ${spec.name} (show it again from the Panels menu)`));
     up.setAttribute("aria-label", up.title);
     down.setAttribute("aria-label", down.title);
     hide.setAttribute("aria-label", `Hide panel ${spec.name}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fractionOf, niceStep, rateAxis, stepTicks, tickLabels, ticksWithin, valueAxis } from "./axis.ts";
+import { fractionOf, logAxis, niceStep, rateAxis, stepTicks, tickLabels, ticksWithin, valueAxis } from "./axis.ts";
 
 describe("niceStep", () => {
   it("rounds up to 1, 2, 2.5 or 5 times a power of ten", () => {
@@ -12,21 +12,33 @@ describe("valueAxis", () => {
     expect(valueAxis(0, 150)).toEqual({ lo: 0, hi: 150, ticks: [0, 50, 100, 150], labels: ["0", "50", "100", "150"] });
   });
 
-  it("ends on ticks around the data, 3 to 5 of them", () => {
-    const axis = valueAxis(-3, 22);
-    expect(axis.lo).toBeLessThanOrEqual(-3);
-    expect(axis.hi).toBeGreaterThanOrEqual(22);
-    for (const [lo, hi] of [[0, 1], [-21, 3], [0.0012, 0.0049], [3, 1e6], [-0.5, 0.25], [9, 10], [0, 22]]) {
-      const { ticks } = valueAxis(lo, hi);
-      expect(ticks.length, `${lo}..${hi}: ${ticks}`).toBeGreaterThanOrEqual(3);
-      expect(ticks.length, `${lo}..${hi}: ${ticks}`).toBeLessThanOrEqual(5);
-      expect(ticks[0]).toBeLessThanOrEqual(lo);
-      expect(ticks[ticks.length - 1]).toBeGreaterThanOrEqual(hi);
+  it("fits the data: its ends hold it with no more than 15% headroom, a few nice ticks inside", () => {
+    for (const [lo, hi, most] of [[0, 1, 5], [-21, 3, 5], [0.0012, 0.0049, 5], [3, 1e6, 5], [-0.5, 0.25, 5], [9, 10, 5], [0, 22, 3], [0, 220, 3], [-268.3, -0.5, 3], [0.1, 0.55, 3]]) {
+      const axis = valueAxis(lo, hi, most);
+      const what = `${lo}..${hi}: ${JSON.stringify(axis)}`;
+      expect(axis.lo, what).toBeLessThanOrEqual(lo);
+      expect(axis.hi, what).toBeGreaterThanOrEqual(hi);
+      expect(axis.hi - axis.lo, what).toBeLessThanOrEqual((hi - lo) * 1.15 + 1e-12);
+      expect(axis.ticks.length, what).toBeGreaterThanOrEqual(2);
+      expect(axis.ticks.length, what).toBeLessThanOrEqual(most + 1);
+      for (const tick of axis.ticks) expect(tick >= axis.lo && tick <= axis.hi, what).toBe(true);
     }
   });
 
-  it("keeps to fewer ticks when asked (a short strip)", () => {
-    expect(valueAxis(0, 150, 3).ticks).toEqual([0, 100, 200]);
+  it("puts a maximum of 220 under a top of 220, not 400, labelled 0, 100, 200", () => {
+    expect(valueAxis(0, 220, 3)).toEqual({ lo: 0, hi: 220, ticks: [0, 100, 200], labels: ["0", "100", "200"] });
+  });
+
+  it("ends on round ticks where they add little, else at the data", () => {
+    expect(valueAxis(-21, 3).ticks).toEqual([-20, -15, -10, -5, 0]);
+    expect(valueAxis(0.0012, 0.0049)).toMatchObject({ lo: 0.001, hi: 0.005 });
+  });
+
+  it("keeps to fewer ticks when asked (a short strip), one more rather than only two", () => {
+    expect(valueAxis(0, 220, 3).ticks).toEqual([0, 100, 200]);
+    expect(valueAxis(0, 150, 3).ticks).toEqual([0, 50, 100, 150]);
+    expect(valueAxis(0, 334, 3).ticks).toEqual([0, 100, 200, 300]);
+    expect(valueAxis(0, 334, 3, 2).ticks).toEqual([0, 200]); // a band too short for four labels
   });
 
   it("draws a constant series from zero, so that CartPole's reward of 1 fills its axis", () => {
@@ -43,6 +55,24 @@ describe("valueAxis", () => {
   it("labels every tick with one number of decimals, without float noise", () => {
     expect(valueAxis(0, 0.3).labels).toEqual(["0.0", "0.1", "0.2", "0.3"]);
     expect(valueAxis(-1, 1).labels).toEqual(["-1.0", "-0.5", "0.0", "0.5", "1.0"]);
+  });
+});
+
+describe("logAxis", () => {
+  it("ticks the powers of ten inside positive data, its ends rounded out within the headroom", () => {
+    expect(logAxis(1, 500, 3)).toEqual({ lo: 1, hi: 1000, ticks: [1, 10, 100], labels: ["1", "10", "100"], log: true });
+    expect(logAxis(10, 100_000, 3).labels).toEqual(["10", "1000", "100k"]);
+  });
+
+  it("ticks 1, 2 and 5 times a power of ten when the data span less than a decade", () => {
+    expect(logAxis(3, 70, 3).ticks).toEqual([5, 10, 20]);
+  });
+
+  it("places values by their ratio, none at or below zero", () => {
+    const axis = logAxis(1, 100);
+    expect(fractionOf(axis, 10)).toBeCloseTo(0.5);
+    expect(fractionOf(axis, 0)).toBeNaN();
+    expect(fractionOf(axis, -1)).toBeNaN();
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * A chart's canvas framed by its axes: value labels in gutters left and right of the
- * plot, step labels under it. The labels are DOM text, not pixels: crisp at any pixel
+ * plot, step labels under it, and the names of the plot's bands over it. The labels are DOM text, not pixels: crisp at any pixel
  * ratio or zoom, in the theme's text colour, readable by a screen reader and a test,
  * and never under a line, a bar or a marker (the canvas stops at the gutters).
  *
@@ -30,7 +30,7 @@ export interface Band {
 }
 
 /** The CSS y (from the plot's top) of `value` on `axis` drawn over `band`. */
-export function bandY(band: Band, axis: Pick<ValueAxis, "lo" | "hi">, value: number): number {
+export function bandY(band: Band, axis: Pick<ValueAxis, "lo" | "hi" | "log">, value: number): number {
   return band.top + (1 - fractionOf(axis, value)) * band.height;
 }
 
@@ -39,17 +39,26 @@ export function valueLabels(axis: ValueAxis, band: Band): TickLabel[] {
   return axis.ticks.map((tick, i) => ({ label: axis.labels[i], y: bandY(band, axis, tick) }));
 }
 
+/** A band's name, where its band starts (CSS pixels from the plot's top), in its series' colour. */
+export interface BandTitle {
+  label: string;
+  y: number;
+  color: string;
+}
+
 export class ChartFrame {
   readonly element: HTMLDivElement;
   /** Where the chart's canvas goes: between the gutters, above the step labels. */
   readonly plot: HTMLDivElement;
   private readonly gutters: Record<"left" | "right", HTMLDivElement>;
   private readonly steps: HTMLDivElement;
+  private readonly titles: HTMLDivElement;
 
   constructor(parent: HTMLElement, className: string) {
     this.element = parent.appendChild(el("div", `aw-chart ${className}`));
     const left = this.element.appendChild(el("div", "aw-axis aw-axis-left"));
     this.plot = this.element.appendChild(el("div", "aw-chart-plot"));
+    this.titles = this.plot.appendChild(el("div", "aw-band-titles"));
     const right = this.element.appendChild(el("div", "aw-axis aw-axis-right"));
     this.gutters = { left, right };
     this.element.appendChild(el("div", "aw-axis-corner"));
@@ -73,6 +82,25 @@ export class ChartFrame {
         tick.textContent = label;
         tick.style.top = `${y ?? 0}px`;
         return tick;
+      }),
+    );
+  }
+
+  /**
+   * The names of the plot's bands (a timeline's extras), each in its series' colour at
+   * the top left of its band, `y` CSS pixels from the plot's top.
+   */
+  setTitles(titles: readonly BandTitle[]): void {
+    const key = JSON.stringify(titles);
+    if (this.titles.dataset.key === key) return;
+    this.titles.dataset.key = key;
+    this.titles.replaceChildren(
+      ...titles.map(({ label, y, color }) => {
+        const title = el("span", "aw-band-title");
+        title.textContent = label;
+        title.style.top = `${y}px`;
+        title.style.setProperty("--aw-band-color", color);
+        return title;
       }),
     );
   }

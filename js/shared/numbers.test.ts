@@ -1,5 +1,37 @@
 import { describe, expect, it } from "vitest";
-import { commonDecimals, formatNumber, roundedJson } from "./numbers.ts";
+import { commonDecimals, formatFixed, formatNumber, roundedJson, seriesDecimals } from "./numbers.ts";
+import cases from "./numbers.cases.json";
+
+// The cases the kernel's copy of these rules (agent_widget/panels/_numbers.py) is tested against too.
+describe("the cases shared with the kernel", () => {
+  it.each(cases.formatNumber)("formatNumber(%d) is %j", (value, text) => {
+    expect(formatNumber(value as number)).toBe(text);
+  });
+
+  it.each(cases.formatFixed)("formatFixed(%d, %j) is %j", (value, decimals, text) => {
+    expect(formatFixed(value as number, (decimals as number | null) ?? undefined)).toBe(text);
+  });
+
+  it.each(cases.commonDecimals)("commonDecimals(%j) is %d", (values, decimals) => {
+    expect(commonDecimals(values as number[])).toBe(decimals);
+  });
+});
+
+describe("formatFixed", () => {
+  it("prints what it cannot fix as formatNumber does", () => {
+    expect(formatFixed(undefined, 2)).toBe("-");
+    expect(formatFixed(Number.NaN, 2)).toBe("NaN");
+    expect(formatFixed(-Infinity, 2)).toBe("-Infinity");
+  });
+});
+
+describe("seriesDecimals", () => {
+  it("gives a legend's range and the readout's values one precision", () => {
+    const returns = Float64Array.from([0, -0.52, -129.88341, -268.33554]);
+    const decimals = seriesDecimals(returns);
+    expect([formatFixed(-268.33554, decimals), formatFixed(-129.88341, decimals)]).toEqual(["-268.336", "-129.883"]);
+  });
+});
 
 describe("formatNumber", () => {
   it("prints integers plainly and hides float noise", () => {

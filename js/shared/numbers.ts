@@ -1,8 +1,12 @@
 /**
- * Numbers as people read them: 4 decimals without float noise (0.1 + 0.2 -> 0.3,
- * 0.33333333333333337 -> 0.3333), 4 significant digits for small ones, integers
- * plain; and columns of numbers printed to one common number of decimals, so they
- * line up when right-aligned.
+ * Numbers as people read them, the one formatter of every widget's readouts, legends,
+ * cards and tables: 4 decimals without float noise (0.1 + 0.2 -> 0.3,
+ * 0.33333333333333337 -> 0.3333), 4 significant digits for small ones, integers plain;
+ * and the values of one series or column printed to one common number of decimals, so
+ * they line up when right-aligned and a legend's "0.25 to 12.50" reads like the
+ * readout's "3.75". The kernel writes its saved copies by the same rules
+ * (agent_widget/panels/_numbers.py); numbers.cases.json holds the cases both are
+ * tested against.
  */
 
 /** `x` rounded to what `formatNumber` prints. */
@@ -15,6 +19,22 @@ export function roundNumber(x: number): number {
 /** A number as people read it: integers plain, others to 4 decimals without float noise. */
 export function formatNumber(x: number | undefined): string {
   return x === undefined ? "-" : String(roundNumber(x));
+}
+
+/** `x` to `decimals` decimals (a series' or column's, see `commonDecimals`); as `formatNumber` prints it without them. */
+export function formatFixed(x: number | undefined, decimals: number | undefined): string {
+  if (x === undefined || decimals === undefined || !Number.isFinite(x)) return formatNumber(x);
+  return x.toFixed(decimals);
+}
+
+/** Each series' decimals, worked out once (a series is replaced, never changed, when it grows). */
+const seriesDecimalsOf = new WeakMap<Float64Array, number>();
+
+/** `commonDecimals` of a whole series (an episode's rewards or returns), remembered. */
+export function seriesDecimals(values: Float64Array): number {
+  let decimals = seriesDecimalsOf.get(values);
+  if (decimals === undefined) seriesDecimalsOf.set(values, (decimals = commonDecimals(values)));
+  return decimals;
 }
 
 /** JSON (of an info dict, say) with every number in it rounded as `formatNumber` does. */

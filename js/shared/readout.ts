@@ -12,7 +12,7 @@
  * action: no reward, and the return and end flags are those after the action before it.
  */
 import { el } from "./dom.ts";
-import { commonDecimals, formatNumber, roundedJson } from "./numbers.ts";
+import { formatFixed, formatNumber, roundedJson, seriesDecimals } from "./numbers.ts";
 import type { Series } from "./series.ts";
 import type { AgentStep, StepMeta } from "./types.ts";
 
@@ -47,11 +47,6 @@ export interface ReadoutRow {
 
 const flag = (value: boolean | undefined): string => (value === undefined ? "-" : String(value));
 
-function fixed(x: number | undefined, decimals: number | undefined): string {
-  if (x === undefined || decimals === undefined || !Number.isFinite(x)) return formatNumber(x);
-  return x.toFixed(decimals);
-}
-
 /**
  * The rows of an env step: t / T, action, reward, return, how it ended, its info. In a
  * multi-agent episode the action row gives way to who acted and a row per agent present
@@ -67,8 +62,8 @@ export function readoutRows(f: ReadoutFields): ReadoutRow[] {
   return [
     { key: "t", value: `${f.t} / ${f.T}` },
     ...(f.agents === undefined ? [action] : agentRows(f.agents, f.decimals, f.t)),
-    { key: "reward", value: fixed(f.reward, f.decimals?.reward), note: when(acted ? f.reward : undefined, `of action ${f.t}${notFinite}`) },
-    { key: "return", value: fixed(f.return, f.decimals?.return), note: when(f.return, acted ? `before action ${f.t}` : after) },
+    { key: "reward", value: formatFixed(f.reward, f.decimals?.reward), note: when(acted ? f.reward : undefined, `of action ${f.t}${notFinite}`) },
+    { key: "return", value: formatFixed(f.return, f.decimals?.return), note: when(f.return, acted ? `before action ${f.t}` : after) },
     { key: "terminated", value: flag(f.terminated), note: when(f.terminated, after) },
     { key: "truncated", value: flag(f.truncated), note: when(f.truncated, after) },
     { key: "info", value: f.infoLoaded ? f.info : "…" },
@@ -89,7 +84,7 @@ function stepAfter(t: number, T: number): string | undefined {
 export function agentRows(step: AgentStep, decimals: ReadoutFields["decimals"], t: number): ReadoutRow[] {
   const rows: ReadoutRow[] = step.acting === null ? [] : [{ key: "acted", value: step.acting }];
   for (const [name, action, reward, total, legal] of step.agents) {
-    const number = (x: number | null, d: number | undefined) => (x === null ? "-" : fixed(x, d));
+    const number = (x: number | null, d: number | undefined) => (x === null ? "-" : formatFixed(x, d));
     const moves = legal === "" ? "" : ` · legal ${legal}`;
     const value = `action ${action === "" ? "-" : action}${moves} · reward ${number(reward, decimals?.reward)} · return ${number(total, decimals?.return)}`;
     rows.push({ key: name, value, note: total === null ? undefined : `(after action ${t})` });
@@ -133,7 +128,7 @@ export function readoutFields(
     return { t, T, action: actionText(t, meta, series, names), reward, return: values.return, terminated, truncated, info: meta?.info, infoLoaded: true };
   }
   const T = series.rewards.length > 0 ? series.rewards.length : Math.max(0, length - 1);
-  const decimals = series.rewards.length > 0 ? { reward: columnDecimals(series.rewards), return: columnDecimals(series.returns) } : undefined;
+  const decimals = series.rewards.length > 0 ? { reward: seriesDecimals(series.rewards), return: seriesDecimals(series.returns) } : undefined;
   const outcome = Math.min(t, T - 1);
   const bool = (values: Float64Array) => (outcome >= 0 && outcome < values.length ? values[outcome] !== 0 : undefined);
   return {
@@ -149,15 +144,6 @@ export function readoutFields(
     decimals,
     agents: meta?.agents,
   };
-}
-
-/** Each series' decimals, worked out once (a series is replaced, never changed, when it grows). */
-const decimalsOf = new WeakMap<Float64Array, number>();
-
-function columnDecimals(values: Float64Array): number {
-  let decimals = decimalsOf.get(values);
-  if (decimals === undefined) decimalsOf.set(values, (decimals = commonDecimals(values)));
-  return decimals;
 }
 
 /**

@@ -6,7 +6,8 @@
  * Example:
  *   ema(Float64Array.from([1, 0, 1, 0]), 0.6);   // [1, 0.375, 0.6939, 0.375]
  */
-import type { Bins } from "./columns.ts";
+import type { Bins, TimelineColumns } from "./columns.ts";
+import type { Series } from "./series.ts";
 
 /** The most a weight can be: 1 would never move. */
 export const MAX_WEIGHT = 0.99;
@@ -34,4 +35,18 @@ export function emaOfBins(bins: Bins, weight: number): Bins {
   const middles = bins.min.map((mn, i) => (mn + bins.max[i]) / 2);
   const smoothed = ema(middles, weight);
   return { min: smoothed, max: smoothed };
+}
+
+/** `series` with its rewards and extras smoothed by `weight` (itself when 0). */
+export function smoothSeries(series: Series, weight: number): Series {
+  if (weight <= 0) return series;
+  const extras = new Map([...series.extras].map(([name, values]) => [name, ema(values, weight)]));
+  return { ...series, rewards: ema(series.rewards, weight), extras };
+}
+
+/** A summary's rewards and extras smoothed by `weight` (itself when 0). */
+export function smoothColumns(columns: TimelineColumns, weight: number): TimelineColumns {
+  if (weight <= 0) return columns;
+  const extras = new Map([...columns.extras].map(([name, bins]) => [name, emaOfBins(bins, weight)]));
+  return { ...columns, rewards: emaOfBins(columns.rewards, weight), extras };
 }

@@ -116,7 +116,8 @@ export class Strip {
   /** Redraws the background for the current pixel width and theme into the cache. */
   redraw(): void {
     const ratio = window.devicePixelRatio || 1;
-    const width = Math.max(1, Math.round(this.element.clientWidth * ratio));
+    // The shown width, fractions and all (clientWidth rounds it): a canvas pixel a device pixel.
+    const width = Math.max(1, Math.round(this.element.getBoundingClientRect().width * ratio));
     const height = Math.round(this.height * ratio);
     for (const canvas of [this.element, this.background]) {
       if (canvas.width !== width) canvas.width = width;

@@ -11,10 +11,15 @@
  */
 
 export interface Palette {
-  /** Text, axis and cursor colour. */
+  /** Text and axis colour. */
   text: string;
   /** Whether the theme is dark (light text): series take their light variants. */
   dark: boolean;
+  /**
+   * The playhead's colour, the same in every widget's chart: base.css's `--aw-playhead`
+   * (`--aw-playhead-dark` in a dark theme); the text colour where that stylesheet is not.
+   */
+  playhead: string;
 }
 
 const LIGHT_TEXT = "rgba(0, 0, 0, 0.87)";
@@ -30,7 +35,8 @@ export function readPalette(element: Element): Palette {
   const variable = (name: string) => style.getPropertyValue(name).trim();
   // The element's own text colour: what the widget's stylesheet made of the theme.
   const text = style.color || variable("--jp-ui-font-color1") || LIGHT_TEXT;
-  return { text, dark: isLightColor(text) };
+  const dark = isLightColor(text);
+  return { text, dark, playhead: variable(dark ? "--aw-playhead-dark" : "--aw-playhead") || text };
 }
 
 /** The r, g, b (0-255) and alpha (0-1) of a CSS `rgb()`/`rgba()`/`#hex` colour, or null. */

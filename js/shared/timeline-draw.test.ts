@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { contrast, THEMES } from "./test-helpers.ts";
 import { isLightColor } from "./theme.ts";
 import { valueAxis } from "./axis.ts";
-import { drawBars, extraRanges, INSET, seriesColors, timelineLayout, yOnAxis } from "./timeline-draw.ts";
+import { BAND_ALPHA, drawBars, INSET, markRuns, seriesColors, timelineLayout, yOnAxis } from "./timeline-draw.ts";
 
 describe("seriesColors", () => {
   const inTheme = (theme: keyof typeof THEMES) => {
-    const c = seriesColors({ text: THEMES[theme].text, dark: isLightColor(THEMES[theme].text) });
-    return [c.reward, c.penalty, c.return, c.cursor, c.nonFinite, ...c.extras];
+    const c = seriesColors({ text: THEMES[theme].text, dark: isLightColor(THEMES[theme].text), playhead: "#e67e22" });
+    return [c.reward, c.penalty, c.return, c.nonFinite, ...c.extras];
   };
   const light = inTheme("light");
   const dark = inTheme("dark");
@@ -28,80 +28,85 @@ describe("seriesColors", () => {
   });
 });
 
-/** A 2-D context that records the rectangles filled, each with the colour it was filled in. */
-function recorder(): { c: CanvasRenderingContext2D; rects: [string, number, number, number, number][] } {
-  const rects: [string, number, number, number, number][] = [];
-  const c = { fillStyle: "", fillRect: (x: number, y: number, w: number, h: number) => rects.push([String(c.fillStyle), x, y, w, h]) };
+describe("timelineLayout", () => {
+  it("keeps room for the end labels above and below the main band", () => {
+    const { height, main, bands } = timelineLayout([]);
+    expect(main.top).toBe(INSET);
+    expect(main.top + main.height + INSET).toBe(height);
+    expect(bands).toEqual([]);
+  });
+
+  it("puts each group of extras on a band of its own under the main one, the strip taller to hold them", () => {
+    const alone = timelineLayout([]);
+    const { height, main, bands } = timelineLayout(["mean", "value"]);
+    expect(main).toEqual(alone.main);
+    expect(bands.map((b) => b.group)).toEqual(["mean", "value"]);
+    expect(bands[0].band.top).toBeGreaterThanOrEqual(main.top + main.height + INSET);
+    expect(bands[1].band.top).toBeGreaterThanOrEqual(bands[0].band.top + bands[0].band.height + INSET);
+    expect(bands[1].band.top + bands[1].band.height + INSET).toBe(height);
+    expect(bands[0].band.height).toBeGreaterThanOrEqual(28); // room for three labels of 10 px
+  });
+});
+
+/** A 2-D context that records the rectangles filled, with their colour and opacity. */
+function alphaRecorder(): { c: CanvasRenderingContext2D; rects: [string, number, number, number, number, number][] } {
+  const rects: [string, number, number, number, number, number][] = [];
+  const c = {
+    fillStyle: "",
+    globalAlpha: 1,
+    fillRect: (x: number, y: number, w: number, h: number) => rects.push([String(c.fillStyle), c.globalAlpha, x, y, w, h]),
+  };
   return { c: c as unknown as CanvasRenderingContext2D, rects };
 }
 
-describe("timelineLayout", () => {
-  it("keeps room for the end labels above and below the main band", () => {
-    const { height, main, rates } = timelineLayout(false);
-    expect(main.top).toBe(INSET);
-    expect(main.top + main.height + INSET).toBe(height);
-    expect(rates).toBeUndefined();
-  });
-
-  it("puts rates on a band of their own under the main one, the strip taller to hold it", () => {
-    const alone = timelineLayout(false);
-    const { height, main, rates } = timelineLayout(true);
-    expect(main).toEqual(alone.main);
-    expect(rates!.top).toBeGreaterThanOrEqual(main.top + main.height + INSET);
-    expect(rates!.top + rates!.height + INSET).toBe(height);
-  });
-});
-
 describe("drawBars", () => {
-  const colors = seriesColors({ text: "#000", dark: false });
-  const band = timelineLayout(false).main;
+  const colors = seriesColors({ text: "#000", dark: false, playhead: "#e67e22" });
+  const band = timelineLayout([]).main;
 
-  it("draws CartPole's constant reward of 1 from zero up to the top of its axis", () => {
-    const { c, rects } = recorder();
+  it("draws CartPole's constant reward of 1 as a faint band from zero to 1 with a solid edge at 1", () => {
+    const { c, rects } = alphaRecorder();
     const axis = valueAxis(0, 1, 3);
-    drawBars(c, { min: Float64Array.of(1, 1), max: Float64Array.of(1, 1) }, yOnAxis(band, axis, 2), colors);
-    expect(rects).toEqual([
-      [colors.reward, 0, band.top * 2, 1, band.height * 2],
-      [colors.reward, 1, band.top * 2, 1, band.height * 2],
-    ]);
+    const ones = new Float64Array(20).fill(1);
+    drawBars(c, { min: ones, max: ones }, yOnAxis(band, axis, 2), colors, 2);
+    const faint = rects.filter(([, alpha]) => alpha < 1);
+    const solid = rects.filter(([, alpha]) => alpha === 1);
+    const columns = [...ones.keys()];
+    expect(faint).toEqual(columns.map((x) => [colors.reward, BAND_ALPHA, x, band.top * 2, 1, band.height * 2]));
+    expect(solid).toEqual(columns.map((x) => [colors.reward, 1, x, band.top * 2, 1, 3])); // 1.5 CSS px
+    expect((c as unknown as { globalAlpha: number }).globalAlpha).toBe(1);
   });
 
-  it("draws Pong's -1 down from zero in the penalty colour, and a +1 up from it", () => {
-    const { c, rects } = recorder();
+  it("draws Pong's lone -1 down from zero and +1 up from it as solid bars, a few columns wide too", () => {
+    const { c, rects } = alphaRecorder();
     const axis = valueAxis(-1, 1, 3);
     const y = yOnAxis(band, axis, 1);
-    drawBars(c, { min: Float64Array.of(-1, 0, 1), max: Float64Array.of(-1, 0, 1) }, y, colors);
+    drawBars(c, { min: Float64Array.of(-1, 0, 1, 1, 1), max: Float64Array.of(-1, 0, 1, 1, 1) }, y, colors);
     expect(rects).toEqual([
-      [colors.penalty, 0, y(0), 1, band.height / 2],
-      [colors.reward, 2, band.top, 1, band.height / 2],
+      [colors.reward, 1, 2, band.top, 1, band.height / 2],
+      [colors.reward, 1, 3, band.top, 1, band.height / 2],
+      [colors.reward, 1, 4, band.top, 1, band.height / 2],
+      [colors.penalty, 1, 0, y(0), 1, band.height / 2],
     ]);
+  });
+
+  it("draws a run of penalties as a faint band with its edge at each column's lowest reward", () => {
+    const { c, rects } = alphaRecorder();
+    const axis = valueAxis(-16, 0, 3);
+    const y = yOnAxis(band, axis, 1);
+    const penalties = Float64Array.from({ length: 10 }, (_, i) => -4 - (i % 2) * 4);
+    drawBars(c, { min: penalties, max: penalties }, y, colors);
+    const edges = rects.filter(([, alpha]) => alpha === 1).map(([, , x, top, , h]) => [x, top + h]);
+    expect(edges.slice(0, 2)).toEqual([
+      [0, y(-4)],
+      [1, y(-8)],
+    ]);
+    expect(rects.filter(([, alpha]) => alpha < 1)).toHaveLength(10);
   });
 });
 
-describe("extraRanges", () => {
-  const bins = (...values: number[]) => ({ min: Float64Array.from(values), max: Float64Array.from(values) });
-
-  it("draws the components of a vector extra on one range, other extras on their own", () => {
-    const extras = new Map([
-      ["mean[0]", bins(-0.5, 0)],
-      ["mean[1]", bins(0.2, 0.9)],
-      ["value", bins(10, 20)],
-    ]);
-    const ranges = extraRanges(extras);
-    expect(ranges.get("mean[0]")).toEqual({ lo: -0.5, hi: 0.9 });
-    expect(ranges.get("mean[1]")).toEqual({ lo: -0.5, hi: 0.9 });
-    expect(ranges.get("value")).toEqual({ lo: 10, hi: 20 });
-  });
-
-  it("draws a multi-agent episode's return line per agent on one range", () => {
-    const extras = new Map([
-      ["return[player_0]", bins(0, 1)],
-      ["return[player_1]", bins(-1, 0)],
-      ["value", bins(5, 6)],
-    ]);
-    const ranges = extraRanges(extras);
-    expect(ranges.get("return[player_0]")).toEqual({ lo: -1, hi: 1 });
-    expect(ranges.get("return[player_1]")).toEqual({ lo: -1, hi: 1 });
-    expect(ranges.get("value")).toEqual({ lo: 5, hi: 6 });
+describe("markRuns", () => {
+  it("puts one end mark in the middle of each run of marked columns", () => {
+    expect(markRuns(Uint8Array.of(0, 1, 1, 1, 0, 0, 1))).toEqual([2.5, 6.5]);
+    expect(markRuns(new Uint8Array(4))).toEqual([]);
   });
 });

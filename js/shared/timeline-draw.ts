@@ -4,7 +4,8 @@
  * timeline's colours and the bands its axes span (pure `timelineLayout`, tested).
  *
  * Every function maps values to device pixels through a `YOf`, so each series is drawn
- * on its own axis: the return on the left one, the rewards on the right, rates on 0-1.
+ * on its own axis (js/shared/timeline-axes.ts): the return on the left one, the rewards
+ * on the right, each extra on its band's.
  */
 import type { Band } from "./chart-frame.ts";
 import type { Bins, TimelineColumns } from "./columns.ts";
@@ -16,30 +17,36 @@ import { gridColor, type Palette } from "./theme.ts";
 export type YOf = (value: number) => number;
 
 /** The device-pixel y of values on `axis` over `band` (CSS pixels) at `ratio`. */
-export function yOnAxis(band: Band, axis: Pick<ValueAxis, "lo" | "hi">, ratio: number): YOf {
+export function yOnAxis(band: Band, axis: Pick<ValueAxis, "lo" | "hi" | "log">, ratio: number): YOf {
   return (value) => bandY(band, axis, value) * ratio;
 }
 
-/** CSS pixels above and below an axis's band: room for the end labels and the end marks. */
+/** CSS pixels above and below an axis's band: room for the end labels, the end marks and a band's name. */
 export const INSET = 7;
-/** The heights (CSS pixels) of the timeline's main band (return, rewards, extras) and of its rates' band. */
+/** The heights (CSS pixels) of the timeline's main band (return, rewards) and of each extra's band. */
 const MAIN_HEIGHT = 64;
-const RATES_HEIGHT = 40;
+const BAND_HEIGHT = 44;
+
+/** A band of the strip and the group of extras drawn in it. */
+export interface ExtraBand {
+  group: string;
+  band: Band;
+}
 
 export interface TimelineLayout {
   /** The strip's CSS height. */
   height: number;
   /** Where the return and reward axes run. */
   main: Band;
-  /** Where the 0-1 axis of rates runs, under the main band; undefined without rates. */
-  rates: Band | undefined;
+  /** A band under the main one per group of extras, in order. */
+  bands: ExtraBand[];
 }
 
-/** The timeline's bands: the main one, and one for rates under it when there are any. */
-export function timelineLayout(hasRates: boolean): TimelineLayout {
+/** The timeline's bands: the main one, and one under it for each group of extras (timeline-axes.ts extraGroups). */
+export function timelineLayout(groups: readonly string[]): TimelineLayout {
   const main = { top: INSET, height: MAIN_HEIGHT - 2 * INSET };
-  if (!hasRates) return { height: MAIN_HEIGHT, main, rates: undefined };
-  return { height: MAIN_HEIGHT + RATES_HEIGHT, main, rates: { top: MAIN_HEIGHT + INSET, height: RATES_HEIGHT - 2 * INSET } };
+  const bands = groups.map((group, i) => ({ group, band: { top: MAIN_HEIGHT + i * BAND_HEIGHT + INSET, height: BAND_HEIGHT - 2 * INSET } }));
+  return { height: MAIN_HEIGHT + groups.length * BAND_HEIGHT, main, bands };
 }
 
 /** The timeline's colours, each with a lighter variant that keeps its contrast on a dark theme. */
@@ -47,7 +54,6 @@ export interface SeriesColors {
   reward: string;
   penalty: string;
   return: string;
-  cursor: string;
   nonFinite: string;
   extras: readonly string[];
 }
@@ -56,7 +62,6 @@ const LIGHT: SeriesColors = {
   reward: "#4c9a2a",
   penalty: "#c0392b",
   return: "#1f5fbf",
-  cursor: "#e67e22",
   nonFinite: "#d81b60",
   // Eight: a continuous action's dimensions (up to 8, agent_widget/viewer/_episode.py) each its own.
   extras: ["#8e44ad", "#16a085", "#d35400", "#7f8c8d", "#b7950b", "#6d4c41", "#0097a7", "#827717"],
@@ -66,7 +71,6 @@ const DARK: SeriesColors = {
   reward: "#7cc35a",
   penalty: "#ff7b6b",
   return: "#7ab4ff",
-  cursor: "#ffa040",
   nonFinite: "#ff6fa5",
   extras: ["#c59be0", "#4fd1b5", "#ffa868", "#c0c6c9", "#f1d36b", "#c8a08a", "#5fd3e0", "#c5d86d"],
 };
@@ -87,43 +91,45 @@ export function range(bins: Bins): { lo: number; hi: number } {
   return { lo, hi };
 }
 
-/**
- * The range each extra is drawn on: its own, or, for the components `name[i]` of a
- * vector extra (a continuous action's means), the range of all of them, so that the
- * lines of one quantity compare.
- */
-export function extraRanges(extras: ReadonlyMap<string, Bins>): Map<string, { lo: number; hi: number }> {
-  // The components of one name share a range: a vector extra's `name[0]`, `name[1]`, or
-  // a multi-agent episode's `return[player_0]`, `return[player_1]`.
-  const group = (name: string) => name.replace(/\[[^\]]*\]$/, "");
-  const shared = new Map<string, { lo: number; hi: number }>();
-  for (const [name, bins] of extras) {
-    const { lo, hi } = range(bins);
-    const known = shared.get(group(name));
-    shared.set(group(name), known ? { lo: Math.min(known.lo, lo), hi: Math.max(known.hi, hi) } : { lo, hi });
-  }
-  return new Map([...extras.keys()].map((name) => [name, shared.get(group(name))!]));
-}
+/** How opaque a run of reward bars is filled: a constant reward is a quiet band under the lines. */
+export const BAND_ALPHA = 0.16;
+
+/** The widest run of reward bars (CSS pixels) drawn solid: a reward alone, or a few together. */
+const SPIKE_PX = 4;
 
 /**
- * Reward bars: each column from zero to its highest reward when that is above zero
- * (green) and from zero to its lowest when below (red), at least a pixel, so a
- * constant reward of 1 fills its axis up to 1, and Pong's -1 reaches down to -1.
- * A column of zero rewards draws nothing.
+ * Reward bars from `base` (zero's y; a log axis's bottom): each column up to its highest
+ * reward when that is above zero (green) and down to its lowest when below (red). A run
+ * of such columns wider than SPIKE_PX is a faint band with its edge drawn solid
+ * (CartPole's reward of 1 every step: a quiet band topped by a line at 1, the return
+ * readable over it); a narrower one (Pong's rare +1 or -1) solid bars, at least a pixel
+ * tall.
  */
-export function drawBars(c: CanvasRenderingContext2D, bins: Bins, y: YOf, colors: SeriesColors): void {
-  const zero = y(0);
-  for (let x = 0; x < bins.min.length; x++) {
-    const mn = bins.min[x];
-    const mx = bins.max[x];
-    if (Number.isNaN(mn) || (mn === 0 && mx === 0)) continue;
-    if (mx > 0) {
-      c.fillStyle = colors.reward;
-      c.fillRect(x, y(mx), 1, Math.max(1, zero - y(mx)));
-    }
-    if (mn < 0) {
-      c.fillStyle = colors.penalty;
-      c.fillRect(x, zero, 1, Math.max(1, y(mn) - zero));
+export function drawBars(c: CanvasRenderingContext2D, bins: Bins, y: YOf, colors: SeriesColors, ratio = 1, base = y(0)): void {
+  const edge = Math.max(1, Math.round(1.5 * ratio));
+  const bar = (x: number, value: number, solid: boolean) => {
+    const end = y(value);
+    if (!Number.isFinite(end)) return;
+    const top = Math.min(end, base);
+    const height = Math.max(1, Math.abs(base - end));
+    if (solid) return c.fillRect(x, top, 1, height);
+    c.globalAlpha *= BAND_ALPHA;
+    c.fillRect(x, top, 1, height);
+    c.globalAlpha /= BAND_ALPHA;
+    c.fillRect(x, end > base ? end - edge : end, 1, edge);
+  };
+  const sides = [
+    { values: bins.max, color: colors.reward, has: (v: number) => v > 0 },
+    { values: bins.min, color: colors.penalty, has: (v: number) => v < 0 },
+  ];
+  for (const { values, color, has } of sides) {
+    c.fillStyle = color;
+    for (let x = 0; x < values.length; x++) {
+      if (!has(values[x])) continue;
+      const start = x;
+      while (x + 1 < values.length && has(values[x + 1])) x++;
+      const solid = x + 1 - start <= SPIKE_PX * ratio;
+      for (let i = start; i <= x; i++) bar(i, values[i], solid);
     }
   }
 }
@@ -144,10 +150,13 @@ export function drawLine(c: CanvasRenderingContext2D, bins: Bins, y: YOf, color:
   c.beginPath();
   let started = false;
   for (let x = 0; x < bins.min.length; x++) {
-    if (Number.isNaN(bins.min[x])) continue;
-    if (started) c.lineTo(x + 0.5, y(bins.min[x]));
-    else c.moveTo(x + 0.5, y(bins.min[x]));
-    c.lineTo(x + 0.5, y(bins.max[x]));
+    // NaN: no value (or, on a log axis, none above zero); the line goes on past it.
+    const [lo, hi] = [y(bins.min[x]), y(bins.max[x])];
+    if (!Number.isFinite(hi)) continue;
+    const from = Number.isFinite(lo) ? lo : hi;
+    if (started) c.lineTo(x + 0.5, from);
+    else c.moveTo(x + 0.5, from);
+    c.lineTo(x + 0.5, hi);
     started = true;
   }
   c.stroke();
@@ -189,12 +198,16 @@ export function drawDivergence(c: CanvasRenderingContext2D, x: number, ratio: nu
 
 const MARK_PX = 6;
 
-/** A downward triangle at the top of each column where the episode ended: filled if terminated, hollow if truncated. */
+/**
+ * A downward triangle at the top where the episode ended: filled if terminated, hollow
+ * if truncated; one per run of marked columns, at its middle, so that a step many
+ * columns wide (Connect Four's last move) has one mark, not a row of them.
+ */
 export function drawEndMarks(c: CanvasRenderingContext2D, columns: TimelineColumns, ratio: number, color: string): void {
   const size = MARK_PX * ratio;
   const width = columns.terminated.length;
   const triangle = (x: number) => {
-    const centre = Math.min(Math.max(x + 0.5, size / 2), width - size / 2);
+    const centre = Math.min(Math.max(x, size / 2), width - size / 2);
     c.beginPath();
     c.moveTo(centre - size / 2, 0);
     c.lineTo(centre + size / 2, 0);
@@ -204,14 +217,25 @@ export function drawEndMarks(c: CanvasRenderingContext2D, columns: TimelineColum
   c.fillStyle = color;
   c.strokeStyle = color;
   c.lineWidth = ratio;
-  columns.terminated.forEach((mark, x) => {
-    if (!mark) return;
+  for (const x of markRuns(columns.terminated)) {
     triangle(x);
     c.fill();
-  });
-  columns.truncated.forEach((mark, x) => {
-    if (!mark || columns.terminated[x]) return;
+  }
+  const truncatedOnly = columns.truncated.map((mark, x) => (mark && !columns.terminated[x] ? 1 : 0));
+  for (const x of markRuns(truncatedOnly)) {
     triangle(x);
     c.stroke();
-  });
+  }
+}
+
+/** The middle (a pixel x) of each run of set columns of `marks`. */
+export function markRuns(marks: Uint8Array): number[] {
+  const middles: number[] = [];
+  for (let x = 0; x < marks.length; x++) {
+    if (!marks[x]) continue;
+    const start = x;
+    while (x + 1 < marks.length && marks[x + 1]) x++;
+    middles.push((start + x + 1) / 2);
+  }
+  return middles;
 }

@@ -1,13 +1,18 @@
 /**
  * The timeline's legend, under its chart: a swatch and a name for each thing drawn
- * (user names as text, never HTML), and, for training curves, the smoothing slider
- * (0 to 0.99, as TensorBoard's).
+ * (user names as text, never HTML), a series' entry a toggle that hides and shows it;
+ * for training curves the smoothing slider (0 to 0.99, as TensorBoard's); and a toggle
+ * for log value axes.
  */
 import { el, input } from "./dom.ts";
+import { SeriesToggles } from "./legend-toggle.ts";
 import { MAX_WEIGHT } from "./smoothing.ts";
 
-/** A legend entry: the swatch's kind ("bar", "line", "terminated", "truncated", "none"), its colour and the name. */
-export type LegendItem = [kind: string, color: string, name: string];
+/**
+ * A legend entry: the swatch's kind ("bar", "line", "terminated", "truncated", "none"),
+ * its colour, the name, and for a series the key its toggle hides and shows it by.
+ */
+export type LegendItem = [kind: string, color: string, name: string, key?: string];
 
 export class TimelineLegend {
   readonly element: HTMLDivElement;
@@ -15,12 +20,19 @@ export class TimelineLegend {
   private readonly smoothing: HTMLLabelElement;
   private readonly slider: HTMLInputElement;
   private readonly value: HTMLOutputElement;
+  /** Which series the user hid by clicking their entries. */
+  readonly series: SeriesToggles<string>;
 
   constructor(
     parent: HTMLElement,
     /** The user moved the smoothing slider to a new weight. */
     onSmoothing: (weight: number) => void,
+    /** The user turned the log scale on or off. */
+    onLog: (log: boolean) => void = () => {},
+    /** The user hid or showed a series (its entry clicked). */
+    onToggle: () => void = () => {},
   ) {
+    this.series = new SeriesToggles(onToggle);
     this.element = parent.appendChild(el("div", "aw-timeline-legend"));
     this.keys = this.element.appendChild(el("span", "aw-timeline-keys"));
     this.smoothing = this.element.appendChild(el("label", "aw-smoothing"));
@@ -35,6 +47,11 @@ export class TimelineLegend {
       onSmoothing(weight);
     });
     this.setSmoothing(null);
+    const log = this.element.appendChild(el("label", "aw-log-scale"));
+    const toggle = log.appendChild(input("aw-log-toggle", "checkbox"));
+    log.append("log scale");
+    log.title = "Value axes on a log scale: values at or below zero are left out (as TensorBoard does); an axis with none above zero stays linear";
+    toggle.addEventListener("change", () => onLog(toggle.checked));
   }
 
   /** Shows the smoothing slider at `weight`, or hides it (null: the curves are not training curves). */
@@ -51,11 +68,12 @@ export class TimelineLegend {
     if (this.keys.dataset.key === key) return;
     this.keys.dataset.key = key;
     this.keys.replaceChildren(
-      ...items.map(([kind, color, name]) => {
-        const item = el("span", "aw-timeline-key");
-        const swatch = item.appendChild(el("span", `aw-key-swatch aw-key-${kind}`));
+      ...items.map(([kind, color, name, key]) => {
+        const swatch = el("span", `aw-key-swatch aw-key-${kind}`);
         swatch.style.setProperty("--aw-key-color", color);
-        item.append(name);
+        const item = key === undefined ? el("span", "aw-timeline-key") : this.series.button(key, swatch, name);
+        item.classList.add("aw-timeline-key");
+        if (key === undefined) item.append(swatch, name);
         return item;
       }),
     );

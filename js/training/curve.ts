@@ -14,7 +14,7 @@ import { parseSeries, readSeries } from "../shared/series.ts";
 import { Timeline, type TimelineNames } from "../shared/timeline.ts";
 import { inSteps, pointSteps } from "./curve-steps.ts";
 
-export const CURVE_NAMES: TimelineNames = { reward: "episode return", return: "total return", steps: "episodes" };
+export const CURVE_NAMES: TimelineNames = { reward: "episode return", return: "total return", steps: "episodes", position: "episode" };
 /** The extras on the 0-1 axis. */
 const RATES = ["success rate"];
 

@@ -97,8 +97,9 @@ class EpisodeView {
     this.root.dataset.pSuppressShortcuts = "true";
     this.title = this.root.appendChild(document.createElement("div"));
     this.title.className = "aw-title";
-    // The frame column and the panel cards: side by side, or the cards below when
-    // narrow; the controls and the timeline under both, the widget's whole width.
+    // The frame column and the panel cards side by side, the controls and the timeline
+    // under both, the widget's whole width; in a narrow cell the controls and the
+    // timeline right under the frame, the readout and the cards after them (widget.css).
     const body = this.root.appendChild(document.createElement("div"));
     body.className = "aw-body";
     const main = body.appendChild(document.createElement("div"));
@@ -109,7 +110,7 @@ class EpisodeView {
     this.canvas = new FrameCanvas(stage);
     this.readout = new Readout(main);
     this.panels = new PanelCards(model, body, stage, this.outbox);
-    this.controls = new Controls(this.root, this.root, {
+    this.controls = new Controls(body, this.root, {
       seek: (t) => this.userGo(t),
       stepBy: (delta) => this.userGo(this.step + delta),
       togglePlay: () => this.togglePlay(),
@@ -119,7 +120,7 @@ class EpisodeView {
     this.fitToggle = new FitToggle(this.controls.options, () => this.onSize());
     this.ranges = new RangeRequests(model, this.outbox);
     this.timeline = new Timeline(
-      this.root,
+      body,
       (t) => this.userGo(t),
       (from, to, columns) => this.ranges.fetch(from, to, columns),
       (weight) => this.saveTrait("timeline_smoothing", weight),

@@ -230,7 +230,8 @@ def test_its_saved_copy_says_what_is_shown_and_pictures_the_step(trained):
     viewer = viewer_of(trained, checkpoint=1, seed=1)
     data, _ = viewer._repr_mimebundle_()
     assert data["text/plain"].startswith(
-        f"CheckpointViewer: {RUN}, training step 2,000, seed 1 of 4 checkpoints"
+        "CheckpointViewer: DQN on CartPole-v1 · run dqn, "
+        "training step 2,000, seed 1 of 4 checkpoints"
     )
     assert data["image/png"]
 

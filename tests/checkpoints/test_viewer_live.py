@@ -84,7 +84,9 @@ def test_a_viewer_opened_before_the_first_checkpoint_shows_it_when_it_is_written
         assert viewer.episode is None
         assert viewer.training_step is None
         assert viewer.message == f"no checkpoint yet in run {RUN}: looking every 1 s"
-        assert viewer._saved_text().startswith(f"CheckpointViewer: {RUN}, no checkpoint yet.")
+        assert viewer._saved_text().startswith(
+            "CheckpointViewer: DQN on CartPole-v1 · run dqn, no checkpoint yet."
+        )
         model = dqn()
         record = RecordCheckpoints(
             "CartPole-v1", every=1000, seeds=[3, 4], library=tmp_path, run=RUN_NAME

@@ -17,7 +17,19 @@ import pytest
 from agent_widget.checkpoints import Checkpoints, CheckpointViewer
 from agent_widget.library import RunLibrary
 from agent_widget.torch import QValues
-from harness.appearance import axe_violations, canvas_names
+from harness.appearance import (
+    DARK,
+    LIGHT,
+    axe_violations,
+    canvas_names,
+    colours_of,
+    most_common_colour,
+    near,
+    parse_rgb,
+    set_theme,
+    theme_colours,
+)
+from harness.charts import chart_of, hover, painted_rows, tallest_run
 from harness.dqn_run import RUN, dqn, train
 from harness.lab import Notebook, View, opened, rgb_sha256
 from tests.e2e.test_page_in_browser import OpenedPage
@@ -170,6 +182,105 @@ def test_every_control_and_picture_is_named_and_axe_finds_nothing(notebook):
         assert canvas["role"] == "img", canvas
         assert canvas["label"], canvas
     assert axe_violations(root) == []
+
+
+CHART = ".aw-checkpoints canvas.aw-compare-chart"
+BLUE, ORANGE = (
+    "#1f77b4",
+    "#ff7f0e",
+)  # seed 0's and seed 1's lines, light theme (js/compare/chart.ts)
+
+
+def test_hovering_the_chart_shows_each_seeds_return_at_that_checkpoint(notebook, checkpoints):
+    canvas = notebook.page.locator(CHART)
+    returns = checkpoints.returns()
+    for i, step in enumerate(STEPS):
+        shown = hover(
+            notebook, canvas, (i + 0.5) / len(STEPS), f"training step {step:,} ({i + 1} of 4)"
+        )
+        assert shown["rows"] == [[f"seed {seed}", f"{returns[step][seed]:g}"] for seed in (0, 1)]
+        assert shown["inside"], shown
+        assert not shown["covers"], shown
+    notebook.page.mouse.move(0, 0)
+
+
+def test_the_chart_draws_a_point_at_each_checkpoint_joined_by_straight_lines(notebook, checkpoints):
+    """Seed 0's line alone (seed 1 hidden by its legend entry): a dot at each checkpoint's
+    return, and between two checkpoints a straight line, not a step halfway."""
+    canvas = notebook.page.locator(CHART)
+    seed1 = notebook.page.locator(".aw-checkpoints .aw-legend-item").nth(1)
+    seed1.click()
+    try:
+        assert seed1.get_attribute("aria-pressed") == "false"
+        notebook.wait_until(
+            lambda: tallest_run(canvas, ORANGE, min_alpha=128)["columns"] == 0,
+            what="seed 1's line to be hidden",
+        )
+        drawn = painted_rows(canvas, BLUE)
+        (v0, y0), (v1, y1) = drawn["ticks"][0], drawn["ticks"][-1]
+        ratio, rows = drawn["ratio"], drawn["rows"]
+        returns = [checkpoints.returns()[step][0] for step in STEPS]
+        y_of = [y0 + (v - v0) * (y1 - y0) / (v1 - v0) for v in returns]
+        x_of = [(i + 0.5) / len(STEPS) * len(rows) for i in range(len(STEPS))]
+        for x, y in zip(x_of, y_of, strict=True):
+            # Left of the point's centre, clear of the cursor: a dot is 6 px tall, a line 2.
+            column = [r for r in rows[round(x - 2 * ratio)] if abs(r - y) <= 5 * ratio]
+            assert len(column) >= round(4 * ratio), (x, y, column)
+        i = max(range(len(STEPS) - 1), key=lambda i: abs(returns[i + 1] - returns[i]))
+        assert abs(returns[i + 1] - returns[i]) >= 20, returns  # the run learned: a slope
+        x = x_of[i] + (x_of[i + 1] - x_of[i]) / 4
+        painted = rows[round(x)]
+        assert painted, x
+        assert abs(np.mean(painted) - (y_of[i] + (y_of[i + 1] - y_of[i]) / 4)) <= 2 * ratio
+    finally:
+        seed1.click()
+    assert seed1.get_attribute("aria-pressed") == "true"
+    notebook.wait_until(
+        lambda: tallest_run(canvas, ORANGE, min_alpha=128)["columns"] > 0,
+        what="seed 1's line to be shown again",
+    )
+
+
+def test_the_chart_has_axis_titles_and_the_view_a_readable_title(notebook):
+    root = notebook.page.locator(".aw-checkpoints")
+    assert root.locator(".aw-axis-title-x").inner_text() == "training step"
+    assert root.locator(".aw-axis-title-y").inner_text() == "evaluation return"
+    assert root.locator(":scope > .aw-title").inner_text() == "DQN on CartPole-v1 · run dqn"
+    chart = chart_of(notebook.page.locator(CHART)).bounding_box()
+    title = root.locator(":scope > .aw-title").bounding_box()
+    assert title["y"] - root.bounding_box()["y"] >= 4  # room above the title
+    assert title["y"] + title["height"] < chart["y"]
+
+
+def test_its_controls_take_jupyterlab_darks_colours(notebook):
+    """Buttons, the seed chooser and the slider in JupyterLab Dark: painted in the
+    theme's layout and text colours, as the episode viewer's controls, not a browser's
+    light grey."""
+    root = notebook.page.locator(".aw-checkpoints")
+    light = theme_colours(notebook)
+    set_theme(notebook, DARK)
+    try:
+        notebook.wait_for(
+            "(el) => el.dataset.theme === 'dark'", root.locator("canvas").first.element_handle()
+        )
+        dark = theme_colours(notebook)
+        assert dark != light
+        seed = root.locator("select.aw-seed")
+        back = root.locator("button.aw-checkpoint-back")
+        assert near(most_common_colour(seed), dark["--jp-layout-color1"])
+        # As the episode viewer's own buttons: a layout colour of the theme.
+        button = most_common_colour(back)
+        assert near(button, most_common_colour(root.locator(".agent-widget button.aw-play")))
+        assert any(near(button, dark[f"--jp-layout-color{i}"]) for i in (1, 2))
+        for control in (seed, back):
+            text = control.evaluate("(el) => getComputedStyle(el).color")
+            assert near(parse_rgb(text), dark["--jp-ui-font-color1"])
+        # The slider's track in the theme's colour, and no light grey pixel anywhere on it.
+        colours = set(colours_of(root.locator("input.aw-checkpoint-slider")))
+        assert any(near(colour, dark["--jp-layout-color3"]) for colour in colours)
+        assert not [c for c in colours if min(c) >= 180], "a light grey slider in the dark theme"
+    finally:
+        set_theme(notebook, LIGHT)
 
 
 LIVE = [

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator
 
+from harness.charts import chart_of, hover, hover_hidden, tallest_run
 from harness.lab import Notebook, View
 from tests.e2e.episodes import frame_digests, synthetic_frames
 
@@ -163,6 +164,45 @@ def test_the_legend_names_each_episode_with_its_return(root):
     assert [items.nth(i).inner_text() for i in range(2)] == ["long: return 8", "short: return 5"]
 
 
+def test_hovering_the_chart_shows_each_episodes_return_at_that_step(notebook, root):
+    """The values under the pointer are the episodes' returns there, as recorded: the
+    shorter one held at its last return past its end."""
+    returns = notebook.python("[long.returns.tolist(), short.returns.tolist()]")
+    canvas = root.locator("canvas.aw-compare-chart")
+    for t in (10, 30, 55):
+        shown = hover(notebook, canvas, (t + 0.5) / LONG, f"step {t}")
+        held = [r[min(t, len(r) - 1)] for r in returns]
+        assert shown["rows"] == [["long", f"{held[0]:g}"], ["short", f"{held[1]:g}"]], t
+        assert shown["inside"], shown
+        assert not shown["covers"], shown
+        width = canvas.bounding_box()["width"]
+        assert abs(shown["rule"] - (t + 0.5) / LONG * width) <= 1, shown
+    notebook.page.mouse.move(0, 0)
+    notebook.wait_until(lambda: hover_hidden(chart_of(canvas)), what="the hover box to go")
+
+
+def test_a_legend_click_hides_its_line_and_a_second_shows_it(notebook, root):
+    canvas = root.locator("canvas.aw-compare-chart")
+    short = root.locator(".aw-legend .aw-legend-item").nth(1)
+    orange = "#ff7f0e"  # the short episode's line, light theme (js/compare/chart.ts)
+    assert tallest_run(canvas, orange, min_alpha=128)["columns"] > 100
+    short.click()
+    assert short.get_attribute("aria-pressed") == "false"
+    notebook.wait_until(
+        lambda: tallest_run(canvas, orange, min_alpha=128)["columns"] == 0,
+        what="the short episode's line to go",
+    )
+    shown = hover(notebook, canvas, 10.5 / LONG, "step 10")
+    assert [row[0] for row in shown["rows"]] == ["long"]
+    short.click()
+    assert short.get_attribute("aria-pressed") == "true"
+    notebook.wait_until(
+        lambda: tallest_run(canvas, orange, min_alpha=128)["columns"] > 100,
+        what="the short episode's line to come back",
+    )
+    notebook.page.mouse.move(0, 0)
+
+
 def test_a_diff_panel_compares_both_episodes_at_each_shared_step(notebook, root, views):
     notebook.execute(
         """compare.add_diff_panel(
@@ -187,3 +227,29 @@ def test_a_plain_comparison_shows_no_what_if_bar(root):
     bar = root.locator(".aw-what-if")
     assert bar.count() == 1
     assert not bar.is_visible()
+
+
+def test_in_a_420_px_cell_the_frames_stay_side_by_side_next_to_the_slider(notebook, root):
+    root.evaluate("(root) => { root.parentElement.style.width = '420px'; }")
+    try:
+        notebook.wait_for(
+            """(root) => root.querySelector(".aw-compare-grid").style.gridTemplateColumns
+                .startsWith("repeat(2,")""",
+            root.element_handle(),
+            what="the grid laid out for 420 px",
+        )
+        boxes = root.evaluate(
+            """(root) => [".aw-shared .aw-slider", ".aw-cell:nth-child(1) canvas.aw-frame",
+                          ".aw-cell:nth-child(2) canvas.aw-frame"].map((selector) => {
+                const box = root.querySelector(selector).getBoundingClientRect();
+                return {left: box.left, right: box.right, top: box.top, bottom: box.bottom};
+            })"""
+        )
+        slider, first, second = boxes
+        assert first["top"] == second["top"]  # side by side
+        assert first["right"] <= second["left"]
+        # One slider for both, its frames right under it: not after a column's readout.
+        assert slider["bottom"] <= first["top"] < slider["bottom"] + 250
+        assert second["right"] <= 420 + root.bounding_box()["x"]
+    finally:
+        root.evaluate("(root) => { root.parentElement.style.width = ''; }")

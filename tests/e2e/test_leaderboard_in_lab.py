@@ -45,6 +45,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.notebook("leaderboard.ipynb", CELLS)]
 
 
 def board(notebook: Notebook, cell: int = BOARD) -> Locator:
+    """The leaderboard in ``cell``, in a window wide enough for its table in its own order
+    (narrower, the sorted column moves next to the run's name)."""
+    notebook.page.set_viewport_size({"width": 1400, "height": 1000})
     root = notebook.page.locator(".jp-Notebook .jp-Cell").nth(cell).locator(".aw-leaderboard")
     root.wait_for(timeout=30_000)
     return root
@@ -198,4 +201,43 @@ def test_in_a_420_px_cell_the_table_scrolls_inside_its_own_box(notebook):
         widths = scroll.evaluate("(el) => [el.scrollWidth, el.clientWidth]")
         assert widths[0] > widths[1]  # the table is wider: its box scrolls
     finally:
+        notebook.page.set_viewport_size(size)
+
+
+VISIBLE = """(root) => {
+    const box = root.querySelector(".aw-table-scroll").getBoundingClientRect();
+    const shown = (cell) => {
+        const r = cell.getBoundingClientRect();
+        // Over the cells scrolled under it: the topmost element at its middle is itself.
+        const top = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+        return r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && cell.contains(top);
+    };
+    const row = root.querySelector("tbody tr.aw-run");
+    const index = (th) => [...th.parentElement.cells].indexOf(th);
+    const sorted = root.querySelector("thead th[aria-sort$='ending']");
+    const run = root.querySelector("thead th[data-key='run']");
+    return {sorted: [shown(sorted), shown(row.cells[index(sorted)])],
+            run: [shown(run), shown(row.cells[index(run)])]};
+}"""
+
+
+def test_in_a_420_px_cell_the_run_and_sorted_columns_stay_in_view(notebook):
+    root = board(notebook)
+    scroll = root.locator(".aw-table-scroll")
+    size = notebook.page.viewport_size
+    try:
+        set_cell_width(notebook, root, 420)
+        for key in ("return_mean", "steps"):
+            if key != "return_mean":
+                root.locator(f"th[data-key='{key}'] button").click()
+            for left in (0, 10_000):  # scrolled to either end
+                scroll.evaluate("(el, left) => { el.scrollLeft = left; }", left)
+                root.evaluate("() => new Promise(requestAnimationFrame)")
+                assert root.evaluate(VISIBLE) == {
+                    "sorted": [True, True],
+                    "run": [True, True],
+                }, (key, left)
+    finally:
+        root.locator("th[data-key='return_mean'] button").click()  # back to best first
+        scroll.evaluate("(el) => { el.scrollLeft = 0; }")
         notebook.page.set_viewport_size(size)

@@ -1,7 +1,8 @@
 """The viewer uses the width it has, in a real JupyterLab (a 1,400 px window): a
 Pong-sized frame fills the room beside its cards (whole device pixels a frame pixel),
 the controls sit on one row under both, the "1:1" toggle shows the frame at its own
-size, and at 420 px the cards go below the frame and nothing overflows."""
+size, and at 420 px the cards go below the frame, under the slider and the timeline
+that stay right under the frame, and nothing overflows."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ BOXES = """(root) => {
     return {
         root: (({left, right, width}) => ({left, right, width}))(root.getBoundingClientRect()),
         frame: box("canvas.aw-frame"), cards: box(".aw-panels"),
+        slider: box(".aw-slider"), timeline: box(".aw-timeline-box"), readout: box(".aw-readout"),
         // The middle of each control group: on one row, they are all within a few px.
         controlMiddles: controls.map(middle),
         overflow: root.scrollWidth - root.clientWidth,
@@ -101,3 +103,12 @@ def test_at_420_px_the_cards_go_below_the_frame_and_nothing_overflows(notebook):
     assert b["cards"]["top"] >= b["frame"]["bottom"]
     assert b["frame"]["right"] <= b["root"]["right"]
     assert b["overflow"] <= 0
+
+
+def test_at_420_px_the_slider_and_timeline_stay_right_under_the_frame(notebook):
+    b = boxes(notebook, PONG, 420)
+    # The controls' row (buttons and slider, wrapped at this width) starts under the frame.
+    assert b["frame"]["bottom"] <= b["slider"]["top"] < b["frame"]["bottom"] + 80
+    assert b["slider"]["bottom"] <= b["timeline"]["top"] < b["slider"]["bottom"] + 60
+    assert b["cards"]["top"] >= b["timeline"]["bottom"]
+    assert b["readout"]["top"] >= b["timeline"]["bottom"]

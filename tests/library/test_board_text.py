@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from agent_widget.library import Leaderboard, RunLibrary
-from agent_widget.library._board_text import js_number, table_text, to_fixed
+from agent_widget.library._board_text import table_text
 
 CASES = json.loads(
     (Path(__file__).parents[2] / "js" / "leaderboard" / "table.cases.json").read_text("utf-8")
@@ -63,34 +63,3 @@ def test_the_lines_are_the_live_tables(case):
     assert [cells if kind == "run" else {"group": cells[0]} for kind, cells in lines] == case[
         "lines"
     ]
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (1e-7, "1e-7"),
-        (1e-6, "0.000001"),
-        (2.5e-5, "0.000025"),
-        (1e21, "1e+21"),
-        (1e20, "1" + "0" * 20),
-        (123.0, "123"),
-        (-0.0, "0"),
-    ],
-)
-def test_numbers_are_written_as_javascript_writes_them(value, text):
-    assert js_number(value) == text
-
-
-def test_to_fixed_rounds_the_floats_exact_value_halves_away_from_zero_as_javascript():
-    assert [
-        to_fixed(0.03125, 4),
-        to_fixed(-0.03125, 4),
-        to_fixed(-0.001, 2),
-        to_fixed(-0.0, 2),
-    ] == [
-        "0.0313",
-        "-0.0313",
-        "-0.00",
-        "0.00",
-    ]
-    assert to_fixed(1.005, 2) == "1.00"  # 1.005 is 1.00499999999999989...

@@ -5,7 +5,11 @@ a seed that fails, or whose worker dies, is reported."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
+import sys
 import tempfile
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -13,6 +17,7 @@ import pytest
 
 from agent_widget import RunLibrary, load, record, record_many
 from tests.cartpole import balance, cartpole
+from tests.waiting import wait_until
 
 
 def assert_recorded_as_alone(paths):
@@ -117,3 +122,109 @@ def test_record_many_needs_seeds_and_a_known_engine(tmp_path):
         record_many(cartpole, balance, [], directory=tmp_path)
     with pytest.raises(ValueError, match="engine must be"):
         record_many(cartpole, balance, [0], directory=tmp_path, engine="dask")
+
+
+INTERRUPTED = """
+import sys
+from pathlib import Path
+from agent_widget import record_many
+from tests.cartpole import balance, cartpole
+
+def touching(obs):
+    Path(sys.argv[2]).touch()  # a worker is recording
+    return balance(obs)
+
+if __name__ == "__main__":
+    where = {"directory": sys.argv[1]} if sys.argv[1] != "-" else {}
+    try:
+        record_many(cartpole, touching, range(60), engine="processes", workers=2,
+                    max_steps=500, progress=False, **where)
+    except KeyboardInterrupt as error:
+        done = error.recorded
+        print(sorted(done.paths) or sorted(done.kept), flush=True)
+        print(*error.__notes__, flush=True)
+"""
+
+
+@pytest.mark.parametrize("destination", ["directory", "none"])
+def test_one_ctrl_c_stops_the_workers_and_keeps_every_finished_episode(tmp_path, destination):
+    """Ctrl-C as a terminal or Jupyter sends it: to the whole process group."""
+    folder, marker = tmp_path / "episodes", tmp_path / "recording"
+    folder.mkdir()
+    where = str(folder) if destination == "directory" else "-"
+    started = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED, where, str(marker)],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own group, as a kernel's: the SIGINT reaches its workers
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    wait_until(marker.exists, "a worker recording")
+    if destination == "directory":
+        wait_until(lambda: len(list(folder.glob("seed-*.rollout"))) >= 2, "two episodes")
+    workers = _children(started.pid)
+    os.killpg(started.pid, signal.SIGINT)
+    out, _ = started.communicate(timeout=120)  # a hang guard: it waited for all 60 seeds
+    kept, note = out.splitlines()
+    kept = [int(seed) for seed in kept.strip("[]").split(",") if seed]
+    assert len(kept) < 60
+    assert note.startswith(f"record_many: interrupted with {len(kept)} of 60 episodes recorded")
+    assert started.returncode == 0
+    wait_until(lambda: not any(map(_running, workers)), "every worker gone")  # none left
+    if destination == "directory":
+        assert len(kept) >= 2
+        whole = sorted(int(p.name[5:-8]) for p in folder.glob("seed-*.rollout"))
+        assert whole == kept  # every finished episode kept, and only those as whole files
+        for seed in kept:  # each as recorded alone
+            want = record(cartpole(None), balance, seed=seed, max_steps=500).actions
+            np.testing.assert_array_equal(load(folder / f"seed-{seed}.rollout").actions, want)
+
+
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is ``parent``."""
+    return [pid for pid in _pids() if _stat(pid)[1] == str(parent)]
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process that has not exited (a zombie has)."""
+    return pid in _pids() and _stat(pid)[0] != "Z"
+
+
+def _pids() -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def _stat(pid: int) -> list[str]:
+    """State and parent of ``pid`` (fields 3 and 4 of /proc/<pid>/stat)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[:2]
+    except OSError:
+        return ["Z", "0"]
+
+
+def test_a_library_without_algorithm_is_refused_before_any_seed(tmp_path):
+    with pytest.raises(ValueError, match=r"needs algorithm=.*checked before any seed"):
+        record_many(cartpole, balance, range(4), library=tmp_path / "runs", progress=False)
+    assert not (tmp_path / "runs").exists()
+
+
+UNGUARDED = """
+from agent_widget import record_many
+from tests.cartpole import balance, cartpole
+
+done = record_many(cartpole, balance, range(2), engine="processes", workers=1, progress=False)
+print(sorted(done.failed.values())[0])
+"""
+
+
+def test_a_script_without_a_main_guard_is_told_why_its_workers_died(tmp_path):
+    script = tmp_path / "unguarded.py"
+    script.write_text(UNGUARDED)
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert 'call record_many under `if __name__ == "__main__":`' in done.stdout.splitlines()[-1]

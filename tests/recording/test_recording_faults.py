@@ -18,6 +18,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from agent_widget.episodes import Rollout, load
+from agent_widget.episodes._checked_input import MAX_INFO_DEPTH
 from agent_widget.format import EncodedArray, FrameRows
 from agent_widget.library import RunLibrary
 from agent_widget.recording import RecordRollout, record, record_vector
@@ -377,3 +378,58 @@ def test_a_value_that_cannot_be_stored_names_its_step_and_keeps_the_steps_before
         [wrapper.step(1) for _ in range(40)]
     assert wrapper.current is not None
     assert wrapper.current.num_steps == 30
+
+
+class OddInfoAt(gym.Wrapper):
+    """An env whose step ``at`` returns ``info`` as its info."""
+
+    def __init__(self, env, at, info):
+        super().__init__(env)
+        self.at, self.info, self.t = at, info, 0
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self.t += 1
+        return obs, reward, terminated, truncated, self.info if self.t == self.at else info
+
+
+class Unlistable(dict):
+    def items(self):
+        raise RuntimeError("a mapping that will not be listed")
+
+
+class Unnamable:
+    def __str__(self):
+        raise RuntimeError("a key that will not be named")
+
+
+def nested(depth: int) -> dict:
+    outer = inner = {}
+    for _ in range(depth):
+        inner["x"] = inner = {}
+    return outer
+
+
+@pytest.mark.parametrize(
+    ("info", "dropped"),
+    [
+        ({"deep": nested(500), "fine": 1}, "'deep' (first at step 6)"),
+        ({"odd": Unlistable(a=1), "fine": 1}, "'odd' (first at step 6)"),
+        ({Unnamable(): 1, "fine": 1}, "'Unnamable' (first at step 6)"),
+    ],
+    ids=["nested-500-deep", "items-raises", "key-str-raises"],
+)
+def test_an_info_that_cannot_be_stored_is_dropped_and_the_episode_kept(tmp_path, info, dropped):
+    path = tmp_path / "ep.rollout"
+    with pytest.warns(UserWarning, match=re.escape(dropped)):
+        rollout = record(OddInfoAt(cartpole(None), at=6, info=info), lean, seed=0, path=path)
+    assert load(path).num_steps == rollout.num_steps > 6
+    assert rollout.infos[6] == {"fine": 1}
+    assert load(path).infos[6] == {"fine": 1}
+
+
+def test_an_info_at_the_depth_limit_is_kept_whole(tmp_path):
+    path = tmp_path / "ep.rollout"
+    info = {"deep": nested(MAX_INFO_DEPTH - 1)}
+    rollout = record(OddInfoAt(cartpole(None), at=6, info=info), lean, seed=0, path=path)
+    assert load(path).infos[6] == rollout.infos[6] == info

@@ -21,21 +21,7 @@ from gymnasium import spaces  # noqa: E402
 from agent_widget import RunLibrary, load, record  # noqa: E402
 from agent_widget.recording import ReplayDivergenceError  # noqa: E402
 from tests.beacon import Beacon, beacon_aec, guide  # noqa: E402
-
-
-def random_legal(seed):
-    """A policy drawing a legal move (from the observation's action mask) at random;
-    a fresh one with the same seed draws the same moves."""
-    rng = np.random.default_rng(seed)
-    return lambda agent, obs: int(rng.choice(np.flatnonzero(obs["action_mask"])))
-
-
-def connect_four():
-    return pettingzoo.make("aec", "classic/connect_four-v3", render_mode="rgb_array")
-
-
-def tictactoe():
-    return pettingzoo.make("aec", "classic/tictactoe-v3", render_mode="rgb_array")
+from tests.games import connect_four, random_legal, tictactoe  # noqa: E402
 
 
 def pistonball(max_cycles=12, render_mode="rgb_array"):

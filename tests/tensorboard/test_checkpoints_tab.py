@@ -1,0 +1,70 @@
+"""A Stable-Baselines3 DQN's checkpoints in the Agent tab of a real TensorBoard: the run
+its ``tensorboard_log=`` scalars and ``RecordCheckpoints`` episodes make, each episode's
+training step in the table, and an episode recorded without frames painted in Chromium
+with the frames its replay renders, stepped with the arrow keys."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import torch
+from playwright.sync_api import Page
+
+from agent_widget import load
+from agent_widget.recording import render_frames
+from agent_widget.sb3 import RecordCheckpoints
+from harness.chromium import chromium
+from harness.dqn_run import RUN, dqn
+from harness.lab import rgb_sha256
+from harness.tensorboard import TensorBoard
+from harness.views import View
+from tests.tensorboard.tab import agent_tab
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def tensorboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TensorBoard]:
+    """TensorBoard on a logdir where DQN logged its scalars and its checkpoints' episodes."""
+    folder = tmp_path_factory.mktemp("checkpoints-tab")
+    logdir = folder / "runs"
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a network this small only loses time to a second thread
+    try:
+        model = dqn()
+        model.tensorboard_log = str(logdir)  # as DQN(..., tensorboard_log=logdir)
+        record = RecordCheckpoints("CartPole-v1", every=1_000, seeds=[0], library=logdir, run="dqn")
+        model.learn(2_000, callback=record)
+    finally:
+        torch.set_num_threads(threads)
+    server = TensorBoard(logdir, folder)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def page() -> Iterator[Page]:
+    with chromium() as browser:
+        yield browser.new_page(viewport={"width": 1400, "height": 1100})
+
+
+def test_a_checkpoint_episode_shows_its_step_and_the_frames_its_replay_renders(page, tensorboard):
+    assert (tensorboard.logdir / "DQN_1").is_dir()  # the scalars DQN logged
+    watched, frame = agent_tab(page, f"{tensorboard.url}#agent", rows=2)
+    rows = frame.locator("tbody tr")
+    steps = frame.locator('tbody td[data-key="training_step"]').all_text_contents()
+    assert sorted(steps) == ["1000", "2000"]
+    path = rows.nth(steps.index("2000")).get_attribute("data-path")
+    assert path is not None
+    assert path.startswith(f"{RUN}/episode-")
+    stored = load(tensorboard.logdir / path)
+    assert stored.frames is None  # recorded without frames, during training
+    rendered = render_frames(stored).frames
+    frame.locator(f'tr[data-path="{path}"] button.aw-tb-open').click()
+    view = View(watched, frame.locator(".agent-widget"))
+    view.wait_painted(0, timeout=60)
+    assert view.canvas()["sha256"] == rgb_sha256(rendered[0])
+    view.press("ArrowRight")
+    view.wait_painted(1)
+    assert view.canvas()["sha256"] == rgb_sha256(rendered[1])
