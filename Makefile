@@ -10,12 +10,12 @@ DEMO_PORT ?= 8888
 # A count on each line of dots ([ 120/1040]), and the slowest tests at the end.
 PYTEST_PROGRESS := -q -o console_output_style=count --durations=15
 
-.PHONY: demo test setup test-system egl lint build docs bench screenshot theme-screenshots tensorboard-screenshot
+.PHONY: demo test setup demo-setup test-system egl lint build docs release bench screenshot theme-screenshots tensorboard-screenshot
 
 # JupyterLab on the quickstart notebook: the URL it prints (with its token) is the
 # notebook's own; no browser is opened (servers have none). How to reach it from
 # another machine is printed first.
-demo: setup
+demo: demo-setup
 	@host=$$(hostname -f 2>/dev/null || hostname); user=$${USER:-$$(id -un)}; \
 	echo; \
 	echo "  JupyterLab prints the quickstart notebook's URL below (Ctrl-C stops it)."; \
@@ -41,23 +41,44 @@ test: setup test-system build lint docs
 	echo "==> the wheel test:"; cat .venv/wheel-test.log; \
 	[ $$status -eq 0 ] && [ $$wheel_status -eq 0 ]
 
-# What the demo needs: the venv and the front end. The tests need a browser and
-# MuJoCo's renderer from the system too (test-system), which the demo does not.
-setup: .venv/.installed node_modules/.installed
+# The venv holds one of two installs, each with its marker: the demo's (.venv/.demo:
+# the package and JupyterLab) or the developer's (.venv/.dev: every extra and tool, the
+# tests' and the demo's). make test after make demo installs the rest; make demo after
+# make test uses what is there. The tests need a browser and MuJoCo's renderer from the
+# system too (test-system), which the demo does not.
+setup: .venv/.dev node_modules/.installed
+demo-setup: $(if $(wildcard .venv/.dev),.venv/.dev,.venv/.demo) node_modules/.installed
 
 test-system: /usr/bin/chromium egl
 
-# npm first: installing the package builds the front end (hatch_build.py).
-# torch==2.13.0: the CPU build on this machine's disk (an unpinned torch pulls the CUDA
-# build); pinned on this install line, never in the package's metadata. constraints.txt:
-# every other version, so that a fresh machine gets what the tests last passed with.
-.venv/.installed: pyproject.toml hatch_build.py constraints.txt node_modules/.installed
+# npm first: installing the package builds the front end (hatch_build.py). Versions from
+# constraints.txt, so that a fresh machine gets what the tests last passed with; pip
+# shows its progress (a fresh install downloads for a minute or more).
+# The demo's: what the quickstart notebook imports (the package: gymnasium, numpy), and
+# JupyterLab. No torch.
+.venv/.demo: pyproject.toml hatch_build.py constraints.txt node_modules/.installed
+	@echo "==> the package and JupyterLab, into .venv"
 	python3 -m venv .venv
-	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -c constraints.txt -e ".[dev]" torch==2.13.0
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install -c constraints.txt -e . jupyterlab
+	touch $@
+
+# The developer's: torch first, alone, from PyTorch's CPU index (PyPI's torch for Linux
+# is the CUDA build, several GB), with PyPI as the fallback; pinned on this line, never in
+# the package's metadata. On the dev machine, whose disk holds this torch's CPU file, pip
+# takes that file when the CPU index is out of reach. Then the dev extra beside it: pip
+# keeps the torch installed, and installs what it needs.
+TORCH_CPU := torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu --extra-index-url https://pypi.org/simple
+.venv/.dev: pyproject.toml hatch_build.py constraints.txt node_modules/.installed
+	@echo "==> torch (CPU), the package, every extra and the dev tools, into .venv"
+	python3 -m venv .venv
+	$(PY) -m pip install --upgrade pip
+	$(PY) -m pip install --no-deps $(TORCH_CPU)
+	$(PY) -m pip install -c constraints.txt -e ".[dev]"
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
+	@echo "==> the front end's build tools (npm ci)"
 	npm ci --no-audit --no-fund
 	touch $@
 
@@ -78,7 +99,7 @@ egl:
 build: node_modules/.installed
 	npm run build
 
-lint: .venv/.installed
+lint: .venv/.dev
 	@echo "==> lint: ruff, mypy, import-linter"
 	.venv/bin/ruff check .
 	.venv/bin/ruff format --check .
@@ -87,9 +108,27 @@ lint: .venv/.installed
 
 # The documentation site (mkdocs.yml) into site/; --strict turns every warning (a
 # docstring's broken reference, a page's dead link) into a failure.
-docs: .venv/.installed
+docs: .venv/.dev
 	@echo "==> docs: mkdocs build --strict"
 	NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict
+
+# The wheel and the sdist into dist/ (the wheel built from the sdist, the front end
+# inside both), checked: twine check, and the wheel test on that very wheel. make release
+# UPLOAD=1 then uploads them to PyPI (twine: TWINE_USERNAME=__token__,
+# TWINE_PASSWORD=<token>): a tagged version only, whose section (the release notes) is
+# CHANGELOG.md's first version (docs/contributing/index.md#releasing).
+release: setup
+	rm -rf dist
+	$(PY) -m build --outdir dist .
+	$(PY) -m twine check --strict dist/*
+	AGENT_WIDGET_WHEEL=$$(ls dist/*.whl) $(PY) -m pytest -q -p no:cacheprovider -m wheel tests/test_wheel_install.py
+ifeq ($(UPLOAD),1)
+	@version=$$(ls dist/*.whl | cut -d- -f2); \
+	case $$version in *dev*|*+*) echo "$$version is no release: tag the commit (git tag v1.2.3)"; exit 1;; esac; \
+	grep -m1 '^## \[[0-9]' CHANGELOG.md | grep -qF "## [$$version]" || \
+		{ echo "CHANGELOG.md's first version is not [$$version]"; exit 1; }
+	$(PY) -m twine upload dist/*
+endif
 
 bench: setup build
 	$(PY) -m benchmarks.storage

@@ -11,6 +11,7 @@ during training), :mod:`~agent_widget.sb3` (Stable-Baselines3's callback), and
 Modules whose names start with ``_`` are internal.
 """
 
+from importlib.metadata import version
 from typing import Any
 
 from agent_widget.compare import CompareViewer, first_divergence, what_if
@@ -20,7 +21,8 @@ from agent_widget.panels import Step
 from agent_widget.recording import RecordRollout, record, record_vector
 from agent_widget.viewer import EpisodeViewer
 
-__version__ = "0.1.0"
+# The installed distribution's: the git tag it was built from (pyproject.toml).
+__version__ = version("agent-widget")
 
 __all__ = [
     "CheckpointViewer",

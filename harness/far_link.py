@@ -195,7 +195,8 @@ def _answering(listener: socket.socket, size: int) -> Iterator[None]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    first_paragraph = " ".join(__doc__.split("\n\n")[0].split())
+    parser = argparse.ArgumentParser(description=first_paragraph)
     parser.add_argument("link", type=Link.parse, help="e.g. 150ms-10mbit")
     parser.add_argument("--target", type=int, required=True, help="the port to carry to")
     parser.add_argument("--port", type=int, default=0, help="the port to listen on (0: free)")

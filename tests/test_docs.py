@@ -1,7 +1,8 @@
 """The docs, checked: what no other test looks at drifts. The architecture page's
 diagrams, tables and lists and the design page's layers against the code; the CHANGELOG
 as a changelog for users (Keep a Changelog's sections, short entries whose figures are
-a link away: benchmarks/RESULTS.md, a guide's "How fast")."""
+a link away: benchmarks/RESULTS.md, a guide's "How fast"); the lists of extras, guides
+and notebooks a newcomer reads first, against pyproject.toml and the folders."""
 
 from __future__ import annotations
 
@@ -202,3 +203,75 @@ def test_relative_links_reach_a_file_and_heading():
             headings = re.findall(r"^#+ (.+)$", path.read_text(), flags=re.MULTILINE)
             slugs = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in headings}
             assert anchor in slugs, f"{target}#{anchor}: no such heading"
+
+
+# The lists a newcomer reads first, each checked against what it lists: the extras
+# (pyproject.toml), the guides (docs/guides/) and the notebooks (notebooks/).
+PYPROJECT = (ROOT / "pyproject.toml").read_text()
+README = (ROOT / "README.md").read_text()
+INSTALL = (ROOT / "docs" / "install.md").read_text()
+INDEX = (ROOT / "docs" / "index.md").read_text()
+
+
+def extras() -> set[str]:
+    """pyproject.toml's extras but ``dev`` (the developer's; read as text: tomllib is
+    Python 3.11's)."""
+    block = re.search(r"^\[project\.optional-dependencies\]\n(.*?)^\[", PYPROJECT, re.M | re.S)
+    assert block is not None
+    return set(re.findall(r"^([\w-]+) = \[", block.group(1), re.MULTILINE)) - {"dev"}
+
+
+def test_the_all_extra_holds_every_other_extra():
+    (listed,) = re.findall(r'^all = \["agent-widget\[([\w,-]+)\]"\]$', PYPROJECT, re.MULTILINE)
+    assert len(extras()) > 8  # pyproject.toml was read
+    assert set(listed.split(",")) == extras() - {"all"}
+
+
+def test_the_readme_install_line_names_every_extra():
+    (line,) = re.findall(r"^pip install agent-widget .*# extras: (.*)$", README, re.MULTILINE)
+    assert set(re.findall(r"\[([\w-]+)\]", line)) == extras()
+
+
+def test_the_install_page_has_a_row_for_every_extra():
+    table = INSTALL.split("## Dependencies")[0]
+    assert set(re.findall(r"^\| `([\w-]+)` \|", table, re.MULTILINE)) == extras()
+
+
+def guides() -> set[str]:
+    found = {path.stem for path in (ROOT / "docs" / "guides").glob("*.md")}
+    assert len(found) > 10  # docs/guides was read
+    return found
+
+
+def test_the_readme_and_the_home_page_link_every_guide():
+    assert set(re.findall(r"\(docs/guides/([\w-]+)\.md", README)) == guides()
+    assert set(re.findall(r"\(guides/([\w-]+)\.md", INDEX)) == guides()
+
+
+def notebooks() -> set[str]:
+    found = {path.stem for path in (ROOT / "notebooks").glob("*.ipynb")}
+    assert len(found) > 5  # notebooks/ was read
+    return found
+
+
+def test_the_readme_names_every_notebook():
+    (listed,) = re.findall(r"^- Notebooks: (.*?)(?=^\S|\Z)", README, re.MULTILINE | re.DOTALL)
+    named = {name for name in notebooks() if re.search(rf"\b{name}\b", listed)}
+    assert named == notebooks()
+
+
+def test_the_quickstart_names_every_other_notebook():
+    import json
+
+    cells = json.loads((ROOT / "notebooks" / "quickstart.ipynb").read_text())["cells"]
+    (more,) = ["".join(c["source"]) for c in cells if "".join(c["source"]).startswith("More in")]
+    assert set(re.findall(r"`(\w+)\.ipynb`", more)) == notebooks() - {"quickstart"}
+
+
+def test_the_run_library_guide_lists_the_columns_of_table():
+    from agent_widget.library._run_file import ROW_COLUMNS
+
+    guide = (ROOT / "docs" / "guides" / "run-library.md").read_text()
+    sentence = re.search(r"`table\(\)` has one\s+row per run.*?\.\n", guide, re.DOTALL)
+    assert sentence is not None
+    assert re.findall(r"`(\w+)`", sentence.group(0).split(":", 1)[1]) == list(ROW_COLUMNS)

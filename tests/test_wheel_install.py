@@ -1,6 +1,6 @@
 """A pip user's first five minutes: the built wheel, installed alone into a fresh venv
 (no system site-packages, dependencies from PyPI), runs the README's first snippet
-and records a CartPole episode with frames.
+and records a CartPole episode with frames. And the version a build gets: the git tag's.
 
 Slow (a wheel build and a fresh install; mostly waiting on the network), so it is
 marked ``wheel`` and ``make test`` runs it beside the rest of the suite.
@@ -49,12 +49,49 @@ def run(*command: str | Path, cwd: Path, env: dict[str, str] | None = None) -> s
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, ROOT, cwd=out)
+def build_wheel(source: Path, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source, cwd=out)
     (built,) = out.glob("agent_widget-*.whl")
     return built
+
+
+def version_of(wheel: Path) -> str:
+    import zipfile
+
+    archive = zipfile.ZipFile(wheel)
+    (metadata,) = [name for name in archive.namelist() if name.endswith(".dist-info/METADATA")]
+    found = re.search(r"^Version: (\S+)$", archive.read(metadata).decode(), re.MULTILINE)
+    assert found, metadata
+    return found.group(1)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel ``make release`` built (AGENT_WIDGET_WHEEL), or one built here from the tree."""
+    given = os.environ.get("AGENT_WIDGET_WHEEL")
+    if given:
+        return Path(given).resolve()
+    return build_wheel(ROOT, tmp_path_factory.mktemp("dist"))
+
+
+def test_a_tag_sets_the_version_and_a_commit_after_it_builds_a_dev_version_naming_it(tmp_path):
+    """In a clone of HEAD (what is committed) without its tags, sharing this tree's
+    node_modules."""
+    clone = tmp_path / "clone"
+    run("git", "clone", "-q", "--no-tags", ROOT, clone, cwd=tmp_path)
+    if (ROOT / "node_modules").is_dir():
+        (clone / "node_modules").symlink_to((ROOT / "node_modules").resolve())
+    run("git", "tag", "v9.8.7", cwd=clone)
+    assert version_of(build_wheel(clone, tmp_path / "tagged")) == "9.8.7"
+
+    who = ("-c", "user.name=test", "-c", "user.email=test@example.invalid")
+    run("git", *who, "commit", "-q", "--allow-empty", "-m", "after the tag", cwd=clone)
+    head = run("git", "rev-parse", "HEAD", cwd=clone).strip()
+    version = version_of(build_wheel(clone, tmp_path / "after"))
+    named = re.fullmatch(r"9\.8\.8\.dev1\+g([0-9a-f]{7,})", version)
+    assert named, version
+    assert head.startswith(named.group(1)), (version, head)
 
 
 def test_the_wheel_carries_the_front_end_bundles(wheel):

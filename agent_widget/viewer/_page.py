@@ -92,21 +92,27 @@ class PageTooLarge(ValueError):
 
 class Export:
     """A page being made: the bytes it holds so far, kept within ``max_bytes`` so an
-    oversized page stops early, and a progress bar over the items still to make."""
+    oversized page stops early, and a progress bar over the items still to make: made
+    when the first items are expected, so it never shows an empty count first."""
 
     def __init__(self, max_bytes: int = DEFAULT_MAX_BYTES, progress: bool = True) -> None:
         self.max_bytes, self.used = max_bytes, 0
-        self._bar = tqdm(total=0, desc="page", unit="item", disable=not progress)
+        self._progress = progress
+        self._bar: tqdm | None = None
 
     def __enter__(self) -> Export:
         return self
 
     def __exit__(self, *_: object) -> None:
-        self._bar.close()
+        if self._bar is not None:
+            self._bar.close()
 
     def expect(self, items: int) -> None:
-        self._bar.total += items
-        self._bar.refresh()
+        if self._bar is None:
+            self._bar = tqdm(total=items, desc="page", unit="item", disable=not self._progress)
+        else:
+            self._bar.total += items
+            self._bar.refresh()
 
     def encoded(self, buffers: Sequence[bytes], what: str) -> list[str]:
         """``buffers`` as base64, counted against the limit; one item done."""
@@ -118,7 +124,8 @@ class Export:
                 f"at {what}): export a range of steps (start=, stop=), leave panels out "
                 "(skip_panels=[...]), or raise max_bytes"
             )
-        self._bar.update()
+        if self._bar is not None:
+            self._bar.update()
         return encoded
 
 

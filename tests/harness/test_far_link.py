@@ -8,6 +8,10 @@ the proxy before each far-link run (RESULTS.md, "The proxy checked against its l
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from harness.far_link import SLACK, Link, check
@@ -37,3 +41,16 @@ def test_link_names_say_round_trip_and_rate() -> None:
     assert Link.parse("150ms-10mbit") == Link("150ms-10mbit", 0.150, 10e6)
     with pytest.raises(ValueError, match="150ms-10mbit"):
         Link.parse("150ms")
+
+
+def test_help_says_the_whole_first_paragraph() -> None:
+    """``python -m harness.far_link --help`` describes the proxy in full sentences."""
+    root = Path(__file__).parent.parent.parent
+    shown = subprocess.run(
+        [sys.executable, "-m", "harness.far_link", "--help"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "each direction on its own, as a distant kernel's link does." in " ".join(shown.split())

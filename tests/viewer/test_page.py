@@ -274,3 +274,11 @@ def test_a_long_episode_comes_in_blocks_the_one_shown_first_in_the_file():
     ids = re.findall(r'id="agent-widget-block-0-(\d+)"', page)
     assert int(ids[0]) == shown  # the viewer's first request is answered first
     assert sorted(map(int, ids)) == list(range(len(ranges)))
+
+
+def test_the_progress_bar_shows_with_its_count_from_the_start(viewer, capsys):
+    """No empty "page: 0item" bar before the real one: each line drawn has a total."""
+    viewer.to_html(progress=True)
+    drawn = [line.strip() for line in re.split(r"[\r\n]", capsys.readouterr().err) if line.strip()]
+    assert drawn, "no progress bar"
+    assert all(re.match(r"page: +\d+%\|.*\| *\d+/\d+ ", line) for line in drawn), drawn
