@@ -9,15 +9,25 @@ from collections.abc import Iterator
 
 import gymnasium as gym
 import pytest
+from playwright.sync_api import Browser
 
 from agent_widget.panels import register, registered, unregister
 from agent_widget.recording._encoder import _ring as frame_ring
 from agent_widget.recording._encoder._process import EncoderProcess, encoder_process
+from harness.chromium import chromium
 from tests.stuck_panel import Stuck
 
 # MuJoCo renders offscreen through Mesa's EGL (the Makefile's egl target): there is no
 # display. Set before any env is made; kernels the browser tests start inherit it.
 os.environ.setdefault("MUJOCO_GL", "egl")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium, one for the whole run: Playwright's sync API runs one instance
+    in a thread at a time, so every browser test (e2e, the TensorBoard tab) shares it."""
+    with chromium() as browser:
+        yield browser
 
 
 @pytest.fixture

@@ -18,9 +18,8 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 
 import nbformat
 import pytest
-from playwright.sync_api import Browser, Page, ViewportSize
+from playwright.sync_api import Browser, Page, ViewportSize  # browser: tests/conftest.py
 
-from harness.chromium import chromium
 from harness.far_link import Link, proxy
 from harness.hosts import HostServer, MarimoServer, VoilaServer
 from harness.lab import NOTEBOOK7, Notebook, Server, opened, through
@@ -62,12 +61,6 @@ def marimo_edit_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hos
     server = MarimoServer(tmp_path_factory.mktemp("marimo-edit"), scene.marimo_cells(), "edit")
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    with chromium() as browser:
-        yield browser
 
 
 @pytest.fixture(scope="session")

@@ -248,8 +248,9 @@ def test_in_a_420_px_cell_the_frames_stay_side_by_side_next_to_the_slider(notebo
         slider, first, second = boxes
         assert first["top"] == second["top"]  # side by side
         assert first["right"] <= second["left"]
-        # One slider for both, its frames right under it: not after a column's readout.
-        assert slider["bottom"] <= first["top"] < slider["bottom"] + 250
+        # One slider for both, its frames under it and the shared chart (axis titles,
+        # legend): not after a column's readout, 1,500 px down as before.
+        assert slider["bottom"] <= first["top"] < slider["bottom"] + 400
         assert second["right"] <= 420 + root.bounding_box()["x"]
     finally:
         root.evaluate("(root) => { root.parentElement.style.width = ''; }")

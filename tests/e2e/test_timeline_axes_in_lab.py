@@ -56,9 +56,9 @@ four = EpisodeViewer(record(game, leftmost, seed=0))
 lake = gym.make("FrozenLake-v1", map_name="4x4")
 training = TrainingViewer(lake, interval=0)
 episode_returns = []
-def snapshot(q_table, episode=None, ret=None):
+def snapshot(q_table, episode=None, ret=None, steps=None):
     episode_returns.append(ret)
-    training.snapshot(q_table, episode, ret)
+    training.snapshot(q_table, episode, ret, steps=steps)
 QLearning(lake, seed=0).train(300, callback=snapshot)""",
     "cartpole",
     "pendulum",

@@ -16,12 +16,11 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from playwright.sync_api import Frame, Page, Response
+from playwright.sync_api import Browser, Frame, Page, Response
 from torch.utils.tensorboard import SummaryWriter
 
 from agent_widget import load, record, save
 from agent_widget.recording import RecordRollout
-from harness.chromium import chromium
 from harness.lab import rgb_sha256
 from harness.tensorboard import TensorBoard
 from harness.views import View
@@ -81,9 +80,11 @@ def tensorboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TensorBoar
 
 
 @pytest.fixture(scope="module")
-def page() -> Iterator[Page]:
-    with chromium() as browser:
-        yield browser.new_page(viewport={"width": 1400, "height": 1100})
+def page(browser: Browser) -> Iterator[Page]:
+    """A page of the run's one browser (tests/conftest.py), closed after the module."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    yield page
+    page.close()
 
 
 def column(frame: Frame, key: str) -> list[str]:

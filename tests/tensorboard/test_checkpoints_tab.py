@@ -9,12 +9,11 @@ from collections.abc import Iterator
 
 import pytest
 import torch
-from playwright.sync_api import Page
+from playwright.sync_api import Browser, Page
 
 from agent_widget import load
 from agent_widget.recording import render_frames
 from agent_widget.sb3 import RecordCheckpoints
-from harness.chromium import chromium
 from harness.dqn_run import RUN, dqn
 from harness.lab import rgb_sha256
 from harness.tensorboard import TensorBoard
@@ -44,9 +43,11 @@ def tensorboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TensorBoar
 
 
 @pytest.fixture(scope="module")
-def page() -> Iterator[Page]:
-    with chromium() as browser:
-        yield browser.new_page(viewport={"width": 1400, "height": 1100})
+def page(browser: Browser) -> Iterator[Page]:
+    """A page of the run's one browser (tests/conftest.py), closed after the module."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    yield page
+    page.close()
 
 
 def test_a_checkpoint_episode_shows_its_step_and_the_frames_its_replay_renders(page, tensorboard):
