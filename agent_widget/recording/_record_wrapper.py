@@ -10,7 +10,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 from agent_widget.episodes import Rollout, action_names
-from agent_widget.format import Spool
+from agent_widget.format import Spool, is_url
 from agent_widget.recording._env_spec import env_spec
 from agent_widget.recording._env_states import SavedStates
 from agent_widget.recording._episode_buffer import EpisodeBuffer
@@ -119,6 +119,11 @@ class RecordRollout(gym.Wrapper[Any, Any, Any, Any], gym.utils.RecordConstructor
         self._states_every = states_every
         if directory is not None and path is not None:
             raise ValueError("give directory (a file per episode) or path (one file), not both")
+        if is_url(path) or is_url(directory):  # Path() would make s3://a/b.rollout s3:/a/...
+            raise ValueError(
+                f"recording writes local files, not {path or directory!r}: record to a local "
+                "path, then add the episode to a RunLibrary at the bucket's URL"
+            )
         self._open_spool: Callable[[], Spool] | None = None
         if directory is not None:
             self._open_spool = functools.partial(Spool.in_folder, directory)

@@ -381,3 +381,12 @@ def test_a_full_disk_names_the_file_keeps_the_steps_and_the_file_there(tmp_path)
     assert page == f"{path}.html 27"
     assert load(path).metadata["env_id"] == "CartPole-v1"  # the file there is untouched
     assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
+
+
+def test_a_url_to_record_to_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where Path("s3://runs/a.rollout") would have made s3:/runs/
+    with pytest.raises(ValueError, match="recording writes local files, not 's3://runs/a"):
+        record(cartpole(), lean, seed=0, path="s3://runs/a.rollout")
+    with pytest.raises(ValueError, match="recording writes local files, not 's3://runs/'"):
+        RecordRollout(cartpole(), directory="s3://runs/")
+    assert list(tmp_path.iterdir()) == []
