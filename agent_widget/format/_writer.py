@@ -151,6 +151,15 @@ def stream_payloads(start: int, stop: int, streams: dict[int, bytes]) -> list[Pa
 def infos_payload(start: int, stop: int, infos: list[Any]) -> Payload:
     """A chunk's infos as one payload of JSON, or a ValueError when they are too large."""
     text = _json_text(infos, f"the infos of positions {start}..{stop - 1}").encode()
+    if len(text) > MAX_INFO_BYTES:  # rare: then each position's own, so one can't take all
+        for t, info in enumerate(infos, start):
+            size = len(_json_text(info, f"the info of position {t}").encode())
+            if size > MAX_INFO_BYTES:
+                raise ValueError(
+                    f"cannot save the info of position {t}: {size:,} bytes of JSON, over "
+                    f"{MAX_INFO_BYTES:,} a position; keep infos small (per-step arrays belong "
+                    "in extras)"
+                )
     if len(text) > (stop - start) * MAX_INFO_BYTES:
         raise ValueError(
             f"cannot save the infos of positions {start}..{stop - 1}: {len(text):,} bytes of "

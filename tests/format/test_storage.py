@@ -826,7 +826,7 @@ def test_a_small_file_of_huge_frames_is_read_in_bounded_memory(tmp_path):
 def test_infos_over_their_bound_are_refused_when_saved_and_when_read(tmp_path, monkeypatch):
     big = "0" * (2 * 2**20)  # 2 MiB of JSON a position: over the 1 MiB bound
     rollout = Rollout.from_arrays(observations=np.zeros((4, 1)), infos=[{"log": big}] * 4)
-    with pytest.raises(ValueError, match=r"infos of positions 0..3: 8,388,6\d\d bytes of JSON"):
+    with pytest.raises(ValueError, match=r"the info of position 0: 2,097,162 bytes of JSON"):
         rollout.save(tmp_path / "refused.rollout")
     assert list(tmp_path.iterdir()) == []
     # As a hostile writer would: the file is written past the bound, then read back.
@@ -854,3 +854,14 @@ def test_the_info_size_cap_holds_one_byte_past_it_and_not_at_it(tmp_path):
     with pytest.raises(ValueError, match=r"1,048,577 bytes of JSON, over 1,048,576 a position"):
         with_info_of(MAX_INFO_BYTES + 1).save(tmp_path / "past.rollout")
     assert not (tmp_path / "past.rollout").exists()
+
+
+def test_one_position_cannot_take_the_info_room_of_its_whole_chunk(tmp_path):
+    from agent_widget.format._lazy_columns import MAX_INFO_BYTES
+
+    infos = [{} for _ in range(16)]
+    infos[3] = {"x": "a" * (15 * MAX_INFO_BYTES)}  # 15 MiB: under the chunk's 16 in all
+    rollout = Rollout.from_arrays(actions=np.zeros(15, int), infos=infos)
+    with pytest.raises(ValueError, match=r"the info of position 3: 15,728,648 bytes of JSON"):
+        rollout.save(tmp_path / "big.rollout")
+    assert not (tmp_path / "big.rollout").exists()
