@@ -22,7 +22,7 @@ import gymnasium as gym
 from torch import nn
 
 from agent_widget.checkpoints._obs_statistics import read_statistics
-from agent_widget.checkpoints._weights import WeightsFileError, load_weights
+from agent_widget.checkpoints._weights import WeightsFileError, failed_note, load_weights
 from agent_widget.episodes import ActionNames, Rollout, given_names, named
 from agent_widget.library import RunLibrary
 from agent_widget.recording import ObservationStatistics, render_frames
@@ -146,9 +146,10 @@ class Checkpoints:
         if step not in self._weights:
             return False
         try:
-            return not self._run_file(step, self._weights[step], "weights").exists()
+            path = self._run_file(step, self._weights[step], "weights")
         except WeightsFileError:
             return False  # refused: loading says why
+        return not path.exists() and not failed_note(path).exists()
 
     def episode(self, step: int, seed: int) -> Rollout:
         """The episode of ``seed`` at the checkpoint of ``step``, its frames rendered by
@@ -184,6 +185,11 @@ class Checkpoints:
         """The weights of the checkpoint of ``step`` loaded into ``module`` (see
         :func:`load_weights`); a missing file is a :class:`WeightsFileError` too."""
         path = self.weights_file(step)
+        note = failed_note(path)
+        if not path.exists() and note.is_file() and not note.is_symlink():  # never a link out
+            with note.open(errors="replace") as file:
+                why = file.read(1000)  # a line the recorder wrote; a stranger's, bounded
+            raise WeightsFileError(f"the weights of training step {step} failed to save: {why}")
         if not path.exists():
             raise WeightsFileError(
                 f"weights file {path} of training step {step} is missing (not written yet, "

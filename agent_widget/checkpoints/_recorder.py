@@ -37,7 +37,7 @@ import gymnasium as gym
 from torch import nn
 
 from agent_widget.checkpoints._obs_statistics import save_statistics, statistics_file
-from agent_widget.checkpoints._weights import save_weights
+from agent_widget.checkpoints._weights import failed_note, save_weights
 from agent_widget.episodes import Rollout
 from agent_widget.library import RunLibrary
 from agent_widget.recording import normalization, record
@@ -137,7 +137,11 @@ class CheckpointRecorder:
         if statistics is not None:  # before the weights: a reader waits for those
             save_statistics(statistics, Path(run.path) / statistics_file(step))
         if network is not None:
-            save_weights(network.state_dict(), Path(run.path) / name)
+            try:
+                save_weights(network.state_dict(), Path(run.path) / name)
+            except Exception as error:  # a reader must not wait for them for ever
+                failed_note(Path(run.path) / name).write_text(f"{type(error).__name__}: {error}")
+                raise
         return episodes
 
     def close(self) -> None:

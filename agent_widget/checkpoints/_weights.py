@@ -54,6 +54,12 @@ def save_weights(state: Mapping[str, torch.Tensor], path: str | os.PathLike[str]
     return path
 
 
+def failed_note(path: Path) -> Path:
+    """Where the recorder says why the weights file ``path`` could not be saved: a reader
+    of the checkpoint then stops waiting for it."""
+    return path.with_name(path.name + ".failed")
+
+
 def read_weights(path: str | os.PathLike[str]) -> dict[str, torch.Tensor]:
     """The tensors of the safetensors file ``path``; a :class:`WeightsFileError` for a
     file that is not one (never unpickled), is cut short, or whose header does not add

@@ -6,7 +6,7 @@ import pytest
 import torch
 from torch import nn
 
-from agent_widget.checkpoints import Checkpoints, WeightsFileError, save_weights
+from agent_widget.checkpoints import CheckpointRecorder, Checkpoints, WeightsFileError, save_weights
 from agent_widget.library import RunLibrary
 from agent_widget.recording import record
 from tests.cartpole import cartpole, lean
@@ -58,3 +58,22 @@ def test_a_checkpoint_naming_its_own_file_loads(tmp_path):
     save_weights(net().state_dict(), library.root / RUN / "weights.safetensors")
     loaded = checkpoints.load_weights(1000, nn.Linear(4, 2))
     assert torch.equal(loaded.weight, net().weight)
+
+
+class Untensored(nn.Module):
+    """A module whose state_dict holds a value that is no tensor: its weights can't save."""
+
+    def state_dict(self, *args, **kwargs):
+        return {"weight": torch.zeros(2), "step": 3}
+
+
+def test_weights_that_failed_to_save_are_said_so_not_waited_for(tmp_path):
+    library = RunLibrary(tmp_path)
+    recorder = CheckpointRecorder(lambda: cartpole(None), seeds=[0], library=library, run="x")
+    with pytest.raises(TypeError, match="weights are saved as tensors"):
+        recorder.record(1000, lean, Untensored())
+    checkpoints = Checkpoints(library, "CartPole-v1/torch/x")
+    assert checkpoints.steps == [1000]  # the episodes are in
+    assert not checkpoints.weights_pending(1000)
+    with pytest.raises(WeightsFileError, match="failed to save: TypeError: weights are saved"):
+        checkpoints.load_weights(1000, nn.Linear(4, 2))
