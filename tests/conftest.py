@@ -5,6 +5,7 @@ factories, policies) live in modules of their own beside this one: ``cartpole``,
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 
 import gymnasium as gym
@@ -20,6 +21,15 @@ from tests.stuck_panel import Stuck
 # MuJoCo renders offscreen through Mesa's EGL (the Makefile's egl target): there is no
 # display. Set before any env is made; kernels the browser tests start inherit it.
 os.environ.setdefault("MUJOCO_GL", "egl")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def ctrl_c_as_ever() -> None:
+    """Ctrl-C raising KeyboardInterrupt, even when pytest was started with SIGINT ignored
+    (``nohup``, a shell's ``&``): the interrupt tests send it to this process and to the
+    processes they start (which would inherit the ignoring and never stop)."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")

@@ -248,3 +248,16 @@ def test_an_interrupt_in_a_batched_policy_carries_each_sub_envs_steps(tmp_path):
         "episode-001.rollout",
     ]
     assert [load(p).num_steps for p in sorted(tmp_path.iterdir())] == [4, 4]
+
+
+def test_the_interrupt_tests_run_when_pytest_starts_with_sigint_ignored():
+    """As under ``nohup`` or a shell's ``&``: the tests set Ctrl-C back (tests/conftest.py)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__,
+         "-k", "held_is_raised_after_the_block"],
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:]
