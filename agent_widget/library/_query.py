@@ -13,6 +13,8 @@ extension installed or loaded, configuration frozen), so the SQL reads the table
 from __future__ import annotations
 
 import json
+import os
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
@@ -100,14 +102,25 @@ class StepTables:
         """What the last query's tables left out: unreadable segments and episodes."""
         self._reading: list[Segment] = []  # the segments the last connection reads
 
-    def query(self, runs: Sequence[Run], sql: str, progress: bool = True) -> pandas.DataFrame:
+    def query(
+        self,
+        runs: Sequence[Run],
+        sql: str,
+        progress: bool = True,
+        seconds: float | None = None,
+        memory: str | None = None,
+    ) -> pandas.DataFrame:
         """``sql`` over the tables of ``runs``; problems with episodes go to :attr:`errors`.
 
         A merge deleting a segment between the listing and the reading fails the query
         (the rows it read are thrown away, none returned): it is run again on a fresh
-        listing, up to ``_ATTEMPTS`` times, as merges are rare and quick."""
+        listing, up to ``_ATTEMPTS`` times, as merges are rare and quick. It stops after
+        ``seconds`` and past ``memory`` (``"4GB"``), with a :class:`QueryError`."""
         for attempt in range(1, _ATTEMPTS + 1):
-            with self.connect(runs, progress) as connection:
+            with (
+                self.connect(runs, progress, memory) as connection,
+                _Deadline(connection, seconds) as deadline,
+            ):
                 try:
                     relation = connection.sql(sql)
                     if relation is None:  # a statement with no result
@@ -116,16 +129,22 @@ class StepTables:
                         return pandas.DataFrame()
                     return relation.df()
                 except duckdb.Error as error:
+                    if deadline.passed:
+                        raise QueryError(deadline.message) from None
                     if attempt < _ATTEMPTS and self.store.gone(self._reading):
                         continue
-                    raise QueryError(_explained(error)) from None
+                    raise QueryError(_explained(error, memory)) from None
                 except RuntimeError as error:  # DuckDB's own for Ctrl-C: "Query interrupted"
-                    raise QueryError(f"the query was stopped: {error}") from None
+                    why = deadline.message if deadline.passed else f"the query was stopped: {error}"
+                    raise QueryError(why) from None
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    def connect(self, runs: Sequence[Run], progress: bool = True) -> duckdb.DuckDBPyConnection:
-        """A locked connection holding the tables ``steps``, ``episodes`` and ``runs``;
-        sets :attr:`errors` to what was left out of them."""
+    def connect(
+        self, runs: Sequence[Run], progress: bool = True, memory: str | None = None
+    ) -> duckdb.DuckDBPyConnection:
+        """A locked connection holding the tables ``steps``, ``episodes`` and ``runs``,
+        using at most ``memory`` (DuckDB's ``memory_limit``; by default half the
+        machine's); sets :attr:`errors` to what was left out of them."""
         segments, unreadable = self.store.read()
         self.errors = [RunError(path, why) for path, why in unreadable]
         chosen = _chosen(segments)
@@ -143,7 +162,9 @@ class StepTables:
         used = list({id(s): s for s in chosen.values()}.values())
         self._reading = used
         schema = unified_schema([_BASE, *(s.schema for s in used)])
-        connection = duckdb.connect(config=_CONFIG)
+        connection = duckdb.connect(
+            config={**_CONFIG, "memory_limit": memory or _half_the_memory()}
+        )
         connection.register("_steps", self.store.dataset(used, schema))
         episodes = _episodes(runs, chosen)
         connection.register("_episodes", episodes)
@@ -289,8 +310,15 @@ def _quoted(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _explained(error: duckdb.Error) -> str:
-    """The engine's message, with what a refusal means."""
+def _explained(error: duckdb.Error, memory: str | None) -> str:
+    """The engine's message, with what a refusal means; out of memory, the limit and how
+    to raise it (DuckDB's own advice names settings the lock refuses)."""
+    if isinstance(error, duckdb.OutOfMemoryException):
+        first = str(error).split("\n", 1)[0]
+        return (
+            f"{type(error).__name__}: {first}\n(a query may use {memory or _half_the_memory()}"
+            " of memory: query(..., memory_limit='16GB') allows more)"
+        )
     message = f"{type(error).__name__}: {error}"
     if isinstance(error, duckdb.PermissionException) or "lock" in str(error).lower():
         message += (
@@ -298,6 +326,39 @@ def _explained(error: duckdb.Error) -> str:
             "else: no files, network, extensions or settings)"
         )
     return message
+
+
+def _half_the_memory() -> str:
+    """Half this machine's memory, as DuckDB's ``memory_limit`` reads it: the rest for
+    the kernel and the result's DataFrame (DuckDB's own default is 80%)."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return f"{total // 2 // 2**20}MB"
+
+
+class _Deadline:
+    """Interrupts ``connection``'s query after ``seconds`` (DuckDB has no statement
+    timeout): the query then fails, and :attr:`passed` says why."""
+
+    def __init__(self, connection: duckdb.DuckDBPyConnection, seconds: float | None) -> None:
+        self.passed, self.seconds = False, seconds
+        self.message = f"the query ran over its timeout of {seconds} s, and was stopped"
+        self._timer = (
+            None if seconds is None else threading.Timer(seconds, self._stop, [connection])
+        )
+
+    def _stop(self, connection: duckdb.DuckDBPyConnection) -> None:
+        self.passed = True
+        connection.interrupt()
+
+    def __enter__(self) -> _Deadline:
+        if self._timer is not None:
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
 
 
 def _int_or_none(value: Any) -> int | None:

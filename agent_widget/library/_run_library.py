@@ -263,7 +263,14 @@ class RunLibrary:
             return Path(self._run_path(run, RUN_FILE)).is_file()
         return any(found.id == run for found in self._bucket.read()[0])
 
-    def query(self, sql: str, *, progress: bool = True) -> pandas.DataFrame:
+    def query(
+        self,
+        sql: str,
+        *,
+        progress: bool = True,
+        timeout: float | None = None,
+        memory_limit: str | None = None,
+    ) -> pandas.DataFrame:
         """Run ``sql`` over every step of the library; the result as a pandas DataFrame.
 
         Tables (:mod:`agent_widget.library._query`, :mod:`agent_widget.library._step_tables`):
@@ -287,6 +294,10 @@ class RunLibrary:
         or malformed query is a ``QueryError`` (a ValueError) with the engine's message.
         An episode that cannot be read is left out, listed in :attr:`errors`.
 
+        A query may take ``timeout`` seconds (none by default) and ``memory_limit`` of
+        memory (``"8GB"``; by default half the machine's): past either it stops with a
+        ``QueryError`` saying which. Ctrl-C stops it with a ``QueryError`` too.
+
         Needs the ``sql`` extra: ``pip install agent-widget[sql]``.
 
         Examples:
@@ -294,7 +305,7 @@ class RunLibrary:
         """
         tables = self._step_tables()
         runs = self.runs()
-        found = tables.query(runs, sql, progress=progress)
+        found = tables.query(runs, sql, progress, seconds=timeout, memory=memory_limit)
         self.errors = [*self.errors, *tables.errors]
         if tables.errors:
             warnings.warn(

@@ -538,3 +538,21 @@ def test_ctrl_c_in_a_query_is_a_query_error(lib):
     threading.Thread(target=interrupt_once_running, daemon=True).start()
     with pytest.raises(QueryError, match="the query was stopped: Query interrupted"):
         reader.query("SELECT sum(hash(range)) FROM range(1000000000000)", progress=False)
+
+
+def test_a_query_past_its_timeout_stops_with_a_query_error(lib):
+    # Hours of hashing otherwise: the timeout is what ends it.
+    with pytest.raises(QueryError, match=r"ran over its timeout of 0.5 s, and was stopped"):
+        lib.query("SELECT sum(hash(range)) FROM range(1000000000000)", timeout=0.5, progress=False)
+    assert lib.query("SELECT 1 AS one", timeout=60, progress=False).one.tolist() == [1]
+
+
+def test_a_query_past_its_memory_limit_says_how_to_allow_more(lib):
+    def sql(rows: int) -> str:  # a string of rows kB
+        return f"SELECT length(string_agg(repeat('x', 1000), '')) AS n FROM range({rows})"
+
+    with pytest.raises(QueryError, match="Out of Memory") as error:
+        lib.query(sql(1_000_000), memory_limit="100MB", progress=False)
+    assert "memory_limit='16GB') allows more" in str(error.value)
+    assert "SET " not in str(error.value)  # DuckDB's advice: settings the lock refuses
+    assert lib.query(sql(50_000), memory_limit="1GB", progress=False).n.tolist() == [50_000_000]
