@@ -448,14 +448,20 @@ def silent():
     endpoint.close()
 
 
-def test_an_endpoint_that_never_answers_is_an_error_naming_the_url_after_two_attempts(silent):
-    """How long it takes with the default timeouts: benchmarks/bucket.py."""
-    options = {
+def silent_options(silent: SilentEndpoint) -> dict:
+    """Storage options for the silent endpoint, its read timeout shortened to 1 s (15 s
+    by default) for the tests."""
+    return {
         "key": "a",
         "secret": "b",
         "client_kwargs": {"endpoint_url": silent.url},
-        "config_kwargs": {"read_timeout": 1},  # the default's 15 s, shortened for the test
+        "config_kwargs": {"read_timeout": 1},
     }
+
+
+def test_an_endpoint_that_never_answers_is_an_error_naming_the_url_after_two_attempts(silent):
+    """How long it takes with the default timeouts: benchmarks/bucket.py."""
+    options = silent_options(silent)
     lib = RunLibrary("s3://runs/lib", storage_options=options)
     with pytest.raises(OSError, match=r"s3://runs/lib: cannot list the library \(ReadTimeout"):
         lib.table()
@@ -467,12 +473,7 @@ def test_an_endpoint_that_never_answers_is_an_error_naming_the_url_after_two_att
 
 def test_an_add_to_an_endpoint_that_never_answers_is_an_error_naming_the_url(silent):
     """Uploads ask for "100-continue", which aiohttp waits for with no timeout."""
-    options = {
-        "key": "a",
-        "secret": "b",
-        "client_kwargs": {"endpoint_url": silent.url},
-        "config_kwargs": {"read_timeout": 1},  # the default's 15 s, shortened for the test
-    }
+    options = silent_options(silent)
     lib = RunLibrary("s3://runs/lib", storage_options=options)
     failed: list[BaseException] = []
 

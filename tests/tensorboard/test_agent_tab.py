@@ -16,7 +16,7 @@ from pathlib import Path
 
 import gymnasium as gym
 import pytest
-from playwright.sync_api import Browser, Frame, Page, Response
+from playwright.sync_api import Frame, Response
 from torch.utils.tensorboard import SummaryWriter
 
 from agent_widget import load, record, save
@@ -77,14 +77,6 @@ def tensorboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TensorBoar
     server = TensorBoard(folder / "runs", folder, "--agent_panels", str(folder / "panels.py"))
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def page(browser: Browser) -> Iterator[Page]:
-    """A page of the run's one browser (tests/conftest.py), closed after the module."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1100})
-    yield page
-    page.close()
 
 
 def column(frame: Frame, key: str) -> list[str]:

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 
 import pytest
 import torch
-from playwright.sync_api import Browser, Page
 
 from agent_widget import load
 from agent_widget.recording import render_frames
@@ -40,14 +39,6 @@ def tensorboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TensorBoar
     server = TensorBoard(logdir, folder)
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def page(browser: Browser) -> Iterator[Page]:
-    """A page of the run's one browser (tests/conftest.py), closed after the module."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1100})
-    yield page
-    page.close()
 
 
 def test_a_checkpoint_episode_shows_its_step_and_the_frames_its_replay_renders(page, tensorboard):
