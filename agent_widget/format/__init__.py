@@ -44,20 +44,17 @@ from agent_widget.format._filesystems import is_url, url_to_fs
 from agent_widget.format._frames import Frames, held
 from agent_widget.format._journal import NoRecord, Record, read_journal
 from agent_widget.format._layout import ACTION_KINDS, META, AgentColumns, Columns, own_column
-from agent_widget.format._reader import read_columns
-from agent_widget.format._spool import Spool, part_of
-from agent_widget.format._state_deltas import Delta, DeltaState, Split, pack_state
-from agent_widget.format._writer import (
-    Members,
+from agent_widget.format._payloads import (
     Payload,
     chunk_payloads,
     frame_payloads,
     infos_payload,
-    journal_layout,
-    journal_record,
     stream_payloads,
-    write_columns,
 )
+from agent_widget.format._reader import read_columns
+from agent_widget.format._spool import Spool, part_of
+from agent_widget.format._state_deltas import Delta, DeltaState, Split, pack_state
+from agent_widget.format._writer import Members, journal_layout, journal_record, write_columns
 
 __all__ = [
     "ACTION_KINDS",

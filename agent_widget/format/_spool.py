@@ -43,7 +43,8 @@ from agent_widget.format._chunk_index import COUNT as POSITIONS
 from agent_widget.format._codec import Part
 from agent_widget.format._journal import Record
 from agent_widget.format._lazy_columns import decode_infos
-from agent_widget.format._writer import Payload, RolloutWriter
+from agent_widget.format._payloads import Payload
+from agent_widget.format._writer import RolloutWriter
 
 EPISODE_FILE = re.compile(r"episode-(\d+)\.rollout")
 

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import math
 import os
 import zipfile
-import zlib
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -27,8 +25,6 @@ from agent_widget.format._chunk_index import (
     INDEX,
     INFOS,
     OBSERVATIONS,
-    ZLIB_JSON,
-    ZLIB_RUNS,
 )
 from agent_widget.format._codec import CHUNK_SIZE, Part, chunk_count, encode_rows
 from agent_widget.format._codec import ENCODINGS as FRAME_ENCODINGS
@@ -44,7 +40,7 @@ from agent_widget.format._layout import (
     file_version,
     own_column,
 )
-from agent_widget.format._lazy_columns import MAX_INFO_BYTES
+from agent_widget.format._payloads import Payload, chunk_payloads, json_text
 
 _DATE = (1980, 1, 1, 0, 0, 0)  # fixed, so equal episodes give equal files
 
@@ -95,80 +91,6 @@ def write_columns(columns: Columns, path: str | os.PathLike[str]) -> Path:
     return path
 
 
-class Payload(NamedTuple):
-    """One payload of chunks.bin and what its index row says of it but its place."""
-
-    data: bytes
-    stream: int
-    start: int
-    positions: int  # how many, from start
-    encoding: int
-    size: tuple[int, int] = (0, 0)
-
-    def row(self, offset: int) -> list[int]:
-        return [
-            self.stream,
-            self.start // CHUNK_SIZE,
-            self.start,
-            self.positions,
-            *self.size,
-            self.encoding,
-            offset,
-            len(self.data),
-            zlib.crc32(self.data),
-        ]
-
-
-def chunk_payloads(
-    start: int,
-    stop: int,
-    parts: list[Part] | None,
-    streams: dict[int, bytes],
-    infos: list[Any],
-) -> list[Payload]:
-    """Positions ``start..stop-1`` (one chunk) as payloads: frame parts, large
-    observations (one zlib-runs payload a stream), infos (JSON)."""
-    return [
-        *frame_payloads(parts or []),
-        *stream_payloads(start, stop, streams),
-        infos_payload(start, stop, infos),
-    ]
-
-
-def frame_payloads(parts: list[Part]) -> list[Payload]:
-    """A chunk's frame parts as payloads."""
-    return [
-        Payload(p.payload, FRAMES, p.start, p.count, ENCODINGS.index(p.encoding), p[2:4])
-        for p in parts
-    ]
-
-
-def stream_payloads(start: int, stop: int, streams: dict[int, bytes]) -> list[Payload]:
-    """A chunk's large observations as payloads, one zlib-runs payload a stream."""
-    return [Payload(data, s, start, stop - start, ZLIB_RUNS) for s, data in streams.items()]
-
-
-def infos_payload(start: int, stop: int, infos: list[Any]) -> Payload:
-    """A chunk's infos as one payload of JSON, or a ValueError when they are too large."""
-    text = _json_text(infos, f"the infos of positions {start}..{stop - 1}").encode()
-    if len(text) > MAX_INFO_BYTES:  # rare: then each position's own, so one can't take all
-        for t, info in enumerate(infos, start):
-            size = len(_json_text(info, f"the info of position {t}").encode())
-            if size > MAX_INFO_BYTES:
-                raise ValueError(
-                    f"cannot save the info of position {t}: {size:,} bytes of JSON, over "
-                    f"{MAX_INFO_BYTES:,} a position; keep infos small (per-step arrays belong "
-                    "in extras)"
-                )
-    if len(text) > (stop - start) * MAX_INFO_BYTES:
-        raise ValueError(
-            f"cannot save the infos of positions {start}..{stop - 1}: {len(text):,} bytes of "
-            f"JSON, over {MAX_INFO_BYTES:,} a position; keep infos small (per-step arrays "
-            "belong in extras)"
-        )
-    return Payload(zlib.compress(text, 6), INFOS, start, stop - start, ZLIB_JSON)
-
-
 def journal_record(
     chunk: int,
     size: int,
@@ -212,7 +134,7 @@ def journal_layout(
     frames, its observations as :meth:`Members.observations` describes them (a large
     entry's shape without its length, which grows), and its agents' names if it has
     per-agent columns (their arrays go in each record, as the per-step arrays do)."""
-    _json_text(metadata, "metadata")
+    json_text(metadata, "metadata")
     named = {} if agents is None else {"agents": _agent_names(agents)}
     if observations is not None:
         entries = {
@@ -431,7 +353,7 @@ class Members:
             },
             **named,
         }
-        text = _json_text(meta, "metadata", indent=1).encode()
+        text = json_text(meta, "metadata", indent=1).encode()
         return [(META, text), *self.members]
 
 
@@ -446,11 +368,3 @@ def _checked_parts(frames: Frames, k: int, stop: int) -> list[Part]:
     if covered != stop:
         raise ValueError(f"cannot save frames: chunk {k} ends at {covered}, not at {stop}")
     return parts
-
-
-def _json_text(value: Any, what: str, indent: int | None = None) -> str:
-    try:
-        separators = None if indent else (",", ":")
-        return json.dumps(value, indent=indent, separators=separators, allow_nan=False)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"cannot save {what}: not JSON-able ({error})") from None

@@ -830,7 +830,7 @@ def test_infos_over_their_bound_are_refused_when_saved_and_when_read(tmp_path, m
         rollout.save(tmp_path / "refused.rollout")
     assert list(tmp_path.iterdir()) == []
     # As a hostile writer would: the file is written past the bound, then read back.
-    monkeypatch.setattr("agent_widget.format._writer.MAX_INFO_BYTES", 2**30)
+    monkeypatch.setattr("agent_widget.format._payloads.MAX_INFO_BYTES", 2**30)
     path = rollout.save(tmp_path / "bomb.rollout")
     assert path.stat().st_size < 100_000
     loaded = load(path)
