@@ -5,7 +5,8 @@ lower layers never importing higher ones (docs/architecture.md): :mod:`~agent_wi
 (rollouts and their files), :mod:`~agent_widget.recording` (recording them from envs),
 :mod:`~agent_widget.panels`, :mod:`~agent_widget.viewer`,
 :mod:`~agent_widget.torch`, :mod:`~agent_widget.compare`, :mod:`~agent_widget.gridworld`,
-:mod:`~agent_widget.library`, :mod:`~agent_widget.checkpoints` (checkpoints recorded
+:mod:`~agent_widget.library`, :mod:`~agent_widget.arena` (players of a two-player game
+rated by their games), :mod:`~agent_widget.checkpoints` (checkpoints recorded
 during training), :mod:`~agent_widget.sb3` (Stable-Baselines3's callback), and
 :mod:`~agent_widget.agents` (reference tabular agents).
 Modules whose names start with ``_`` are internal.
@@ -14,6 +15,7 @@ Modules whose names start with ``_`` are internal.
 from importlib.metadata import version
 from typing import Any
 
+from agent_widget.arena import Arena, ratings
 from agent_widget.compare import CompareViewer, first_divergence, what_if
 from agent_widget.episodes import Rollout, RolloutFileError, load, save
 from agent_widget.library import RunLibrary, record_many
@@ -25,6 +27,7 @@ from agent_widget.viewer import EpisodeViewer
 __version__ = version("agent-widget")
 
 __all__ = [
+    "Arena",
     "CheckpointViewer",
     "CompareViewer",
     "EpisodeViewer",
@@ -35,6 +38,7 @@ __all__ = [
     "Step",
     "first_divergence",
     "load",
+    "ratings",
     "record",
     "record_many",
     "record_vector",

@@ -198,3 +198,26 @@ def test_the_checkpoints_notebook_finds_where_behaviour_changed_and_its_q_values
     assert q_lines[0] != q_lines[1]  # where they part, the two networks choose differently
     assert re.search(r"shown: seed \d at training step [\d,]+, t = \d+", text)
     assert widgets_in(notebook) == 1
+
+
+def test_the_arena_notebook_rates_the_heuristic_first_and_opens_a_game_at_its_last_move(
+    tmp_path,
+):
+    pytest.importorskip("pettingzoo")
+    check = """print("shown:", viewer.step, "of", game.num_steps, "steps; leaving after:",
+      [int(a) for a in game.actions[viewer.step + 1:]])"""
+    notebook = executed("arena.ipynb", tmp_path, extra=check)
+    text = text_of(notebook)
+    for pairing in ("heuristic-vs-lookahead", "heuristic-vs-random", "lookahead-vs-random"):
+        assert f"{pairing}: 12 games" in text  # the quick form's
+    ranked = re.findall(r"^ *(heuristic|lookahead|random) +\d+\.0 +\d+\.0 +\d+\.0 +24 ", text, re.M)
+    assert len(ranked) == 3  # each player in 24 games
+    assert ranked[0] == "heuristic"  # best first
+    watched = re.search(r"watch: \S+ game \d+, (heuristic's (loss|draw)|random's loss)", text)
+    assert watched is not None
+    # At the last move: the two leaving steps (no action) are all that follow it.
+    shown, steps = map(
+        int, re.search(r"shown: (\d+) of (\d+) steps; leaving after: \[-1, -1\]", text).groups()
+    )
+    assert shown == steps - 3
+    assert widgets_in(notebook) == 1

@@ -14,6 +14,7 @@ IMPORT = re.compile(r"^\s*from (agent_widget[\w.]*) import \(?([\w, ]+)\)?", re.
 
 PUBLIC = {
     "agent_widget": [
+        "Arena",
         "CheckpointViewer",
         "CompareViewer",
         "EpisodeViewer",
@@ -24,6 +25,7 @@ PUBLIC = {
         "Step",
         "first_divergence",
         "load",
+        "ratings",
         "record",
         "record_many",
         "record_vector",
@@ -49,6 +51,7 @@ PUBLIC = {
     ],
     "agent_widget.viewer": ["EpisodeViewer"],
     "agent_widget.compare": ["CompareViewer", "first_divergence", "what_if"],
+    "agent_widget.arena": ["Arena", "ratings", "win_rates"],
     "agent_widget.library": ["Leaderboard", "Moments", "Recorded", "RunLibrary", "record_many"],
     "agent_widget.gridworld": ["Layout", "TrainingViewer", "ValueMap", "layout_of"],
     "agent_widget.torch": ["ActionBars", "Policy", "QValues", "Saliency", "mark_policy"],

@@ -250,13 +250,18 @@ class Run:
 
     @property
     def agent_outcomes(self) -> dict[str, dict[Outcome, int]] | None:
-        """Each agent's count of wins, draws and losses (``{"player_0": {"win": 3,
+        """Each player's count of wins, draws and losses (``{"player_0": {"win": 3,
         "draw": 1, "loss": 2}}``) over the episodes whose games have a winner; None when
-        none has (one agent, a cooperative game, a run listed before outcomes were kept)."""
+        none has (one agent, a cooperative game, a run listed before outcomes were kept).
+        A player is its agent (seat), or the name the episode gives whoever sat there
+        (an arena's ``players``): an arena swaps seats, so a count by seat would mix two
+        players' games."""
         counts: dict[str, dict[Outcome, int]] = {}
         for episode in self.episodes:
+            players = episode.players or {}
             for agent, outcome in (episode.agent_outcomes or {}).items():
-                counts.setdefault(agent, dict.fromkeys(OUTCOMES, 0))[outcome] += 1
+                player = players.get(agent, agent)
+                counts.setdefault(player, dict.fromkeys(OUTCOMES, 0))[outcome] += 1
         return counts or None
 
     @property

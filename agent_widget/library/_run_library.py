@@ -199,7 +199,8 @@ class RunLibrary:
         run, else None, so ``sorted(rows, key=lambda row: row["agent_returns"]["player_0"])``
         ranks by one agent; ``agent_outcomes`` each player's wins, draws and losses in
         games with a winner (``{"player_0": {"win": 3, "draw": 1, "loss": 2}}``, see
-        ``Rollout.outcomes``), else None; ``success_rate`` is None when the episodes do not say;
+        ``Rollout.outcomes``; by player name where the episodes name their players, as an
+        arena's do), else None; ``success_rate`` is None when the episodes do not say;
         ``steps`` counts actions over all episodes.
 
         Args:

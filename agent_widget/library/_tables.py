@@ -237,7 +237,9 @@ class SegmentStore:
         instead of them. Then, in a folder, the old ones are deleted; in a bucket a
         later merge deletes them, ``RETIRE_AFTER`` after (:meth:`_retire`). Two merges
         at once both write theirs (the older copy of an episode is read, and the next
-        merge keeps one); unreadable segments are left as they are.
+        merge keeps one), unless one deleted the segments the other listed before it
+        read them: that one merges nothing (the arena's two workers adding to one run
+        met it). Unreadable segments are left as they are.
         """
         sizes = self._sizes(f"{self._root}/{run_id}")
         found = [self._cached_footer(path) for path in sorted(sizes)]  # oldest first
@@ -256,7 +258,11 @@ class SegmentStore:
                 taken.append(segment)
             if len(taken) >= max(at_least, 2):
                 name = unique_name()
-                self._put(run_id, name, _merged(taken, name, self.filesystem))
+                try:
+                    table = _merged(taken, name, self.filesystem)
+                except FileNotFoundError:  # another writer merged them since the listing
+                    return 0
+                self._put(run_id, name, table)
                 for segment in taken if self._local else ():
                     self._remove(segment.path)
                 return len(taken)

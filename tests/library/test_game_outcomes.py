@@ -1,6 +1,6 @@
 """Games in a run library: each player's return and outcome in the ``episodes`` table,
 counted against PettingZoo's own results; a zero-sum run's row without a summed return;
-runs listed before outcomes were kept."""
+runs listed before outcomes were kept; an arena's games counted by player."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ pytest.importorskip("duckdb")
 
 from agent_widget import Rollout, RunLibrary, record
 from agent_widget.library._run_file import RUN_FILE, EpisodeSummary
-from tests.games import bare_game, connect_four, random_legal, tictactoe
+from tests.games import bare_game, connect_four, random_legal, tictactoe, win_or_block
 
 GAMES = {"connect_four": connect_four, "tictactoe": tictactoe}
 
@@ -128,3 +128,23 @@ def test_a_summary_whose_outcome_or_players_are_not_names_is_refused():
     )
     assert EpisodeSummary.from_json(summary.to_json()) == summary
     assert np.isclose(summary.total_return, 0.0)
+
+
+def test_games_naming_their_players_count_outcomes_by_player_not_by_seat(tmp_path):
+    games = []
+    for seed in range(6):  # seats swapped every game, as an arena swaps them
+        seated = ("heuristic", "random") if seed % 2 == 0 else ("random", "heuristic")
+        players = dict(zip(("player_0", "player_1"), seated, strict=True))
+        draw = random_legal(seed)
+        moves = {"heuristic": win_or_block, "random": lambda obs, draw=draw: draw(None, obs)}
+        policies = {seat: moves[player] for seat, player in players.items()}
+        games.append(record(connect_four(), policies, seed=seed, metadata={"players": players}))
+    lib = RunLibrary(tmp_path)
+    lib.add(games, algorithm="arena", run="heuristic-vs-random")
+    by_hand = {name: {"win": 0, "draw": 0, "loss": 0} for name in ("heuristic", "random")}
+    for game in games:
+        for seat, outcome in game.outcomes.items():
+            by_hand[game.metadata["players"][seat]][outcome] += 1
+    (row,) = lib.table()
+    assert row["agent_outcomes"] == by_hand
+    assert by_hand["heuristic"]["win"] > by_hand["random"]["win"]

@@ -1,6 +1,7 @@
 """Merging a run's small step-table segments, in a folder and in a bucket (moto's S3
 server): fewer segments read, the same rows before and after, and readers that list
-before the merge, or between its listing and its reading, still see every step once.
+before the merge, or between its listing and its reading, still see every step once;
+a merge whose segments another took since its listing merges nothing.
 A bucket's merged-away segments stay until an add ``RETIRE_AFTER`` later deletes them
 (a scan of a segment deleted under it may hang there), read by no query meanwhile."""
 
@@ -187,3 +188,33 @@ def test_a_merged_segment_waits_for_others_of_its_tier(tmp_path, request, rollou
     first = lib._segment_store().read()[0]
     assert [len(s.episodes) for s in first] == [MERGE_AT, MERGE_AT]
     assert rows(lib.query(PER_EPISODE)) == per_episode(rollouts * 2)
+
+
+class ListedBeforeAnotherMerge(SegmentStore):
+    """A writer's segment store, after whose listing of the run's segments (their
+    footers known) another writer (``other``, once set) merges and deletes them, as two
+    of record_many's workers adding to one run do at times."""
+
+    other: RunLibrary | None = None
+    merged = 0
+
+    def _sizes(self, folder):
+        found = super()._sizes(folder)
+        if self.other is not None and not self.merged:
+            self.merged = self.other._segment_store().merge(RUN)
+        return found
+
+
+def test_a_merge_whose_segments_another_merged_since_its_listing_merges_nothing(
+    tmp_path, request, rollouts
+):
+    root = tmp_path / "runs"
+    other = added_one_by_one(root, request, rollouts[:4])
+    lib = library(root, request)
+    lib._segments = store = ListedBeforeAnotherMerge(lib.root, None)
+    assert len(store.read()[0]) == 4  # their footers read
+    store.other = other
+    assert store.merge(RUN) == 0
+    assert store.merged == 4
+    assert len(segment_files(root, request)) == 1  # the other's
+    assert rows(lib.query(PER_EPISODE)) == per_episode(rollouts[:4])
