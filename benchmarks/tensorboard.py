@@ -42,6 +42,7 @@ import urllib.request
 from collections.abc import Callable
 from contextlib import ExitStack
 from functools import partial
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -353,7 +354,8 @@ def markdown(raw: dict[str, Any]) -> str:
     n = len(samples["tab 100"])
     head = (
         f"`{raw['command']}` ({raw['date']}, code {raw['code']}; {raw['machine']}; headless "
-        f"Debian Chromium, TensorBoard {_version('tensorboard')}, moviepy {raw['moviepy']}; "
+        f"Debian Chromium, TensorBoard {metadata.version('tensorboard')}, "
+        f"moviepy {raw['moviepy']}; "
         f"{n} repetitions per side, sides in rotated order, each in a fresh browser context; "
         f"medians; the run took {raw['minutes']:.1f} min).\n\n"
         + "\n\n".join(__doc__.split("\n\n")[1:3])
@@ -428,12 +430,6 @@ def link_table(raw: dict[str, Any], link: str) -> list[str]:
         for name, side in [("base64 in JSON", b64), ("the GIF", gif)]
     )
     return ["\n".join(rows), f"Over {link}: {ratios}."]
-
-
-def _version(name: str) -> str:
-    from importlib import metadata
-
-    return metadata.version(name)
 
 
 def main() -> None:
