@@ -11,12 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 from agent_widget import load, save
-from agent_widget.checkpoints import Checkpoints
-from agent_widget.library import RunLibrary
-from harness.dqn_run import RUN, dqn, train
+from harness.dqn_run import checkpoint_q_values, train
 from tests.sample_episodes import episode
 from tests.tensorboard.apps import get, tensorboard
 from tests.tensorboard.bodies import unpacked
@@ -49,14 +46,6 @@ def episode_path(client, step: int) -> str:
     return str(path)
 
 
-def q_of_checkpoint(logdir: Path, step: int, observation: np.ndarray) -> np.ndarray:
-    """The checkpoint's Q-network, its weights loaded into a fresh DQN, on ``observation``."""
-    model = dqn()
-    Checkpoints(RunLibrary(logdir), RUN).load_weights(step, model.policy)
-    with torch.no_grad():
-        return model.q_net(torch.as_tensor(observation[None], dtype=torch.float32))[0].numpy()
-
-
 def test_a_checkpoint_episode_q_values_card_is_its_own_networks_forward_pass(
     logdir, empty_panel_registry
 ):
@@ -73,9 +62,9 @@ def test_a_checkpoint_episode_q_values_card_is_its_own_networks_forward_pass(
         ((card, buffers),) = unpacked(response.data)["replies"]
         assert (card["name"], card["kind"], card["step"]) == ("QValues", "bars", t)
         shown = np.frombuffer(buffers[0], "<f8")
-        own = q_of_checkpoint(logdir, 2_000, observations[t])
+        own = checkpoint_q_values(logdir, 2_000, observations[t])
         np.testing.assert_allclose(shown, own, rtol=1e-5, atol=1e-6)
-        other = q_of_checkpoint(logdir, 1_000, observations[t])
+        other = checkpoint_q_values(logdir, 1_000, observations[t])
         assert not np.allclose(shown, other, atol=1e-3)  # not the earlier checkpoint's
 
 
