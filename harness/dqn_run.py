@@ -7,9 +7,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 from stable_baselines3 import DQN
 
+from agent_widget.checkpoints import Checkpoints
+from agent_widget.library import RunLibrary
 from agent_widget.sb3 import RecordCheckpoints
 
 RUN_NAME = "dqn"
@@ -57,3 +60,14 @@ def train(
         return model
     finally:
         torch.set_num_threads(threads)
+
+
+def checkpoint_q_values(
+    library: str | os.PathLike[str], step: int, observation: np.ndarray, run: str = RUN
+) -> np.ndarray:
+    """The Q-values the checkpoint of ``step`` gives ``observation``: its weights loaded
+    into a fresh :func:`dqn`, one forward pass (what its ``QValues`` card must show)."""
+    model = dqn()
+    Checkpoints(RunLibrary(library), run).load_weights(step, model.policy)
+    with torch.no_grad():
+        return model.q_net(torch.as_tensor(observation[None], dtype=torch.float32))[0].numpy()

@@ -59,6 +59,8 @@ PUBLIC = {
         "CheckpointRecorder",
         "CheckpointViewer",
         "Checkpoints",
+        "NetworkPanels",
+        "Networks",
         "WeightsFileError",
         "load_weights",
         "read_weights",

@@ -65,6 +65,9 @@ class CheckpointRecorder:
             it is.
         max_steps: the most actions in one evaluation episode.
         params: hyperparameters kept in the run, as :meth:`RunLibrary.add` keeps them.
+        scalars: the folder the training writes its TensorBoard scalars to, kept (made
+            absolute) in each episode's metadata as ``scalars_dir``: TensorBoard's Agent
+            tab links the run to those scalars.
 
     Examples:
         >>> recorder = CheckpointRecorder("CartPole-v1", seeds=[0, 1],
@@ -86,6 +89,7 @@ class CheckpointRecorder:
         deterministic: bool = True,
         max_steps: int = 10_000,
         params: dict[str, Any] | None = None,
+        scalars: str | os.PathLike[str] | None = None,
     ) -> None:
         self.library = library if isinstance(library, RunLibrary) else RunLibrary(library)
         if not isinstance(self.library.root, Path):
@@ -103,6 +107,7 @@ class CheckpointRecorder:
         self.deterministic = deterministic
         self.max_steps = max_steps
         self.params = params
+        self.scalars = None if scalars is None else os.path.abspath(scalars)
         self.failures: list[str] = []
         """What each evaluation that raised said (also in its episode's metadata)."""
 
@@ -130,6 +135,8 @@ class CheckpointRecorder:
         metadata = {"training_step": step, "checkpoint": name if network is not None else None}
         if statistics is not None:
             metadata["observation_statistics"] = statistics_file(step)
+        if self.scalars is not None:
+            metadata["scalars_dir"] = self.scalars
         episodes = []
         for seed in self.seeds:  # a loop, not a comprehension: warnings name the caller's line
             episodes.append(self._evaluate(env, policy, seed, metadata, normalize))

@@ -7,7 +7,9 @@ The evaluation runs in an env of its own, so the training env's episodes and the
 training's random state are left as they were. A model trained under ``VecNormalize``
 is evaluated on observations normalized with its statistics of that moment, which are
 saved beside the weights (safetensors, no pickle) for the viewer to feed that
-checkpoint's network with.
+checkpoint's network with. The folder SB3 writes the training's TensorBoard scalars to
+(``tensorboard_log=``'s ``DQN_1``) is kept in each episode's metadata, for
+TensorBoard's Agent tab to link the checkpoints' run to those scalars.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 import gymnasium as gym
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import TensorBoardOutputFormat
 
 from agent_widget.checkpoints import CheckpointRecorder
 from agent_widget.library import RunLibrary
@@ -79,7 +82,12 @@ class RecordCheckpoints(BaseCallback):
     def _on_training_start(self) -> None:
         if self.recorder is None:
             algorithm = type(self.model).__name__
-            self.recorder = CheckpointRecorder(self._make_env, algorithm=algorithm, **self._options)
+            self.recorder = CheckpointRecorder(
+                self._make_env,
+                algorithm=algorithm,
+                scalars=scalars_dir(self.model),
+                **self._options,
+            )
         self._next = (self.num_timesteps // self.every + 1) * self.every
 
     def _on_step(self) -> bool:
@@ -91,3 +99,12 @@ class RecordCheckpoints(BaseCallback):
     def _on_training_end(self) -> None:
         if self.recorder is not None:
             self.recorder.close()
+
+
+def scalars_dir(model: Any) -> str | None:
+    """The folder ``model``'s logger writes TensorBoard scalars to, None when it writes none
+    (no ``tensorboard_log=``: a logger to stdout only)."""
+    logger = model.logger
+    if any(isinstance(out, TensorBoardOutputFormat) for out in logger.output_formats):
+        return str(logger.get_dir())
+    return None

@@ -51,7 +51,11 @@ class Listing:
             if row is not None:
                 runs.setdefault(row["run"], []).append(row)
         return [
-            {"run": name, "scalars": scalars_run(self._logdir, name), "episodes": rows}
+            {
+                "run": name,
+                "scalars": _linked(rows) or scalars_run(self._logdir, name),
+                "episodes": rows,
+            }
             for name, rows in sorted(runs.items())
         ]
 
@@ -65,7 +69,7 @@ class Listing:
         with self._lock:
             row = self._rows.get(key)
         if row is None:
-            row = _read_row(path, relative, key[1])
+            row = _read_row(path, relative, key[1], self._logdir)
             with self._lock:
                 if len(self._rows) >= MAX_ROWS:
                     self._rows.clear()
@@ -73,7 +77,7 @@ class Listing:
         return row
 
 
-def _read_row(path: Path, relative: str, file_version: str) -> Row:
+def _read_row(path: Path, relative: str, file_version: str, logdir: Path) -> Row:
     """A row from the file's metadata and rewards; one that cannot be read says why."""
     folder = PurePosixPath(relative).parent.as_posix()
     row: Row = {
@@ -95,6 +99,7 @@ def _read_row(path: Path, relative: str, file_version: str) -> Row:
             # NaN and infinities are no JSON: the table shows nothing for them.
             **{"return": total if math.isfinite(total) else None},
             length=rollout.num_steps,
+            scalars=named_scalars(logdir, meta.get("scalars_dir")),
         )
     except Exception as error:  # any file that cannot be read: its row says why
         row["error"] = f"{type(error).__name__}: {error}"[:500]
@@ -121,10 +126,43 @@ def scalars_run(logdir: Path, run: str) -> str | None:
     parts = PurePosixPath(run).parts if run != "." else ()
     for depth in range(len(parts), -1, -1):
         name = PurePosixPath(*parts[:depth]).as_posix() if depth else "."
-        try:
-            with os.scandir(logdir / name) as entries:
-                if any(entry.name.startswith(EVENTS) and entry.is_file() for entry in entries):
-                    return name
-        except OSError:
-            continue
+        if _holds_events(logdir / name):
+            return name
     return None
+
+
+def named_scalars(logdir: Path, folder: Any) -> str | None:
+    """The run of the folder an episode's metadata names as its training's scalars
+    (``scalars_dir``: ``RecordCheckpoints`` keeps SB3's ``logger.dir`` there, a sibling
+    of the checkpoints' run under ``tensorboard_log=``): its name under the logdir when
+    it lies there, links followed, and holds event files; else None. A folder elsewhere
+    is never looked at: the metadata is the file's say.
+
+    Examples:
+        >>> named_scalars(Path("/runs"), "/etc") is None
+        True
+    """
+    if not isinstance(folder, str) or not os.path.isabs(folder):
+        return None
+    lexical = Path(os.path.normpath(folder))
+    if not lexical.is_relative_to(logdir):
+        return None
+    try:
+        relative = lexical.resolve().relative_to(logdir.resolve())
+    except (ValueError, OSError):
+        return None  # a link out of the logdir
+    name = relative.as_posix()
+    return name if _holds_events(logdir / name) else None
+
+
+def _linked(rows: list[Row]) -> str | None:
+    """The scalars run the run's episodes name (the first that names one)."""
+    return next((row["scalars"] for row in rows if row.get("scalars")), None)
+
+
+def _holds_events(folder: Path) -> bool:
+    try:
+        with os.scandir(folder) as entries:
+            return any(entry.name.startswith(EVENTS) and entry.is_file() for entry in entries)
+    except OSError:
+        return False

@@ -58,9 +58,15 @@ class AgentPlugin(base_plugin.TBPlugin):
 
     plugin_name = PLUGIN_NAME
 
-    def __init__(self, context: base_plugin.TBContext, panels_problem: str | None = None) -> None:
+    def __init__(
+        self,
+        context: base_plugin.TBContext,
+        panels_problem: str | None = None,
+        model: Any = None,
+    ) -> None:
         self._logdir = logdir_of(context.logdir or "")
-        self._panels_problem = panels_problem
+        self._cards, model_problem = _network_cards(model)
+        self._panels_problem = panels_problem or model_problem
         # In every ETag: a cached answer from an earlier TensorBoard (other panels, another
         # version of the package) is never taken for this one's.
         self._boot = uuid.uuid4().hex[:12]
@@ -134,7 +140,13 @@ class AgentPlugin(base_plugin.TBPlugin):
                 self._open.move_to_end(key)
                 return opened
         rollout, problem = with_frames(load(path))
-        opened = Opened(EpisodeViewer(rollout, embed_bytes=0), key[1], problem)
+        viewer = EpisodeViewer(rollout, embed_bytes=0)
+        if self._cards is not None:
+            try:
+                self._cards.add_to(viewer, path, rollout)
+            except Exception as error:  # the run's run.json, read as a checkpoint run
+                problem = f"no network cards: {type(error).__name__}: {error}"[:500]
+        opened = Opened(viewer, key[1], problem)
         with self._lock:
             self._open[key] = opened
             while len(self._open) > OPEN_EPISODES:
@@ -152,6 +164,21 @@ class Opened(NamedTuple):
 
 
 _NO_STORE = {"Cache-Control": "no-store"}
+
+
+def _network_cards(model: Any) -> tuple[Any, str | None]:
+    """The cards of each checkpoint's network for ``model`` (None without one), and why
+    there are none when it gives none. Imported only then: it needs torch."""
+    if model is None:
+        return None, None
+    try:
+        from agent_widget.tensorboard._network_cards import NetworkCards
+
+        return NetworkCards(model), None
+    except Exception as error:  # torch missing, or a model no panel takes
+        _log.exception("agent plugin: the panels file's model gives no cards")
+        why = f"{type(error).__name__}: {error}"
+        return None, f"the panels file's model gives no cards: {why}"[:1000]
 
 
 def _request_message(text: str | None) -> dict[str, Any]:

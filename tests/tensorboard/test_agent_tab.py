@@ -141,11 +141,16 @@ def test_a_deep_link_opens_its_episode_at_its_step(page, tensorboard):
     view.wait_painted(0, timeout=60)
     view.press("ArrowRight", "ArrowRight", "ArrowRight")
     view.wait_painted(3)
+    expected = f"#agent&p.agent.run={CLEANRL}&p.agent.episode=episode-000.rollout&p.agent.t=3"
+    # The link follows the model's step, which the viewer may set after it paints.
+    watched.wait_for(
+        "(tail) => document.querySelector('a.aw-tb-link')?.href.endsWith(tail)",
+        expected,
+        what="the link to step 3",
+    )
     link = frame.locator("a.aw-tb-link").get_attribute("href")
     assert link is not None
-    assert link.endswith(
-        f"#agent&p.agent.run={CLEANRL}&p.agent.episode=episode-000.rollout&p.agent.t=3"
-    )
+    assert link.endswith(expected)
     watched, frame = agent_tab(page, link)  # as pasted into a new tab
     view = View(watched, frame.locator(".agent-widget"))
     view.wait_painted(3, timeout=60)
