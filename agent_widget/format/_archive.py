@@ -208,7 +208,8 @@ class Archive:
                 )
                 for i in infos
             ]
-        # NotImplementedError: zipfile's for a damaged "version needed" field
+        # zipfile raises NotImplementedError when a damaged directory entry asks for a
+        # zip version it does not read: recovered from the local headers as the others.
         except (
             zipfile.BadZipFile,
             ValueError,

@@ -10,7 +10,6 @@ import shutil
 import signal
 import sys
 import threading
-import time
 import warnings
 
 import gymnasium as gym
@@ -21,6 +20,7 @@ from agent_widget import Rollout, RunLibrary, record
 from agent_widget.library._query import QueryError
 from agent_widget.library._tables import TABLES
 from tests.cartpole import balance, cartpole, lean, with_angle
+from tests.waiting import wait_until
 
 pytest.importorskip("duckdb")
 
@@ -522,18 +522,18 @@ def test_ctrl_c_in_a_query_is_a_query_error(lib):
     reader = RunLibrary(lib.root)
     reader.query("SELECT 1", progress=False)  # the tables built: the next query runs at once
 
+    def waiting_in_duckdb() -> bool:
+        """Whether the main thread waits in DuckDB on the query's ``relation.df()``."""
+        frame = sys._current_frames().get(main.ident)
+        while frame is not None and "agent_widget" not in frame.f_code.co_filename:
+            frame = frame.f_back  # out of DuckDB's own Python, to the package's caller
+        return frame is not None and "df()" in linecache.getline(
+            frame.f_code.co_filename, frame.f_lineno
+        )
+
     def interrupt_once_running() -> None:
-        """SIGINT once the main thread waits in DuckDB on the query's ``relation.df()``."""
-        while True:
-            frame = sys._current_frames().get(main.ident)
-            while frame is not None and "agent_widget" not in frame.f_code.co_filename:
-                frame = frame.f_back  # out of DuckDB's own Python, to the package's caller
-            if frame is not None and "df()" in linecache.getline(
-                frame.f_code.co_filename, frame.f_lineno
-            ):
-                os.kill(os.getpid(), signal.SIGINT)
-                return
-            time.sleep(0.01)
+        wait_until(waiting_in_duckdb, "the query running in DuckDB")
+        os.kill(os.getpid(), signal.SIGINT)
 
     # Ctrl-C as Python has it by default (a test before may have left another handler,
     # as ray.init does); the timeout only ends the query if the interrupt never lands.
