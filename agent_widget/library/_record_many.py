@@ -225,7 +225,8 @@ class _Worker:
 
     def record(self, seed: int) -> _Done | _Sent | str:
         """Where the episode went, or why it could not be recorded."""
-        job, done = self.job, None
+        global _RECORDING
+        job, done, _RECORDING = self.job, None, True
         try:
             with tempfile.TemporaryDirectory() as scratch:
                 path = Path(scratch) / "episode.rollout"
@@ -251,6 +252,8 @@ class _Worker:
             return done or STOPPED + " midway"  # filed just before the stop: kept
         except Exception as error:  # reported for this seed; the worker goes on
             return f"{type(error).__name__}: {error}"
+        finally:
+            _RECORDING = False
 
     def _file(self, rollout: Rollout, path: Path) -> _Done | _Sent:
         """The episode recorded at ``path`` filed where the job says."""
@@ -267,6 +270,7 @@ class _Worker:
 
 _WORKER: _Worker | None = None  # the worker of this process (processes engine)
 _STOPPING = False  # set by the SIGTERM record_many sends when it stops
+_RECORDING = False  # a seed in progress: outside one, a stop only turns seeds away
 
 
 def _start_worker(job: bytes) -> None:
@@ -281,8 +285,10 @@ def _start_worker(job: bytes) -> None:
 
 
 def _interrupt_if_stopping(signum: int, frame: Any) -> None:
-    """The worker's Ctrl-C: ignored, but once record_many stops it."""
-    if _STOPPING:
+    """The worker's Ctrl-C: ignored, but once record_many stops it, and then only in a
+    seed's recording: raised in the pool's own code (sending an outcome, waiting for a
+    seed), it would lose an episode already filed."""
+    if _STOPPING and _RECORDING:
         raise KeyboardInterrupt
 
 

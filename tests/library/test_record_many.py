@@ -180,6 +180,30 @@ def test_one_ctrl_c_stops_the_workers_and_keeps_every_finished_episode(tmp_path,
             np.testing.assert_array_equal(load(folder / f"seed-{seed}.rollout").actions, want)
 
 
+STOPPED_BETWEEN_SEEDS = """
+import os, signal
+from agent_widget.library import _record_many as many
+
+signal.signal(signal.SIGINT, many._interrupt_if_stopping)  # as a worker starts
+signal.signal(signal.SIGTERM, many._stop_here)
+os.kill(os.getpid(), signal.SIGINT)  # the group's Ctrl-C, then record_many's stop
+os.kill(os.getpid(), signal.SIGTERM)
+os.kill(os.getpid(), signal.SIGINT)  # a second Ctrl-C
+many._WORKER = many._Worker  # (not called: the seed is turned away)
+print(many._record_here(7))
+"""
+
+
+def test_a_stop_between_seeds_raises_nothing_and_turns_the_next_seed_away():
+    """Between seeds a worker is in the pool's own code, sending an outcome or waiting
+    for a seed: an interrupt raised there would lose an episode already filed."""
+    done = subprocess.run(
+        [sys.executable, "-c", STOPPED_BETWEEN_SEEDS], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "stopped by Ctrl-C before it started\n"
+
+
 def _children(parent: int) -> list[int]:
     """The processes whose parent is ``parent``."""
     return [pid for pid in _pids() if _stat(pid)[1] == str(parent)]
