@@ -4,6 +4,7 @@ import builtins
 import json
 import multiprocessing
 import os
+import resource
 import socket
 import stat
 import subprocess
@@ -367,6 +368,20 @@ def test_params_nested_too_deep_are_a_clear_error(lib):
 
 
 # ----------------------------------------------------------------- unreadable entries
+
+
+def test_a_full_disk_in_add_names_the_run_and_leaves_no_temporary_file(lib):
+    lib.add(episode([1.0]), run="r")  # the library's folders made
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    # Writing past it fails with EFBIG (Python ignores SIGXFSZ), as a full disk fails.
+    resource.setrlimit(resource.RLIMIT_FSIZE, (512, limit[1]))
+    try:
+        with pytest.raises(OSError, match="File too large") as caught:
+            lib.add(episode([1.0] * 50), run="new")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+    assert caught.value.filename == str(lib.root / "Moving-v0" / "random" / "new")
+    assert [p.name for p in (lib.root / "Moving-v0" / "random").iterdir()] == ["r"]
 
 
 @pytest.fixture
