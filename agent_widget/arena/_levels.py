@@ -41,7 +41,11 @@ if TYPE_CHECKING:
     from agent_widget.library._run_file import Run
 
 ALGORITHM = "levels"  # the runs' algorithm: <env>/levels/<player>@<level>
-_BAR = "rgba(46, 125, 50, 0.22)"  # the board's success bars: a pale green
+_BAR = "rgba(46, 125, 50, 0.3)"  # the board's success bars: a pale green
+_BOARD_STYLE = [
+    {"selector": "td", "props": "padding: 3px 10px; font-variant-numeric: tabular-nums"},
+    {"selector": "caption", "props": "caption-side: bottom; font-size: 0.85em; opacity: 0.7"},
+]
 
 
 def positive_return(rollout: Rollout) -> bool:
@@ -208,7 +212,16 @@ class Ladder:
             bars.loc[row.player, row.level] = (
                 f"background: linear-gradient(90deg, {_BAR} {width}, transparent {width})"
             )
-        return cells.style.apply(lambda _: bars, axis=None).set_tooltips(tips)
+        caption = (
+            f"success rate ({confidence:.0%} Wilson interval), successes/episodes; "
+            "a cell's first failure shows under the pointer"
+        )
+        return (
+            cells.style.apply(lambda _: bars, axis=None)
+            .set_tooltips(tips)
+            .set_caption(caption)
+            .set_table_styles(_BOARD_STYLE)
+        )
 
     def episode(self, player: str, level: str, seed: int) -> Rollout:
         """The episode ``player`` played at ``level`` on ``seed``, loaded from the library."""

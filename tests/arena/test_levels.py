@@ -129,6 +129,7 @@ def test_the_board_shows_each_rate_with_its_interval_and_names_the_first_failure
     first = by_pair(ladder.table()).loc[("careful", "4x4 slippery"), "first_failure"]
     assert f"first failure: seed {first}, ladder.first_failure('careful', '4x4 slippery')" in html
     assert "no failure" in html
+    assert "success rate (95% Wilson interval), successes/episodes" in html
 
 
 def test_playing_again_adds_the_next_seeds_and_replays_none(tmp_path):
@@ -156,12 +157,7 @@ def spin(observation):
 
 
 def empty_room(size):
-    def make():
-        import minigrid  # noqa: F401  (registers the MiniGrid envs, in each worker too)
-
-        return gym.make(f"MiniGrid-Empty-{size}x{size}-v0")
-
-    return make
+    return lambda: gym.make(f"minigrid:MiniGrid-Empty-{size}x{size}-v0")  # imports minigrid
 
 
 def test_a_minigrid_size_ladder_counts_a_positive_reward_as_success(tmp_path):
