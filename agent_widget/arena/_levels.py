@@ -98,7 +98,7 @@ class Ladder:
         runs = {_run_name(player, level) for level in self.levels for player in self.players}
         if len(runs) < len(self.levels) * len(self.players):
             raise ValueError(
-                f"two (player, level) pairs make one run name {'<player>@<level>'!r}: "
+                "two (player, level) pairs make one run name '<player>@<level>': "
                 f"rename the players {list(self.players)} or levels {list(self.levels)}"
             )
         self.env_ids = {level: _env_id(level, make) for level, make in self.levels.items()}
@@ -116,7 +116,8 @@ class Ladder:
     ) -> dict[str, Recorded]:
         """Play ``episodes`` more episodes of every player at every level, each recorded
         into its pair's run; the recordings by run name. An episode that failed to record
-        is in its :attr:`Recorded.failed` (the next ``play`` plays it again).
+        is in its :attr:`Recorded.failed` (the next ``play`` plays it again). Ctrl-C
+        keeps the episodes finished and starts no other pair; the next ``play`` goes on.
 
         Args:
             episodes: how many episodes each (player, level) pair adds.
