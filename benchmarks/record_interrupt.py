@@ -78,7 +78,11 @@ def main(argv: list[str] | None = None) -> None:
         "tests/recording/test_interrupts.py.\n\n"
         f"Bar (every process's trials each end in a KeyboardInterrupt carrying the steps "
         f"its file holds whole): {len(failures)} of {processes} processes failed, "
-        f"{verdict} it.{listed}"
+        f"{verdict} it.{listed}\n\n"
+        "Before (the test's recorder at 8761df8, where the env's first render, and so "
+        "pygame's import, came inside the first trial): 2 of 20 processes failed, the same "
+        "run beside two busy processes: a SIGINT in that import left pygame broken, and "
+        "every later trial of the process failed at once."
     )
     publish(TITLE, body, not args.no_write)
 
