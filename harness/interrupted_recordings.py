@@ -61,7 +61,8 @@ def interrupted_recordings(
     """The reports of trials ``first`` to ``first + count - 1``, recorded by ``script``
     in one process, each cut by a SIGINT to its process group up to a second after its
     "go" (``random``'s draw). A trial that fails by itself fails here, before another
-    SIGINT: it did not take its own, and the next would land between trials."""
+    SIGINT: it did not take its own, and the next would land between trials. (The
+    asserts here say what they saw: pytest rewrites only the tests' own.)"""
     process = subprocess.Popen(
         [sys.executable, "-c", script, str(folder), str(first), str(count)],
         stdout=subprocess.PIPE,
@@ -73,13 +74,17 @@ def interrupted_recordings(
     try:
         assert process.stdout is not None
         for _ in range(count):
-            assert process.stdout.readline() == "go\n"
+            said = process.stdout.readline()
+            assert said == "go\n", f"the recorder said {said!r}, not go (exit {process.poll()})"
             time.sleep(random.uniform(0.0, 1.0))  # deliberate: the interrupt at a random moment
             os.killpg(process.pid, signal.SIGINT)
-            report = json.loads(process.stdout.readline())
-            assert "error" not in report, report
+            line = process.stdout.readline()
+            assert line, f"the recorder ended with no report (exit {process.wait(timeout=120)})"
+            report = json.loads(line)
+            assert "error" not in report, f"not a KeyboardInterrupt: {report}"
             reports.append(report)
-        assert process.wait(timeout=120) == 0
+        status = process.wait(timeout=120)
+        assert status == 0, f"the recorder exited with {status} after its last report"
     finally:
         process.kill()
         process.wait()
@@ -92,20 +97,20 @@ def check_kept(folder: Path, reports: list[dict[str, Any]]) -> None:
     longest = max((r["rollout"]["positions"] for r in reports if r["rollout"]), default=1)
     reference = record(mountain_car(), lambda obs: 1, seed=0, max_steps=longest - 1)
     for report in reports:
-        path = folder / f"{report['trial']}.rollout"
+        trial, path = f"trial {report['trial']}", folder / f"{report['trial']}.rollout"
         carried = report["rollout"]
         if carried is None:  # interrupted before the episode began: nothing was written
-            assert not path.exists()
+            assert not path.exists(), f"{trial}: stopped before its episode, yet it wrote one"
             continue
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # a whole file, not one recovered from its journal
             stored = load(path)
         n = stored.num_positions
-        assert carried == digest(stored)
-        assert stored.actions.tolist() == reference.actions[: n - 1].tolist()
-        np.testing.assert_array_equal(frame(stored, n - 1), frame(reference, n - 1))
-        assert n == 1 or stored.truncated[-1]
-        assert not path.with_name(path.name + ".part").exists()
+        assert carried == digest(stored), f"{trial}: carried {carried}, filed {digest(stored)}"
+        assert stored.actions.tolist() == reference.actions[: n - 1].tolist(), trial
+        np.testing.assert_array_equal(frame(stored, n - 1), frame(reference, n - 1), trial)
+        assert n == 1 or stored.truncated[-1], f"{trial}: its last step is not truncated"
+        assert not path.with_name(path.name + ".part").exists(), f"{trial}: a .part left"
 
 
 def frame(rollout: Rollout, t: int) -> np.ndarray:
