@@ -62,6 +62,7 @@ from agent_widget.library._run_file import RUN_FILE
 from agent_widget.library._step_tables import episode_metadata, step_columns
 
 TABLES = ".tables"
+SEGMENT_NUMBER = "agent_widget.segment"  # a dataset's: which of its segments a row is in
 _EPISODES_KEY = b"agent_widget.episodes"
 _REPLACES_KEY = b"agent_widget.replaces"  # a merged segment's: those it replaces, and when
 RETIRE_AFTER = 15 * 60  # seconds from a merge to a bucket's deleting what it replaced
@@ -357,10 +358,31 @@ class SegmentStore:
 
     def dataset(self, segments: Sequence[Segment], schema: pa.Schema) -> ds.Dataset:
         """The segments as one dataset of ``schema``: a query reads the columns and row
-        groups it needs, and NULL where a segment lacks a column."""
-        files = [s.path for s in segments if s.table is None]
-        parts = [ds.dataset(files, schema=schema, format="parquet", filesystem=self.filesystem)]
-        parts += [ds.dataset(conform(s.table, schema)) for s in segments if s.table is not None]
+        groups it needs, and NULL where a segment lacks a column. Each row's
+        ``SEGMENT_NUMBER`` is its segment's place in ``segments``, a constant of the file
+        (never read from it), and ``file`` is read as the dictionary it is stored as: a
+        step joins its episode on these, not on strings decoded for every row."""
+        dictionary = pa.dictionary(pa.int32(), pa.string())
+        schema = schema.set(schema.get_field_index("file"), pa.field("file", dictionary))
+        number = pa.field(SEGMENT_NUMBER, pa.int32())
+        files = [(i, s.path) for i, s in enumerate(segments) if s.table is None]
+        parquet = ds.ParquetFileFormat(
+            read_options=ds.ParquetReadOptions(dictionary_columns=["file"])
+        )
+        parts: list[ds.Dataset] = [
+            ds.FileSystemDataset.from_paths(
+                [path for _, path in files],
+                schema=schema.append(number),
+                format=parquet,
+                filesystem=self.filesystem,
+                partitions=[pc.field(SEGMENT_NUMBER) == pa.scalar(i, pa.int32()) for i, _ in files],
+            )
+        ]
+        for i, segment in enumerate(segments):
+            if segment.table is not None:
+                table = conform(segment.table, schema)
+                numbers = pa.repeat(pa.scalar(i, pa.int32()), len(table))
+                parts.append(ds.dataset(table.append_column(number, numbers)))
         return parts[0] if len(parts) == 1 else ds.dataset(parts)
 
 
