@@ -27,7 +27,8 @@ WATCH_ORDER_JS = """() => {
   const seen = {"data-painted-step": "0", "data-summarized": "true"};
   new MutationObserver((records) => {
     for (const r of records) {
-      if (r.target.getAttribute(r.attributeName) === seen[r.attributeName]) window.__order.push(r.attributeName);
+      const name = r.attributeName;
+      if (r.target.getAttribute(name) === seen[name]) window.__order.push(name);
     }
   }).observe(document.body, {subtree: true, attributes: true, attributeFilter: Object.keys(seen)});
 }"""
