@@ -11,11 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from torch.utils.tensorboard import SummaryWriter
 
 from agent_widget import save
 from agent_widget.panels import register
 from tests.sample_episodes import episode
-from tests.tensorboard.apps import get, tensorboard
+from tests.tensorboard.apps import get, tensorboard, tensorboard_with_scalars
 from tests.tensorboard.bodies import unpacked
 from tests.waiting import LIMIT
 
@@ -84,7 +85,9 @@ def test_a_stuck_panel_gets_its_error_card_and_tensorboard_answers_meanwhile(
     logdir, stuck, empty_panel_registry
 ):
     register("stuck", stuck, timeout=2)
-    client = tensorboard(logdir)
+    with SummaryWriter(logdir / "run") as writer:  # a training run's scalars beside it
+        writer.add_scalar("loss", 0.5, 0)
+    client = tensorboard_with_scalars(logdir)
     answered: list = []
     asking = threading.Thread(target=lambda: answered.append(answer(client, 4)))
     asking.start()
@@ -93,6 +96,8 @@ def test_a_stuck_panel_gets_its_error_card_and_tensorboard_answers_meanwhile(
     assert tensorboard(logdir).get("/data/plugins_listing").status_code == 200
     assert client.get("/data/plugins_listing").status_code == 200
     assert get(client, "runs").status_code == 200
+    scalars = client.get("/data/plugin/scalars/tags")  # the scalars dashboard answers
+    assert scalars.json == {"run": {"loss": {"displayName": "loss", "description": ""}}}
     asking.join(LIMIT)
     ((card, _),) = unpacked(answered[0].data)["replies"]
     assert (card["name"], card["kind"], card["retry"]) == ("stuck", "error", True)
