@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).parent.parent
@@ -174,14 +175,35 @@ def entries(lines: list[str]) -> list[str]:
     return [" ".join(entry) for entry in found]
 
 
+RELEASE = re.compile(r"## \[\d+\.\d+\.\d+\] - \d{4}-\d{2}-\d{2}")
+
+
+def just_released() -> bool:
+    """Whether ``[Unreleased]`` is empty right above a version's section: the commit of
+    a release, whose entries moved under its version (docs/contributing, Releasing)."""
+    lines = CHANGELOG.read_text().splitlines()
+    after = lines[lines.index("## [Unreleased]") + 1 :]
+    following = next((line for line in after if line.strip()), "")
+    return RELEASE.fullmatch(following) is not None
+
+
 def test_unreleased_has_only_keep_a_changelog_sections():
     kinds = [line[4:].strip() for line in unreleased() if line.startswith("### ")]
-    assert kinds, "no ### section under [Unreleased]"
+    assert kinds or just_released(), "no ### section under [Unreleased]"
     assert set(kinds) <= KINDS, f"not a Keep a Changelog section: {set(kinds) - KINDS}"
 
 
-def test_unreleased_has_an_entry():
-    assert entries(unreleased())
+def test_unreleased_has_an_entry_unless_a_release_was_just_made():
+    assert entries(unreleased()) or just_released()
+
+
+def test_a_release_commit_may_leave_unreleased_empty(tmp_path, monkeypatch):
+    released = "# Changelog\n\n## [Unreleased]\n\n## [0.2.0] - 2027-01-04\n\n### Added\n\n- x\n"
+    (tmp_path / "CHANGELOG.md").write_text(released)
+    monkeypatch.setattr(sys.modules[__name__], "CHANGELOG", tmp_path / "CHANGELOG.md")
+    assert just_released()
+    (tmp_path / "CHANGELOG.md").write_text(released.replace("## [0.2.0] - 2027-01-04", "text"))
+    assert not just_released()
 
 
 def test_entries_average_under_200_characters():
