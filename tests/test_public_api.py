@@ -51,7 +51,7 @@ PUBLIC = {
     ],
     "agent_widget.viewer": ["EpisodeViewer"],
     "agent_widget.compare": ["CompareViewer", "first_divergence", "what_if"],
-    "agent_widget.arena": ["Arena", "ratings", "win_rates"],
+    "agent_widget.arena": ["Arena", "ArenaBoard", "ratings", "win_rates"],
     "agent_widget.library": ["Leaderboard", "Moments", "Recorded", "RunLibrary", "record_many"],
     "agent_widget.gridworld": ["Layout", "TrainingViewer", "ValueMap", "layout_of"],
     "agent_widget.torch": ["ActionBars", "Policy", "QValues", "Saliency", "mark_policy"],
