@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
 HEADERS = ("player", "rating", "95% interval", "games", "W–D–L")
 _FLIPPED = {"win": "loss", "draw": "draw", "loss": "win"}
+VIEWER_HEIGHT = 360  # px: a game under the board, its readout in view beside the matrix
 
 
 class ArenaBoard(AgentWidget):
@@ -120,7 +121,7 @@ class ArenaBoard(AgentWidget):
         seats = game.metadata.get("players") or {}
         who = " vs ".join(f"{name} ({seat})" for seat, name in seats.items())
         title = f"{self.arena.env_id} · game {episode} (seed {game.metadata.get('seed')}): {who}"
-        viewer = EpisodeViewer(game, title=title)
+        viewer = EpisodeViewer(game, title=title, height=VIEWER_HEIGHT)
         viewer.step = int(moved[-1]) if len(moved) else game.num_positions - 1
         add_panels(viewer, self._viewer_panels)
         previous = self.opened

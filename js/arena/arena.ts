@@ -14,7 +14,11 @@ import { onAppearanceChange, readPalette } from "../shared/theme.ts";
 import type { Model } from "../shared/types.ts";
 import { percentText } from "../leaderboard/table.ts";
 import viewer from "../viewer/widget.ts";
-import { asCells, asGames, asRatings, axisTicks, barOf, type Cell, HEADERS, heatColor, heatGradient, outcomeText, ratingAxis, ratingTexts } from "./board.ts";
+import type { ValueAxis } from "../shared/axis.ts";
+import { asCells, asGames, asRatings, axisTicks, barOf, type Cell, HEADERS, heatColor, heatGradient, outcomeText, type Rating, ratingAxis, ratingTexts } from "./board.ts";
+
+/** The interval bars' column is drawn before this column of the ratings' text (after the rating). */
+const BARS_AFTER = 2;
 
 class ArenaView {
   private readonly root: HTMLDivElement;
@@ -80,41 +84,54 @@ class ArenaView {
     this.drawGames();
   }
 
+  /**
+   * The ratings table; the interval bars' column (its header the axis's tick labels) comes
+   * right after the rating, so that a narrow cell still shows it beside the names.
+   */
   private drawRatings(): void {
     const rows = asRatings(this.model.get("players"));
     const axis = ratingAxis(rows);
+    const ticks = axisTicks(axis);
     this.ratings.textContent = "";
     const head = this.ratings.createTHead().insertRow();
-    HEADERS.forEach((title, i) => (head.appendChild(el("th", i === 0 ? "" : "aw-number")).textContent = title));
-    const scale = head.appendChild(el("th", "aw-interval"));
-    scale.setAttribute("aria-label", "rating and 95% interval on one axis");
-    const ticks = scale.appendChild(el("div", "aw-axis"));
-    for (const tick of axisTicks(axis)) {
-      const label = ticks.appendChild(el("span", "aw-tick"));
-      label.textContent = tick.label;
-      label.style.left = `${tick.at}%`;
-    }
+    HEADERS.forEach((title, i) => {
+      if (i === BARS_AFTER) {
+        const scale = head.appendChild(el("th", "aw-interval")).appendChild(el("div", "aw-axis"));
+        scale.setAttribute("aria-label", "ratings and 95% intervals on one axis");
+        for (const tick of ticks) {
+          const label = scale.appendChild(el("span", "aw-tick"));
+          label.textContent = tick.label;
+          label.style.left = `${tick.at}%`;
+        }
+      }
+      head.appendChild(el("th", i === 0 ? "" : "aw-number")).textContent = title;
+    });
     const body = this.ratings.createTBody();
     for (const row of rows) {
       const tr = body.insertRow();
       tr.dataset.player = row.player;
       ratingTexts(row).forEach((text, i) => {
+        if (i === BARS_AFTER) tr.appendChild(this.intervalBar(row, axis));
         const td = tr.insertCell();
         td.textContent = text;
         if (i > 0) td.className = "aw-number";
       });
-      const interval = tr.insertCell();
-      interval.className = "aw-interval";
-      const track = interval.appendChild(el("div", "aw-track"));
-      for (const tick of axisTicks(axis)) track.appendChild(el("span", "aw-grid")).style.left = `${tick.at}%`;
-      const { left, width, mark } = barOf(row, axis);
-      const span = track.appendChild(el("span", "aw-bar"));
-      span.style.left = `${left}%`;
-      span.style.width = `${width}%`;
-      track.appendChild(el("span", "aw-mark")).style.left = `${mark}%`;
-      const [, rating, range] = ratingTexts(row);
-      track.title = `${row.player}: ${rating} (95% interval ${range})`;
     }
+  }
+
+  /** A row's interval as a bar on `axis`, its rating a mark, the axis's ticks as gridlines. */
+  private intervalBar(row: Rating, axis: ValueAxis): HTMLTableCellElement {
+    const cell = el("td", "aw-interval");
+    const track = cell.appendChild(el("div", "aw-track"));
+    for (const tick of axisTicks(axis)) track.appendChild(el("span", "aw-grid")).style.left = `${tick.at}%`;
+    const { left, width, mark } = barOf(row, axis);
+    const span = track.appendChild(el("span", "aw-bar"));
+    span.style.left = `${left}%`;
+    span.style.width = `${width}%`;
+    track.appendChild(el("span", "aw-mark")).style.left = `${mark}%`;
+    const [, rating, range] = ratingTexts(row);
+    track.title = `${row.player}: ${rating} (95% interval ${range})`;
+    return cell;
   }
 
   private drawMatrix(): void {
