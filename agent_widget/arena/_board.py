@@ -112,7 +112,7 @@ class ArenaBoard(AgentWidget):
 
     def open_game(self, run: str, episode: int) -> EpisodeViewer:
         """Show game ``episode`` of the run ``run`` (a row of :attr:`games`) under the
-        matrix, at its last move, each player's readout beside it."""
+        matrix, at its last move, with each player's readout."""
         known = self._results
         if known is None or not ((known.run == run) & (known.episode == episode)).any():
             raise ValueError(f"no game {episode} of run {run!r} in this arena")
@@ -171,7 +171,10 @@ class ArenaBoard(AgentWidget):
         if not isinstance(content, Mapping):
             return
         if content.get("type") == "refresh":
-            self.refresh()
+            try:
+                self.refresh()
+            except OSError as error:  # a bucket gone out of reach: said under the board
+                self.set_trait("message", str(error))
         elif content.get("type") == "open":
             try:
                 self.open_game(str(content.get("run")), int(content.get("episode", -1)))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Locator
 
-from harness.appearance import DARK, LIGHT, set_theme
+from harness.appearance import DARK, LIGHT, axe_violations, set_theme
 from harness.lab import Notebook
 from harness.views import View
 
@@ -131,6 +131,7 @@ CONTRAST = """(root) => [...root.querySelectorAll("td.aw-heat")].filter((td) => 
 
 @pytest.mark.parametrize("theme", [LIGHT, DARK])
 def test_the_heatmap_keeps_its_text_readable_in_light_and_dark(notebook, theme):
+    """Each cell's text against its colour over the page, and axe-core's checks."""
     root = board(notebook)
     try:
         set_theme(notebook, theme)
@@ -141,6 +142,8 @@ def test_the_heatmap_keeps_its_text_readable_in_light_and_dark(notebook, theme):
             r == 0.5 for r in notebook.python("[c['rate'] for c in board.cells]")
         )
         assert all(c["contrast"] >= 4.5 for c in cells), cells
+        violations = axe_violations(root)
+        assert not violations, "\n".join(violations)
     finally:
         set_theme(notebook, LIGHT)
 
