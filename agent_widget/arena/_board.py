@@ -72,8 +72,9 @@ class ArenaBoard(AgentWidget):
     games = traitlets.List(
         traitlets.Dict(),
         read_only=True,
-        help="list[dict]. The pairing's games, by seed: run, episode, seed, first, second "
-        "(the players by seat), outcome (the row player's), steps.",
+        help="list[dict]. The pairing's games, by seed (game k of a pairing is played on "
+        "seed k): run, episode, seed, first, second (the players by seat), outcome (the row "
+        "player's), steps.",
     ).tag(sync=True)
     opened = traitlets.Instance(
         DOMWidget,
@@ -120,7 +121,9 @@ class ArenaBoard(AgentWidget):
         moved = np.flatnonzero(np.asarray(game.actions) >= 0)  # Connect Four's last two take none
         seats = game.metadata.get("players") or {}
         who = " vs ".join(f"{name} ({seat})" for seat, name in seats.items())
-        title = f"{self.arena.env_id} · game {episode} (seed {game.metadata.get('seed')}): {who}"
+        seed = game.metadata.get("seed")  # game k of a pairing is played on seed k
+        name = f"episode {episode}" if seed is None else f"game {seed}"
+        title = f"{self.arena.env_id} · {name}: {who}"
         viewer = EpisodeViewer(game, title=title, height=VIEWER_HEIGHT)
         viewer.step = int(moved[-1]) if len(moved) else game.num_positions - 1
         add_panels(viewer, self._viewer_panels)

@@ -15,7 +15,7 @@ import type { Model } from "../shared/types.ts";
 import { percentText } from "../leaderboard/table.ts";
 import viewer from "../viewer/widget.ts";
 import type { ValueAxis } from "../shared/axis.ts";
-import { asCells, asGames, asRatings, axisTicks, barOf, type Cell, HEADERS, heatColor, heatGradient, outcomeText, type Rating, ratingAxis, ratingTexts } from "./board.ts";
+import { asCells, asGames, asRatings, axisTicks, barOf, type Cell, HEADERS, heatColor, gameName, heatGradient, outcomeText, type Rating, ratingAxis, ratingTexts } from "./board.ts";
 
 /** The interval bars' column is drawn before this column of the ratings' text (after the rating). */
 const BARS_AFTER = 2;
@@ -191,18 +191,17 @@ class ArenaView {
     this.games.appendChild(el("h4", "aw-heading")).textContent = `${row} vs ${column}: ${games.length} game${games.length === 1 ? "" : "s"}`;
     const table = this.games.appendChild(el("table", "aw-game-list"));
     const head = table.createTHead().insertRow();
-    for (const title of ["game", "seed", "first to move", "second", "outcome", "steps"]) head.appendChild(el("th", "")).textContent = title;
+    for (const title of ["game", "first to move", "second", "outcome", "steps"]) head.appendChild(el("th", "")).textContent = title;
     const body = table.createTBody();
     for (const game of games) {
       const tr = body.insertRow();
       tr.className = "aw-game";
       tr.dataset.episode = String(game.episode);
-      const open = button("aw-open-game aw-quiet", `game ${game.episode}`, `Watch game ${game.episode} of ${game.run} at its last move`);
+      const where = `episode ${game.episode} of ${game.run}`;
+      const open = button("aw-open-game aw-quiet", gameName(game), `Watch ${gameName(game)} (${where}) at its last move`);
       open.addEventListener("click", () => this.model.send({ type: "open", run: game.run, episode: game.episode }));
       tr.insertCell().appendChild(open);
-      for (const text of [game.seed === null ? "-" : String(game.seed), game.first, game.second, outcomeText(game, row, column), String(game.steps)]) {
-        tr.insertCell().textContent = text;
-      }
+      for (const text of [game.first, game.second, outcomeText(game, row, column), String(game.steps)]) tr.insertCell().textContent = text;
     }
   }
 

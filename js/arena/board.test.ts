@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { luminance, parseColor } from "../shared/theme.ts";
 import cases from "./board.cases.json";
-import { asCells, asGames, asRatings, axisTicks, barOf, heatColor, MAX_ALPHA, outcomeText, type Rating, ratingAxis, ratingTexts } from "./board.ts";
+import { asCells, asGames, asRatings, axisTicks, barOf, gameName, heatColor, MAX_ALPHA, outcomeText, type Rating, ratingAxis, ratingTexts } from "./board.ts";
 
 const rating = (player: string, rating: number, lower: number, upper: number): Rating => ({ player, rating, lower, upper, games: 4, wins: 2, draws: 0, losses: 2 });
 
@@ -111,6 +111,15 @@ describe("reading the traits", () => {
       { run: "r", episode: 2, outcome: "resigned" },
     ]);
     expect(games).toEqual([{ run: "r", episode: 1, seed: null, first: "a", second: "b", outcome: "win", steps: 9 }]);
+  });
+
+  it("names a game by its seed, as the arena numbers them, else by its episode", () => {
+    const [seeded, unseeded] = asGames([
+      { run: "r", episode: 4, seed: 1, first: "a", second: "b", outcome: "win", steps: 9 },
+      { run: "r", episode: 2, seed: null, first: "a", second: "b", outcome: "win", steps: 9 },
+    ]);
+    expect(gameName(seeded)).toBe("game 1");
+    expect(gameName(unseeded)).toBe("episode 2");
   });
 
   it("says who won a game from the cell's side", () => {

@@ -146,6 +146,14 @@ export function heatGradient(dark: boolean): string {
   return `linear-gradient(to right, ${stops.join(", ")})`;
 }
 
+/**
+ * A game as the arena names it: game k of a pairing is the one played on seed k (its
+ * episode's place in the run is the order games ended in); by its episode without a seed.
+ */
+export function gameName(game: Game): string {
+  return game.seed === null ? `episode ${game.episode}` : `game ${game.seed}`;
+}
+
 /** A game's outcome said from the row player's side: "heuristic won", "random won", "draw". */
 export function outcomeText(game: Game, row: string, column: string): string {
   return game.outcome === "draw" ? "draw" : `${game.outcome === "win" ? row : column} won`;

@@ -113,6 +113,7 @@ def test_a_game_opens_in_a_viewer_at_its_last_move(arena, board):
     moved = np.flatnonzero(episode.actions >= 0)
     assert viewer.step == moved[-1] == episode.num_steps - 3  # two leaving steps after it
     assert viewer.length == episode.num_positions
+    assert viewer.title.startswith(f"connect_four_v3 · game {game['seed']}: ")
     assert "heuristic (player_" in viewer.title
     assert "random (player_" in viewer.title
     assert board.message == ""

@@ -165,8 +165,7 @@ def test_a_cell_lists_its_games_and_a_game_opens_at_its_last_move(notebook):
     won = {"win": "heuristic won", "draw": "draw", "loss": f"{RANDOM} won"}
     assert texts(listed) == [
         [
-            f"game {g['episode']}",
-            str(g["seed"]),
+            f"game {g['seed']}",
             g["first"],
             g["second"],
             won[g["outcome"]],
