@@ -15,7 +15,7 @@ Modules whose names start with ``_`` are internal.
 from importlib.metadata import version
 from typing import Any
 
-from agent_widget.arena import Arena, ratings
+from agent_widget.arena import Arena, Ladder, ratings
 from agent_widget.compare import CompareViewer, first_divergence, what_if
 from agent_widget.episodes import Rollout, RolloutFileError, load, save
 from agent_widget.library import RunLibrary, record_many
@@ -31,6 +31,7 @@ __all__ = [
     "CheckpointViewer",
     "CompareViewer",
     "EpisodeViewer",
+    "Ladder",
     "RecordRollout",
     "Rollout",
     "RolloutFileError",

@@ -6,7 +6,9 @@ extra ``value``, a q-value series ``q`` of 4, an info ``lives``), with
 decoding replaced by a function that fails (a query must never decode one):
 
 - a filter query and an aggregate over the 1M steps, once the tables exist, from a
-  fresh ``RunLibrary`` (its first query reads the segments' footers) and repeated;
+  fresh ``RunLibrary`` (its first query reads the segments' footers) and repeated,
+  each repetition beside DuckDB reading the same Parquet files itself
+  (``read_parquet`` on ``.tables``, episodes named by file: no join), interleaved;
 - ``add()`` of 10 episodes with the step tables and without them (fsync on,
   interleaved), the tables' share of add's time;
 - the first query of the same library with its tables removed (as one added before
@@ -25,6 +27,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +49,12 @@ REPEATS = 7
 ADDS = 15
 FILTER = "SELECT run, episode, t FROM steps WHERE value > 3.5 AND action = 2"
 AGGREGATE = "SELECT run, avg(reward) AS mean, max(lives) AS lives FROM steps GROUP BY run"
+DIRECT = {  # the same questions, DuckDB reading the segments itself
+    "filter": "SELECT run, file, t FROM {steps} WHERE value > 3.5 AND action = 2",
+    "aggregate": AGGREGATE.replace("FROM steps", "FROM {steps}"),
+}
 BAR_QUERY = 0.5  # seconds, the filter once the tables exist
+BAR_DIRECT = 1.5  # a repeated query against DuckDB reading the same Parquet itself
 BAR_ADD = 0.25  # the tables' share of add's time
 BAR_BUILD = 30.0  # seconds, the first query of a library without tables
 BAR_BUCKET = 5.0  # seconds, the filter on the bucket from a fresh reader
@@ -115,6 +123,25 @@ def add_times(root: Path) -> dict[str, list[float]]:
     return times
 
 
+def repeated(root: Path) -> dict[str, list[float]]:
+    """Seconds per repeated filter and aggregate, by a ``RunLibrary`` and by DuckDB
+    reading the library's Parquet files directly, interleaved."""
+    import duckdb
+
+    lib = RunLibrary(root)
+    lib.query("SELECT 1")
+    direct = duckdb.connect()
+    steps = f"read_parquet('{root / TABLES}/**/*.parquet')"
+    times: dict[str, list[float]] = {}
+    for _ in range(REPEATS):
+        for kind, sql in (("filter", FILTER), ("aggregate", AGGREGATE)):
+            by_duckdb = DIRECT[kind].format(steps=steps)
+            times.setdefault(kind, []).append(timed(partial(lib.query, sql))[0])
+            answer = timed(lambda sql=by_duckdb: direct.sql(sql).df())[0]  # bound, read, converted
+            times.setdefault(f"direct {kind}", []).append(answer)
+    return times
+
+
 def refuse_frames(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError("a query decoded a frame")
 
@@ -133,10 +160,7 @@ def main(argv: list[str] | None = None) -> None:
         _lazy_columns.StoredFrames._frame = refuse_frames  # type: ignore[method-assign]
         _lazy_columns.StoredFrames._part = refuse_frames  # type: ignore[method-assign]
         figures["first"], found = timed(lambda: RunLibrary(root / "lib").query(FILTER))
-        again = RunLibrary(root / "lib")
-        again.query("SELECT 1")
-        figures["filter"] = [timed(lambda: again.query(FILTER))[0] for _ in range(REPEATS)]
-        figures["aggregate"] = [timed(lambda: again.query(AGGREGATE))[0] for _ in range(REPEATS)]
+        figures.update(repeated(root / "lib"))
         figures["found"] = len(found)
         shutil.rmtree(root / "lib" / TABLES)
         figures["rebuild"], rebuilt = timed(
@@ -170,6 +194,9 @@ def main(argv: list[str] | None = None) -> None:
 def report(f: dict[str, Any], load_start: float, argv: list[str] | None) -> str:
     steps = RUNS * EPISODES * STEPS
     filter_median = statistics.median(f["filter"])
+    direct_filter = statistics.median(f["direct filter"])
+    aggregate = statistics.median(f["aggregate"])
+    direct_aggregate = statistics.median(f["direct aggregate"])
     with_tables = statistics.median(f["adds"]["with"])
     without = statistics.median(f["adds"]["without"])
     share = with_tables / without - 1
@@ -177,7 +204,9 @@ def report(f: dict[str, Any], load_start: float, argv: list[str] | None) -> str:
     rows = [
         ("the filter query, first on a fresh `RunLibrary` (footers read)", f["first"]),
         (f"the filter query again, median of {REPEATS}", filter_median),
-        (f"the aggregate, median of {REPEATS}", statistics.median(f["aggregate"])),
+        ("DuckDB's `read_parquet` on `.tables`, the filter, interleaved", direct_filter),
+        (f"the aggregate, median of {REPEATS}", aggregate),
+        ("DuckDB's `read_parquet` on `.tables`, the aggregate, interleaved", direct_aggregate),
         (
             "first query with the tables removed (every episode opened, Parquet written)",
             f["rebuild"],
@@ -194,6 +223,12 @@ def report(f: dict[str, Any], load_start: float, argv: list[str] | None) -> str:
         wanted = f"{limit:.0%}" if unit == "%" else f"{limit:g} s"
         return f"- {name} under {wanted}: {shown}, {'meets' if value < limit else 'MISSES'} the bar"
 
+    def ratio(name: str, value: float) -> str:
+        met = "meets" if value <= BAR_DIRECT else "MISSES"
+        return (
+            f"- {name} repeated within {BAR_DIRECT}x DuckDB's own reading: {value:.1f}x, {met} it"
+        )
+
     return (
         f"`{command('benchmarks.query', argv)}` ({today()}, code {code_version()}, "
         f"{machine(load_start)}, files in the page cache).\n"
@@ -202,7 +237,9 @@ def report(f: dict[str, Any], load_start: float, argv: list[str] | None) -> str:
         f"{f['parquet'] / mib:.0f} MiB of Parquet, {RUNS * EPISODES // BATCH} segments), "
         f"added {BATCH} episodes at a time in {f['build']:.0f} s (fsync off). Frame "
         "decoding was replaced by a function that fails: no query decoded a frame.\n\n"
-        f"Filter: `{FILTER}` ({f['found']} rows). Aggregate: `{AGGREGATE}`.\n\n"
+        f"Filter: `{FILTER}` ({f['found']} rows). Aggregate: `{AGGREGATE}`. DuckDB "
+        "directly: the same over `read_parquet('<root>/.tables/**/*.parquet')`, `file` for "
+        "`episode`, in one connection of its own, unlocked.\n\n"
         f"| {steps:,} steps | ms |\n|---|---:|\n{table}\n\n"
         f"The bucket's first query made {f['bucket_requests']} requests "
         f"({f['bucket_gets']} GETs) for {f['segments']} segments: a listing, then for each "
@@ -212,6 +249,8 @@ def report(f: dict[str, Any], load_start: float, argv: list[str] | None) -> str:
         + "\n".join(
             [
                 bar("the filter once the tables exist", filter_median, BAR_QUERY),
+                ratio("the filter", filter_median / direct_filter),
+                ratio("the aggregate", aggregate / direct_aggregate),
                 bar("the tables' share of `add()`", share, BAR_ADD, "%"),
                 bar("the first query of a library without tables", f["rebuild"], BAR_BUILD),
                 bar("the filter on the bucket from a fresh reader", f["bucket_first"], BAR_BUCKET),

@@ -8,12 +8,16 @@ cells are what is tested, not how well it learns.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 
 NOTEBOOKS = Path(__file__).parent.parent / "notebooks"
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -154,11 +158,29 @@ def test_compare_agents_finds_the_divergence_and_ranks_the_runs(tmp_path):
     assert widgets_in(notebook) == 3  # the comparison, the leaderboard, the moments
 
 
+# What ray.init raises when the local node did not start. Its waits are fixed, not Ray
+# settings: the raylet gives its dashboard agent (a Python process importing Ray) 15 s
+# to write its ports, or aborts (RAY_agent_register_timeout_ms does not change it), and
+# ray.init gives the node 30 s to register (a literal in ray/_private/node.py). A loaded
+# machine can take longer.
+RAY_DID_NOT_START = "The current node timed out during startup"
+
+
 def test_cluster_evaluation_records_200_seeds_on_ray_into_a_bucket_and_opens_the_worst(
     tmp_path, monkeypatch
 ):
     monkeypatch.delenv("AGENT_WIDGET_BUCKET", raising=False)  # the local S3 server
-    notebook = executed("cluster_evaluation.ipynb", tmp_path)
+    # This test's Ray sessions, apart from any other's; a short path (Ray's sockets are in it).
+    ray_temp = Path(tempfile.mkdtemp(prefix="ray-"))
+    monkeypatch.setenv("RAY_TMPDIR", str(ray_temp))
+    try:
+        notebook = executed("cluster_evaluation.ipynb", tmp_path)
+    except CellExecutionError as error:
+        if RAY_DID_NOT_START in str(error):
+            pytest.fail(ray_did_not_start(ray_temp), pytrace=False)
+        raise
+    finally:
+        shutil.rmtree(ray_temp, ignore_errors=True)
     text = text_of(notebook)
     assert "no AGENT_WIDGET_BUCKET set: a local S3-compatible server (moto)" in text
     assert "200 episodes recorded, 0 failed, run CartPole-v1/lean-rule/eval" in text
@@ -227,3 +249,18 @@ def test_the_arena_notebook_rates_the_heuristic_first_shows_its_board_and_opens_
         if output.get("data", {}).get("text/plain", "").startswith("Arena leaderboard of 3 players")
     ]
     assert "<tbody><tr><td>heuristic</td>" in board["text/html"]  # its saved copy, best first
+
+
+def ray_did_not_start(ray_temp: Path) -> str:
+    """Why the notebook could not run, in the raylet's own words where it wrote them."""
+    fatal = [  # "Check failed: <the C++ expression> <what happened>"
+        found.group(1)
+        for log in ray_temp.glob("ray/session_*/logs/raylet.out")
+        for found in re.finditer(r"Check failed: \S+ (.*)", log.read_text(errors="replace"))
+    ]
+    return (
+        f"Ray did not start, so the notebook could not run: its node timed out during "
+        f"start-up (load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores). "
+        f"The raylet: {fatal[0] if fatal else 'no fatal error in its log'}. Ray's start-up "
+        "waits are fixed (15 s for its agents' ports, 30 s for the node), not settings."
+    )

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from agent_widget.arena._board import ArenaBoard
 from agent_widget.arena._ratings import ratings, win_rates
+from agent_widget.arena._seeds import seeds_to_play
 from agent_widget.library import Recorded, RunLibrary, record_many
 from agent_widget.recording import pettingzoo_api
 
@@ -108,8 +109,7 @@ class Arena:
         played = {}
         for pairing in sorted({tuple(sorted(self._known(pair))) for pair in chosen}):
             run = f"{pairing[0]}-vs-{pairing[1]}"
-            done = self._seeds(run)
-            todo = [k for k in range(len(done) + games) if k not in done][:games]
+            todo = seeds_to_play(self.library, self.env_id, ALGORITHM, run, games)
             for first_seat in (0, 1):
                 seeds = [k for k in todo if k % 2 == first_seat]
                 if not seeds:
@@ -171,11 +171,6 @@ class Arena:
         if unknown or len(set(pair)) != 2:
             raise ValueError(f"pairing {pair!r}: expected two of the players {list(self.players)}")
         return pair
-
-    def _seeds(self, name: str) -> set[int]:
-        """The seeds (game numbers) the pairing's run already holds."""
-        runs = self.library.runs(env_id=self.env_id, algorithm=ALGORITHM)
-        return {e.seed for r in runs if r.run == name for e in r.episodes if e.seed is not None}
 
     def __repr__(self) -> str:
         return f"Arena({self.env_id}, players={list(self.players)}, library={self.library.root})"

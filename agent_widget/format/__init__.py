@@ -22,6 +22,7 @@ from agent_widget.format._atomic import (
     atomic_write,
     checked_name,
     fsync_directory,
+    named,
     remove_stale,
     temporary_name,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "is_url",
     "journal_layout",
     "journal_record",
+    "named",
     "own_column",
     "pack_state",
     "part_of",

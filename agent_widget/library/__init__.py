@@ -6,6 +6,7 @@ in parallel); the leaderboard widget opens runs in the viewers below it.
 The top layer: it may import every other.
 """
 
+from agent_widget.library._board_text import percent_text as percent_text
 from agent_widget.library._leaderboard import Leaderboard
 from agent_widget.library._moments import Moments
 from agent_widget.library._record_many import Recorded, record_many

@@ -292,12 +292,7 @@ def _json(data: Any, where: str) -> Any:
         raise data
     if isinstance(data, Exception):
         raise ValueError(f"{where}: cannot read ({_problem(data)})")
-    try:
-        return json.loads(data)
-    # ValueError: not UTF-8, not JSON, an integer of thousands of digits; RecursionError:
-    # arrays nested thousands deep. Either way this object is listed apart.
-    except (ValueError, RecursionError) as error:
-        raise ValueError(f"{where}: not valid JSON ({_problem(error)})") from None
+    return run_file.parsed_json(data, where)
 
 
 def _header_in(data: Any, where: str) -> dict[str, Any]:

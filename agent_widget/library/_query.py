@@ -31,7 +31,7 @@ from agent_widget.library._step_tables import (
     FROM_EPISODE,
     step_columns,
 )
-from agent_widget.library._tables import Segment, SegmentStore, unified_schema
+from agent_widget.library._tables import SEGMENT_NUMBER, Segment, SegmentStore, unified_schema
 
 if TYPE_CHECKING:
     import pandas
@@ -69,7 +69,7 @@ _EPISODES = pa.schema(
         ("checkpoint", pa.string()),
         ("file", pa.string()),
         ("name", pa.string()),  # the file's name in the run: what segments say
-        ("segment", pa.string()),
+        (SEGMENT_NUMBER, pa.int32()),  # the segment read: its place in the dataset
     ]
 )
 _ATTEMPTS = 3  # a query runs again when a merge took a segment it was reading
@@ -101,6 +101,9 @@ class StepTables:
         self.errors: list[RunError] = []
         """What the last query's tables left out: unreadable segments and episodes."""
         self._reading: list[Segment] = []  # the segments the last connection reads
+        # The connection queries that only read share: (listing, connection, segments read).
+        self._kept: tuple[Any, duckdb.DuckDBPyConnection, list[Segment]] | None = None
+        self._one_at_a_time = threading.Lock()  # DuckDB refuses a connection two queries
 
     def query(
         self,
@@ -115,28 +118,48 @@ class StepTables:
         A merge deleting a segment between the listing and the reading fails the query
         (the rows it read are thrown away, none returned): it is run again on a fresh
         listing, up to ``_ATTEMPTS`` times, as merges are rare and quick. It stops after
-        ``seconds`` and past ``memory`` (``"4GB"``), with a :class:`QueryError`."""
+        ``seconds`` and past ``memory`` (``"4GB"``), with a :class:`QueryError`.
+
+        A query that only reads (``SELECT``) runs on the connection kept from the last
+        one while the listing is unchanged: a repeated query costs the listing, not the
+        tables registered again. Any other statement (``CREATE TEMP TABLE``, ``DROP
+        VIEW steps``) gets a connection of its own, closed after it, so that no query
+        changes what the next one sees. Queries from several threads take turns."""
+        reads_only = _reads_only(sql)
         for attempt in range(1, _ATTEMPTS + 1):
-            with self.connect(runs, progress, memory) as connection:
+            with self._one_at_a_time:
+                connection = self.connect(runs, progress, memory, kept=reads_only)
                 try:
                     found = _answered(connection, sql, seconds)
                 except duckdb.Error as error:
                     if attempt < _ATTEMPTS and self.store.gone(self._reading):
+                        self._kept = None  # it reads a segment merged away: made again
+                        connection.close()
                         continue
                     raise QueryError(_explained(error, memory)) from None
-                if found is None:  # a statement with no result
-                    import pandas
+                finally:
+                    if not reads_only:
+                        connection.close()
+            if found is None:  # a statement with no result
+                import pandas
 
-                    return pandas.DataFrame()
-                return found
+                return pandas.DataFrame()
+            return found
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def connect(
-        self, runs: Sequence[Run], progress: bool = True, memory: str | None = None
+        self,
+        runs: Sequence[Run],
+        progress: bool = True,
+        memory: str | None = None,
+        kept: bool = False,
     ) -> duckdb.DuckDBPyConnection:
         """A locked connection holding the tables ``steps``, ``episodes`` and ``runs``,
         using at most ``memory`` (DuckDB's ``memory_limit``; by default half the
-        machine's); sets :attr:`errors` to what was left out of them."""
+        machine's); sets :attr:`errors` to what was left out of them. With ``kept``, the
+        connection the last such call made while the runs, the segment each episode is
+        read from and ``memory`` are the same (the caller must not close it), else a new
+        one, kept in its place."""
         segments, unreadable = self.store.read()
         self.errors = [RunError(path, why) for path, why in unreadable]
         chosen = _chosen(segments)
@@ -150,21 +173,30 @@ class StepTables:
             segments.append(segment)
             chosen.update({(segment.run, file): segment for file in segment.episodes})
         self.errors += [RunError(where, why) for where, why in self._broken.items()]
+        read = [chosen.get((run.id, e.file)) for run in runs for e in run.episodes]
+        memory = memory or _half_the_memory()
+        listing = (memory, tuple(runs), [s and (s.run, s.name) for s in read])
+        if kept and self._kept is not None and self._kept[0] == listing:
+            self._reading = self._kept[2]
+            return self._kept[1]
         # Only segments holding a listed episode are read: a removed run's cost nothing.
-        used = list({id(s): s for s in chosen.values()}.values())
+        used = list({id(s): s for s in read if s is not None}.values())
         self._reading = used
         schema = unified_schema([_BASE, *(s.schema for s in used)])
-        connection = duckdb.connect(
-            config={**_CONFIG, "memory_limit": memory or _half_the_memory()}
-        )
+        connection = duckdb.connect(config={**_CONFIG, "memory_limit": memory})
         connection.register("_steps", self.store.dataset(used, schema))
-        episodes = _episodes(runs, chosen)
+        numbers = {(s.run, s.name): i for i, s in enumerate(used)}
+        episodes = _episodes(runs, chosen, numbers)
         connection.register("_episodes", episodes)
         connection.register("_runs", _runs(runs))
         for statement in _views(schema, episodes.schema):
             connection.execute(statement)
         for statement in _LOCK:
             connection.execute(statement)
+        if kept:
+            if self._kept is not None:
+                self._kept[1].close()
+            self._kept = (listing, connection, used)
         return connection
 
     def _build(self, missing: list[tuple[Run, str]], progress: bool) -> list[Segment]:
@@ -205,9 +237,14 @@ def _chosen(segments: Sequence[Segment]) -> dict[tuple[str, str], Segment]:
     return chosen
 
 
-def _episodes(runs: Sequence[Run], chosen: dict[tuple[str, str], Segment]) -> pa.Table:
+def _episodes(
+    runs: Sequence[Run],
+    chosen: dict[tuple[str, str], Segment],
+    numbers: dict[tuple[str, str], int],
+) -> pa.Table:
     """One row per episode with a table: its summary (from run.json or a manifest), its
-    number in the run (as ``lib.open(run)[i]`` takes it), the segment to read, and for
+    number in the run (as ``lib.open(run)[i]`` takes it), the segment to read (its
+    number in ``numbers``, by run and segment name), and for
     the agents of multi-agent runs (in the order first met) ``player_<agent>`` (who
     played that seat, where the episode's metadata says: an arena's games),
     ``return_<agent>`` and ``outcome_<agent>`` (``'win'``, ``'draw'``, ``'loss'``; NULL
@@ -236,7 +273,7 @@ def _episodes(runs: Sequence[Run], chosen: dict[tuple[str, str], Segment]) -> pa
                     "checkpoint": _str_or_none(metadata.get("checkpoint")),
                     "file": str(run.location(episode.file)),
                     "name": episode.file,
-                    "segment": segment.name,
+                    SEGMENT_NUMBER: numbers[segment.run, segment.name],
                     **{f"return_{agent}": total for agent, total in returns.items()},
                     **{f"outcome_{agent}": outcome for agent, outcome in outcomes.items()},
                     **{f"player_{agent}": player for agent, player in players.items()},
@@ -280,7 +317,7 @@ def _runs(runs: Sequence[Run]) -> pa.Table:
 def _views(schema: pa.Schema, episodes: pa.Schema) -> list[str]:
     """The views the user's SQL sees: ``steps`` joins each step to its episode, which
     keeps out episodes no longer listed and copies a second segment left."""
-    hidden = {"run", "file", "segment"}
+    hidden = {"run", "file", "segment", SEGMENT_NUMBER}
     first = ("t", "action", "action_vector", "action_name", "reward")
     taken = {*hidden, *first, *FROM_EPISODE}  # a segment written elsewhere may hold these
     rest = [name for name in schema.names if name not in taken]
@@ -289,10 +326,11 @@ def _views(schema: pa.Schema, episodes: pa.Schema) -> list[str]:
         *(f"s.{_quoted(c)}" for c in (*first, *rest)),
         *(f"e.{c}" for c in EPISODE_METADATA),
     ]
-    episode_columns = [c for c in episodes.names if c not in ("name", "segment")]
+    episode_columns = [c for c in episodes.names if c not in ("name", SEGMENT_NUMBER)]
+    number = _quoted(SEGMENT_NUMBER)
     return [
         f"CREATE VIEW steps AS SELECT {', '.join(columns)} FROM _steps s JOIN _episodes e "
-        "ON s.run = e.run AND s.file = e.name AND s.segment = e.segment",
+        f"ON s.{number} = e.{number} AND s.file = e.name",
         f"CREATE VIEW episodes AS SELECT {', '.join(map(_quoted, episode_columns))} FROM _episodes",
         "CREATE VIEW runs AS SELECT * FROM _runs",
     ]
@@ -318,6 +356,17 @@ def _explained(error: duckdb.Error, memory: str | None) -> str:
             "else: no files, network, extensions or settings)"
         )
     return message
+
+
+def _reads_only(sql: str) -> bool:
+    """Whether ``sql`` is only ``SELECT`` statements (``DESCRIBE``, ``SUMMARIZE`` and
+    ``VALUES`` are too), which leave the connection as they found it; one the parser
+    refuses too, as the engine refuses it the same way on any connection."""
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error:
+        return True
+    return all(s.type == duckdb.StatementType.SELECT for s in statements)
 
 
 def _half_the_memory() -> str:

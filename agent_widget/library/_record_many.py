@@ -80,6 +80,7 @@ def record_many(
     agent: str | None = None,
     params: dict[str, Any] | None = None,
     metadata: dict[str, Any] | None = None,
+    success: Callable[[Rollout], bool] | None = None,
     directory: str | os.PathLike[str] | None = None,
     engine: Engine = "auto",
     workers: int | None = None,
@@ -106,6 +107,9 @@ def record_many(
         params: the run's parameters, as for :meth:`RunLibrary.add`.
         metadata: kept in each episode's metadata, as for :func:`record` (the arena
             names the players by seat in it).
+        success: whether an episode succeeded, kept in its run as for
+            :meth:`RunLibrary.add` (a library's runs alone keep it; a level of a
+            :class:`~agent_widget.arena.Ladder` counts it).
         engine: ``"ray"``, ``"processes"`` or ``"auto"`` (Ray when installed).
         workers: how many workers (default: the machine's cores, or Ray's CPUs).
         max_steps: as for :func:`record`.
@@ -132,7 +136,17 @@ def record_many(
         run = f"record-many-{os.urandom(3).hex()}"
     folder = Path(directory) if directory is not None else None
     job = _WorkerJob(
-        make_env, policy, max_steps, agent, algorithm, library, run, params, folder, metadata
+        make_env,
+        policy,
+        max_steps,
+        agent,
+        algorithm,
+        library,
+        run,
+        params,
+        folder,
+        metadata,
+        success,
     )
     chosen = _engine(engine)
     count = workers or (os.cpu_count() or 1)
@@ -214,6 +228,7 @@ class _WorkerJob:
     params: dict[str, Any] | None
     folder: Path | None
     metadata: dict[str, Any] | None = None
+    success: Callable[[Rollout], bool] | None = None
 
 
 class _Worker:
@@ -263,7 +278,7 @@ class _Worker:
         if job.library is None:
             return _Done(None, path.replace(path.with_suffix("")))
         run_id, (file,) = job.library._write(
-            rollout, run=job.run, algorithm=job.algorithm, params=job.params
+            rollout, run=job.run, algorithm=job.algorithm, params=job.params, success=job.success
         )
         return _Done(run_id, job.library._run_path(run_id, file))
 

@@ -53,6 +53,8 @@ ROW_COLUMNS = (
     "params",
 )
 MAX_RUN_FILE_BYTES = 64 * 2**20
+_BYTES_PER_CONTAINER = 16  # parsed JSON may hold an array or object in this many bytes
+_FEW_CONTAINERS = 256  # a small file always may (a header and its params)
 # Kept as they are in folder names; everything else is percent-encoded, so any env id
 # (e.g. "ALE/Pong-v5" -> "ALE%2FPong-v5") is one safe folder name on every OS.
 _SAFE = "-_.+=,@"
@@ -350,18 +352,35 @@ def read_run(folder: Path, run_id: str) -> Run:
         raise ValueError(f"{where}: cannot read ({error.strerror})") from None
     if len(data) > MAX_RUN_FILE_BYTES:
         raise ValueError(f"{where}: implausibly large (over {MAX_RUN_FILE_BYTES} bytes)")
-    try:
-        meta = json.loads(data)
-    # ValueError: not UTF-8, not JSON, an integer of thousands of digits; RecursionError:
-    # arrays nested thousands deep. Either way this run is listed apart, the others shown.
-    except (ValueError, RecursionError) as error:
-        raise ValueError(f"{where}: not valid JSON ({type(error).__name__}: {error})") from None
+    meta = parsed_json(data, where)
     header = check_header(meta, where)
     episodes = check_episodes(meta.get("episodes"), where)
     missing = [e.file for e in episodes if e.file not in present]
     if missing:
         raise ValueError(f"{where} lists {', '.join(missing)}, missing from the folder")
     return Run(id=run_id, path=folder, **header, episodes=episodes)
+
+
+def parsed_json(data: bytes, where: str) -> Any:
+    """``data`` parsed, or ValueError starting with ``where``; the listing goes on without it.
+
+    Parsing costs memory by the value: an empty array is 3 bytes of text and ~80 of
+    Python (a 63 MB file of them took 1.7 GB), so text with more than one array or
+    object in ``_BYTES_PER_CONTAINER`` bytes is refused unparsed. What the package
+    writes has one an episode, in 80 bytes or more; other values cost at most ~12x
+    their text, as a real run's summaries do (~9x)."""
+    containers = data.count(b"[") + data.count(b"{")  # in strings too: a bound, not a count
+    if containers > len(data) // _BYTES_PER_CONTAINER + _FEW_CONTAINERS:
+        raise ValueError(
+            f"{where}: not read: {containers:,} arrays and objects in {len(data):,} bytes, "
+            f"more than one in {_BYTES_PER_CONTAINER} bytes as no file the package writes has"
+        )
+    try:
+        return json.loads(data)
+    # ValueError: not UTF-8, not JSON, an integer of thousands of digits; RecursionError:
+    # arrays nested thousands deep. Either way this file is listed apart, the others shown.
+    except (ValueError, RecursionError) as error:
+        raise ValueError(f"{where}: not valid JSON ({type(error).__name__}: {error})") from None
 
 
 def check_header(meta: Any, where: str) -> dict[str, Any]:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agent_widget.episodes import Rollout, load, save
-from agent_widget.format import atomic_write, fsync_directory, temporary_name
+from agent_widget.format import atomic_write, fsync_directory, named, temporary_name
 from agent_widget.library._run_file import (
     RUN_FILE,
     EpisodeSummary,
@@ -52,13 +52,16 @@ def write_run(folder: Path, run: Run, rollouts: Sequence[Rollout]) -> list[str]:
     files = [episode_file(i) for i in range(len(rollouts))]
     summaries = {s.file: s for s in summarize_all(rollouts, files)}
     folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = temporary_name(folder)
-    staging.mkdir()
+    staging = temporary_name(folder)  # errors name the files asked for, never this one's
+    with named(folder, staging):
+        staging.mkdir()
     try:
         for file, rollout in zip(files, rollouts, strict=True):
-            save(rollout, staging / file)
+            with named(folder, staging / file):
+                save(rollout, staging / file)
         if not folder.exists():
-            write_atomic(staging / RUN_FILE, run_json(run, [summaries[f] for f in files]))
+            with named(folder / RUN_FILE, staging / RUN_FILE):
+                write_atomic(staging / RUN_FILE, run_json(run, [summaries[f] for f in files]))
             try:
                 os.rename(staging, folder)
                 fsync_directory(folder.parent)

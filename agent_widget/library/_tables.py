@@ -5,16 +5,15 @@
     <root>/.tables/<env>/<algorithm>/<run>/<segment>.parquet
 
 A segment holds the steps of some episodes of one run (those one ``add`` wrote, or
-those a query found without a table); its footer lists them (file name and the
-metadata the episodes table shows) so that which episodes have tables costs a footer
-read per segment, cached, as segments never change once written. ``.tables`` starts
-with a dot: the library's listing never sees it (nor do a bucket's readers, which
-read manifests). Segment names are the UTC time and random bits (no two writers
-take one name): a folder writes them under a temporary name then renames them, a
-bucket whole; neither is fsynced, as the tables are a cache of the episodes. Two segments may
-list one episode (two programs built it at once, or a merge left its copy beside the
-originals); the older one is read, and each row names its segment, so a query joins
-every episode to the rows of one segment alone.
+those a query found without a table); its footer lists them (file name and the metadata
+the episodes table shows) so that which episodes have tables costs a footer read per
+segment, cached, as segments never change once written. ``.tables`` starts with a dot:
+the library's listing never sees it (nor do a bucket's readers, which read manifests).
+Segment names are the UTC time and random bits (no two writers take one name): a folder
+writes them under a temporary name then renames them, a bucket whole; neither is
+fsynced, as the tables are a cache of the episodes. Two segments may list one episode
+(two programs built it at once, or a merge left its copy beside the originals); the
+older one is read: a query joins every episode to the rows of that segment alone.
 
 Merging (:meth:`SegmentStore.merge`, by ``add`` once a run has ``MERGE_AT`` small
 segments of one tier): their rows are written as one new segment, whole, whose footer
@@ -62,6 +61,7 @@ from agent_widget.library._run_file import RUN_FILE
 from agent_widget.library._step_tables import episode_metadata, step_columns
 
 TABLES = ".tables"
+SEGMENT_NUMBER = "agent_widget.segment"  # a dataset's: which of its segments a row is in
 _EPISODES_KEY = b"agent_widget.episodes"
 _REPLACES_KEY = b"agent_widget.replaces"  # a merged segment's: those it replaces, and when
 RETIRE_AFTER = 15 * 60  # seconds from a merge to a bucket's deleting what it replaced
@@ -70,6 +70,8 @@ _ROW_GROUP = 128 * 1024  # rows: a filter skips the groups whose statistics rule
 MERGE_AT = 16  # small segments of a run, of one tier, that an add merges
 _SMALL_BYTES = 8 * 2**20  # a segment under this is merged; one merge's output is larger
 _MERGED_BYTES = 64 * 2**20  # at most this much read by one merge (memory held)
+_DICTIONARY = pa.dictionary(pa.int32(), pa.string())
+_PARQUET = ds.ParquetFileFormat(read_options=ds.ParquetReadOptions(dictionary_columns=["file"]))
 
 
 @dataclass(frozen=True)
@@ -352,15 +354,29 @@ class SegmentStore:
 
     def gone(self, segments: Sequence[Segment]) -> bool:
         """Whether any of ``segments`` written here is no longer listed (merged away)."""
-        paths = set(self._paths())
-        return any(s.table is None and s.path not in paths for s in segments)
+        return not {s.path for s in segments if s.table is None} <= set(self._paths())
 
     def dataset(self, segments: Sequence[Segment], schema: pa.Schema) -> ds.Dataset:
-        """The segments as one dataset of ``schema``: a query reads the columns and row
-        groups it needs, and NULL where a segment lacks a column."""
-        files = [s.path for s in segments if s.table is None]
-        parts = [ds.dataset(files, schema=schema, format="parquet", filesystem=self.filesystem)]
-        parts += [ds.dataset(conform(s.table, schema)) for s in segments if s.table is not None]
+        """The segments as one dataset of ``schema`` (NULL where a segment lacks a column),
+        read as a query needs. A step joins its episode on ``file``, read as the dictionary
+        it is stored as, and ``SEGMENT_NUMBER``, its segment's place in ``segments``."""
+        schema = schema.set(schema.get_field_index("file"), pa.field("file", _DICTIONARY))
+        schema = schema.append(pa.field(SEGMENT_NUMBER, pa.int32()))  # a file's constant
+        paths = {i: s.path for i, s in enumerate(segments) if s.table is None}
+        parts: list[ds.Dataset] = [
+            ds.FileSystemDataset.from_paths(
+                list(paths.values()),
+                schema=schema,
+                format=_PARQUET,
+                filesystem=self.filesystem,
+                partitions=[pc.field(SEGMENT_NUMBER) == pa.scalar(i, pa.int32()) for i in paths],
+            )
+        ]
+        for i, segment in enumerate(segments):
+            if segment.table is not None:
+                numbers = pa.repeat(pa.scalar(i, pa.int32()), len(segment.table))
+                table = conform(segment.table.append_column(SEGMENT_NUMBER, numbers), schema)
+                parts.append(ds.dataset(table))
         return parts[0] if len(parts) == 1 else ds.dataset(parts)
 
 

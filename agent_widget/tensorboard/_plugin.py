@@ -8,7 +8,9 @@ side is an ``EpisodeViewer`` of the file (never displayed), and each route answe
 with what the viewer would send (:meth:`EpisodeViewer.answers`):
 
 - ``/runs``: the runs and their episodes (JSON, :mod:`agent_widget.tensorboard._listing`);
-- ``/episode?path=P``: the viewer's state (:mod:`agent_widget.tensorboard._packed`);
+- ``/episode?path=P``: the viewer's state (:mod:`agent_widget.tensorboard._packed`),
+  the first chunk of frames in it as stored, as a notebook's viewer state carries it:
+  the first frame is painted with no second round trip, however long the episode;
 - ``/message?path=P&m=JSON``: the replies to one request of the viewer's: frame chunks
   as stored, a stretch of the timeline, or panel cards (computed here, each within its
   panel's time limit, on the request's own thread: TensorBoard's other dashboards go on
@@ -48,6 +50,9 @@ OPEN_EPISODES = 8
 # A request's JSON, in the URL: the viewer's are a few hundred bytes.
 MAX_MESSAGE = 8192
 MESSAGE_TYPES = ("chunks", "timeline", "panel")
+# The viewer's embed_bytes: the first chunk alone (first_chunks lets it past the budget,
+# up to 256 KiB), the same few KiB for 100 steps as for 100,000.
+FIRST_CHUNK_ONLY = 1
 _log = logging.getLogger(__name__)
 
 App = Callable[[Any, Any], Any]
@@ -140,7 +145,7 @@ class AgentPlugin(base_plugin.TBPlugin):
                 self._open.move_to_end(key)
                 return opened
         rollout, problem = with_frames(load(path))
-        viewer = EpisodeViewer(rollout, embed_bytes=0)
+        viewer = EpisodeViewer(rollout, embed_bytes=FIRST_CHUNK_ONLY)
         if self._cards is not None:
             try:
                 self._cards.add_to(viewer, path, rollout)

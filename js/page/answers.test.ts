@@ -1,5 +1,5 @@
 import { zlibSync } from "fflate";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { answer, type Block, type EpisodeData, fromBase64, pageState, readPageData } from "./answers.ts";
 import { LocalModel } from "./local-model.ts";
 
@@ -86,6 +86,32 @@ describe("LocalModel", () => {
     expect(received).toEqual([]);
     await new Promise((resolve) => setTimeout(resolve, 0));
     expect(received).toEqual([{ echo: { n: 1 } }]);
+  });
+
+  it("starts answering inside send, so that a fetched answer is on its way at once", () => {
+    const asked: unknown[] = [];
+    const model = new LocalModel(new Map(), (content) => {
+      asked.push(content);
+      return [];
+    });
+    model.send({ n: 1 });
+    expect(asked).toEqual([{ n: 1 }]);
+  });
+
+  it("reports an answer that throws, and goes on answering", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const model = new LocalModel(new Map(), (content) => {
+      if ((content as { n: number }).n === 1) throw new Error("no answer");
+      return [[{ echo: content }, []]];
+    });
+    const received: unknown[] = [];
+    model.on("msg:custom", (msg) => received.push(msg));
+    model.send({ n: 1 });
+    model.send({ n: 2 });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(received).toEqual([{ echo: { n: 2 } }]);
+    expect(errors).toHaveBeenCalledTimes(1);
+    errors.mockRestore();
   });
 
   it("sets traits with change events, once per change, until the listener is removed", () => {

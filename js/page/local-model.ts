@@ -46,9 +46,12 @@ export class LocalModel implements Model {
     }
   }
 
+  /**
+   * Starts answering at once (a reply fetched over HTTP is on its way while the view
+   * goes on building itself), and hands the replies to the listeners a moment later.
+   */
   send(content: unknown): void {
-    void Promise.resolve()
-      .then(() => this.respond(content))
+    void new Promise<Reply[]>((resolve) => resolve(this.respond(content)))
       .then(
         (replies) => {
           for (const [reply, buffers] of replies) this.emit("msg:custom", reply, buffers);

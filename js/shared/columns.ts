@@ -93,10 +93,15 @@ export function columnsOfSeries(series: Series, length: number, columns: number,
   };
 }
 
+/** Whether the `summary` trait holds a summary (a long episode's), without reading it. */
+export function hasSummary(raw: unknown): boolean {
+  return typeof raw === "object" && raw !== null && "rewards.min" in raw;
+}
+
 /** Reads the `summary` trait; undefined when it is empty (the series came whole) or unreadable. */
 export function parseSummary(raw: unknown): TimelineColumns | undefined {
   const dict = (raw ?? {}) as Record<string, unknown>;
-  if (!("rewards.min" in dict)) return undefined;
+  if (!hasSummary(dict)) return undefined;
   // Each value is one number a column, at most 8 bytes: that bounds what it may inflate to.
   const read = (value: unknown): Float64Array => {
     const bytes = bytesOf(value);

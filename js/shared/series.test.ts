@@ -74,4 +74,11 @@ describe("parseSeries", () => {
     expect([...s.extras.keys()]).toEqual(["value"]);
     expect([...s.extras.get("value")!]).toEqual([0.5, 0.25]);
   });
+
+  it("sums no returns when the rewards are missing (a long episode's summary stands for them)", () => {
+    const s = parseSeries({}, 100_001);
+    expect(s.rewards.length).toBe(0);
+    expect(s.returns.length).toBe(0);
+    expect([...parseSeries({ rewards: packSeries("|i1", []) }, 1).returns]).toEqual([0]);
+  });
 });

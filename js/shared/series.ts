@@ -90,7 +90,12 @@ export function nonFiniteSteps(values: Float64Array): number[] {
   return steps;
 }
 
-/** Parses the `series` trait value of an episode of `length` positions. Missing names become empty arrays. */
+/**
+ * Parses the `series` trait value of an episode of `length` positions. Missing names
+ * become empty arrays, the returns too when the rewards are missing (a long episode's
+ * state carries a summary instead): summing no rewards over 100,000 positions would be
+ * zeros, shown as the return, and time spent before the first frame is painted.
+ */
 export function parseSeries(raw: unknown, length: number): Series {
   const dict = (raw ?? {}) as Record<string, unknown>;
   const extras = new Map<string, Float64Array>();
@@ -100,7 +105,7 @@ export function parseSeries(raw: unknown, length: number): Series {
   const rewards = readSeries(dict.rewards);
   return {
     rewards,
-    returns: returnsOf(rewards, length),
+    returns: "rewards" in dict ? returnsOf(rewards, length) : EMPTY,
     terminated: readSeries(dict.terminated),
     truncated: readSeries(dict.truncated),
     actions: "actions" in dict ? readSeries(dict.actions) : undefined,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { episodeModel, replies } from "./http-model.ts";
+import { episodeModel, grow, replies } from "./http-model.ts";
 
 const base = new URL("http://tb.test/data/plugin/agent/index.js");
 
@@ -69,5 +69,17 @@ describe("the viewer's model over HTTP", () => {
     expect(asked[0].pathname).toBe("/data/plugin/agent/episode");
     expect(model.get("length")).toBe(5);
     expect((model.get("series") as Record<string, DataView>).rewards.byteLength).toBe(2);
+  });
+
+  it("gives a model the length, series and summary of the file grown since, the length last", async () => {
+    let length = 5;
+    const { fetcher } = server(() => new Response(packed({ state: { length, series: { n: length }, summary: {} }, version: `v${length}` }, [])));
+    const { model, version } = await episodeModel(base, "r/a.rollout.part", fetcher);
+    expect(version).toBe("v5");
+    const seen: unknown[] = [];
+    model.on("change:length", () => seen.push([model.get("length"), model.get("series")]));
+    length = 9;
+    expect(await grow(model, base, "r/a.rollout.part", fetcher)).toBe("v9");
+    expect(seen).toEqual([[9, { n: 9 }]]);
   });
 });

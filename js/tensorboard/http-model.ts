@@ -4,6 +4,7 @@
  * (agent_widget/tensorboard/_plugin.py) instead of to a kernel. The state comes from
  * `/episode`; each request goes to `/message` without its id (so that equal requests
  * are one URL, which the browser's cache answers), and its replies come back with it.
+ * A file that grew (a recording under way) gives the model its new length (`grow`).
  *
  * Example:
  *   const { model } = await episodeModel(base, "dqn/seed0/episode-000.rollout");
@@ -21,19 +22,44 @@ export type Fetch = (url: string) => Promise<Response>;
 /** Requests the plugin answers: frame chunks, a stretch of the timeline, panel cards. */
 const ANSWERED = new Set(["chunks", "timeline", "panel"]);
 
-/** An episode opened: the viewer's model, and why it shows no frames (replay refused or failed). */
+/** An episode opened: the viewer's model, the file's version, and why it shows no frames (replay refused or failed). */
 export interface Opened {
   model: LocalModel;
+  version: string;
   problem: string | null;
 }
 
+/** What `/episode` answers: the viewer's state of the file as it is now, and its version. */
+interface EpisodeState {
+  state: Record<string, unknown>;
+  version: string;
+  problem?: string | null;
+}
+
+/** The traits a file that grew changes, in this order: the view reads the series and summary as its length changes. */
+const GROWN = ["series", "summary", "length"];
+
 /** A model of the episode file `path` (relative to the logdir), routes under `base`. */
 export async function episodeModel(base: URL, path: string, fetcher: Fetch = fetch): Promise<Opened> {
+  const body = await episodeState(base, path, fetcher);
+  const model = new LocalModel(new Map(Object.entries(body.state)), (content) => replies(base, path, content, fetcher));
+  return { model, version: body.version, problem: body.problem ?? null };
+}
+
+/**
+ * `model` given the state of the file `path` as it is now (a recording grew since it was
+ * opened): the view shows the positions written since. Returns the file's version.
+ */
+export async function grow(model: LocalModel, base: URL, path: string, fetcher: Fetch = fetch): Promise<string> {
+  const body = await episodeState(base, path, fetcher);
+  for (const name of GROWN) model.set(name, body.state[name]);
+  return body.version;
+}
+
+async function episodeState(base: URL, path: string, fetcher: Fetch): Promise<EpisodeState> {
   const response = await fetcher(route(base, "episode", { path }));
   if (!response.ok) throw new Error(`the episode could not be opened: ${await response.text()}`);
-  const body = unpacked(await response.arrayBuffer()) as { state: Record<string, unknown>; problem?: string | null };
-  const model = new LocalModel(new Map(Object.entries(body.state)), (content) => replies(base, path, content, fetcher));
-  return { model, problem: body.problem ?? null };
+  return unpacked(await response.arrayBuffer()) as EpisodeState;
 }
 
 /** The plugin's replies to one of the viewer's requests, as a kernel would send them. */

@@ -7,6 +7,7 @@ const row = (file: string, values: Partial<EpisodeRow> = {}): EpisodeRow => ({
   path: `dqn/${file}`,
   file,
   growing: false,
+  version: "1-1",
   ...values,
 });
 

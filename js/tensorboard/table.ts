@@ -14,6 +14,8 @@ export interface EpisodeRow {
   path: string;
   file: string;
   growing: boolean;
+  /** The file's size and modification time: it changes as a recording grows. */
+  version: string;
   env_id?: string | null;
   algorithm?: string | null;
   seed?: number | null;

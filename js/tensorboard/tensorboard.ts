@@ -5,11 +5,15 @@
  * its data, and opens the one picked in the notebook's own viewer (js/viewer/widget.ts),
  * whose model speaks to the plugin over HTTP (`http-model.ts`). A deep link
  * (`links.ts`) opens its episode at its step; the link to the step shown sits above
- * the viewer. The plugin's routes sit beside this module's URL.
+ * the viewer. A recording under way grows in the viewer on each reload, and its
+ * finished file takes its place (`follow.ts`). The plugin's routes sit beside this
+ * module's URL.
  */
 import widget from "../viewer/widget.ts";
 import { TensorBoardHost } from "./host.ts";
-import { episodeModel } from "./http-model.ts";
+import { changeOf, finishedPath } from "./follow.ts";
+import { episodeModel, grow } from "./http-model.ts";
+import type { LocalModel } from "../page/local-model.ts";
 import { deepLink, hashKeys, linked, scalarsLink } from "./links.ts";
 import { EpisodeTable, type Runs } from "./table.ts";
 
@@ -22,6 +26,8 @@ class AgentTab {
   private readonly shown = document.createElement("div");
   private readonly table: EpisodeTable;
   private close: (() => void) | undefined;
+  /** The episode shown: its file, the version it was read at, its model. */
+  private episode: { path: string; version: string; model: LocalModel } | undefined;
 
   constructor(
     el: HTMLElement,
@@ -51,21 +57,44 @@ class AgentTab {
       this.table.show(runs);
       this.problem.textContent = runs.panels_problem ?? "";
       if (this.close === undefined) this.status.textContent = summary(runs);
+      await this.follow(runs);
     } catch (error) {
       this.status.textContent = `The runs could not be read: ${(error as Error).message}`;
     }
   }
 
-  /** Shows the episode file `path` in the viewer, at step `t`. */
+  /** The episode shown as its file is now: grown (a recording under way), or finished under its own name. */
+  private async follow(runs: Runs): Promise<void> {
+    const episode = this.episode;
+    if (episode === undefined) return;
+    const change = changeOf(runs, episode.path, episode.version);
+    if (change.kind === "changed") {
+      const version = await grow(episode.model, base, episode.path);
+      if (this.episode === episode) episode.version = version;
+    } else if (change.kind === "finished") {
+      await this.open(change.path, Number(episode.model.get("step")));
+    }
+  }
+
+  /**
+   * Shows the episode file `path` in the viewer, at step `t`; a recording's `.part` that
+   * is gone (a deep link from while it was recorded), as the file it became.
+   */
   async open(path: string, t = 0): Promise<void> {
     this.close?.();
     this.close = undefined;
+    this.episode = undefined;
     this.shown.replaceChildren();
     this.link.removeAttribute("href");
     this.link.textContent = "";
     this.status.textContent = `Opening ${path}…`;
     try {
-      const { model, problem } = await episodeModel(base, path);
+      const { model, version, problem } = await episodeModel(base, path).catch((error: Error) => {
+        const finished = finishedPath(path);
+        if (finished === undefined) throw error;
+        path = finished;
+        return episodeModel(base, finished);
+      });
       model.set("step", Math.min(t, Number(model.get("length")) - 1));
       const showLink = () => {
         this.link.href = deepLink(this.page, path, Number(model.get("step")));
@@ -76,6 +105,7 @@ class AgentTab {
       const el = document.createElement("div");
       this.shown.append(el);
       this.close = widget.render({ model, el });
+      this.episode = { path, version, model };
       this.status.textContent = problem === null ? path : `${path}: ${problem}`;
       el.querySelector<HTMLElement>(".agent-widget")?.focus();
     } catch (error) {

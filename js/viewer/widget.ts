@@ -18,7 +18,7 @@ import { Player } from "../shared/player.ts";
 import { Readout, readoutFields } from "../shared/readout.ts";
 import { isSavedCopy } from "../shared/saved-copy.ts";
 import { parseSeries, type Series } from "../shared/series.ts";
-import { parseSummary, type TimelineColumns } from "../shared/columns.ts";
+import { hasSummary, parseSummary, type TimelineColumns } from "../shared/columns.ts";
 import { ChunkSource, type Playhead } from "../frames/source.ts";
 import { FrameStore } from "../frames/store.ts";
 import { Throttle } from "../shared/throttle.ts";
@@ -47,6 +47,12 @@ const DECODE_BEHIND = 4;
  * kernel and server need for the next jump's reply.
  */
 const DECODE_AHEAD_STEPPING_BYTES = 4 * 2 ** 20;
+/**
+ * A long episode's timeline (its summary inflated, read and drawn: tens of ms) waits
+ * for the first frame to be on screen, or this long at most: the frame is what the
+ * episode was opened for. A short episode's series are drawn at once (a few ms).
+ */
+const SUMMARY_WAIT_MS = 500;
 
 type Origin = "user" | "model" | "player";
 
@@ -75,6 +81,8 @@ class EpisodeView {
   private series: Series;
   /** A long episode's timeline summary, parsed once per change of the trait. */
   private summary: TimelineColumns | undefined;
+  /** Set while a long episode's summary waits for the first frame (`showSummary`). */
+  private summaryWait: ReturnType<typeof setTimeout> | undefined;
   private knownLength: number;
   private step = -1;
   private paintedStep = -1;
@@ -176,7 +184,6 @@ class EpisodeView {
     this.savedPositions = this.preload();
     if (this.knownLength > 0) this.source.update(this.playhead(this.clamp(this.traits.step)));
     this.series = parseSeries(this.traits.series, this.knownLength);
-    this.summary = parseSummary(this.traits.summary);
     this.listeners = new ModelListeners(model);
     this.listeners.on("change:step", () => this.go(this.traits.step, "model"));
     this.listeners.on("change:length", () => this.onLength());
@@ -200,13 +207,16 @@ class EpisodeView {
     this.controls.setFps(this.traits.fps);
     this.controls.setLoop(this.traits.loop);
     this.controls.setPlaying(false);
-    this.showTimeline();
+    if (hasSummary(this.traits.summary)) this.summaryWait = setTimeout(() => this.showSummary(), SUMMARY_WAIT_MS);
+    else this.showTimeline();
     this.onSize();
     this.onTitle();
     this.go(this.traits.step, "model");
   }
 
   dispose(): void {
+    clearTimeout(this.summaryWait);
+    this.summaryWait = undefined;
     this.noAnswer.dispose();
     this.player.pause();
     this.decoder.stop();
@@ -309,6 +319,8 @@ class EpisodeView {
     this.noAnswer.answered();
     this.root.dataset.paintedStep = String(t);
     this.paintedStep = t;
+    // The frame is drawn; the browser shows it in its next rendering, then the summary.
+    if (this.summaryWait !== undefined) requestAnimationFrame(() => setTimeout(() => this.showSummary()));
     // Requests held back so as not to slow this paint go now.
     if (this.source.held) this.plan();
   }
@@ -459,7 +471,16 @@ class EpisodeView {
     this.timeline.setCurves(this.traits.timelineRates, this.traits.timelineSmoothing);
   }
 
+  /** Reads and draws a long episode's timeline summary, unless it was already (`SUMMARY_WAIT_MS`). */
+  private showSummary(): void {
+    if (this.summaryWait === undefined) return;
+    this.summary = parseSummary(this.traits.summary);
+    this.showTimeline();
+  }
+
   private showTimeline(): void {
+    clearTimeout(this.summaryWait);
+    this.summaryWait = undefined;
     this.timeline.setData(this.series, this.traits.length, this.summary);
   }
 

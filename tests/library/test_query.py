@@ -565,3 +565,69 @@ def test_a_query_past_its_memory_limit_says_how_to_allow_more(lib):
     assert "memory_limit='16GB') allows more" in str(error.value)
     assert "SET " not in str(error.value)  # DuckDB's advice: settings the lock refuses
     assert lib.query(sql(50_000), memory_limit="1GB", progress=False).n.tolist() == [50_000_000]
+
+
+# ------------------------------------------------------------------ the connection kept
+
+TRANSACTION = "SELECT txid_current() AS id"  # a database's own count: a new one starts over
+
+
+def transaction(lib) -> int:
+    return int(lib.query(TRANSACTION, progress=False).id.iloc[0])
+
+
+def test_a_repeated_query_runs_on_the_same_engine_until_an_episode_is_added(lib, recorded):
+    first = transaction(lib)
+    assert transaction(lib) > first  # the same database, its transactions counted on
+    lib.add(lake_episodes([7]), env_id="FrozenLake-v1", algorithm="walk", run="c")
+    assert transaction(lib) == first  # a new one, the tables registered again
+    count = lib.query("SELECT count(*) FROM steps WHERE run = 'FrozenLake-v1/walk/c'").iloc[0, 0]
+    lake = recorded["FrozenLake-v1/walk/c"] + lake_episodes([7])
+    assert count == sum(r.num_steps for r in lake)
+    episodes = lib.query("SELECT max(episode) FROM episodes WHERE run = 'FrozenLake-v1/walk/c'")
+    assert episodes.iloc[0, 0] == len(lake) - 1
+
+
+def test_a_reader_sees_what_another_program_added_since_its_last_query(lib, recorded):
+    reader = RunLibrary(lib.root)
+    before = reader.query("SELECT count(*) FROM steps", progress=False).iloc[0, 0]
+    lib.add(lake_episodes([7]), env_id="FrozenLake-v1", algorithm="walk", run="c")
+    after = reader.query("SELECT count(*) FROM steps", progress=False).iloc[0, 0]
+    assert after == before + lake_episodes([7])[0].num_steps
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "DROP VIEW steps",
+        "CREATE OR REPLACE TEMP VIEW steps AS SELECT 42 AS answer",
+        "CREATE TEMP TABLE kept AS SELECT 1 AS one",
+    ],
+)
+def test_a_statement_that_changes_the_engine_changes_no_later_query(lib, recorded, sql):
+    lib.query("SELECT 1", progress=False)
+    lib.query(sql, progress=False)
+    total = lib.query("SELECT count(*) AS n FROM steps", progress=False)
+    assert total.n.tolist() == [len(everything(recorded))]
+    with pytest.raises(QueryError, match="kept does not exist"):
+        lib.query("SELECT * FROM kept", progress=False)
+
+
+def test_queries_from_several_threads_at_once_take_turns(lib, recorded):
+    lib.query("SELECT 1", progress=False)  # the connection kept, shared from here on
+    sql = "SELECT count(*) AS n, sum(t) AS ts FROM steps"
+    expected = lib.query(sql, progress=False)
+    answers: list = []
+
+    def query() -> None:
+        try:
+            answers.append(lib.query(sql, progress=False))
+        except Exception as error:  # shown by the assertion below
+            answers.append(error)
+
+    threads = [threading.Thread(target=query) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [a.equals(expected) if hasattr(a, "equals") else a for a in answers] == [True] * 6

@@ -232,6 +232,17 @@ def test_a_library_without_algorithm_is_refused_before_any_seed(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
+def test_a_success_function_is_kept_in_each_episodes_summary(tmp_path):
+    done = record_many(
+        cartpole, balance, range(3), library=tmp_path, algorithm="pd", run="eval",
+        success=lambda rollout: rollout.metadata["seed"] != 1, engine="processes", workers=1,
+        max_steps=20, progress=False,
+    )  # fmt: skip
+    assert done.run is not None
+    assert {e.seed: e.success for e in done.run.episodes} == {0: True, 1: False, 2: True}
+    assert [r.metadata["success"] for r in done.rollouts] == [True, False, True]
+
+
 UNGUARDED = """
 from agent_widget import record_many
 from tests.cartpole import balance, cartpole

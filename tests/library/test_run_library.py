@@ -4,10 +4,12 @@ import builtins
 import json
 import multiprocessing
 import os
+import resource
 import socket
 import stat
 import subprocess
 import sys
+import tracemalloc
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -318,17 +320,41 @@ def test_a_malformed_run_json_is_reported_with_its_problem(lib, change, problem)
 
 
 @pytest.mark.parametrize(
-    "text",
-    ["[" * 100_000 + "]" * 100_000, '{"format": "agent-widget.run", "v": ' + "9" * 5000 + "}"],
+    ("text", "problem"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "run.json: not read: 100,000 arrays and objects"),
+        ("[" * 2_000 + "]" * 2_000 + " " * 40_000, "not valid JSON (RecursionError"),
+        ('{"format": "agent-widget.run", "v": ' + "9" * 5000 + "}", "run.json: not valid JSON"),
+    ],
 )
-def test_a_run_json_nested_too_deep_or_with_a_huge_number_hides_no_other_run(lib, text):
+def test_a_run_json_nested_too_deep_or_with_a_huge_number_hides_no_other_run(lib, text, problem):
     lib.add(episode([1.0]), run="good")
     bad = lib.add(episode([1.0]), run="bad")
     (bad.path / "run.json").write_text(text)
     with pytest.warns(UserWarning, match=r"1 run\(s\) in .* skipped"):
         assert [row["run"] for row in lib.table()] == ["good"]
     (error,) = lib.errors
-    assert "run.json: not valid JSON" in error.message
+    assert problem in error.message
+
+
+def test_a_run_json_of_empty_arrays_is_refused_unparsed(lib):
+    """Parsed, each 3 bytes of ``[],`` is ~80 bytes of Python: 63 MB took 1.7 GB."""
+    lib.add(episode([1.0]), run="good")
+    bad = lib.add(episode([1.0]), run="bad")
+    empties = "[" + ",".join(["[]"] * 2_000_000) + "]"  # 6 MB; ~160 MB parsed
+    header = run_json(lib, bad.id)
+    (bad.path / "run.json").write_text(
+        json.dumps({**header, "params": {"x": 0}}).replace("0", empties, 1)
+    )
+    tracemalloc.start()
+    try:
+        with pytest.warns(UserWarning, match=r"1 run\(s\) in .* skipped"):
+            assert [row["run"] for row in lib.table()] == ["good"]
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "arrays and objects in 6,0" in lib.errors[0].message
+    assert peak < 40 * 2**20  # the text read once, and counted
 
 
 def test_params_nested_too_deep_are_a_clear_error(lib):
@@ -342,6 +368,20 @@ def test_params_nested_too_deep_are_a_clear_error(lib):
 
 
 # ----------------------------------------------------------------- unreadable entries
+
+
+def test_a_full_disk_in_add_names_the_run_and_leaves_no_temporary_file(lib):
+    lib.add(episode([1.0]), run="r")  # the library's folders made
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)
+    # Writing past it fails with EFBIG (Python ignores SIGXFSZ), as a full disk fails.
+    resource.setrlimit(resource.RLIMIT_FSIZE, (512, limit[1]))
+    try:
+        with pytest.raises(OSError, match="File too large") as caught:
+            lib.add(episode([1.0] * 50), run="new")
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limit)
+    assert caught.value.filename == str(lib.root / "Moving-v0" / "random" / "new")
+    assert [p.name for p in (lib.root / "Moving-v0" / "random").iterdir()] == ["r"]
 
 
 @pytest.fixture

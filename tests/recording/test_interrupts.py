@@ -1,56 +1,28 @@
 """Kernel → Interrupt while recording: a SIGINT to the kernel's process group at any
 moment raises KeyboardInterrupt carrying every step so far, and the file holds exactly
-those steps (agent_widget.recording._interrupts)."""
+those steps (agent_widget.recording._interrupts). The recording processes and what is
+checked of their files: harness/interrupted_recordings.py."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import random
 import signal
 import subprocess
 import sys
-import time
-import warnings
 
-import numpy as np
 import pytest
 
-from agent_widget.episodes import Rollout, load
-from agent_widget.recording import RecordRollout, record, record_vector
+from agent_widget.episodes import load
+from agent_widget.recording import RecordRollout, record_vector
 from agent_widget.recording._interrupts import interrupts_held
+from harness.interrupted_recordings import check_kept, interrupted_recordings
 from tests.cartpole import cartpole, lean
 
 TRIALS = 100  # the issue's count, spread over a few processes to keep the run short
 PROCESSES = 4
 
-# Records MountainCar (which, pushed nowhere, never ends) to a file per trial, saying
-# "go" before each; a SIGINT cuts it. Prints what the exception carried.
-RECORDER = """
-import json, sys
-import gymnasium as gym
-from agent_widget import record
-from tests.recording.test_interrupts import digest
-
-folder, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-env = gym.make("MountainCar-v0", render_mode="rgb_array", max_episode_steps=10**9)
-for trial in range(first, first + count):
-    print("go", flush=True)
-    try:
-        record(env, lambda obs: 1, seed=0, max_steps=10**9, path=f"{folder}/{trial}.rollout")
-        report = {"error": "the episode ended"}
-    except KeyboardInterrupt as error:
-        rollout = getattr(error, "rollout", None)
-        report = {"rollout": None if rollout is None else digest(rollout)}
-    except BaseException as error:
-        report = {"error": repr(error)}
-    print(json.dumps({"trial": trial, **report}), flush=True)
-"""
-
-
-# The same with record_vector on an AsyncVectorEnv: its worker processes, in the
-# recorder's process group, get the SIGINT too.
+# The harness's recorder with record_vector on an AsyncVectorEnv: its worker processes,
+# in the recorder's process group, get the SIGINT too.
 VECTOR_RECORDER = """
 import json, sys
 import gymnasium as gym
@@ -61,8 +33,8 @@ for trial in range(first, first + count):
     envs = gym.vector.AsyncVectorEnv(
         [lambda: gym.make("MountainCar-v0", max_episode_steps=10**9)] * 2
     )
-    print("go", flush=True)
     try:
+        print("go", flush=True)
         record_vector(envs, lambda obs: [1, 1], seed=0, max_steps=10**9,
                       directory=f"{folder}/{trial}")
         report = {"error": "the episodes ended"}
@@ -74,31 +46,6 @@ for trial in range(first, first + count):
 """
 
 
-def interrupted_recordings(folder, first: int, count: int, script: str = RECORDER) -> list[dict]:
-    """``count`` recordings in one process, each interrupted at a random moment by a
-    SIGINT to its process group, as Jupyter interrupts a kernel."""
-    process = subprocess.Popen(
-        [sys.executable, "-c", script, str(folder), str(first), str(count)],
-        stdout=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-        env={**os.environ, "SDL_VIDEODRIVER": "dummy"},
-    )
-    reports = []
-    try:
-        assert process.stdout is not None
-        for _ in range(count):
-            assert process.stdout.readline() == "go\n"
-            time.sleep(random.uniform(0.0, 1.0))  # deliberate: the interrupt at a random moment
-            os.killpg(process.pid, signal.SIGINT)
-            reports.append(json.loads(process.stdout.readline()))
-        assert process.wait(timeout=120) == 0
-    finally:
-        process.kill()
-        process.wait()
-    return reports
-
-
 def test_an_interrupt_at_any_moment_keeps_every_step_in_the_exception_and_the_file(tmp_path):
     random.seed(0)
     reports = []
@@ -106,25 +53,7 @@ def test_an_interrupt_at_any_moment_keeps_every_step_in_the_exception_and_the_fi
     for first in range(0, TRIALS, per_process):
         reports += interrupted_recordings(tmp_path, first, per_process)
     assert len(reports) == TRIALS
-    assert [r for r in reports if "error" in r] == []
-    longest = max(r["rollout"]["positions"] for r in reports if r["rollout"])
-    env_steps = longest - 1
-    reference = record(mountain_car(), lambda obs: 1, seed=0, max_steps=env_steps)
-    for report in reports:
-        path = tmp_path / f"{report['trial']}.rollout"
-        carried = report["rollout"]
-        if carried is None:  # interrupted before the episode began: nothing was written
-            assert not path.exists()
-            continue
-        with warnings.catch_warnings():
-            warnings.simplefilter("error")  # a whole file, not one recovered from its journal
-            stored = load(path)
-        n = stored.num_positions
-        assert carried == digest(stored)
-        assert stored.actions.tolist() == reference.actions[: n - 1].tolist()
-        np.testing.assert_array_equal(stored.frames[n - 1], reference.frames[n - 1])
-        assert n == 1 or stored.truncated[-1]
-        assert not path.with_name(path.name + ".part").exists()
+    check_kept(tmp_path, reports)
     lengths = {r["rollout"]["positions"] for r in reports if r["rollout"]}
     assert len(lengths) > 20, lengths  # the interrupts did land at different moments
 
@@ -132,7 +61,6 @@ def test_an_interrupt_at_any_moment_keeps_every_step_in_the_exception_and_the_fi
 def test_an_interrupt_reaching_a_vector_envs_workers_too_keeps_each_episode(tmp_path):
     random.seed(1)
     reports = interrupted_recordings(tmp_path, 0, 5, VECTOR_RECORDER)
-    assert [r for r in reports if "error" in r] == []
     for report in reports:
         folder = tmp_path / str(report["trial"])
         if not report["steps"]:  # interrupted before the episodes began
@@ -141,22 +69,6 @@ def test_an_interrupt_reaching_a_vector_envs_workers_too_keeps_each_episode(tmp_
         assert [r.num_steps for r in stored] == report["steps"]
         assert len(set(report["steps"])) == 1  # a vector step is in every episode or none
         assert all(r.actions.tolist() == [1] * r.num_steps for r in stored)
-
-
-def mountain_car():
-    import gymnasium as gym
-
-    return gym.make("MountainCar-v0", render_mode="rgb_array", max_episode_steps=10**9)
-
-
-def digest(rollout: Rollout) -> dict:
-    return {
-        "positions": rollout.num_positions,
-        "actions": rollout.actions.tolist(),
-        "last_frame": hashlib.sha256(rollout.frames[-1].tobytes()).hexdigest(),
-        "last_info": rollout.infos[-1],
-        "truncated": bool(rollout.truncated[-1]) if rollout.num_steps else None,
-    }
 
 
 def test_an_interrupt_while_held_is_raised_after_the_block():

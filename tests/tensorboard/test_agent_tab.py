@@ -128,7 +128,8 @@ def test_an_episode_opens_in_the_viewer_painted_as_recorded_and_steps_with_arrow
     view.wait_painted(last)
     assert view.canvas()["sha256"] == rgb_sha256(recorded[last])
     page.remove_listener("response", on_response)
-    # The frames came from the plugin's route, as binary bodies (no state carried them).
+    # The frames past the first chunk (which the state carries) came from the plugin's
+    # route, as binary bodies.
     assert frame_replies
     assert set(frame_replies) == {"application/octet-stream"}
 

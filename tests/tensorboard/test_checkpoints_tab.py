@@ -2,7 +2,9 @@
 its ``tensorboard_log=`` scalars and ``RecordCheckpoints`` episodes make, each episode's
 training step in the table, and an episode recorded without frames painted in Chromium
 with the frames its replay renders, stepped with the arrow keys; with a ``--agent_panels``
-file defining ``model``, its ``QValues`` card is its own checkpoint network's forward pass."""
+file defining ``model``, its ``QValues`` card is its own checkpoint network's forward pass;
+and the run's link to its scalars shows TensorBoard's Time Series of ``DQN_1`` alone (a
+second training's ``DQN_10`` beside it is filtered out)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 import pytest
 import torch
 from playwright.sync_api import Response
+from torch.utils.tensorboard import SummaryWriter
 
 from agent_widget import load
 from agent_widget.recording import render_frames
@@ -19,7 +22,7 @@ from agent_widget.sb3 import RecordCheckpoints
 from harness.dqn_run import RUN, checkpoint_q_values, dqn
 from harness.lab import rgb_sha256
 from harness.tensorboard import TensorBoard
-from harness.views import View
+from harness.views import View, WatchedPage
 from tests.tensorboard.bodies import unpacked
 from tests.tensorboard.tab import agent_tab
 
@@ -40,6 +43,9 @@ def tensorboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TensorBoar
         model.learn(2_000, callback=record)
     finally:
         torch.set_num_threads(threads)
+    decoy = SummaryWriter(str(logdir / "DQN_10"))  # another training's scalars
+    decoy.add_scalar("rollout/exploration_rate", 1.0, 0)
+    decoy.close()
     (folder / "panels.py").write_text("from harness.dqn_run import dqn\n\nmodel = dqn()\n")
     server = TensorBoard(logdir, folder, "--agent_panels", str(folder / "panels.py"))
     yield server
@@ -99,3 +105,22 @@ def test_a_checkpoint_episode_q_values_card_is_its_networks_forward_pass(page, t
     ]
     assert sent  # what went over the wire: the checkpoint's own forward pass
     np.testing.assert_allclose(sent[0], expected, rtol=1e-5, atol=1e-6)
+
+
+def test_a_checkpoint_runs_scalars_link_shows_its_trainings_scalars_alone(page, tensorboard):
+    _, frame = agent_tab(page, f"{tensorboard.url}#agent", rows=2)
+    links = frame.locator('td[data-key="scalars"] a')
+    assert set(links.all_text_contents()) == {"DQN_1"}  # logger.dir, kept by RecordCheckpoints
+    links.first.click()
+    page.wait_for_url("**#timeseries")
+    assert page.get_by_role("textbox", name="Filter runs (regex)").input_value() == "^DQN_1$"
+    page.get_by_text("rollout/exploration_rate").first.wait_for()
+    # The runs TensorBoard lists and draws: DQN_1, not DQN_10 (which it has: the filter
+    # is anchored).
+    WatchedPage(page).wait_for(
+        """() => [...document.querySelectorAll(
+              "runs-selector tb-data-table-content-cell.table-column-run")]
+            .map((cell) => cell.textContent.trim()).join() === 'DQN_1'""",
+        what="the runs table to list DQN_1 alone",
+    )
+    assert "DQN_10" in page.request.get(f"{tensorboard.url}data/runs").json()

@@ -89,6 +89,15 @@ def test_an_episode_state_is_binary_and_carries_the_series_as_stored_bytes(logdi
     assert list(rewards[4:]) == [1] * 40
 
 
+def test_an_episode_state_carries_its_first_chunk_as_stored_and_no_other(logdir):
+    """The first frame comes with the episode's answer (no second round trip), as stored."""
+    path = "cleanrl/seed0/episode-000.rollout"
+    state = unpacked(get(tensorboard(logdir), "episode", path=path).data)["state"]
+    (buffers,) = state["embedded"]  # chunk 0 alone: 41 positions hold 3 chunks
+    assert buffers[:-1] == [part.payload for part in load(logdir / path).frames.chunk(0)]
+    assert json.loads(zlib.decompress(buffers[-1]))["chunks"] == [0]
+
+
 def test_frame_chunks_go_as_the_file_stores_them_with_their_readout_index(logdir):
     client = tensorboard(logdir)
     path = "cleanrl/seed0/episode-000.rollout"
