@@ -16,7 +16,16 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 # js/build.mjs's entries: the widgets', and the Agent tab's (the TensorBoard plugin).
-WIDGETS = ("widget", "compare", "leaderboard", "moments", "training", "checkpoints", "tensorboard")
+WIDGETS = (
+    "widget",
+    "compare",
+    "leaderboard",
+    "arena",
+    "moments",
+    "training",
+    "checkpoints",
+    "tensorboard",
+)
 BUNDLES = [f"{name}.{kind}" for name in WIDGETS for kind in ("js", "css")] + ["page.js"]
 
 

@@ -4,14 +4,14 @@ JupyterLab's light and dark themes, in cells 1,400 and 420 px wide.
 One JupyterLab (harness/lab.py), one kernel, one notebook: its first cell records the
 episodes and builds every widget (a CartPole viewer with a bars and a text panel,
 Connect Four's two players, Pendulum with its policy's mean as an extra, a comparison,
-a what-if view, a run library's leaderboard and moments, a TrainingViewer of
-Q-learning on FrozenLake, and the checkpoints of a small DQN), each next cell shows
-one. Each output is screenshot at each width and theme into
-docs/guides/appearance/<widget>-<theme>-<width>.png (or the folder given as the first
-argument), in at most 256 colours (a
-screenshot of a widget has few), so that the pictures stay small in the repository.
-``make theme-screenshots`` runs it; it takes a few minutes, most of them training
-the DQN.
+a what-if view, a run library's leaderboard and moments, a Connect Four arena's
+leaderboard, a TrainingViewer of Q-learning on FrozenLake, and the checkpoints of a
+small DQN), each next cell shows one. Each output is screenshot at each width and
+theme into docs/guides/appearance/<widget>-<theme>-<width>.png (or the folder given as
+the first argument; the widgets named after it only, when any are), in at most 256
+colours (a screenshot of a widget has few), so that the pictures stay small in the
+repository. ``make theme-screenshots`` runs it; it takes a few minutes, most of them
+training the DQN.
 """
 
 from __future__ import annotations
@@ -37,10 +37,13 @@ SETUP = """import tempfile
 import gymnasium as gym
 import numpy as np
 import pettingzoo
-from agent_widget import CheckpointViewer, CompareViewer, EpisodeViewer, RunLibrary, record, what_if
+from agent_widget import (Arena, CheckpointViewer, CompareViewer, EpisodeViewer, RunLibrary,
+                          record, what_if)
 from agent_widget.agents import QLearning
 from agent_widget.gridworld import TrainingViewer
 from harness.dqn_run import RUN, dqn, train
+from tests.games import connect_four as connect_four_env
+from tests.games import win_or_block
 
 def cartpole():
     return gym.make("CartPole-v1", render_mode="rgb_array")
@@ -96,6 +99,19 @@ board.selected = [board.rows[0]["id"]]
 moments = lib.moments("SELECT run, episode, t, reward FROM steps "
                       "WHERE env_id = 'CartPole-v1' AND t % 25 = 0 ORDER BY run, episode, t")
 
+def random_move(obs):  # each worker process draws its own moves
+    return int(np.random.default_rng().choice(np.flatnonzero(obs["action_mask"])))
+
+def leftmost(obs):
+    return int(np.flatnonzero(obs["action_mask"])[0])
+
+arena = Arena(connect_four_env, {"heuristic": win_or_block, "leftmost": leftmost,
+                                 "random": random_move}, library=tempfile.mkdtemp())
+arena.play(games=6, workers=2, engine="processes", progress=False)
+arena_board = arena.leaderboard()
+arena_board.pairing = ["random", "heuristic"]
+arena_board.open_game(arena_board.games[0]["run"], arena_board.games[0]["episode"])
+
 training = TrainingViewer(lake, interval=0, value_range=(0, 1), algorithm="Q-learning")
 QLearning(lake, seed=0).train(400, callback=training.snapshot)
 
@@ -111,12 +127,17 @@ WIDGETS = {
     "what-if": ("branching", ".aw-compare"),
     "leaderboard": ("board", ".aw-leaderboard"),
     "moments": ("moments", ".aw-moments"),
+    "arena": ("arena_board", ".aw-arena"),
     "training": ("training", ".aw-training"),
     "checkpoints": ("checkpoints", ".aw-checkpoints"),
 }
 
 
-def main(target: Path = TARGET) -> None:
+def main(target: Path = TARGET, only: list[str] | None = None) -> None:
+    """The pictures of every widget, or of those named in ``only``."""
+    unknown = sorted(set(only or []) - set(WIDGETS))
+    if unknown:
+        raise SystemExit(f"no widget {', '.join(unknown)}: the widgets are {', '.join(WIDGETS)}")
     target.mkdir(parents=True, exist_ok=True)
     cells = [SETUP, *(variable for variable, _ in WIDGETS.values())]
     with tempfile.TemporaryDirectory() as folder, chromium() as browser:
@@ -129,7 +150,7 @@ def main(target: Path = TARGET) -> None:
                     set_cell_width(notebook, root(notebook, "viewer"), width)
                     for theme, name in THEMES.items():
                         set_theme(notebook, name)
-                        for widget in WIDGETS:
+                        for widget in only or WIDGETS:
                             shoot(notebook, widget, target / f"{widget}-{theme}-{width}.png")
                 set_theme(notebook, LIGHT)
         finally:
@@ -154,6 +175,8 @@ def prepare(notebook: Notebook) -> None:
     moments = root(notebook, "moments")
     moments.locator("tbody tr").first.click()
     moments.locator(".aw-opened .agent-widget").wait_for(timeout=60_000)
+    game = root(notebook, "arena").locator(".aw-opened .agent-widget[data-painted-step]")
+    game.wait_for(timeout=60_000)
     for widget in WIDGETS:
         root(notebook, widget).wait_for(timeout=120_000)
     notebook.page.evaluate(
@@ -176,4 +199,4 @@ def shoot(notebook: Notebook, widget: str, path: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else TARGET)
+    main(Path(sys.argv[1]).resolve() if len(sys.argv) > 1 else TARGET, sys.argv[2:])

@@ -1,6 +1,6 @@
 // Bundles each widget's entry (its folder's <name>.ts and <name>.css) into agent_widget/static/<name>.js
 // and <name>.css, the files anywidget loads: widget (EpisodeViewer, in js/viewer/), compare (CompareViewer),
-// leaderboard, moments (RunLibrary.moments), training (TrainingViewer), checkpoints (CheckpointViewer), tensorboard (the Agent tab's ES module, which TensorBoard imports); and page.js, the script of a page made by EpisodeViewer.to_html() (which inlines it
+// leaderboard, arena (Arena.leaderboard), moments (RunLibrary.moments), training (TrainingViewer), checkpoints (CheckpointViewer), tensorboard (the Agent tab's ES module, which TensorBoard imports); and page.js, the script of a page made by EpisodeViewer.to_html() (which inlines it
 // beside widget.css). The output names are what the Python classes load (and hatch_build.py's BUNDLES).
 import { build } from "esbuild";
 
@@ -8,6 +8,7 @@ const widgets = {
   widget: "js/viewer/widget",
   compare: "js/compare/compare",
   leaderboard: "js/leaderboard/leaderboard",
+  arena: "js/arena/arena",
   moments: "js/moments/moments",
   training: "js/training/training",
   checkpoints: "js/checkpoints/checkpoints",

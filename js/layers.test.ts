@@ -11,6 +11,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   viewer: ["panels", "frames", "shared"],
   compare: ["viewer", "shared"],
   leaderboard: ["compare", "viewer", "shared"],
+  arena: ["leaderboard", "viewer", "shared"],
   moments: ["viewer", "shared"],
   training: ["viewer", "shared"],
   checkpoints: ["compare", "viewer", "shared"],

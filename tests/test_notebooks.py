@@ -222,7 +222,7 @@ def test_the_checkpoints_notebook_finds_where_behaviour_changed_and_its_q_values
     assert widgets_in(notebook) == 1
 
 
-def test_the_arena_notebook_rates_the_heuristic_first_and_opens_a_game_at_its_last_move(
+def test_the_arena_notebook_rates_the_heuristic_first_shows_its_board_and_opens_a_game(
     tmp_path,
 ):
     pytest.importorskip("pettingzoo")
@@ -242,7 +242,13 @@ def test_the_arena_notebook_rates_the_heuristic_first_and_opens_a_game_at_its_la
         int, re.search(r"shown: (\d+) of (\d+) steps; leaving after: \[-1, -1\]", text).groups()
     )
     assert shown == steps - 3
-    assert widgets_in(notebook) == 1
+    assert widgets_in(notebook) == 2  # the arena's leaderboard, the game
+    (board,) = [
+        output["data"]
+        for output in outputs_of(notebook)
+        if output.get("data", {}).get("text/plain", "").startswith("Arena leaderboard of 3 players")
+    ]
+    assert "<tbody><tr><td>heuristic</td>" in board["text/html"]  # its saved copy, best first
 
 
 def ray_did_not_start(ray_temp: Path) -> str:

@@ -103,6 +103,7 @@ def test_the_wheel_carries_the_front_end_bundles(wheel):
         "widget.css",
         "compare.js",
         "leaderboard.js",
+        "arena.js",
         "moments.js",
         "training.js",
         "checkpoints.js",

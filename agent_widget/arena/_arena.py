@@ -21,6 +21,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
+from agent_widget.arena._board import ArenaBoard
 from agent_widget.arena._ratings import ratings, win_rates
 from agent_widget.arena._seeds import seeds_to_play
 from agent_widget.library import Recorded, RunLibrary, record_many
@@ -157,6 +158,12 @@ class Arena:
     def win_rates(self) -> pandas.DataFrame:
         """:func:`~agent_widget.arena.win_rates` of :meth:`results`."""
         return win_rates(self.results())
+
+    def leaderboard(self, **options: Any) -> ArenaBoard:
+        """The ratings (each interval a bar), the head-to-head matrix as a heatmap, and
+        every game one click away in a viewer: an :class:`ArenaBoard` (``options`` go to
+        it)."""
+        return ArenaBoard(self, **options)
 
     def _known(self, pair: tuple[str, str]) -> tuple[str, str]:
         """``pair``, or ValueError naming what is not a pair of two of the players."""

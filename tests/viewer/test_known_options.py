@@ -11,7 +11,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agent_widget import CompareViewer, EpisodeViewer, RunLibrary, record
+from agent_widget import Arena, CompareViewer, EpisodeViewer, RunLibrary, record
+from agent_widget.arena import ArenaBoard
 from agent_widget.checkpoints import CheckpointViewer
 from agent_widget.gridworld import TrainingViewer
 from agent_widget.library import Leaderboard, Moments
@@ -29,6 +30,16 @@ def library(tmp_path, rollout) -> RunLibrary:
     library = RunLibrary(tmp_path / "runs")
     library.add([rollout], algorithm="lean", run="a")
     return library
+
+
+def arena_board(library: RunLibrary, **options: Any) -> ArenaBoard:
+    """The board of a Connect Four arena in ``library`` (PettingZoo's game, imported here)."""
+    from tests.games import connect_four
+
+    def leftmost(observation: Any) -> int:
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    return ArenaBoard(Arena(connect_four, {"a": leftmost, "b": leftmost}, library), **options)
 
 
 # Each widget made as a user makes it, with one keyword misspelt, and the option meant.
@@ -50,6 +61,7 @@ MISSPELT: dict[type, tuple[Callable[..., Any], str, str]] = {
         "interval",
     ),
     Leaderboard: (lambda r, lib, **kw: Leaderboard(lib, **kw), "groupby", "group_by"),
+    ArenaBoard: (lambda r, lib, **kw: arena_board(lib, **kw), "panel", "panels"),
     Moments: (
         lambda r, lib, **kw: Moments(lib, "SELECT run, episode, t FROM steps", **kw),
         "stretch",
@@ -62,6 +74,8 @@ MISSPELT: dict[type, tuple[Callable[..., Any], str, str]] = {
 def test_a_misspelt_keyword_is_a_type_error_naming_the_option_meant(widget, rollout, library):
     if widget is Moments:
         pytest.importorskip("duckdb")
+    if widget is ArenaBoard:
+        pytest.importorskip("pettingzoo")
     make, misspelt, meant = MISSPELT[widget]
     with pytest.raises(TypeError) as refused:
         make(rollout, library, **{misspelt: 1})  # the old code made it, the option lost
