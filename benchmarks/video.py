@@ -95,6 +95,7 @@ def collected(pictures: list[np.ndarray]) -> Iterator[None]:
 class Case:
     name: str
     scale: int
+    counter: bool
     bytes: dict[str, int]
     cpu: dict[str, list[float]]
     wall: dict[str, list[float]]
@@ -105,14 +106,19 @@ class Case:
         return statistics.median(ours / theirs for ours, theirs in pairs)
 
 
-def measure(name: str, rollout: Rollout, scale: int, pairs: int, folder: Path) -> Case:
-    """Both sides on ``rollout`` at ``scale``: warm-up, then ``pairs`` shuffled pairs."""
+def measure(
+    name: str, rollout: Rollout, scale: int, counter: bool, pairs: int, folder: Path
+) -> Case:
+    """Both sides on ``rollout`` at ``scale``, ours with the step ``counter`` or without:
+    a warm-up, then ``pairs`` shuffled pairs."""
     frames = np.stack([np.asarray(rollout.frames[t]) for t in range(rollout.num_positions)])
     grown = frames.repeat(scale, 1).repeat(scale, 2) if scale > 1 else frames
     viewer = EpisodeViewer(rollout, fps=FPS)
     paths = {"ours": folder / "ours.mp4", "imageio": folder / "imageio.mp4"}
     sides: dict[str, Callable[[], object]] = {
-        "ours": lambda: viewer.save_video(paths["ours"], scale=scale, progress=False),
+        "ours": lambda: viewer.save_video(
+            paths["ours"], scale=scale, step_counter=counter, progress=False
+        ),
         "imageio": lambda: imageio.v2.mimwrite(
             paths["imageio"], grown, fps=FPS, macro_block_size=1
         ),
@@ -129,7 +135,9 @@ def measure(name: str, rollout: Rollout, scale: int, pairs: int, folder: Path) -
             cpu[side].append(cpu_seconds() - start_cpu)
     pictures: list[np.ndarray] = []
     with collected(pictures):
-        viewer.save_video(folder / "collected.mp4", scale=scale, progress=False)
+        viewer.save_video(
+            folder / "collected.mp4", scale=scale, step_counter=counter, progress=False
+        )
     viewer.close()
     # The frame sits under the counter (an even number of rows), over any padding row.
     top = (pictures[0].shape[0] - grown.shape[1]) // 2 * 2
@@ -149,10 +157,24 @@ def measure(name: str, rollout: Rollout, scale: int, pairs: int, folder: Path) -
     return Case(
         name,
         scale,
+        counter,
         {side: path.stat().st_size for side, path in paths.items()},
         cpu,
         wall,
         {key: psnr(errors[key], counts[key]) for key in errors},
+    )
+
+
+def row(case: Case) -> str:
+    """The table's row of ``case``: sizes, CPU medians and their ratio, PSNR."""
+    sizes, cpu = case.bytes, case.cpu
+    return (
+        f"| {case.name} | {case.scale} | {'yes' if case.counter else 'no'} | "
+        f"{sizes['imageio'] / 1e3:,.1f} | {sizes['ours'] / 1e3:,.1f} | "
+        f"{sizes['ours'] / sizes['imageio']:.2f}x | {statistics.median(cpu['imageio']):.2f} | "
+        f"{statistics.median(cpu['ours']):.2f} | {case.ratio(cpu):.2f}x | "
+        f"{statistics.median(case.wall['ours']):.2f} | {case.psnr['whole']:.1f} / "
+        f"{case.psnr['frame']:.1f} dB | {case.psnr['imageio']:.1f} dB |"
     )
 
 
@@ -173,22 +195,19 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for name, rollout in episodes.items():
             height = np.asarray(rollout.frames[0]).shape[0]
-            for scale in sorted({1, default_scale(height)}):
-                cases.append(measure(name, rollout, scale, args.pairs, Path(scratch)))
-                print(cases[-1], flush=True)
+            scales = sorted({1, default_scale(height)})
+            # Pong again without the counter: what the counter alone costs.
+            counters = (True, False) if name.startswith("ALE") else (True,)
+            for counter in counters:
+                for scale in scales:
+                    case = measure(name, rollout, scale, counter, args.pairs, Path(scratch))
+                    cases.append(case)
+                    print(case, flush=True)
     table = [
-        "| episode | scale | imageio KB | ours KB | bytes | imageio CPU s | ours CPU s | CPU "
-        "| ours wall s | PSNR ours: picture / frame | PSNR imageio |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        *(
-            f"| {case.name} | {case.scale} | {case.bytes['imageio'] / 1e3:,.1f} | "
-            f"{case.bytes['ours'] / 1e3:,.1f} | {case.bytes['ours'] / case.bytes['imageio']:.2f}x"
-            f" | {statistics.median(case.cpu['imageio']):.2f} | "
-            f"{statistics.median(case.cpu['ours']):.2f} | {case.ratio(case.cpu):.2f}x | "
-            f"{statistics.median(case.wall['ours']):.2f} | {case.psnr['whole']:.1f} / "
-            f"{case.psnr['frame']:.1f} dB | {case.psnr['imageio']:.1f} dB |"
-            for case in cases
-        ),
+        "| episode | scale | counter | imageio KB | ours KB | bytes | imageio CPU s "
+        "| ours CPU s | CPU | ours wall s | PSNR ours: picture / frame | PSNR imageio |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        *map(row, cases),
     ]
     body = (
         f"`{command('benchmarks.video', argv)}` ({today()}, code {code_version()}, "
