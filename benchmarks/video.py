@@ -11,16 +11,19 @@ the clock: its default quality 5 (libx264 at CRF 25, yuv420p); ``macro_block_siz
 keeps the frames' size (imageio's default 16 would resize Pong's 210 rows to 224,
 costing it bytes and CPU).
 
-In one long-lived process: a warm-up of each side, then ``--pairs`` pairs, each pair's
-order shuffled. CPU is every process's: this one's (``RUSAGE_SELF``, every thread) and
-ffmpeg's (``RUSAGE_CHILDREN``: imageio waits for its ffmpeg, so the child's CPU is
-counted when the writer closes). Each of our times is divided by imageio's of its
-pair; the table gives medians. PSNR decodes each MP4 back with imageio: ours against
-the pictures save_video filmed (the same call, with the frames collected instead of
-encoded), over the whole picture and over the episode's frame in it; imageio's
-against its frames.
+A third side is the encoding alone: the pictures save_video films, composed beforehand
+(collected from the same call), given to its MP4 writer: what its x264 settings cost,
+the floor under composing. In one long-lived process: a warm-up of each side, then
+``--pairs`` rounds, each round's order shuffled. CPU is every process's: this one's
+(``RUSAGE_SELF``, every thread) and ffmpeg's (``RUSAGE_CHILDREN``: imageio waits for
+its ffmpeg, so the child's CPU is counted when the writer closes). Each time is
+divided by imageio's of its round; the table gives medians. PSNR decodes each MP4 back
+with imageio: ours against the pictures save_video filmed (the same call, with the
+frames collected instead of encoded), over the whole picture and over the episode's
+frame in it; imageio's against its frames. Pong is filmed again without the counter:
+what the counter alone costs.
 
-    .venv/bin/python -m benchmarks.video            # ~5 min; prints and updates RESULTS.md
+    .venv/bin/python -m benchmarks.video            # ~8 min; prints and updates RESULTS.md
 """
 
 from __future__ import annotations
@@ -101,21 +104,33 @@ class Case:
     wall: dict[str, list[float]]
     psnr: dict[str, float]
 
-    def ratio(self, values: dict[str, list[float]]) -> float:
-        pairs = zip(values["ours"], values["imageio"], strict=True)
+    def ratio(self, values: dict[str, list[float]], side: str = "ours") -> float:
+        pairs = zip(values[side], values["imageio"], strict=True)
         return statistics.median(ours / theirs for ours, theirs in pairs)
 
 
 def measure(
     name: str, rollout: Rollout, scale: int, counter: bool, pairs: int, folder: Path
 ) -> Case:
-    """Both sides on ``rollout`` at ``scale``, ours with the step ``counter`` or without:
-    a warm-up, then ``pairs`` shuffled pairs."""
+    """Every side on ``rollout`` at ``scale``, ours with the step ``counter`` or without:
+    a warm-up, then ``pairs`` shuffled rounds."""
     frames = np.stack([np.asarray(rollout.frames[t]) for t in range(rollout.num_positions)])
     grown = frames.repeat(scale, 1).repeat(scale, 2) if scale > 1 else frames
     viewer = EpisodeViewer(rollout, fps=FPS)
-    paths = {"ours": folder / "ours.mp4", "imageio": folder / "imageio.mp4"}
+    pictures: list[np.ndarray] = []
+    with collected(pictures):
+        viewer.save_video(
+            folder / "collected.mp4", scale=scale, step_counter=counter, progress=False
+        )
+    paths = {side: folder / f"{side}.mp4" for side in ("ours", "imageio", "encoding")}
+
+    def encoding() -> None:
+        with _video._mp4(paths["encoding"], FPS) as append:
+            for picture in pictures:
+                append(picture)
+
     sides: dict[str, Callable[[], object]] = {
+        "encoding": encoding,
         "ours": lambda: viewer.save_video(
             paths["ours"], scale=scale, step_counter=counter, progress=False
         ),
@@ -133,11 +148,6 @@ def measure(
             sides[side]()
             wall[side].append(time.perf_counter() - start)
             cpu[side].append(cpu_seconds() - start_cpu)
-    pictures: list[np.ndarray] = []
-    with collected(pictures):
-        viewer.save_video(
-            folder / "collected.mp4", scale=scale, step_counter=counter, progress=False
-        )
     viewer.close()
     # The frame sits under the counter (an even number of rows), over any padding row.
     top = (pictures[0].shape[0] - grown.shape[1]) // 2 * 2
@@ -173,6 +183,7 @@ def row(case: Case) -> str:
         f"{sizes['imageio'] / 1e3:,.1f} | {sizes['ours'] / 1e3:,.1f} | "
         f"{sizes['ours'] / sizes['imageio']:.2f}x | {statistics.median(cpu['imageio']):.2f} | "
         f"{statistics.median(cpu['ours']):.2f} | {case.ratio(cpu):.2f}x | "
+        f"{case.ratio(cpu, 'encoding'):.2f}x | "
         f"{statistics.median(case.wall['ours']):.2f} | {case.psnr['whole']:.1f} / "
         f"{case.psnr['frame']:.1f} dB | {case.psnr['imageio']:.1f} dB |"
     )
@@ -205,20 +216,23 @@ def main(argv: list[str] | None = None) -> None:
                     print(case, flush=True)
     table = [
         "| episode | scale | counter | imageio KB | ours KB | bytes | imageio CPU s "
-        "| ours CPU s | CPU | ours wall s | PSNR ours: picture / frame | PSNR imageio |",
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| ours CPU s | CPU | encoding alone | ours wall s | PSNR ours: picture / frame "
+        "| PSNR imageio |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
         *map(row, cases),
     ]
     body = (
         f"`{command('benchmarks.video', argv)}` ({today()}, code {code_version()}, "
         f"{machine(load_start)}; imageio {imageio.__version__}, ffmpeg "
         f"{imageio_ffmpeg.get_ffmpeg_version()}).\n\n"
-        f"{args.pairs} pairs after a warm-up, each pair's order shuffled, in one process; "
-        "CPU of every process (this one and ffmpeg), our CPU divided by imageio's of its "
-        "pair, medians. imageio: `mimwrite(path, frames, fps=30, macro_block_size=1)` of "
+        f"{args.pairs} rounds after a warm-up, each round's order shuffled, in one "
+        "process; CPU of every process (this one and ffmpeg), divided by imageio's of its "
+        "round, medians. imageio: `mimwrite(path, frames, fps=30, macro_block_size=1)` of "
         "the frames enlarged as ours (its default quality 5: CRF 25). Ours: "
-        "`save_video(path, scale=s)` with the step counter. PSNR of the decoded MP4 "
-        "against the pictures filmed (picture) and the episode's frame in them (frame). "
+        "`save_video(path, scale=s)`, with the step counter or `step_counter=False`. "
+        "Encoding alone: the pictures save_video films, composed beforehand, given to its "
+        "MP4 writer (the floor of its settings). PSNR of the decoded MP4 against the "
+        "pictures filmed (picture) and the episode's frame in them (frame). "
         f"Targets: bytes ≤ {BYTES_FACTOR}x, CPU ≤ {CPU_FACTOR}x at scale 1, PSNR ≥ "
         f"{MIN_PSNR:.0f} dB.\n\n" + "\n".join(table)
     )

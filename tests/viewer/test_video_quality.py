@@ -17,7 +17,9 @@ from agent_widget.viewer import EpisodeViewer, _video
 pytestmark = pytest.mark.usefixtures("empty_panel_registry")
 
 MIN_PSNR = 40.0  # dB: pixel art stays crisp, text sharp
-BYTES_FACTOR = 1.5  # of imageio's default MP4 (quality 5: CRF 25) of the same frames
+# Of imageio's default MP4 (quality 5: CRF 25) of the same frames, for the frames alone:
+# the encoding costs little more than imageio's (#54 asks 1.5x of a video as a whole).
+BYTES_FACTOR = 1.2
 
 
 @pytest.fixture(scope="module")
@@ -80,11 +82,14 @@ def filmed(frames: np.ndarray, path: Path, **options) -> tuple[Path, np.ndarray]
         viewer.close()
 
 
-def psnr(pictures: np.ndarray, path: Path) -> float:
-    decoded = iio.imread(path, plugin="FFMPEG", index=None)
+def psnr(pictures: np.ndarray, decoded: np.ndarray) -> float:
     assert decoded.shape == pictures.shape
     mse = np.mean((decoded.astype(np.float64) - pictures) ** 2)
     return float(10 * np.log10(255**2 / mse))
+
+
+def decoded(path: Path) -> np.ndarray:
+    return iio.imread(path, plugin="FFMPEG", index=None)
 
 
 def imageio_bytes(frames: np.ndarray, path: Path) -> int:
@@ -96,16 +101,19 @@ def imageio_bytes(frames: np.ndarray, path: Path) -> int:
 def test_pixel_art_at_scale_2_decodes_within_40_db_of_the_pictures_filmed(pong, tmp_path):
     path, pictures = filmed(pong, tmp_path / "pong.mp4", scale=2)
     assert pictures.shape == (90, 60 + 420, 320, 3)  # the counter above the frame
-    assert psnr(pictures, path) >= MIN_PSNR
+    video = decoded(path)
+    assert psnr(pictures, video) >= MIN_PSNR
+    assert (pictures[:, 60:] == pong.repeat(2, 1).repeat(2, 2)).all()
+    assert psnr(pictures[:, 60:], video[:, 60:]) >= MIN_PSNR  # the game alone
 
 
 def test_a_smooth_render_decodes_within_40_db_of_the_pictures_filmed(render, tmp_path):
     path, pictures = filmed(render, tmp_path / "render.mp4")
-    assert psnr(pictures, path) >= MIN_PSNR
+    assert psnr(pictures, decoded(path)) >= MIN_PSNR
 
 
 @pytest.mark.parametrize(("clip", "scale"), [("pong", 1), ("pong", 2), ("render", 1)])
-def test_the_frames_alone_take_at_most_1_5x_imageios_bytes(clip, scale, request, tmp_path):
+def test_the_frames_alone_take_at_most_1_2x_imageios_bytes(clip, scale, request, tmp_path):
     frames = request.getfixturevalue(clip)
     path, _ = filmed(frames, tmp_path / "ours.mp4", scale=scale, step_counter=False)
     grown = frames.repeat(scale, 1).repeat(scale, 2)
