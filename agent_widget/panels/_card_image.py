@@ -318,11 +318,6 @@ def wrapped(text: str, width: float, font: Font) -> list[str]:
     """
     lines = []
     for paragraph in text.splitlines() or [""]:
-        # What fits whole is its own line, measured once (a video's counter, each frame);
-        # a leading space is dropped below, so such a paragraph goes the long way.
-        if not paragraph.startswith(" ") and font.getlength(paragraph) <= width:
-            lines.append(paragraph)
-            continue
         line = ""
         for word in paragraph.split(" "):
             candidate = f"{line} {word}" if line else word

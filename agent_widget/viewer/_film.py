@@ -38,7 +38,7 @@ from agent_widget.panels import (
     wrapped,
 )
 from agent_widget.viewer._episode import ServedEpisode
-from agent_widget.viewer._lettering import TextBox
+from agent_widget.viewer._lettering import Glyphs, TextBox
 from agent_widget.viewer._saved_copy import counter_line, readout_lines
 
 MIN_FRAME_HEIGHT = 400  # px the default scale reaches at least
@@ -183,6 +183,7 @@ class Column:
         self.beside = list(beside)
         zoom = options.zoom
         self.font = text_font(FONT_SIZE * zoom)
+        self._glyphs = Glyphs(self.font)
         self.line = LINE_HEIGHT * zoom
         frame_height = round(shown[0] * options.scale)
         frame_width = round(shown[1] * options.scale)
@@ -205,7 +206,7 @@ class Column:
         body = max(left_height, len(self.beside) * self.card_height * zoom)
         self.height = body + self.timeline_height
         self._strip = self._timeline_strip() if options.timeline else None
-        text = (self.font, self.line, PAD * zoom, (BACKGROUND, TEXT))
+        text = (self._glyphs, self.line, PAD * zoom, (BACKGROUND, TEXT))
         self._header_box = TextBox((self.left_width, self.header_height), *text)
         self._readout_box = TextBox((self.left_width, self.readout_height), *text)
 
@@ -252,7 +253,14 @@ class Column:
         if self.options.step_counter:
             counter = counter_line(self.episode, t, self.readout_kind)
             parts.append(f"{counter} · ended" if ended else counter)
-        return [line for part in parts for line in wrapped(part, self.text_width, self.font)]
+        return [line for part in parts for line in self._wrapped(part)]
+
+    def _wrapped(self, text: str) -> list[str]:
+        """``text`` wrapped to the column; one line when it fits whole (measured from the
+        glyphs: at every frame), unless it starts with a space, which wrapping drops."""
+        if not text.startswith(" ") and self._glyphs.length(text) <= self.text_width:
+            return [text]
+        return wrapped(text, self.text_width, self.font)
 
     def _header_counts(self) -> list[int]:
         """How many lines the header takes at the range's first and last positions, ended

@@ -18,26 +18,51 @@ Font = ImageFont.ImageFont | ImageFont.FreeTypeFont
 Colour = tuple[int, int, int]
 
 
+class Glyphs:
+    """A font's glyphs, each drawn once: their coverage and advances, and the length of
+    a line from them (Pillow's ``getlength`` costs 50 µs a call, every frame)."""
+
+    def __init__(self, font: Font) -> None:
+        self.font = font
+        self._pad = max(1, round(font.getbbox("Mg|")[3]))  # room around any glyph
+        self._drawn: dict[str, tuple[np.ndarray, int, int, int]] = {}
+
+    def __getitem__(self, character: str) -> tuple[np.ndarray, int, int, int]:
+        """``character``'s coverage cut to its ink, where that starts from the pen (left,
+        up), and the pen's advance."""
+        if character not in self._drawn:
+            pad, advance = self._pad, round(self.font.getlength(character))
+            image = Image.new("L", (2 * pad + advance, 3 * pad), 0)
+            ImageDraw.Draw(image).text((pad, pad), character, 255, self.font)
+            box = image.getbbox() or (pad, pad, pad, pad)
+            ink = np.asarray(image.crop(box), np.uint16)
+            self._drawn[character] = (ink, box[0] - pad, box[1] - pad, advance)
+        return self._drawn[character]
+
+    def length(self, text: str) -> int:
+        """``text``'s width in px, as Pillow's ``getlength`` gives it."""
+        return sum(self[character][3] for character in text)
+
+
 class TextBox:
-    """Lines of ``colour`` text on ``background``, ``width`` x ``height`` px, one every
-    ``line`` px from ``margin`` in: set again only when they change (most text in a
-    video does not from one frame to the next: a held frame, an episode that ended)."""
+    """Lines of text in ``colours`` (background, text), ``size`` px, one every ``line``
+    px from ``margin`` in: set again only when they change (most text in a video does
+    not from one frame to the next: a held frame, an episode that ended)."""
 
     def __init__(
         self,
         size: tuple[int, int],
-        font: Font,
+        glyphs: Glyphs,
         line: int,
         margin: int,
         colours: tuple[Colour, Colour],
     ) -> None:
-        self.size, self.font, self.line, self.margin = size, font, line, margin
+        self.size, self.glyphs, self.line, self.margin = size, glyphs, line, margin
         background, colour = (np.asarray(c, np.int32) for c in colours)
         # Pillow's blend of the colour over the background at each coverage, rounded as it is.
         level = np.arange(256, dtype=np.int32)[:, None]
         mixed = background * (255 - level) + colour * level + 128
         self._shades = (((mixed >> 8) + mixed) >> 8).astype(np.uint8)
-        self._glyphs: dict[str, tuple[np.ndarray, int, int, int]] = {}
         self._lines: Sequence[str] | None = None
         self._pixels = np.take(self._shades, np.zeros(size[::-1], np.uint8), axis=0)
 
@@ -56,22 +81,9 @@ class TextBox:
         """``text``'s glyphs added into ``coverage`` from (``margin``, ``top``), cut to it."""
         x = self.margin
         for character in text:
-            glyph, left, upper, advance = self._glyph(character)
+            glyph, left, upper, advance = self.glyphs[character]
             if glyph.size:
                 y, x0 = top + upper, x + left
                 area = coverage[max(0, y) : y + len(glyph), max(0, x0) : x0 + glyph.shape[1]]
                 area += glyph[max(0, -y) :, max(0, -x0) :][: area.shape[0], : area.shape[1]]
             x += advance
-
-    def _glyph(self, character: str) -> tuple[np.ndarray, int, int, int]:
-        """``character``'s coverage cut to its ink, where that starts from the pen (left,
-        up), and the pen's advance."""
-        if character not in self._glyphs:
-            pad = self.line  # room for anything a glyph draws left of or above its origin
-            advance = round(self.font.getlength(character))
-            image = Image.new("L", (2 * pad + advance, 3 * pad), 0)
-            ImageDraw.Draw(image).text((pad, pad), character, 255, self.font)
-            box = image.getbbox() or (pad, pad, pad, pad)
-            ink = np.asarray(image.crop(box), np.uint16)
-            self._glyphs[character] = (ink, box[0] - pad, box[1] - pad, advance)
-        return self._glyphs[character]

@@ -7,7 +7,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from agent_widget.panels import BACKGROUND, TEXT, text_font
-from agent_widget.viewer._lettering import TextBox
+from agent_widget.viewer._lettering import Glyphs, TextBox
 
 COLOURS = (BACKGROUND, TEXT)
 
@@ -21,7 +21,7 @@ def drawn_by_pillow(lines: list[str], size: tuple[int, int], zoom: int) -> np.nd
 
 
 def box(size: tuple[int, int], zoom: int) -> TextBox:
-    return TextBox(size, text_font(13 * zoom), 18 * zoom, 6 * zoom, COLOURS)
+    return TextBox(size, Glyphs(text_font(13 * zoom)), 18 * zoom, 6 * zoom, COLOURS)
 
 
 @pytest.mark.parametrize("zoom", [1, 2])
@@ -51,6 +51,14 @@ def test_text_past_the_box_is_cut_as_pillow_cuts_it():
     size = (60, 20)
     line = "t = 123456789 / 123456789"
     assert (box(size, 1)([line]) == drawn_by_pillow([line], size, 1)).all()
+
+
+@pytest.mark.parametrize("zoom", [1, 2])
+def test_a_lines_length_from_its_glyphs_is_pillows(zoom):
+    font = text_font(13 * zoom)
+    glyphs = Glyphs(font)
+    for line in ["t = 417 / 1000 · ended", "terminated: false  truncated: false", "Wj{|}"]:
+        assert glyphs.length(line) == font.getlength(line)
 
 
 def test_lines_are_set_again_only_when_they_change():
