@@ -83,7 +83,7 @@ def collected(pictures: list[np.ndarray]) -> Iterator[None]:
     """save_video's MP4 writer replaced by one keeping each picture it is given."""
 
     @contextlib.contextmanager
-    def keeping(path: Path, fps: float) -> Iterator[Callable[[np.ndarray], None]]:
+    def keeping(path: Path, fps: float, crf: int) -> Iterator[Callable[[np.ndarray], None]]:
         yield lambda picture: pictures.append(np.array(picture))
 
     before = _video._mp4
@@ -125,7 +125,7 @@ def measure(
     paths = {side: folder / f"{side}.mp4" for side in ("ours", "imageio", "encoding")}
 
     def encoding() -> None:
-        with _video._mp4(paths["encoding"], FPS) as append:
+        with _video._mp4(paths["encoding"], FPS, _video.mp4_crf(scale)) as append:
             for picture in pictures:
                 append(picture)
 

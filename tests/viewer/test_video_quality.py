@@ -62,7 +62,7 @@ def collected(pictures: list[np.ndarray]) -> Iterator[None]:
     """save_video's MP4 writer replaced by one keeping each picture it is given."""
 
     @contextlib.contextmanager
-    def keeping(path: Path, fps: float) -> Iterator[_video.Append]:
+    def keeping(path: Path, fps: float, crf: int) -> Iterator[_video.Append]:
         yield lambda picture: pictures.append(picture.copy())
 
     with pytest.MonkeyPatch.context() as patch:
