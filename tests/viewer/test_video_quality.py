@@ -120,9 +120,12 @@ def test_the_frames_alone_take_at_most_1_2x_imageios_bytes(clip, scale, request,
     assert path.stat().st_size <= BYTES_FACTOR * imageio_bytes(grown, tmp_path / "theirs.mp4")
 
 
-def test_the_step_counter_costs_pixel_art_at_most_its_frames_bytes_again(pong, tmp_path):
-    """A counter that changes at every frame is text to encode at every frame: on Pong
-    about as many bytes as the game (at 40 dB; see benchmarks/video.py), never more."""
-    path, _ = filmed(pong, tmp_path / "ours.mp4", scale=2)
+def test_pixel_art_at_its_default_scale_with_its_counter_takes_at_most_1_5x_imageios_bytes(
+    pong, tmp_path
+):
+    """#54's target for a whole video: the counter, text that changes at every frame,
+    costs about half the game's bytes again at scale 2 (at scale 1 two thirds; see
+    benchmarks/RESULTS.md)."""
+    path, _ = filmed(pong, tmp_path / "ours.mp4")
     grown = pong.repeat(2, 1).repeat(2, 2)
-    assert path.stat().st_size <= 2 * imageio_bytes(grown, tmp_path / "theirs.mp4")
+    assert path.stat().st_size <= 1.5 * imageio_bytes(grown, tmp_path / "theirs.mp4")
