@@ -38,7 +38,8 @@ from agent_widget.panels import (
     wrapped,
 )
 from agent_widget.viewer._episode import ServedEpisode
-from agent_widget.viewer._saved_copy import readout_lines
+from agent_widget.viewer._lettering import Glyphs, TextBox
+from agent_widget.viewer._saved_copy import counter_line, readout_lines
 
 MIN_FRAME_HEIGHT = 400  # px the default scale reaches at least
 MAX_ZOOM = 2  # text and cards grow with the frame up to this
@@ -126,6 +127,22 @@ def video_options(
     return Options(float(scale), step_counter, readout, timeline, overlay)
 
 
+def paint_frame(box: np.ndarray, frame: np.ndarray, scale: float) -> None:
+    """Fills ``box`` with ``frame`` enlarged by ``scale`` at its top left, cut to the box,
+    black where it does not reach. A whole ``scale`` repeats each pixel straight into the
+    box (each row widened once, then written ``scale`` times): no enlarged copy."""
+    if scale != int(scale):
+        frame = scaled(frame, scale)[: box.shape[0], : box.shape[1]]
+        rows, columns, grow = frame.shape[0], frame.shape[1], 1
+    else:
+        grow = int(scale)
+        rows, columns = min(len(frame), len(box) // grow), min(frame.shape[1], box.shape[1] // grow)
+        frame = frame[:rows, :columns].repeat(grow, 1) if grow > 1 else frame[:rows, :columns]
+    box[: rows * grow, : columns * grow].reshape(rows, grow, columns * grow, 3)[:] = frame[:, None]
+    box[rows * grow :] = 0
+    box[: rows * grow, columns * grow :] = 0
+
+
 @dataclass(frozen=True)
 class Options:
     """What a video shows besides the frames (see ``EpisodeViewer.save_video``)."""
@@ -166,6 +183,7 @@ class Column:
         self.beside = list(beside)
         zoom = options.zoom
         self.font = text_font(FONT_SIZE * zoom)
+        self._glyphs = Glyphs(self.font)
         self.line = LINE_HEIGHT * zoom
         frame_height = round(shown[0] * options.scale)
         frame_width = round(shown[1] * options.scale)
@@ -188,53 +206,61 @@ class Column:
         body = max(left_height, len(self.beside) * self.card_height * zoom)
         self.height = body + self.timeline_height
         self._strip = self._timeline_strip() if options.timeline else None
+        text = (self._glyphs, self.line, PAD * zoom, (BACKGROUND, TEXT))
+        self._header_box = TextBox((self.left_width, self.header_height), *text)
+        self._readout_box = TextBox((self.left_width, self.readout_height), *text)
 
     @property
     def _has_header(self) -> bool:
         return bool(self.title) or self.options.step_counter
 
-    def draw(self, t: int, ended: bool = False) -> Image.Image:
-        """The column at position ``t``; ``ended`` marks an episode holding its last frame."""
+    def paint(self, picture: np.ndarray, t: int, ended: bool = False) -> None:
+        """Paints the column at position ``t`` into ``picture``, its place in the video
+        frame (``height`` x ``width`` x 3, the background where nothing is drawn).
+
+        Every part that changes from one position to the next is painted whole, in
+        numpy: the rest stays the background the picture started as, and the text is
+        drawn again only when it changes (``ended``: the episode holds its last frame)."""
         zoom = self.options.zoom
-        image = Image.new("RGB", (self.width, self.height), BACKGROUND)
-        draw = ImageDraw.Draw(image)
-        top = PAD * zoom
         if self._has_header:
-            for line in self._header(t, ended):
-                draw.text((PAD * zoom, top), line, TEXT, self.font)
-                top += self.line
+            picture[: self.header_height, : self.left_width] = self._header_box(
+                self._header(t, ended)
+            )
+        frame_top = self.header_height
+        frame_box = picture[frame_top : frame_top + self.frame_box[0], : self.frame_box[1]]
         frame = self.episode.frames[t]  # type: ignore[index]
-        frame_top = self.header_height  # the frame's top left corner is (frame_top, 0)
-        picture = np.zeros((*self.frame_box, 3), np.uint8)
-        if frame.size:
-            for name in self.overlays:
-                frame = overlay_on(frame, self.runner.card_now(name, t)[1])
-            grown = scaled(frame, self.options.scale)[: self.frame_box[0], : self.frame_box[1]]
-            picture[: grown.shape[0], : grown.shape[1]] = grown
-        image.paste(Image.fromarray(picture), (0, frame_top))
+        for name in self.overlays if frame.size else ():
+            frame = overlay_on(frame, self.runner.card_now(name, t)[1])
+        paint_frame(frame_box, frame, self.options.scale)
         if self.options.readout:
-            top = frame_top + self.frame_box[0] + PAD * zoom
-            for line in self._readouts[t]:
-                draw.text((PAD * zoom, top), line, TEXT, self.font)
-                top += self.line
+            top = frame_top + self.frame_box[0]
+            box = picture[top : top + self.readout_height, : self.left_width]
+            box[:] = self._readout_box(self._readouts[t])
         for i, name in enumerate(self.beside):
             card = card_image(name, self.runner.card_now(name, t)[1], CARD_WIDTH, self.card_height)
             if zoom > 1:
                 card = card.resize(
                     (card.width * zoom, card.height * zoom), Image.Resampling.NEAREST
                 )
-            image.paste(card, (self.left_width, i * self.card_height * zoom))
+            top = i * self.card_height * zoom
+            picture[top : top + card.height, self.left_width :] = np.asarray(card)
         if self._strip is not None:
-            self._draw_timeline(image, t)
-        return image
+            picture[self.height - self.timeline_height :] = self._timeline(t)
 
     def _header(self, t: int, ended: bool) -> list[str]:
         """The title, then the step counter (``t = 12 / 200``), wrapped to the column."""
         parts = [self.title] if self.title else []
         if self.options.step_counter:
-            counter = readout_lines(self.episode, t, self.readout_kind)[0]
+            counter = counter_line(self.episode, t, self.readout_kind)
             parts.append(f"{counter} · ended" if ended else counter)
-        return [line for part in parts for line in wrapped(part, self.text_width, self.font)]
+        return [line for part in parts for line in self._wrapped(part)]
+
+    def _wrapped(self, text: str) -> list[str]:
+        """``text`` wrapped to the column; one line when it fits whole (measured from the
+        glyphs: at every frame), unless it starts with a space, which wrapping drops."""
+        if not text.startswith(" ") and self._glyphs.length(text) <= self.text_width:
+            return [text]
+        return wrapped(text, self.text_width, self.font)
 
     def _header_counts(self) -> list[int]:
         """How many lines the header takes at the range's first and last positions, ended
@@ -287,10 +313,10 @@ class Column:
         span = max(1, self.stop - 1 - self.start)
         return PAD + (t - self.start) / span * (self.width - 1 - 2 * PAD)
 
-    def _draw_timeline(self, image: Image.Image, t: int) -> None:
+    def _timeline(self, t: int) -> np.ndarray:
+        """The timeline strip with its cursor at ``t``."""
         assert self._strip is not None
-        top = self.height - self.timeline_height
-        image.paste(self._strip, (0, top))
+        strip = self._strip.copy()
         x = round(self._x_of(t))
-        zoom = self.options.zoom
-        ImageDraw.Draw(image).line((x, top + 1, x, self.height - 1), HIGHLIGHT, width=zoom)
+        ImageDraw.Draw(strip).line((x, 1, x, strip.height - 1), HIGHLIGHT, width=self.options.zoom)
+        return np.asarray(strip)

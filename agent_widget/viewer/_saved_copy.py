@@ -214,7 +214,7 @@ def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list
     info = episode.infos[t] if t < episode.num_positions else {}
     if readout == "info":
         entries = info.items() if isinstance(info, dict) else []
-        return [f"position {t} / {episode.num_positions - 1}"] + [
+        return [counter_line(episode, t, readout)] + [
             f"{key}: {_value_text(value)}" for key, value in entries
         ]
     steps = episode.num_steps
@@ -235,7 +235,7 @@ def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list
         action, earned = "action: - (none at the last position)", "reward: -"
     flags = f"terminated: {flag(episode.terminated)}  truncated: {flag(episode.truncated)}"
     return [
-        f"t = {t} / {steps}",
+        counter_line(episode, t, readout),
         *([action] if agents is None else agent_lines(agents[0], t)),
         earned,
         f"return: {format_number(float(episode.finite_returns()[t]))} "
@@ -243,6 +243,21 @@ def readout_lines(episode: ServedEpisode, t: int, readout: str = "step") -> list
         f"{flags} ({after})" if outcome >= 0 else flags,
         *([f"info: {_value_text(info)}"] if info else []),
     ]
+
+
+def counter_line(episode: ServedEpisode, t: int, readout: str = "step") -> str:
+    """The readout's first line alone (``t = 12 / 200``, or ``position 3 / 9`` with
+    ``readout="info"``): a video's step counter, drawn at every frame.
+
+    Examples:
+        >>> from agent_widget.episodes import Rollout
+        >>> episode = ServedEpisode(Rollout.from_arrays(actions=[2]), None, "raw", (), None)
+        >>> counter_line(episode, 1)
+        't = 1 / 1'
+    """
+    if readout == "info":
+        return f"position {t} / {episode.num_positions - 1}"
+    return f"t = {t} / {episode.num_steps}"
 
 
 def _value_text(value: Any) -> str:

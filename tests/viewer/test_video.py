@@ -180,7 +180,8 @@ def test_panels_true_puts_the_cards_right_of_the_frame_and_an_error_does_not_sto
     broken = decoded[:, MIN_CARD_HEIGHT:, WIDTH:]
     for t in range(6):
         assert near(bars[t], BAR) > 300
-        assert near(broken[t], ERROR, within=40) > 30
+        # Thin red text keeps its hue but loses some saturation to yuv420p at CRF 24.
+        assert near(broken[t], ERROR, within=60) > 30
         assert near(bars[t], ERROR, within=40) == 0
         assert near(broken[t], BAR, within=10) == 0
 
