@@ -376,8 +376,7 @@ def test_a_full_disk_names_the_file_keeps_the_steps_and_the_file_there(tmp_path)
     assert 16 < int(steps) < 200  # the steps before the failed write, held in memory
     assert any(f"{part} ends before chunk" in note for note in notes)
     assert saving == f"{path} 27"
-    assert adding.startswith(f"{path}.library/")
-    assert adding.endswith(".rollout 27")
+    assert adding == f"{path}.library/none-v0/none/big 27"  # the run, not a staging file
     assert page == f"{path}.html 27"
     assert load(path).metadata["env_id"] == "CartPole-v1"  # the file there is untouched
     assert not any(p.name.endswith(".tmp") for p in tmp_path.iterdir())
