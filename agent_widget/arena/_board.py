@@ -11,7 +11,6 @@ last move with each player's readout. The saved copy is the ratings table.
 
 from __future__ import annotations
 
-import html
 import pathlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,7 @@ from ipywidgets import DOMWidget, widget_serialization
 
 from agent_widget.arena._ratings import ratings, win_rates
 from agent_widget.panels import PanelsGiven, add_panels, panel_list, to_fixed
-from agent_widget.viewer import AgentWidget, EpisodeViewer, sentence
+from agent_widget.viewer import AgentWidget, EpisodeViewer, saved_table, sentence, table_row
 
 if TYPE_CHECKING:
     import pandas
@@ -159,16 +158,8 @@ class ArenaBoard(AgentWidget):
     def _saved_html(self) -> str:
         """The sentence, then the ratings table as the live one writes it; every user
         string escaped."""
-        head = "".join(f"<th>{html.escape(title)}</th>" for title in HEADERS)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(text)}</td>" for text in row_texts(row)) + "</tr>"
-            for row in self.players
-        )
-        note = html.escape(self._saved_text())
-        return (
-            f'<div class="aw-saved-arena"><p>{note}</p>'
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
-        )
+        rows = (table_row(row_texts(row)) for row in self.players)
+        return saved_table("arena", self._saved_text(), HEADERS, rows)
 
     def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
         if not isinstance(content, Mapping):

@@ -26,7 +26,9 @@ from agent_widget.panels import PanelsGiven, add_panels, panel_list
 from agent_widget.viewer import (
     AgentWidget,
     EpisodeViewer,
+    saved_table,
     sentence,
+    table_row,
 )
 
 if TYPE_CHECKING:  # the library imports this module when it is displayed
@@ -168,18 +170,13 @@ class Leaderboard(AgentWidget):
         the table as wide (880 px in a 668 px cell), cut off in view."""
         head, lines = table_text(self.rows, self.group_by)
         width = len(head)
-        body = "".join(
+        rows = (
             f'<tr class="aw-group"><td colspan="{width}">{html.escape(cells[0])}</td></tr>'
             if kind == "group"
-            else "<tr>" + "".join(f"<td>{html.escape(text)}</td>" for text in cells) + "</tr>"
+            else table_row(cells)
             for kind, cells in lines
         )
-        titles = "".join(f"<th>{html.escape(title)}</th>" for title in head)
-        note = html.escape(self._saved_text())
-        return (
-            f'<div class="aw-saved-leaderboard"><p>{note}</p>'
-            f"<table><thead><tr>{titles}</tr></thead><tbody>{body}</tbody></table></div>"
-        )
+        return saved_table("leaderboard", self._saved_text(), head, rows)
 
     def _on_message(self, _widget: object, content: Any, _buffers: object) -> None:
         if not isinstance(content, Mapping):

@@ -19,8 +19,10 @@ from agent_widget.viewer._page import render as render
 from agent_widget.viewer._page import written as written
 from agent_widget.viewer._playback import PlaybackChecks as PlaybackChecks
 from agent_widget.viewer._saved_copy import framed as framed
+from agent_widget.viewer._saved_copy import saved_table as saved_table
 from agent_widget.viewer._saved_copy import sentence as sentence
 from agent_widget.viewer._saved_copy import still as still
+from agent_widget.viewer._saved_copy import table_row as table_row
 from agent_widget.viewer._transport import pack_series as pack_series
 from agent_widget.viewer._video import checked_video as checked_video
 from agent_widget.viewer._video import film as film

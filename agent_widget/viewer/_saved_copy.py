@@ -24,10 +24,11 @@ frame), from the frame as stored: it says nothing the kernel did not already hol
 from __future__ import annotations
 
 import base64
+import html
 import io
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -103,6 +104,22 @@ run the cell to step through it."
     """
     also = ", or save a page that works without a kernel with its to_html()" if page else ""
     return f"{what}. This is a saved copy of the widget's output: run the cell to {how}{also}."
+
+
+def saved_table(kind: str, note: str, titles: Sequence[str], rows: Iterable[str]) -> str:
+    """A table widget's ``text/html`` saved copy: its sentence ``note``, then the table
+    of ``titles`` over ``rows`` (made by :func:`table_row`), in ``aw-saved-<kind>``;
+    every user string escaped."""
+    head = "".join(f"<th>{html.escape(title)}</th>" for title in titles)
+    return (
+        f'<div class="aw-saved-{kind}"><p>{html.escape(note)}</p>'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def table_row(texts: Iterable[str]) -> str:
+    """One row of :func:`saved_table`, its texts escaped."""
+    return "<tr>" + "".join(f"<td>{html.escape(text)}</td>" for text in texts) + "</tr>"
 
 
 def png(picture: Image.Image, max_bytes: int = MAX_PNG_BYTES) -> bytes:

@@ -7,7 +7,7 @@
  * EpisodeViewer shown under them. Every player's name is written with textContent,
  * never as HTML.
  */
-import { type ChildView, ChildTrait, mountChild } from "../shared/children.ts";
+import { OpenedChild } from "../shared/children.ts";
 import { button, el } from "../shared/dom.ts";
 import { ModelListeners } from "../shared/listeners.ts";
 import { onAppearanceChange, readPalette } from "../shared/theme.ts";
@@ -27,17 +27,14 @@ class ArenaView {
   private readonly key: HTMLDivElement;
   private readonly games: HTMLDivElement;
   private readonly message: HTMLDivElement;
-  private readonly opened: HTMLDivElement;
   private readonly listeners: ModelListeners;
-  private readonly openedChild: ChildTrait;
+  private readonly opened: OpenedChild;
   private readonly stopTheme: () => void;
-  private openedView: ChildView | undefined;
 
   constructor(
     private readonly model: Model,
     parent: HTMLElement,
   ) {
-    this.openedChild = new ChildTrait(model, "opened");
     this.root = parent.appendChild(el("div", "aw-arena"));
     const bar = this.root.appendChild(el("div", "aw-toolbar"));
     bar.appendChild(el("span", "aw-hint")).textContent = "Click a cell of the matrix for its games, a game to watch it.";
@@ -48,7 +45,7 @@ class ArenaView {
     this.key = matrixSection.appendChild(el("div", "aw-key"));
     this.games = this.root.appendChild(el("div", "aw-games"));
     this.message = this.root.appendChild(el("div", "aw-message"));
-    this.opened = this.root.appendChild(el("div", "aw-opened"));
+    this.opened = new OpenedChild(model, "opened", this.root.appendChild(el("div", "aw-opened")), () => viewer.render);
     this.root.addEventListener("keydown", (event) => event.stopPropagation());
     this.root.dataset.lmSuppressShortcuts = "true";
 
@@ -58,17 +55,17 @@ class ArenaView {
     this.listeners.on("change:pairing", () => this.drawMatrix());
     this.listeners.on("change:games", () => this.drawGames());
     this.listeners.on("change:message", () => this.showMessage());
-    this.listeners.on("change:opened", () => this.showOpened());
+    this.listeners.on("change:opened", () => this.opened.show());
     this.stopTheme = onAppearanceChange(() => this.drawMatrix());
     this.draw();
     this.showMessage();
-    this.showOpened();
+    this.opened.show();
   }
 
   dispose(): void {
     this.stopTheme();
     this.listeners.dispose();
-    this.openedView?.remove();
+    this.opened.remove();
     this.root.remove();
   }
 
@@ -209,13 +206,6 @@ class ArenaView {
     this.message.textContent = String(this.model.get("message") ?? "");
   }
 
-  private async showOpened(): Promise<void> {
-    const child = await this.openedChild.latest();
-    if (child === undefined) return;
-    this.openedView?.remove();
-    this.openedView = child === null ? undefined : mountChild(child, viewer.render);
-    if (this.openedView !== undefined) this.opened.appendChild(this.openedView.el);
-  }
 }
 
 function render({ model, el }: { model: Model; el: HTMLElement }): () => void {

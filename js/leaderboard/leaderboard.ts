@@ -7,7 +7,7 @@
  * as HTML.
  */
 import compare from "../compare/compare.ts";
-import { type ChildView, ChildTrait, mountChild, type Render } from "../shared/children.ts";
+import { OpenedChild, type Render } from "../shared/children.ts";
 import viewer from "../viewer/widget.ts";
 import { button, el, input } from "../shared/dom.ts";
 import { ModelListeners } from "../shared/listeners.ts";
@@ -27,22 +27,18 @@ class LeaderboardView {
   private readonly body: HTMLTableSectionElement;
   private readonly errors: HTMLDivElement;
   private readonly message: HTMLDivElement;
-  private readonly opened: HTMLDivElement;
   private readonly listeners: ModelListeners;
   private readonly resizeObserver: ResizeObserver;
   private rows: Row[] = [];
   private sort: Sort = DEFAULT_SORT;
   /** The sorted column would be out of view in the table's own order: it is shown next to the run's name. */
   private sortedNext = false;
-  private openedView: ChildView | undefined;
-  /** Bumped on each change of `opened`, so a slow view creation never shows a stale one. */
-  private readonly openedChild: ChildTrait;
+  private readonly opened: OpenedChild;
 
   constructor(
     private readonly model: Model,
     parent: HTMLElement,
   ) {
-    this.openedChild = new ChildTrait(model, "opened");
     this.root = parent.appendChild(el("div", "aw-leaderboard"));
     const bar = this.root.appendChild(el("div", "aw-toolbar"));
     this.filter = bar.appendChild(input("aw-filter", "search"));
@@ -74,7 +70,7 @@ class LeaderboardView {
     this.resizeObserver.observe(scroll);
     this.errors = this.root.appendChild(el("div", "aw-errors"));
     this.message = this.root.appendChild(el("div", "aw-message"));
-    this.opened = this.root.appendChild(el("div", "aw-opened"));
+    this.opened = new OpenedChild(model, "opened", this.root.appendChild(el("div", "aw-opened")), renderOf);
 
     this.filter.addEventListener("input", () => this.draw());
     this.episode.addEventListener("change", () => {
@@ -95,18 +91,18 @@ class LeaderboardView {
     this.listeners.on("change:episode", () => (this.episode.value = String(model.get("episode") ?? 0)));
     this.listeners.on("change:errors", () => this.showErrors());
     this.listeners.on("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
-    this.listeners.on("change:opened", () => this.showOpened());
+    this.listeners.on("change:opened", () => this.opened.show());
     this.episode.value = String(model.get("episode") ?? 0);
     this.message.textContent = String(model.get("message") ?? "");
     this.onRows();
     this.showErrors();
-    this.showOpened();
+    this.opened.show();
   }
 
   dispose(): void {
     this.resizeObserver.disconnect();
     this.listeners.dispose();
-    this.openedView?.remove();
+    this.opened.remove();
     this.root.remove();
   }
 
@@ -252,13 +248,6 @@ class LeaderboardView {
     for (const error of list) details.appendChild(el("div", "aw-error")).textContent = String(error.message ?? "");
   }
 
-  private async showOpened(): Promise<void> {
-    const child = await this.openedChild.latest();
-    if (child === undefined) return;
-    this.openedView?.remove();
-    this.openedView = child === null ? undefined : mountChild(child, renderOf(child));
-    if (this.openedView !== undefined) this.opened.appendChild(this.openedView.el);
-  }
 }
 
 /**

@@ -5,7 +5,7 @@
  * under the list, the found steps marked on its timeline. Every cell is written with
  * textContent, never as HTML.
  */
-import { type ChildView, ChildTrait, mountChild } from "../shared/children.ts";
+import { OpenedChild } from "../shared/children.ts";
 import { el } from "../shared/dom.ts";
 import { ModelListeners } from "../shared/listeners.ts";
 import type { Model } from "../shared/types.ts";
@@ -18,17 +18,13 @@ class MomentsView {
   private readonly head: HTMLTableRowElement;
   private readonly body: HTMLTableSectionElement;
   private readonly message: HTMLDivElement;
-  private readonly opened: HTMLDivElement;
   private readonly listeners: ModelListeners;
-  private openedView: ChildView | undefined;
-  /** Bumped on each change of `opened`, so a slow view creation never shows a stale one. */
-  private readonly openedChild: ChildTrait;
+  private readonly opened: OpenedChild;
 
   constructor(
     private readonly model: Model,
     parent: HTMLElement,
   ) {
-    this.openedChild = new ChildTrait(model, "opened");
     this.root = parent.appendChild(el("div", "aw-moments"));
     this.count = this.root.appendChild(el("div", "aw-count"));
     const scroll = this.root.appendChild(el("div", "aw-table-scroll"));
@@ -38,7 +34,7 @@ class MomentsView {
     this.head = table.createTHead().insertRow();
     this.body = table.createTBody();
     this.message = this.root.appendChild(el("div", "aw-message"));
-    this.opened = this.root.appendChild(el("div", "aw-opened"));
+    this.opened = new OpenedChild(model, "opened", this.root.appendChild(el("div", "aw-opened")), () => viewer.render);
     // The notebook must not take the keys that move through the list.
     this.root.addEventListener("keydown", (event) => event.stopPropagation());
     this.root.dataset.lmSuppressShortcuts = "true";
@@ -48,15 +44,15 @@ class MomentsView {
     this.listeners.on("change:columns", () => this.draw());
     this.listeners.on("change:chosen", () => this.mark());
     this.listeners.on("change:message", () => (this.message.textContent = String(model.get("message") ?? "")));
-    this.listeners.on("change:opened", () => this.showOpened());
+    this.listeners.on("change:opened", () => this.opened.show());
     this.message.textContent = String(model.get("message") ?? "");
     this.draw();
-    this.showOpened();
+    this.opened.show();
   }
 
   dispose(): void {
     this.listeners.dispose();
-    this.openedView?.remove();
+    this.opened.remove();
     this.root.remove();
   }
 
@@ -95,13 +91,6 @@ class MomentsView {
     for (const tr of this.body.rows) tr.classList.toggle("aw-chosen", tr.dataset.index === String(chosen));
   }
 
-  private async showOpened(): Promise<void> {
-    const child = await this.openedChild.latest();
-    if (child === undefined) return;
-    this.openedView?.remove();
-    this.openedView = child === null ? undefined : mountChild(child, viewer.render);
-    if (this.openedView !== undefined) this.opened.appendChild(this.openedView.el);
-  }
 }
 
 function render({ model, el }: { model: Model; el: HTMLElement }): () => void {

@@ -74,3 +74,35 @@ export class ChildTrait {
     return version === this.version ? found : undefined;
   }
 }
+
+/**
+ * The widget a reference trait names, shown in `where` and replaced when the trait
+ * changes (the leaderboard's, the arena's and the moments' opened viewer): `show()`
+ * on each change, `remove()` when the view goes.
+ */
+export class OpenedChild {
+  private readonly trait: ChildTrait;
+  private view: ChildView | undefined;
+
+  constructor(
+    model: Model,
+    name: string,
+    private readonly where: HTMLElement,
+    private readonly renderOf: (child: Model) => Render,
+  ) {
+    this.trait = new ChildTrait(model, name);
+  }
+
+  async show(): Promise<void> {
+    const child = await this.trait.latest();
+    if (child === undefined) return;
+    this.view?.remove();
+    this.view = child === null ? undefined : mountChild(child, this.renderOf(child));
+    if (this.view !== undefined) this.where.appendChild(this.view.el);
+  }
+
+  remove(): void {
+    this.view?.remove();
+    this.view = undefined;
+  }
+}
