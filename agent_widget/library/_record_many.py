@@ -33,6 +33,7 @@ import gymnasium as gym
 from tqdm.auto import tqdm
 
 from agent_widget.episodes import Rollout, load
+from agent_widget.library._local_ray import start_local_ray
 from agent_widget.library._run_file import Run
 from agent_widget.library._run_library import RunLibrary
 from agent_widget.recording import interrupts_held, record
@@ -402,15 +403,7 @@ def _on_ray(job: bytes, seeds: Sequence[int], workers: int, take: Take) -> None:
     import ray
 
     if not ray.is_initialized():
-        # A local instance of our own: on loopback only, its workers seeing this
-        # process's import path (functions from a script or test module travel by name).
-        ray.init(
-            num_cpus=workers,
-            include_dashboard=False,
-            log_to_driver=False,
-            _node_ip_address="127.0.0.1",
-            runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(sys.path)}},
-        )
+        start_local_ray(workers)
     actor: Any = ray.remote(num_cpus=1)(_Worker)
     shared = ray.put(job)
     actors: list[Any] = [actor.remote(shared) for _ in range(workers)]
