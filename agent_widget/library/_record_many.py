@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import signal
 import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from importlib.util import find_spec
@@ -331,13 +332,18 @@ def _on_processes(job: bytes, seeds: Sequence[int], workers: int, take: Take) ->
     context = get_context("spawn")
     pool = ProcessPoolExecutor(workers, context, initializer=_start_worker, initargs=(job,))
     pending: dict[Future[_Done | _Sent | str], int] = {}
+    # Not futures.wait: it locks every pending future in turn, and a Ctrl-C landing
+    # midway (thousands of seeds: a wide window) left some locked, so the pool's thread
+    # hung on its next result and the process never exited.
+    finished: queue.SimpleQueue[Future[_Done | _Sent | str]] = queue.SimpleQueue()
     try:
         with _sigint_ignored_by_children():  # the first submit starts every worker
             pending = {pool.submit(_record_here, seed): seed for seed in seeds}
+            for future in pending:
+                future.add_done_callback(finished.put)
         while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                take(pending.pop(future), _outcome(future))
+            future = finished.get()
+            take(pending.pop(future), _outcome(future))
     except BaseException:
         _stop(pool)
         for future, seed in pending.items():

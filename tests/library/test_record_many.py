@@ -180,6 +180,43 @@ def test_one_ctrl_c_stops_the_workers_and_keeps_every_finished_episode(tmp_path,
             np.testing.assert_array_equal(load(folder / f"seed-{seed}.rollout").actions, want)
 
 
+MANY_SEEDS = """
+import sys
+from pathlib import Path
+from agent_widget import record_many
+from tests.cartpole import balance, cartpole
+
+def touching(obs):
+    Path(sys.argv[1]).touch()  # a worker is recording
+    return balance(obs)
+
+if __name__ == "__main__":
+    try:
+        record_many(cartpole, touching, range(20_000), engine="processes", workers=2,
+                    max_steps=5, progress=False)
+    except KeyboardInterrupt as error:
+        print(len(error.recorded.kept), flush=True)
+"""
+
+
+def test_ctrl_c_among_thousands_of_seeds_exits(tmp_path):
+    """A kernel's interrupt reaches its process alone. Waiting on 20,000 seeds, the main
+    thread spends most of its time locking their futures: a Ctrl-C there once left
+    some locked, and the process hung at exit (its pool's thread waiting on one)."""
+    marker = tmp_path / "recording"
+    started = subprocess.Popen(
+        [sys.executable, "-c", MANY_SEEDS, str(marker)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    wait_until(marker.exists, "a worker recording")
+    started.send_signal(signal.SIGINT)
+    out, _ = started.communicate(timeout=120)  # a hang guard: it hung for good
+    assert started.returncode == 0
+    assert 0 <= int(out) < 20_000
+
+
 STOPPED_BETWEEN_SEEDS = """
 import os, signal
 from agent_widget.library import _record_many as many
