@@ -51,6 +51,7 @@ from benchmarks.results import (
 TITLE = "Recording in one long-lived process: wall time and total CPU"
 SIDES = ("bare", "record", "disk")
 BUSY_SECONDS = 3600  # the busy loops' bound, should this process die without ending them
+QUIET_LOAD = 0.5  # the 1-minute load average under which the machine counts as quiet
 NAMES = {"pong": "ALE/Pong-v5", "cartpole": "CartPole-v1"}
 
 
@@ -205,11 +206,16 @@ def main(argv: list[str] | None = None) -> None:
             results = [bench(name, args.pairs, skip, Path(scratch)) for name in args.envs]
     finally:
         for loop in loops:
-            loop.kill()
+            loop.terminate()  # timeout passes it on to its loop (a SIGKILL would not)
             loop.wait()
     result = table(results, args.pairs)
     print(result)
     beside = f"{args.busy} busy loops beside it" if args.busy else "no busy loops beside it"
+    if load_start >= QUIET_LOAD:
+        beside += (
+            f"; not a quiet machine (load under {QUIET_LOAD} at the start): the quiet "
+            "figure is still to be taken"
+        )
     body = (
         f"`{command('benchmarks.recording_cpu', argv)}` ({today()}, code {code_version()}, "
         f"{machine(load_start)}, {beside}).\n\n"
