@@ -11,9 +11,9 @@ order; each side's wall time and CPU are divided by the bare loop's of the same
 repetition, and the table gives the medians of those paired ratios.
 
 CPU is read around each side: this process's user and system time (all its threads,
-``time.process_time``), that of every live process below it (from /proc, in clock
-ticks: ``getrusage`` children would miss an encoder that has not exited), and that of
-children reaped meanwhile. ``--busy N``
+``time.process_time``), that of every live process below it (from /proc's schedstat:
+``getrusage`` children would miss an encoder that has not exited), and that of children
+reaped meanwhile (in 10 ms ticks). ``--busy N``
 starts N busy loops (``timeout``-bounded shell loops, not counted) before the warm-up,
 so the encoder process gets no spare core.
 
@@ -37,7 +37,7 @@ import numpy as np
 from agent_widget.format._codec import CHUNK_SIZE, encode_part
 from agent_widget.recording._policies import PolicyFunction
 from agent_widget.recording._record import record
-from benchmarks.recording import ENVS, MAX_STEPS, SEED, bare_loop, cpu_seconds
+from benchmarks.recording import ENVS, MAX_STEPS, SEED, bare_loop
 from benchmarks.results import (
     arguments,
     code_version,
@@ -73,6 +73,13 @@ def descendants(root: int) -> dict[int, int]:
                 below[child] = parent
                 frontier.append(child)
     return below
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time process ``pid``'s threads have run so far, in nanoseconds' resolution
+    (/proc's stat counts 10 ms ticks: 10 µs a frame over a Pong episode)."""
+    tasks = Path(f"/proc/{pid}/task")
+    return sum(int((task / "schedstat").read_text().split()[0]) for task in tasks.iterdir()) / 1e9
 
 
 def total_cpu(skip: set[int]) -> tuple[float, float]:
