@@ -133,6 +133,9 @@ endif
 bench: setup build
 	$(PY) -m benchmarks.storage
 	$(PY) -m benchmarks.recording
+	$(PY) -m benchmarks.recording_cpu
+	$(PY) -m benchmarks.recording_cpu --busy 2
+	$(PY) -m benchmarks.run_finder
 	$(PY) -m benchmarks.recording_parts
 	$(PY) -m benchmarks.recording_agents
 	$(PY) -m benchmarks.branch

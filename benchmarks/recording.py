@@ -3,21 +3,22 @@ beside the alternatives a user has (a loop appending the frames to a list, gymna
 ``RecordVideo``), and the memory it holds while recording long Pong episodes, against
 the code before recording encoded as it went.
 
-Overhead: every side runs the same seeded env with the same policy (Pong: the same
-pre-drawn random actions; CartPole: a balancing rule, as random actions end it in ~20
-steps) and stops at the same step; each repetition runs every side once, in a shuffled
-order (no side always follows the same one), and each side's time is divided by the
-bare loop's of the same repetition (paired ratios: drift in machine load hits both
-alike); the table gives the medians. Each env runs in several fresh processes in turn
-(``--processes``), their samples pooled: processes differ more than repetitions within
-one do (two runs of 41 repetitions in one process put Pong's record() at 1.098x and at
-1.116x the bare loop, same code, same day), and the verdicts give that spread.
+Overhead, pooled mode (benchmarks.recording_cpu measures one long-lived process and the
+total CPU of every process): every side runs the same seeded env with the same policy
+(Pong: the same pre-drawn random actions; CartPole: a balancing rule, as random actions
+end it in ~20 steps) and stops at the same step; each repetition runs every side once,
+in a shuffled order (no side always follows the same one), and each side's time is
+divided by the bare loop's of the same repetition (paired ratios: drift in machine load
+hits both alike); the table gives the medians. Each env runs in several fresh processes
+in turn (``--processes``), their samples pooled: processes differ more than repetitions
+within one do (two runs of 41 repetitions in one process put Pong's record() at 1.098x
+and at 1.116x the bare loop, same code, same day), and the verdicts give that spread.
 record()'s time covers the whole call, the encoding of frames and observations and
 building the Rollout included; record(path=) also writes the file and reads it back;
 RecordVideo's covers writing its MP4 (moviepy, ffmpeg). Where there is a second core,
 frames and image observations are encoded by the encoder process, started (and waited
-for) before the first repetition, as it is from a process's second recording on; its
-CPU time is not in record()'s, and is measured apart (from /proc). Its work shares the
+for) before the first repetition, as it is from a process's second recording on; its CPU
+time is not in record()'s, and is measured apart (from /proc). Its work shares the
 machine with the stepping thread all the same: a last side runs the bare loop while
 another process deflates without pause, which says how spare the second core is. The
 bars (issue #37): record() at most 1.10x the bare loop, record(path=) at most 1.15x,
@@ -511,7 +512,8 @@ def main(argv: list[str] | None = None) -> None:
         f"Bar (100,000 Pong steps recorded with under {MEMORY_BAR_MB} MB of growth): "
         f"{longest:,.1f} MB in memory, {longest_disk:,.1f} MB with path=, "
         f"{memory_verdict} it.\n\n"
-        f"Overhead ({reps} repetitions of every side: {args.processes} fresh processes an "
+        f"Overhead, pooled mode ({reps} repetitions of every side: {args.processes} fresh "
+        "processes an "
         f"env, the envs in turn, each running {args.reps} in a shuffled order; each time "
         "divided by the bare loop's of its repetition, the medians of those paired ratios "
         "pooled; "
